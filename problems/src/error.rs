@@ -1,0 +1,173 @@
+//! Typed errors of the `problems` crate.
+//!
+//! Every error names what is wrong and where (file, row, column, contact index), so that a user
+//! who feeds a malformed file gets a message that points at the defect instead of a panic.
+
+use std::path::PathBuf;
+
+/// Errors raised while building, validating, reading or writing an [`crate::Instance`].
+#[derive(Debug, thiserror::Error)]
+pub enum ProblemError {
+    /// The matrix is not square.
+    #[error("matrix is not square: {nrows} x {ncols}")]
+    NotSquare {
+        /// Number of rows.
+        nrows: usize,
+        /// Number of columns.
+        ncols: usize,
+    },
+    /// Two objects that must have matching sizes do not.
+    #[error("size mismatch: {what} has length {found}, expected {expected}")]
+    SizeMismatch {
+        /// What has the wrong size (e.g. "r", "mu", "lo").
+        what: String,
+        /// Expected length.
+        expected: usize,
+        /// Actual length.
+        found: usize,
+    },
+    /// A matrix entry or vector component is NaN or infinite.
+    #[error("non-finite value {value} in {what} at {position}")]
+    NonFinite {
+        /// Which object ("N", "r", "mu", ...).
+        what: String,
+        /// Position, e.g. "(3, 7)" or "[12]".
+        position: String,
+        /// The offending value.
+        value: f64,
+    },
+    /// An index lies outside the declared dimensions.
+    #[error("index out of range in {what}: ({row}, {col}) for a {nrows} x {ncols} matrix")]
+    IndexOutOfRange {
+        /// Which object.
+        what: String,
+        /// Row index (0-based).
+        row: usize,
+        /// Column index (0-based).
+        col: usize,
+        /// Declared rows.
+        nrows: usize,
+        /// Declared columns.
+        ncols: usize,
+    },
+    /// The matrix is not symmetric within the tolerance; `--symmetrize` replaces it by `(N + N^T)/2`.
+    #[error(
+        "matrix is not symmetric: ||N - N^T||_F / ||N||_F = {relative:.3e} > tolerance {tol:.1e}; \
+         largest difference {max_abs:.3e} at ({row}, {col}) (use --symmetrize to replace N by (N + N^T)/2)"
+    )]
+    Asymmetric {
+        /// Relative Frobenius asymmetry.
+        relative: f64,
+        /// Tolerance that was exceeded.
+        tol: f64,
+        /// Largest `|N_ij - N_ji|`.
+        max_abs: f64,
+        /// Row of the largest difference.
+        row: usize,
+        /// Column of the largest difference.
+        col: usize,
+    },
+    /// A friction coefficient is negative.
+    #[error("negative friction coefficient mu = {value} at contact {contact}")]
+    NegativeMu {
+        /// Contact index (0-based).
+        contact: usize,
+        /// The value.
+        value: f64,
+    },
+    /// A box has `lo > hi`.
+    #[error("empty box at index {index}: lo = {lo} > hi = {hi}")]
+    EmptyBox {
+        /// Component index.
+        index: usize,
+        /// Lower bound.
+        lo: f64,
+        /// Upper bound.
+        hi: f64,
+    },
+    /// Coulomb cones need 3 unknowns per contact.
+    #[error("Coulomb cones need 3 unknowns per contact, but n = {n} is not a multiple of 3")]
+    NotMultipleOfThree {
+        /// Problem size.
+        n: usize,
+    },
+    /// The operation needs a frictional (Coulomb-cone) instance.
+    #[error("operation needs a {expected} instance, found {found}")]
+    WrongClass {
+        /// Class needed.
+        expected: String,
+        /// Class found.
+        found: String,
+    },
+    /// A file could not be parsed.
+    #[error("{}: {message}{}", path.display(), location.as_ref().map(|l| format!(" (at {l})")).unwrap_or_default())]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// Line, token or HDF5 object where the problem was found.
+        location: Option<String>,
+        /// What is wrong.
+        message: String,
+    },
+    /// A file's data is inconsistent; wraps a validation error with the file name.
+    #[error("{}: {source}", path.display())]
+    InFile {
+        /// The file.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: Box<ProblemError>,
+    },
+    /// The file's format is not recognised.
+    #[error("{}: unrecognised format ({hint})", path.display())]
+    UnknownFormat {
+        /// The file.
+        path: PathBuf,
+        /// What was expected.
+        hint: String,
+    },
+    /// A factorisation needed to condense a global problem failed.
+    #[error("factorisation failed: {0}")]
+    Factorization(String),
+    /// Operating-system I/O error on a file.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl ProblemError {
+    /// Attach a file name to a validation error (no-op for errors that already name a file).
+    pub fn in_file(self, path: impl Into<PathBuf>) -> Self {
+        match self {
+            e @ (ProblemError::Parse { .. }
+            | ProblemError::InFile { .. }
+            | ProblemError::UnknownFormat { .. }
+            | ProblemError::Io { .. }) => e,
+            e => ProblemError::InFile {
+                path: path.into(),
+                source: Box::new(e),
+            },
+        }
+    }
+
+    /// Build a [`ProblemError::Parse`].
+    pub fn parse(
+        path: impl Into<PathBuf>,
+        location: Option<String>,
+        message: impl Into<String>,
+    ) -> Self {
+        ProblemError::Parse {
+            path: path.into(),
+            location,
+            message: message.into(),
+        }
+    }
+}
+
+/// Result alias of this crate.
+pub type Result<T> = std::result::Result<T, ProblemError>;

@@ -1,0 +1,1 @@
+//! Readers and writers (to be filled by the I/O work).

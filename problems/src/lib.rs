@@ -1,0 +1,23 @@
+//! # cpbench-problems
+//!
+//! Instances of the complementarity problems of contact dynamics, their constraint sets and
+//! projections, the one residual module, and readers/writers for the file formats of other
+//! projects (fclib HDF5, Siconos `.dat`, MatrixMarket bundles).
+//!
+//! Every problem is `min f(gamma) = 1/2 gamma^T N gamma + r^T gamma` over `gamma in K`, with `N`
+//! the symmetric positive semidefinite Delassus matrix and `K` one of the sets of
+//! [`ConstraintSet`] (formulation.md sections 2-4).
+#![warn(missing_docs)]
+
+pub mod constraints;
+pub mod error;
+pub mod instance;
+pub mod io;
+pub mod linalg;
+pub mod residual;
+
+pub use constraints::{ConstraintSet, ProblemClass};
+pub use error::{ProblemError, Result};
+pub use instance::{Instance, Provenance, ValidationOptions};
+pub use linalg::CscMatrix;
+pub use residual::{residuals, ResidualKind, ResidualWorkspace, Residuals};

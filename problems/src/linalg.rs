@@ -1,0 +1,386 @@
+//! Thin sparse-matrix layer over [`faer`]'s compressed-sparse-column storage.
+//!
+//! All of cpbench talks to sparse matrices through [`CscMatrix`], so that a faer version bump
+//! touches this file only. The Delassus matrix `N` of an instance is stored in *full* (not
+//! triangular) symmetric form, so column `j` is also row `j`: the symmetric product
+//! [`CscMatrix::sym_matvec`] gathers along columns and parallelises over rows without atomics.
+
+use crate::error::{ProblemError, Result};
+use faer::sparse::{SparseColMat, SparseColMatRef, Triplet};
+use rayon::prelude::*;
+
+/// Number of stored entries above which [`CscMatrix::sym_matvec`] runs on the rayon pool.
+///
+/// Below it the fork/join overhead (a few microseconds) exceeds the work; see `benches/`.
+pub const PAR_NNZ_THRESHOLD: usize = 100_000;
+
+/// A real sparse matrix in compressed-sparse-column form with sorted, unique row indices.
+///
+/// Invariants (checked by every constructor): indices in range, all values finite, no duplicate
+/// entries (duplicates in input triplets are summed).
+#[derive(Clone, Debug)]
+pub struct CscMatrix {
+    inner: SparseColMat<usize, f64>,
+}
+
+impl CscMatrix {
+    /// Build an `nrows x ncols` matrix from `(row, col, value)` triplets (0-based).
+    ///
+    /// Duplicate entries are summed. Errors: [`ProblemError::IndexOutOfRange`] for an index
+    /// outside the dimensions, [`ProblemError::NonFinite`] for a NaN or infinite value.
+    pub fn from_triplets(
+        nrows: usize,
+        ncols: usize,
+        triplets: &[(usize, usize, f64)],
+    ) -> Result<Self> {
+        let mut entries = Vec::with_capacity(triplets.len());
+        for &(i, j, v) in triplets {
+            if i >= nrows || j >= ncols {
+                return Err(ProblemError::IndexOutOfRange {
+                    what: "matrix".into(),
+                    row: i,
+                    col: j,
+                    nrows,
+                    ncols,
+                });
+            }
+            if !v.is_finite() {
+                return Err(ProblemError::NonFinite {
+                    what: "matrix".into(),
+                    position: format!("({i}, {j})"),
+                    value: v,
+                });
+            }
+            entries.push(Triplet::new(i, j, v));
+        }
+        let inner = SparseColMat::try_new_from_triplets(nrows, ncols, &entries)
+            .map_err(|e| ProblemError::Factorization(format!("sparse assembly failed: {e:?}")))?;
+        Ok(Self { inner })
+    }
+
+    /// Build from a dense matrix stored column-major (`values[i + j * nrows]`); exact zeros are
+    /// not stored. Errors as [`CscMatrix::from_triplets`], plus [`ProblemError::SizeMismatch`].
+    pub fn from_dense_col_major(nrows: usize, ncols: usize, values: &[f64]) -> Result<Self> {
+        if values.len() != nrows * ncols {
+            return Err(ProblemError::SizeMismatch {
+                what: "dense matrix values".into(),
+                expected: nrows * ncols,
+                found: values.len(),
+            });
+        }
+        let mut t = Vec::new();
+        for j in 0..ncols {
+            for i in 0..nrows {
+                let v = values[i + j * nrows];
+                if v != 0.0 || !v.is_finite() {
+                    t.push((i, j, v));
+                }
+            }
+        }
+        Self::from_triplets(nrows, ncols, &t)
+    }
+
+    /// The `n x n` identity.
+    pub fn identity(n: usize) -> Self {
+        let t: Vec<_> = (0..n).map(|i| (i, i, 1.0)).collect();
+        Self::from_triplets(n, n, &t).expect("identity is valid")
+    }
+
+    /// Wrap a faer matrix (values are checked for finiteness).
+    pub fn from_faer(inner: SparseColMat<usize, f64>) -> Result<Self> {
+        let m = Self { inner };
+        for j in 0..m.ncols() {
+            let (rows, vals) = m.col(j);
+            for (&i, &v) in rows.iter().zip(vals) {
+                if !v.is_finite() {
+                    return Err(ProblemError::NonFinite {
+                        what: "matrix".into(),
+                        position: format!("({i}, {j})"),
+                        value: v,
+                    });
+                }
+            }
+        }
+        Ok(m)
+    }
+
+    /// Number of rows.
+    pub fn nrows(&self) -> usize {
+        self.inner.nrows()
+    }
+
+    /// Number of columns.
+    pub fn ncols(&self) -> usize {
+        self.inner.ncols()
+    }
+
+    /// Number of stored entries.
+    pub fn nnz(&self) -> usize {
+        self.inner.val().len()
+    }
+
+    /// Column pointers (length `ncols + 1`).
+    pub fn col_ptr(&self) -> &[usize] {
+        self.inner.symbolic().col_ptr()
+    }
+
+    /// Row indices of all stored entries (length `nnz`), sorted within each column.
+    pub fn row_idx(&self) -> &[usize] {
+        self.inner.symbolic().row_idx()
+    }
+
+    /// Values of all stored entries (length `nnz`).
+    pub fn values(&self) -> &[f64] {
+        self.inner.val()
+    }
+
+    /// Row indices and values of column `j`. Panics if `j >= ncols` (internal use).
+    #[inline]
+    pub fn col(&self, j: usize) -> (&[usize], &[f64]) {
+        let cp = self.col_ptr();
+        let (a, b) = (cp[j], cp[j + 1]);
+        (&self.row_idx()[a..b], &self.values()[a..b])
+    }
+
+    /// Borrow as a faer view (for factorisations).
+    pub fn as_faer(&self) -> SparseColMatRef<'_, usize, f64> {
+        self.inner.as_ref()
+    }
+
+    /// Entry `(i, j)` (0 when not stored). `O(log nnz_j)`.
+    pub fn get(&self, i: usize, j: usize) -> f64 {
+        let (rows, vals) = self.col(j);
+        match rows.binary_search(&i) {
+            Ok(k) => vals[k],
+            Err(_) => 0.0,
+        }
+    }
+
+    /// Diagonal entries (length `min(nrows, ncols)`).
+    pub fn diag(&self) -> Vec<f64> {
+        (0..self.nrows().min(self.ncols()))
+            .map(|j| self.get(j, j))
+            .collect()
+    }
+
+    /// `y = A x` for a general matrix (serial scatter). Shapes: `x` ncols, `y` nrows.
+    pub fn matvec(&self, x: &[f64], y: &mut [f64]) {
+        assert_eq!(x.len(), self.ncols());
+        assert_eq!(y.len(), self.nrows());
+        y.iter_mut().for_each(|v| *v = 0.0);
+        for (j, &xj) in x.iter().enumerate() {
+            if xj == 0.0 {
+                continue;
+            }
+            let (rows, vals) = self.col(j);
+            for (&i, &v) in rows.iter().zip(vals) {
+                y[i] += v * xj;
+            }
+        }
+    }
+
+    /// `y = A x` for a matrix known to be symmetric (full storage): row `i` is column `i`, so
+    /// each `y_i` is a dot product gathered along column `i`. Allocation free; runs in parallel
+    /// when `nnz > PAR_NNZ_THRESHOLD`. Shapes: `x`, `y` of length `n`.
+    #[inline]
+    pub fn sym_matvec(&self, x: &[f64], y: &mut [f64]) {
+        debug_assert_eq!(x.len(), self.ncols());
+        debug_assert_eq!(y.len(), self.nrows());
+        let cp = self.col_ptr();
+        let ri = self.row_idx();
+        let va = self.values();
+        let row = |i: usize| -> f64 {
+            let (a, b) = (cp[i], cp[i + 1]);
+            let mut s = 0.0;
+            for (&k, &v) in ri[a..b].iter().zip(&va[a..b]) {
+                s += v * x[k];
+            }
+            s
+        };
+        if self.nnz() > PAR_NNZ_THRESHOLD {
+            y.par_iter_mut()
+                .enumerate()
+                .with_min_len(64)
+                .for_each(|(i, yi)| *yi = row(i));
+        } else {
+            for (i, yi) in y.iter_mut().enumerate() {
+                *yi = row(i);
+            }
+        }
+    }
+
+    /// The transpose.
+    pub fn transpose(&self) -> Self {
+        let mut t = Vec::with_capacity(self.nnz());
+        for j in 0..self.ncols() {
+            let (rows, vals) = self.col(j);
+            for (&i, &v) in rows.iter().zip(vals) {
+                t.push((j, i, v));
+            }
+        }
+        Self::from_triplets(self.ncols(), self.nrows(), &t).expect("transpose of a valid matrix")
+    }
+
+    /// Frobenius norm.
+    pub fn frobenius_norm(&self) -> f64 {
+        self.values().iter().map(|v| v * v).sum::<f64>().sqrt()
+    }
+
+    /// Asymmetry of a square matrix: `(||A - A^T||_F / ||A||_F, max |A_ij - A_ji|, i, j)`.
+    /// The relative value is 0 for the zero matrix.
+    pub fn asymmetry(&self) -> (f64, f64, usize, usize) {
+        let mut sum = 0.0;
+        let (mut max_abs, mut mi, mut mj) = (0.0f64, 0, 0);
+        for j in 0..self.ncols() {
+            let (rows, vals) = self.col(j);
+            for (&i, &v) in rows.iter().zip(vals) {
+                let d = v - self.get(j, i);
+                sum += d * d;
+                if d.abs() > max_abs {
+                    max_abs = d.abs();
+                    (mi, mj) = (i, j);
+                }
+            }
+            // Entries (j, i) stored where (i, j) is not are visited from column i.
+        }
+        let nf = self.frobenius_norm();
+        let rel = if nf > 0.0 { sum.sqrt() / nf } else { 0.0 };
+        (rel, max_abs, mi, mj)
+    }
+
+    /// `(A + A^T) / 2` for a square matrix.
+    pub fn symmetrized(&self) -> Self {
+        let mut t = Vec::with_capacity(2 * self.nnz());
+        for j in 0..self.ncols() {
+            let (rows, vals) = self.col(j);
+            for (&i, &v) in rows.iter().zip(vals) {
+                t.push((i, j, 0.5 * v));
+                t.push((j, i, 0.5 * v));
+            }
+        }
+        Self::from_triplets(self.nrows(), self.ncols(), &t)
+            .expect("symmetrisation of a valid matrix")
+    }
+
+    /// Principal submatrix `A[idx, idx]` (`idx` strictly increasing).
+    pub fn principal_submatrix(&self, idx: &[usize]) -> Self {
+        let mut map = vec![usize::MAX; self.nrows()];
+        for (k, &i) in idx.iter().enumerate() {
+            map[i] = k;
+        }
+        let mut t = Vec::new();
+        for (kj, &j) in idx.iter().enumerate() {
+            let (rows, vals) = self.col(j);
+            for (&i, &v) in rows.iter().zip(vals) {
+                if map[i] != usize::MAX {
+                    t.push((map[i], kj, v));
+                }
+            }
+        }
+        Self::from_triplets(idx.len(), idx.len(), &t).expect("submatrix of a valid matrix")
+    }
+
+    /// Largest eigenvalue estimate of a symmetric PSD matrix by `iters` power iterations from
+    /// the all-ones vector (returns 0 for the zero matrix). Costs `iters` products.
+    pub fn power_iteration(&self, iters: usize) -> f64 {
+        let n = self.nrows();
+        if n == 0 {
+            return 0.0;
+        }
+        let mut x = vec![1.0 / (n as f64).sqrt(); n];
+        let mut y = vec![0.0; n];
+        let mut lam = 0.0;
+        for _ in 0..iters {
+            self.sym_matvec(&x, &mut y);
+            let ny = norm2(&y);
+            if ny == 0.0 {
+                return 0.0;
+            }
+            lam = dot(&x, &y);
+            for (xi, yi) in x.iter_mut().zip(&y) {
+                *xi = yi / ny;
+            }
+        }
+        lam.max(0.0)
+    }
+}
+
+/// Dot product of two slices of equal length.
+#[inline]
+pub fn dot(a: &[f64], b: &[f64]) -> f64 {
+    debug_assert_eq!(a.len(), b.len());
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+/// Euclidean norm.
+#[inline]
+pub fn norm2(a: &[f64]) -> f64 {
+    dot(a, a).sqrt()
+}
+
+/// Maximum norm (0 for an empty slice).
+#[inline]
+pub fn norm_inf(a: &[f64]) -> f64 {
+    a.iter().fold(0.0f64, |m, x| m.max(x.abs()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn triplets_sum_duplicates_and_matvec() {
+        let a = CscMatrix::from_triplets(
+            2,
+            2,
+            &[
+                (0, 0, 1.0),
+                (0, 0, 1.0),
+                (1, 0, 3.0),
+                (0, 1, 3.0),
+                (1, 1, 4.0),
+            ],
+        )
+        .unwrap();
+        assert_eq!(a.nnz(), 4);
+        assert_eq!(a.get(0, 0), 2.0);
+        let mut y = [0.0; 2];
+        a.sym_matvec(&[1.0, 2.0], &mut y);
+        assert_eq!(y, [8.0, 11.0]);
+        a.matvec(&[1.0, 2.0], &mut y);
+        assert_eq!(y, [8.0, 11.0]);
+        assert_eq!(a.asymmetry().0, 0.0);
+    }
+
+    #[test]
+    fn rejects_bad_input() {
+        assert!(matches!(
+            CscMatrix::from_triplets(2, 2, &[(2, 0, 1.0)]),
+            Err(ProblemError::IndexOutOfRange { row: 2, .. })
+        ));
+        assert!(matches!(
+            CscMatrix::from_triplets(2, 2, &[(0, 1, f64::NAN)]),
+            Err(ProblemError::NonFinite { .. })
+        ));
+    }
+
+    #[test]
+    fn asymmetry_and_symmetrize() {
+        let a = CscMatrix::from_triplets(2, 2, &[(0, 1, 1.0), (1, 0, 3.0)]).unwrap();
+        let (rel, max_abs, _, _) = a.asymmetry();
+        assert!((rel - (8.0f64).sqrt() / (10.0f64).sqrt()).abs() < 1e-15);
+        assert_eq!(max_abs, 2.0);
+        let s = a.symmetrized();
+        assert_eq!(s.get(0, 1), 2.0);
+        assert_eq!(s.get(1, 0), 2.0);
+    }
+
+    #[test]
+    fn power_iteration_finds_largest_eigenvalue() {
+        let a =
+            CscMatrix::from_triplets(2, 2, &[(0, 0, 2.0), (1, 1, 5.0), (0, 1, 1.0), (1, 0, 1.0)])
+                .unwrap();
+        let exact = 3.5 + (2.25f64 + 1.0).sqrt();
+        assert!((a.power_iteration(200) - exact).abs() < 1e-10);
+    }
+}

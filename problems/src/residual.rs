@@ -1,0 +1,467 @@
+//! The one residual module of cpbench (formulation.md section 4).
+//!
+//! Every quality measure of an iterate `gamma` is computed here, from the problem data and
+//! `gamma` alone, with `g = N gamma + r`:
+//!
+//! | field | definition | source |
+//! |---|---|---|
+//! | `nat_map_abs_2`, `nat_map_abs_inf` | `||gamma - P_K(gamma - g)||` (2- / inf-norm) | natural map, Facchinei & Pang 2003 |
+//! | `nat_map_rel_2`, `nat_map_rel_inf` | the same divided by `||r||_2` (by 1 if `r = 0`) | |
+//! | `nat_map_rel_max1_2` | divided by `max(1, ||r||_2)` (the `../data/reference` variant) | |
+//! | `proj_grad_2`, `proj_grad_rel` | `||g^P||`, `||g^P|| / ||r||` | Dostal & Schoberl 2005 |
+//! | `res4` | `||(gamma - P_K(gamma - eps g)) / eps||_2`, `eps = 1/n^2` | Heyn 2013, Mazhar 2015 |
+//! | `primal_feas` | `dist(gamma, K)` | |
+//! | `dual_feas` | `dist(g, K^*)` (for a box, the sign conditions no bound can absorb) | |
+//! | `complementarity` | `|gamma^T g|` (box: `sum_i |c_i|`, see below) | |
+//! | `complementarity_max` | `max_c |gamma_c^T g_c|` per contact / component | Heyn "Res3" |
+//! | `objective` | `f(gamma) = 1/2 gamma^T N gamma + r^T gamma` | |
+//!
+//! For a box, component `i` contributes `c_i = max(g_i, 0)(gamma_i - lo_i) + max(-g_i, 0)(hi_i - gamma_i)`
+//! (terms with an infinite bound are left out: they are dual infeasibility).
+//!
+//! The projected gradient `g^P = -P_{T_K(gamma)}(-g)` (the negative projection of the steepest
+//! descent direction on the tangent cone at `gamma`): for a box, `g_i` where free, `min(g_i, 0)` at a
+//! lower and `max(g_i, 0)` at an upper bound; for a Coulomb cone, `g_c` in the interior,
+//! `-P_K(-g_c)` at the apex and the half-space projection on the cone surface. A point counts as
+//! on the surface when `||gamma_t|| >= mu gamma_n (1 - 1e-12)`.
+
+use crate::constraints::{project_coulomb_cone, project_dual_coulomb_cone, ConstraintSet};
+use crate::instance::{objective_from_gradient, Instance};
+use crate::linalg::{dot, norm2, norm_inf};
+use serde::{Deserialize, Serialize};
+
+/// Relative tolerance deciding that a cone iterate lies on the cone surface (for `g^P`).
+const SURFACE_TOL: f64 = 1e-12;
+
+/// All residuals of one iterate. Field names are the CSV column names.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Residuals {
+    /// `||gamma - P_K(gamma - g)||_2`.
+    pub nat_map_abs_2: f64,
+    /// `||gamma - P_K(gamma - g)||_inf`.
+    pub nat_map_abs_inf: f64,
+    /// `nat_map_abs_2 / ||r||_2` (or `/ 1` when `r = 0`).
+    pub nat_map_rel_2: f64,
+    /// `nat_map_abs_inf / ||r||_2` (or `/ 1` when `r = 0`).
+    pub nat_map_rel_inf: f64,
+    /// `nat_map_abs_2 / max(1, ||r||_2)` (the variant of `../data/reference`).
+    pub nat_map_rel_max1_2: f64,
+    /// `||g^P||_2`, the projected gradient norm.
+    pub proj_grad_2: f64,
+    /// `||g^P||_2 / ||r||_2` (MPRGP's stopping quantity).
+    pub proj_grad_rel: f64,
+    /// Chrono's Res4 with `eps = 1/n^2`.
+    pub res4: f64,
+    /// `dist(gamma, K)`.
+    pub primal_feas: f64,
+    /// `dist(g, K^*)`.
+    pub dual_feas: f64,
+    /// `|gamma^T g|` (box: sum of per-component terms).
+    pub complementarity: f64,
+    /// Largest per-contact (per-component) complementarity.
+    pub complementarity_max: f64,
+    /// Objective `f(gamma)`.
+    pub objective: f64,
+}
+
+/// Selects one residual, e.g. for a stopping test.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum ResidualKind {
+    /// Relative natural map, 2-norm (the default everywhere in cpbench).
+    #[default]
+    NatMapRel2,
+    /// Relative natural map, inf-norm.
+    NatMapRelInf,
+    /// Absolute natural map, 2-norm.
+    NatMapAbs2,
+    /// Natural map divided by `max(1, ||r||)`.
+    NatMapRelMax1,
+    /// Relative projected gradient (Dostal).
+    ProjGradRel,
+    /// Chrono's Res4.
+    Res4,
+}
+
+impl ResidualKind {
+    /// All kinds, in CSV column order.
+    pub const ALL: [ResidualKind; 6] = [
+        ResidualKind::NatMapRel2,
+        ResidualKind::NatMapRelInf,
+        ResidualKind::NatMapAbs2,
+        ResidualKind::NatMapRelMax1,
+        ResidualKind::ProjGradRel,
+        ResidualKind::Res4,
+    ];
+
+    /// The column name of this residual in [`Residuals`].
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ResidualKind::NatMapRel2 => "nat_map_rel_2",
+            ResidualKind::NatMapRelInf => "nat_map_rel_inf",
+            ResidualKind::NatMapAbs2 => "nat_map_abs_2",
+            ResidualKind::NatMapRelMax1 => "nat_map_rel_max1_2",
+            ResidualKind::ProjGradRel => "proj_grad_rel",
+            ResidualKind::Res4 => "res4",
+        }
+    }
+
+    /// Parse a column name (as printed by [`ResidualKind::as_str`]).
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+}
+
+impl Residuals {
+    /// Column names, in the order of [`Residuals::values`].
+    pub const NAMES: [&'static str; 13] = [
+        "nat_map_abs_2",
+        "nat_map_abs_inf",
+        "nat_map_rel_2",
+        "nat_map_rel_inf",
+        "nat_map_rel_max1_2",
+        "proj_grad_2",
+        "proj_grad_rel",
+        "res4",
+        "primal_feas",
+        "dual_feas",
+        "complementarity",
+        "complementarity_max",
+        "objective",
+    ];
+
+    /// Values in the order of [`Residuals::NAMES`].
+    pub fn values(&self) -> [f64; 13] {
+        [
+            self.nat_map_abs_2,
+            self.nat_map_abs_inf,
+            self.nat_map_rel_2,
+            self.nat_map_rel_inf,
+            self.nat_map_rel_max1_2,
+            self.proj_grad_2,
+            self.proj_grad_rel,
+            self.res4,
+            self.primal_feas,
+            self.dual_feas,
+            self.complementarity,
+            self.complementarity_max,
+            self.objective,
+        ]
+    }
+
+    /// The value of one residual kind.
+    pub fn get(&self, kind: ResidualKind) -> f64 {
+        match kind {
+            ResidualKind::NatMapRel2 => self.nat_map_rel_2,
+            ResidualKind::NatMapRelInf => self.nat_map_rel_inf,
+            ResidualKind::NatMapAbs2 => self.nat_map_abs_2,
+            ResidualKind::NatMapRelMax1 => self.nat_map_rel_max1_2,
+            ResidualKind::ProjGradRel => self.proj_grad_rel,
+            ResidualKind::Res4 => self.res4,
+        }
+    }
+
+    /// True when every value is finite.
+    pub fn is_finite(&self) -> bool {
+        self.values().iter().all(|v| v.is_finite())
+    }
+}
+
+/// Scratch memory for [`ResidualWorkspace::compute`], so that per-iteration monitoring
+/// allocates nothing. Sized for one instance.
+#[derive(Clone, Debug)]
+pub struct ResidualWorkspace {
+    g: Vec<f64>,
+    norm_r: f64,
+}
+
+impl ResidualWorkspace {
+    /// Workspace for `instance` (allocates `n` floats once).
+    pub fn new(instance: &Instance) -> Self {
+        Self {
+            g: vec![0.0; instance.n()],
+            norm_r: norm2(instance.r()),
+        }
+    }
+
+    /// All residuals of `gamma` (one `N`-product). `gamma` has length `n`.
+    pub fn compute(&mut self, instance: &Instance, gamma: &[f64]) -> Residuals {
+        instance.gradient(gamma, &mut self.g);
+        residuals_with_gradient(instance, gamma, &self.g, self.norm_r)
+    }
+
+    /// The gradient `g = N gamma + r` of the last [`ResidualWorkspace::compute`] call.
+    pub fn last_gradient(&self) -> &[f64] {
+        &self.g
+    }
+}
+
+/// All residuals of `gamma` (allocating convenience wrapper; one `N`-product).
+pub fn residuals(instance: &Instance, gamma: &[f64]) -> Residuals {
+    ResidualWorkspace::new(instance).compute(instance, gamma)
+}
+
+/// All residuals of `gamma` given its gradient `g = N gamma + r` and `||r||_2`. No `N`-product,
+/// no allocation. Shapes: `gamma`, `g` of length `n`.
+pub fn residuals_with_gradient(
+    instance: &Instance,
+    gamma: &[f64],
+    g: &[f64],
+    norm_r: f64,
+) -> Residuals {
+    let n = gamma.len();
+    let k = instance.constraints();
+    let eps = if n > 0 {
+        1.0 / (n as f64 * n as f64)
+    } else {
+        1.0
+    };
+    let scale = if norm_r > 0.0 { norm_r } else { 1.0 };
+
+    let (mut nm2, mut nm_inf, mut pg2, mut r4, mut pf2, mut df2) =
+        (0.0f64, 0.0f64, 0.0, 0.0, 0.0, 0.0);
+    let (mut comp_sum, mut comp_max) = (0.0f64, 0.0f64);
+    let bs = k.block_size();
+    let mut buf = [0.0f64; 3];
+    let mut add_block = |b: usize, x: &[f64], gb: &[f64]| {
+        let m = x.len();
+        // natural map: x - P(x - g)
+        for i in 0..m {
+            buf[i] = x[i] - gb[i];
+        }
+        k.project_block(b, &mut buf[..m]);
+        for i in 0..m {
+            let d = x[i] - buf[i];
+            nm2 += d * d;
+            nm_inf = nm_inf.max(d.abs());
+        }
+        // Res4: (x - P(x - eps g)) / eps
+        for i in 0..m {
+            buf[i] = x[i] - eps * gb[i];
+        }
+        k.project_block(b, &mut buf[..m]);
+        for i in 0..m {
+            let d = (x[i] - buf[i]) / eps;
+            r4 += d * d;
+        }
+        // primal feasibility
+        buf[..m].copy_from_slice(x);
+        k.project_block(b, &mut buf[..m]);
+        for i in 0..m {
+            let d = x[i] - buf[i];
+            pf2 += d * d;
+        }
+        // dual feasibility, complementarity and projected gradient, per set type
+        match k {
+            ConstraintSet::NonNegative => {
+                let d = gb[0].min(0.0);
+                df2 += d * d;
+                let c = x[0] * gb[0];
+                comp_sum += c;
+                comp_max = comp_max.max(c.abs());
+                let p = if x[0] > 0.0 { gb[0] } else { gb[0].min(0.0) };
+                pg2 += p * p;
+            }
+            ConstraintSet::Box { lo, hi } => {
+                let (l, h, gi, xi) = (lo[b], hi[b], gb[0], x[0]);
+                let mut d = 0.0;
+                if l == f64::NEG_INFINITY {
+                    d += gi.max(0.0);
+                }
+                if h == f64::INFINITY {
+                    d += gi.min(0.0);
+                }
+                df2 += d * d;
+                let mut c = 0.0;
+                if l.is_finite() {
+                    c += gi.max(0.0) * (xi - l);
+                }
+                if h.is_finite() {
+                    c += (-gi).max(0.0) * (h - xi);
+                }
+                comp_sum += c.abs();
+                comp_max = comp_max.max(c.abs());
+                let p = if xi <= l {
+                    gi.min(0.0)
+                } else if xi >= h {
+                    gi.max(0.0)
+                } else {
+                    gi
+                };
+                pg2 += p * p;
+            }
+            ConstraintSet::CoulombCones { mu } => {
+                let mu = mu[b];
+                buf[..3].copy_from_slice(gb);
+                project_dual_coulomb_cone(&mut buf[..3], mu);
+                for i in 0..3 {
+                    let d = gb[i] - buf[i];
+                    df2 += d * d;
+                }
+                let c = dot(x, gb);
+                comp_sum += c;
+                comp_max = comp_max.max(c.abs());
+                let p = cone_projected_gradient(x, gb, mu);
+                pg2 += p[0] * p[0] + p[1] * p[1] + p[2] * p[2];
+            }
+        }
+    };
+    for b in 0..n / bs {
+        let s = b * bs..(b + 1) * bs;
+        add_block(b, &gamma[s.clone()], &g[s]);
+    }
+    let nm2 = nm2.sqrt();
+    let pg2 = pg2.sqrt();
+    Residuals {
+        nat_map_abs_2: nm2,
+        nat_map_abs_inf: nm_inf,
+        nat_map_rel_2: nm2 / scale,
+        nat_map_rel_inf: nm_inf / scale,
+        nat_map_rel_max1_2: nm2 / norm_r.max(1.0),
+        proj_grad_2: pg2,
+        proj_grad_rel: pg2 / scale,
+        res4: r4.sqrt(),
+        primal_feas: pf2.sqrt(),
+        dual_feas: df2.sqrt(),
+        complementarity: comp_sum.abs(),
+        complementarity_max: comp_max,
+        objective: objective_from_gradient(gamma, g, instance.r()),
+    }
+}
+
+/// Projected gradient `g^P = -P_{T_K(x)}(-g)` of one Coulomb-cone block (see module docs).
+fn cone_projected_gradient(x: &[f64], g: &[f64], mu: f64) -> [f64; 3] {
+    let (xn, t) = (x[0], x[1].hypot(x[2]));
+    if mu == 0.0 {
+        // K = {x_n >= 0, x_t = 0}: tangent cone {d_t = 0} (+ d_n >= 0 at x_n = 0).
+        let pn = if xn > 0.0 { g[0] } else { g[0].min(0.0) };
+        return [pn, 0.0, 0.0];
+    }
+    if xn <= 0.0 && t == 0.0 {
+        // apex: T_K = K, g^P = -P_K(-g)
+        let mut v = [-g[0], -g[1], -g[2]];
+        project_coulomb_cone(&mut v, mu);
+        return [-v[0], -v[1], -v[2]];
+    }
+    if t < mu * xn * (1.0 - SURFACE_TOL) {
+        return [g[0], g[1], g[2]];
+    }
+    // on the surface: outward normal a = (-mu, x_t / t), T_K = {d : a.d <= 0}
+    let a = [-mu, x[1] / t, x[2] / t];
+    let aa = mu * mu + 1.0;
+    let ag = a[0] * g[0] + a[1] * g[1] + a[2] * g[2];
+    let s = (-ag).max(0.0) / aa;
+    [g[0] + s * a[0], g[1] + s * a[1], g[2] + s * a[2]]
+}
+
+/// `||v||_inf` re-exported for callers that want the inf-norm of a residual vector.
+pub fn inf_norm(v: &[f64]) -> f64 {
+    norm_inf(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::instance::{Provenance, ValidationOptions};
+    use crate::linalg::CscMatrix;
+
+    fn inst(n_dense: &[f64], n: usize, r: Vec<f64>, k: ConstraintSet) -> Instance {
+        let m = CscMatrix::from_dense_col_major(n, n, n_dense).unwrap();
+        Instance::new(
+            "t",
+            m,
+            r,
+            k,
+            Provenance::default(),
+            ValidationOptions::default(),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn lcp_known_solution_has_zero_residuals() {
+        // N = [[2,1],[1,2]], r = (-5, -6): z = (4/3, 7/3), w = 0 (interior) -> all zero
+        let i = inst(
+            &[2.0, 1.0, 1.0, 2.0],
+            2,
+            vec![-5.0, -6.0],
+            ConstraintSet::NonNegative,
+        );
+        let z = [4.0 / 3.0, 7.0 / 3.0];
+        let res = residuals(&i, &z);
+        assert!(res.nat_map_abs_2 < 1e-14 && res.proj_grad_2 < 1e-14 && res.res4 < 1e-12);
+        assert!(res.complementarity < 1e-14 && res.dual_feas < 1e-14 && res.primal_feas == 0.0);
+        // f = 1/2 z.r
+        assert!((res.objective - 0.5 * (4.0 / 3.0 * -5.0 + 7.0 / 3.0 * -6.0)).abs() < 1e-14);
+    }
+
+    #[test]
+    fn lcp_residuals_of_a_wrong_point() {
+        // N = I, r = (1, -1): solution z = (0, 1). At z = (1, 0): g = (2, -1).
+        let i = inst(
+            &[1.0, 0.0, 0.0, 1.0],
+            2,
+            vec![1.0, -1.0],
+            ConstraintSet::NonNegative,
+        );
+        let res = residuals(&i, &[1.0, 0.0]);
+        // z - max(0, z - g) = (1 - 0, 0 - 1) = (1, -1)
+        assert!((res.nat_map_abs_2 - 2f64.sqrt()).abs() < 1e-15);
+        assert_eq!(res.nat_map_abs_inf, 1.0);
+        assert!((res.nat_map_rel_2 - 1.0).abs() < 1e-15);
+        assert!((res.nat_map_rel_max1_2 - 1.0).abs() < 1e-15);
+        // g^P = (2, min(-1, 0)) -> norm sqrt(5)
+        assert!((res.proj_grad_2 - 5f64.sqrt()).abs() < 1e-15);
+        assert_eq!(res.dual_feas, 1.0);
+        assert_eq!(res.complementarity, 2.0);
+        assert_eq!(res.complementarity_max, 2.0);
+        // Res4, eps = 1/4: (z - max(0, z - g/4)) * 4 = ((1 - 0.5) * 4, (0 - 0.25) * 4) = (2, -1)
+        assert!((res.res4 - 5f64.sqrt()).abs() < 1e-14);
+        // infeasible point
+        let res = residuals(&i, &[-1.0, 0.0]);
+        assert_eq!(res.primal_feas, 1.0);
+    }
+
+    #[test]
+    fn box_qp_known_solution() {
+        // N = I, r = (-3, 3, 0), box [-1, 1]^3: solution (1, -1, 0), g = (-2, 2, 0)
+        let k = ConstraintSet::Box {
+            lo: vec![-1.0; 3],
+            hi: vec![1.0; 3],
+        };
+        let i = inst(
+            &[1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0],
+            3,
+            vec![-3.0, 3.0, 0.0],
+            k,
+        );
+        let res = residuals(&i, &[1.0, -1.0, 0.0]);
+        assert!(res.nat_map_abs_2 == 0.0 && res.proj_grad_2 == 0.0 && res.complementarity == 0.0);
+        assert_eq!(res.objective, 0.5 * 2.0 - 3.0 - 3.0);
+        // a wrong interior point has g^P = g
+        let res = residuals(&i, &[0.0, 0.0, 0.0]);
+        assert!((res.proj_grad_2 - 18f64.sqrt()).abs() < 1e-14);
+    }
+
+    #[test]
+    fn one_contact_cone_sticking_and_sliding() {
+        // N = I3, r = (-1, 0.2, 0), mu = 0.5: unconstrained minimiser (1, -0.2, 0) is inside
+        // the cone (0.2 <= 0.5): sticking, g = 0.
+        let k = ConstraintSet::CoulombCones { mu: vec![0.5] };
+        let eye = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
+        let i = inst(&eye, 3, vec![-1.0, 0.2, 0.0], k.clone());
+        let res = residuals(&i, &[1.0, -0.2, 0.0]);
+        assert!(res.nat_map_abs_2 < 1e-15 && res.proj_grad_2 < 1e-15);
+        // r = (-1, 2, 0): minimiser is P_K((1, -2, 0)) = ((1 + 1)/1.25, ...) on the surface
+        let i = inst(&eye, 3, vec![-1.0, 2.0, 0.0], k);
+        let xn = 2.0 / 1.25;
+        let x = [xn, -0.5 * xn, 0.0];
+        let res = residuals(&i, &x);
+        assert!(res.nat_map_abs_2 < 1e-15, "{res:?}");
+        assert!(res.proj_grad_2 < 1e-15, "{res:?}");
+        assert!(
+            res.complementarity < 1e-15 && res.dual_feas < 1e-15,
+            "{res:?}"
+        );
+    }
+}
