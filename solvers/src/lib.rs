@@ -1,1 +1,32 @@
-//! x
+//! # cpbench-solvers
+//!
+//! Iterative methods for `min 1/2 gamma^T N gamma + r^T gamma` over `gamma in K` (LCP, box QP,
+//! Coulomb-cone CCP) behind one [`Solver`] trait, run by one [`Executor`] that owns limits,
+//! the stopping test, counted `N`-products, timing, observers and the best iterate.
+//!
+//! | name | method | source |
+//! |---|---|---|
+//! | `pgs` | projected block Gauss-Seidel / PSOR | Tasora & Anitescu 2011 |
+//! | `jacobi` | projected Jacobi | Tasora & Anitescu 2011 |
+//! | `apgd` | Nesterov APGD with backtracking and restart | Mazhar et al. 2015 |
+//! | `spgqp` | spectral projected gradient (BB + GLL) | Pospisil & Dostal 2018 |
+#![warn(missing_docs)]
+
+pub mod apgd;
+pub mod executor;
+pub mod jacobi;
+pub mod observer;
+pub mod pgs;
+pub mod problem;
+pub mod registry;
+pub mod solver;
+pub mod spgqp;
+pub mod state;
+pub mod status;
+
+pub use executor::{ExecSettings, Executor, SolveResult};
+pub use observer::{IterRecord, Observer, ObserverMode, TraceRecorder};
+pub use problem::Problem;
+pub use solver::{Solver, StepOutcome};
+pub use state::IterState;
+pub use status::{SolverError, Status};

@@ -1,0 +1,342 @@
+//! The executor owns the iteration loop: limits, the stopping test on a chosen residual,
+//! counted `N`-products, timing, observers, warm start, and the best iterate seen.
+
+use crate::observer::{IterRecord, Observer};
+use crate::problem::Problem;
+use crate::solver::{Solver, StepOutcome};
+use crate::state::IterState;
+use crate::status::{SolverError, Status};
+use cpbench_problems::residual::residuals_with_gradient;
+use cpbench_problems::{Instance, ResidualKind, ResidualWorkspace, Residuals};
+use serde::{Deserialize, Serialize};
+use std::time::{Duration, Instant};
+
+/// Limits and stopping test of a solve. Missing fields take the defaults when deserialised.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ExecSettings {
+    /// Stop when the chosen residual is `<= tol` (default `1e-6`).
+    pub tol: f64,
+    /// The stopping residual (default: relative natural map, 2-norm).
+    pub residual: ResidualKind,
+    /// Iteration budget (default 20000).
+    pub max_iter: u64,
+    /// Budget of counted `N`-products (default: none).
+    pub max_matvecs: Option<u64>,
+    /// Budget of solver time in seconds, monitoring excluded (default: none).
+    pub max_time_s: Option<f64>,
+    /// Stop as [`Status::Stalled`] when the best residual has not decreased by 1% within this
+    /// many iterations (default 5000; `None` disables).
+    pub stall_window: Option<u64>,
+    /// Stop as [`Status::Diverged`] when the residual exceeds this factor times the initial
+    /// residual (default `1e12`).
+    pub divergence_factor: f64,
+}
+
+impl Default for ExecSettings {
+    fn default() -> Self {
+        Self {
+            tol: 1e-6,
+            residual: ResidualKind::NatMapRel2,
+            max_iter: 20_000,
+            max_matvecs: None,
+            max_time_s: None,
+            stall_window: Some(5_000),
+            divergence_factor: 1e12,
+        }
+    }
+}
+
+impl ExecSettings {
+    /// Check ranges: `tol > 0` finite, `max_iter >= 1`, positive time budget, factor `> 1`.
+    pub fn validate(&self) -> Result<(), SolverError> {
+        if !(self.tol > 0.0 && self.tol.is_finite()) {
+            return Err(SolverError::InvalidSetting {
+                name: "tol",
+                value: self.tol.to_string(),
+                reason: "must be positive and finite",
+            });
+        }
+        if self.max_iter == 0 {
+            return Err(SolverError::InvalidSetting {
+                name: "max_iter",
+                value: "0".into(),
+                reason: "must be at least 1",
+            });
+        }
+        if let Some(t) = self.max_time_s {
+            if !(t > 0.0) {
+                return Err(SolverError::InvalidSetting {
+                    name: "max_time_s",
+                    value: t.to_string(),
+                    reason: "must be positive",
+                });
+            }
+        }
+        if !(self.divergence_factor > 1.0) {
+            return Err(SolverError::InvalidSetting {
+                name: "divergence_factor",
+                value: self.divergence_factor.to_string(),
+                reason: "must be > 1",
+            });
+        }
+        Ok(())
+    }
+}
+
+/// Outcome of one solve.
+#[derive(Clone, Debug)]
+pub struct SolveResult {
+    /// Solver name.
+    pub solver: String,
+    /// Claimed status.
+    pub status: Status,
+    /// The best iterate seen (smallest stopping residual), length `n`.
+    pub gamma: Vec<f64>,
+    /// All residuals of `gamma`, computed by the residual module.
+    pub residuals: Residuals,
+    /// Iteration at which `gamma` was produced (0 = the start point).
+    pub best_iteration: u64,
+    /// Iterations run.
+    pub iterations: u64,
+    /// `N`-products counted (solver work only; monitoring products are not counted).
+    pub matvecs: u64,
+    /// Solver time in seconds (init + steps; monitoring excluded).
+    pub time_s: f64,
+    /// Solver-specific counters at the end.
+    pub counters: Vec<(String, f64)>,
+    /// Error message when the solver failed.
+    pub message: Option<String>,
+}
+
+/// Runs a [`Solver`] on an instance under [`ExecSettings`].
+#[derive(Clone, Debug, Default)]
+pub struct Executor {
+    /// Limits and stopping test.
+    pub settings: ExecSettings,
+}
+
+impl Executor {
+    /// Executor with the given settings.
+    pub fn new(settings: ExecSettings) -> Self {
+        Self { settings }
+    }
+
+    /// Solve `instance` with `solver`, from `warm_start` (projected onto `K`) or from zero.
+    ///
+    /// Every iterate's residuals are computed here (one uncounted product per iteration unless
+    /// the solver supplies a fresh gradient) and passed to the observers; the best iterate by
+    /// the stopping residual is returned. Errors only for a warm start of the wrong size;
+    /// solver failures become [`Status::NumericalError`] with a message.
+    pub fn run(
+        &self,
+        solver: &mut dyn Solver,
+        instance: &Instance,
+        warm_start: Option<&[f64]>,
+        observers: &mut [&mut dyn Observer],
+    ) -> Result<SolveResult, SolverError> {
+        let s = &self.settings;
+        let n = instance.n();
+        let mut gamma0 = match warm_start {
+            Some(w) if w.len() != n => {
+                return Err(SolverError::WarmStartSize {
+                    expected: n,
+                    found: w.len(),
+                })
+            }
+            Some(w) => w.to_vec(),
+            None => vec![0.0; n],
+        };
+        instance.constraints().project(&mut gamma0);
+        let problem = Problem::new(instance);
+        let mut state = IterState::new(gamma0);
+        let mut ws = ResidualWorkspace::new(instance);
+        let norm_r = cpbench_problems::linalg::norm2(instance.r());
+
+        let res0 = ws.compute(instance, &state.gamma);
+        let mut best = Best {
+            gamma: state.gamma.clone(),
+            res: res0,
+            value: res0.get(s.residual),
+            iteration: 0,
+        };
+        let rec0 = IterRecord {
+            iteration: 0,
+            time_s: 0.0,
+            matvecs: 0,
+            residuals: res0,
+            is_best: true,
+        };
+        for o in observers.iter_mut() {
+            o.init(solver.name(), instance);
+            o.iter(&rec0);
+        }
+        let finish = |status: Status,
+                      best: Best,
+                      state: &IterState,
+                      time: Duration,
+                      solver: &dyn Solver,
+                      message: Option<String>,
+                      observers: &mut [&mut dyn Observer]| {
+            let result = SolveResult {
+                solver: solver.name().to_string(),
+                status,
+                gamma: best.gamma,
+                residuals: best.res,
+                best_iteration: best.iteration,
+                iterations: state.iteration,
+                matvecs: problem.matvecs(),
+                time_s: time.as_secs_f64(),
+                counters: solver
+                    .counters()
+                    .into_iter()
+                    .map(|(k, v)| (k.to_string(), v))
+                    .collect(),
+                message,
+            };
+            for o in observers.iter_mut() {
+                o.finish(&result);
+            }
+            result
+        };
+
+        if !solver.supports(instance.class()) {
+            let msg = format!(
+                "{} does not support class {}",
+                solver.name(),
+                instance.class()
+            );
+            return Ok(finish(
+                Status::Unsupported,
+                best,
+                &state,
+                Duration::ZERO,
+                solver,
+                Some(msg),
+                observers,
+            ));
+        }
+        if !res0.is_finite() {
+            return Ok(finish(
+                Status::NumericalError,
+                best,
+                &state,
+                Duration::ZERO,
+                solver,
+                Some("non-finite residual at the start point".into()),
+                observers,
+            ));
+        }
+        if best.value <= s.tol {
+            return Ok(finish(
+                Status::Converged,
+                best,
+                &state,
+                Duration::ZERO,
+                solver,
+                None,
+                observers,
+            ));
+        }
+
+        let mut elapsed = Duration::ZERO;
+        let t = Instant::now();
+        let init = solver.init(&problem, &mut state);
+        elapsed += t.elapsed();
+        if let Err(e) = init {
+            return Ok(finish(
+                Status::NumericalError,
+                best,
+                &state,
+                elapsed,
+                solver,
+                Some(e.to_string()),
+                observers,
+            ));
+        }
+        let diverge_at = s.divergence_factor * best.value.max(s.tol);
+        let mut stall_ref = (best.value, 0u64);
+        let status = loop {
+            state.grad_fresh = false;
+            let t = Instant::now();
+            let out = solver.step(&problem, &mut state);
+            elapsed += t.elapsed();
+            state.iteration += 1;
+            let out = match out {
+                Ok(o) => o,
+                Err(e) => {
+                    let r = finish(
+                        Status::NumericalError,
+                        best,
+                        &state,
+                        elapsed,
+                        solver,
+                        Some(e.to_string()),
+                        observers,
+                    );
+                    return Ok(r);
+                }
+            };
+            let res = if state.grad_fresh {
+                residuals_with_gradient(instance, &state.gamma, &state.grad, norm_r)
+            } else {
+                ws.compute(instance, &state.gamma)
+            };
+            let value = res.get(s.residual);
+            let is_best = value < best.value;
+            if is_best {
+                best.gamma.copy_from_slice(&state.gamma);
+                best.res = res;
+                best.value = value;
+                best.iteration = state.iteration;
+            }
+            let rec = IterRecord {
+                iteration: state.iteration,
+                time_s: elapsed.as_secs_f64(),
+                matvecs: problem.matvecs(),
+                residuals: res,
+                is_best,
+            };
+            for o in observers.iter_mut() {
+                o.iter(&rec);
+            }
+            if !value.is_finite() || state.gamma.iter().any(|x| !x.is_finite()) {
+                break Status::NumericalError;
+            }
+            if value <= s.tol {
+                break Status::Converged;
+            }
+            if value > diverge_at {
+                break Status::Diverged;
+            }
+            if out == StepOutcome::Stalled {
+                break Status::Stalled;
+            }
+            if best.value < 0.99 * stall_ref.0 {
+                stall_ref = (best.value, state.iteration);
+            } else if let Some(w) = s.stall_window {
+                if state.iteration - stall_ref.1 >= w {
+                    break Status::Stalled;
+                }
+            }
+            if state.iteration >= s.max_iter
+                || s.max_matvecs.is_some_and(|m| problem.matvecs() >= m)
+            {
+                break Status::MaxIterations;
+            }
+            if s.max_time_s.is_some_and(|m| elapsed.as_secs_f64() >= m) {
+                break Status::MaxTime;
+            }
+        };
+        Ok(finish(
+            status, best, &state, elapsed, solver, None, observers,
+        ))
+    }
+}
+
+struct Best {
+    gamma: Vec<f64>,
+    res: Residuals,
+    value: f64,
+    iteration: u64,
+}

@@ -1,0 +1,101 @@
+//! Per-iteration observers (argmin's observer pattern): the executor calls `init` once,
+//! `iter` for the start point and after every iteration, and `finish` with the result.
+
+use crate::executor::SolveResult;
+use cpbench_problems::{Instance, Residuals};
+
+/// One iteration as observed: counters and every residual of the current iterate.
+#[derive(Clone, Copy, Debug)]
+pub struct IterRecord {
+    /// Iteration number (0 = start point).
+    pub iteration: u64,
+    /// Solver time so far, seconds (monitoring excluded).
+    pub time_s: f64,
+    /// `N`-products so far.
+    pub matvecs: u64,
+    /// Residuals of the current iterate.
+    pub residuals: Residuals,
+    /// Whether this iterate is the best so far (by the stopping residual).
+    pub is_best: bool,
+}
+
+/// Receives the progress of a solve.
+pub trait Observer {
+    /// Called once before the start point is recorded.
+    fn init(&mut self, _solver: &str, _instance: &Instance) {}
+    /// Called for the start point and after each iteration.
+    fn iter(&mut self, record: &IterRecord);
+    /// Called once with the final result.
+    fn finish(&mut self, _result: &SolveResult) {}
+}
+
+/// When an observer records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ObserverMode {
+    /// Never.
+    Never,
+    /// Every iteration.
+    Always,
+    /// Every `k`-th iteration (and the start point).
+    Every(u64),
+    /// Only iterations that improve the best residual.
+    NewBest,
+}
+
+impl ObserverMode {
+    /// Whether a record passes this mode.
+    pub fn accepts(self, r: &IterRecord) -> bool {
+        match self {
+            ObserverMode::Never => false,
+            ObserverMode::Always => true,
+            ObserverMode::Every(k) => k > 0 && r.iteration % k == 0,
+            ObserverMode::NewBest => r.is_best,
+        }
+    }
+}
+
+/// Collects the records that pass its mode in memory (the harness writes them as a trace).
+#[derive(Clone, Debug)]
+pub struct TraceRecorder {
+    /// Which records to keep.
+    pub mode: ObserverMode,
+    /// The kept records, in order.
+    pub records: Vec<IterRecord>,
+    last: Option<IterRecord>,
+}
+
+impl TraceRecorder {
+    /// A recorder with the given mode.
+    pub fn new(mode: ObserverMode) -> Self {
+        Self {
+            mode,
+            records: Vec::new(),
+            last: None,
+        }
+    }
+}
+
+impl Observer for TraceRecorder {
+    fn init(&mut self, _solver: &str, _instance: &Instance) {
+        self.records.clear();
+        self.last = None;
+    }
+
+    fn iter(&mut self, record: &IterRecord) {
+        if self.mode.accepts(record) {
+            self.records.push(*record);
+        }
+        self.last = Some(*record);
+    }
+
+    fn finish(&mut self, _result: &SolveResult) {
+        // Always keep the last iteration so a thinned trace ends where the solve ended.
+        if let Some(l) = self.last {
+            if self.records.last().map(|r| r.iteration) != Some(l.iteration)
+                && self.mode != ObserverMode::Never
+            {
+                self.records.push(l);
+            }
+        }
+    }
+}

@@ -1,0 +1,205 @@
+//! Projected Gauss-Seidel / PSOR, one block per contact (Tasora & Anitescu 2011, CMAME 200,
+//! Algorithm "P-SOR"; formulation.md section 5).
+//!
+//! For each block `c` in order (a contact triple for cones, a component for LCP and box):
+//! `g_c = (N gamma + r)_c` with the latest values, `gamma_c' = P_K(gamma_c - (omega / d_c) g_c)`,
+//! `gamma_c <- lambda gamma_c' + (1 - lambda) gamma_c` (`lambda` the "sharpness").
+//! A sweep touches every column of `N` once and is counted as one `N`-product.
+//!
+//! The block scale `d_c`: `N_cc` for scalar blocks; for 3x3 blocks Chrono's `tr(N_cc)/3`
+//! ([`BlockStep::Trace`]), the largest eigenvalue `lambda_max(N_cc)` ([`BlockStep::MaxEigen`]),
+//! or, by default, [`BlockStep::Safeguarded`]: `tr(N_cc)/3` unless `lambda_max(N_cc) >= 2 tr(N_cc)/3`,
+//! where the trace step is not a descent step for the block (it diverges on Siconos'
+//! `Rover4396`, see yardstick.md) and `lambda_max(N_cc)` is used instead.
+
+use crate::problem::Problem;
+use crate::solver::{Solver, StepOutcome};
+use crate::state::IterState;
+use crate::status::SolverError;
+use cpbench_problems::ProblemClass;
+use serde::{Deserialize, Serialize};
+
+/// How the 3x3 block scale `d_c` is chosen (scalar blocks always use `N_cc`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum BlockStep {
+    /// `d_c = tr(N_cc) / 3` (Chrono, Tasora & Anitescu).
+    Trace,
+    /// `d_c = lambda_max(N_cc)`.
+    MaxEigen,
+    /// `tr(N_cc)/3`, or `lambda_max(N_cc)` where the trace step would not descend.
+    #[default]
+    Safeguarded,
+}
+
+/// Settings of [`Pgs`]. Defaults: `omega = 1`, `lambda = 1`, safeguarded block step.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PgsSettings {
+    /// Relaxation `omega`, in `(0, 2)`.
+    pub omega: f64,
+    /// Sharpness `lambda`, in `(0, 1]`.
+    pub lambda: f64,
+    /// Block scale rule.
+    pub block_step: BlockStep,
+}
+
+impl Default for PgsSettings {
+    fn default() -> Self {
+        Self {
+            omega: 1.0,
+            lambda: 1.0,
+            block_step: BlockStep::Safeguarded,
+        }
+    }
+}
+
+impl PgsSettings {
+    /// Check `0 < omega < 2` and `0 < lambda <= 1`.
+    pub fn validate(&self) -> Result<(), SolverError> {
+        if !(self.omega > 0.0 && self.omega < 2.0) {
+            return Err(SolverError::InvalidSetting {
+                name: "omega",
+                value: self.omega.to_string(),
+                reason: "must lie in (0, 2)",
+            });
+        }
+        if !(self.lambda > 0.0 && self.lambda <= 1.0) {
+            return Err(SolverError::InvalidSetting {
+                name: "lambda",
+                value: self.lambda.to_string(),
+                reason: "must lie in (0, 1]",
+            });
+        }
+        Ok(())
+    }
+}
+
+/// Block scales `d_c` of every block (0 where the diagonal block vanishes: such a block is
+/// skipped). Shared with projected Jacobi.
+pub(crate) fn block_scales(problem: &Problem, rule: BlockStep) -> Vec<f64> {
+    let bs = problem.constraints().block_size();
+    let n_mat = problem.instance().n_mat();
+    let nb = problem.n() / bs;
+    let mut d = Vec::with_capacity(nb);
+    for c in 0..nb {
+        if bs == 1 {
+            d.push(n_mat.get(c, c).max(0.0));
+            continue;
+        }
+        let o = 3 * c;
+        let mut m = nalgebra::Matrix3::<f64>::zeros();
+        for i in 0..3 {
+            for j in 0..3 {
+                m[(i, j)] = n_mat.get(o + i, o + j);
+            }
+        }
+        let trace3 = m.trace() / 3.0;
+        let lmax = || m.symmetric_eigenvalues().max();
+        let dc = match rule {
+            BlockStep::Trace => trace3,
+            BlockStep::MaxEigen => lmax(),
+            BlockStep::Safeguarded => {
+                let l = lmax();
+                if l >= 2.0 * trace3 {
+                    l
+                } else {
+                    trace3
+                }
+            }
+        };
+        d.push(dc.max(0.0));
+    }
+    d
+}
+
+/// Projected Gauss-Seidel / PSOR. Supports LCP, box QP and Coulomb-cone CCP.
+#[derive(Clone, Debug)]
+pub struct Pgs {
+    settings: PgsSettings,
+    d: Vec<f64>,
+    guarded_blocks: usize,
+}
+
+impl Pgs {
+    /// A PGS solver; errors on invalid settings.
+    pub fn new(settings: PgsSettings) -> Result<Self, SolverError> {
+        settings.validate()?;
+        Ok(Self {
+            settings,
+            d: Vec::new(),
+            guarded_blocks: 0,
+        })
+    }
+}
+
+impl Solver for Pgs {
+    fn name(&self) -> &'static str {
+        "pgs"
+    }
+
+    fn supports(&self, _class: ProblemClass) -> bool {
+        true
+    }
+
+    fn init(&mut self, problem: &Problem, _state: &mut IterState) -> Result<(), SolverError> {
+        self.d = block_scales(problem, self.settings.block_step);
+        if self.settings.block_step == BlockStep::Safeguarded
+            && problem.constraints().block_size() == 3
+        {
+            let trace = block_scales(problem, BlockStep::Trace);
+            self.guarded_blocks = trace.iter().zip(&self.d).filter(|(a, b)| a != b).count();
+        }
+        Ok(())
+    }
+
+    fn step(
+        &mut self,
+        problem: &Problem,
+        state: &mut IterState,
+    ) -> Result<StepOutcome, SolverError> {
+        let inst = problem.instance();
+        let n_mat = inst.n_mat();
+        let (cp, ri, va) = (n_mat.col_ptr(), n_mat.row_idx(), n_mat.values());
+        let r = inst.r();
+        let k = problem.constraints();
+        let bs = k.block_size();
+        let (omega, lambda) = (self.settings.omega, self.settings.lambda);
+        let gamma = &mut state.gamma;
+        let mut g = [0.0f64; 3];
+        let mut old = [0.0f64; 3];
+        for (c, &dc) in self.d.iter().enumerate() {
+            if dc <= 0.0 {
+                continue;
+            }
+            let o = c * bs;
+            for i in 0..bs {
+                // row o+i of the symmetric N is column o+i
+                let (a, b) = (cp[o + i], cp[o + i + 1]);
+                let mut s = r[o + i];
+                for (&kk, &v) in ri[a..b].iter().zip(&va[a..b]) {
+                    s += v * gamma[kk];
+                }
+                g[i] = s;
+            }
+            let blk = &mut gamma[o..o + bs];
+            old[..bs].copy_from_slice(blk);
+            let t = omega / dc;
+            for i in 0..bs {
+                blk[i] -= t * g[i];
+            }
+            k.project_block(c, blk);
+            if lambda != 1.0 {
+                for i in 0..bs {
+                    blk[i] = lambda * blk[i] + (1.0 - lambda) * old[i];
+                }
+            }
+        }
+        problem.add_matvecs(1);
+        Ok(StepOutcome::Continue)
+    }
+
+    fn counters(&self) -> Vec<(&'static str, f64)> {
+        vec![("guarded_blocks", self.guarded_blocks as f64)]
+    }
+}

@@ -1,0 +1,70 @@
+//! The problem as a solver sees it: an [`Instance`] behind an operator that counts
+//! `N`-products (argmin's counting wrapper). Solvers must obtain every product through it, so
+//! that methods are compared by work, not only by iterations.
+
+use cpbench_problems::{ConstraintSet, Instance};
+use std::cell::Cell;
+
+/// An instance plus a product counter. Not `Sync`: one solve runs on one thread (parallel runs
+/// each own a `Problem`); the product itself may still use the rayon pool.
+pub struct Problem<'a> {
+    instance: &'a Instance,
+    matvecs: Cell<u64>,
+}
+
+impl<'a> Problem<'a> {
+    /// Wrap an instance with a zeroed counter.
+    pub fn new(instance: &'a Instance) -> Self {
+        Self {
+            instance,
+            matvecs: Cell::new(0),
+        }
+    }
+
+    /// The instance.
+    pub fn instance(&self) -> &'a Instance {
+        self.instance
+    }
+
+    /// The constraint set `K`.
+    pub fn constraints(&self) -> &'a ConstraintSet {
+        self.instance.constraints()
+    }
+
+    /// `n`.
+    pub fn n(&self) -> usize {
+        self.instance.n()
+    }
+
+    /// `y = N x` (counted). Shapes: `n`.
+    #[inline]
+    pub fn matvec(&self, x: &[f64], y: &mut [f64]) {
+        self.matvecs.set(self.matvecs.get() + 1);
+        self.instance.n_mat().sym_matvec(x, y);
+    }
+
+    /// `g = N x + r` (counted as one product). Shapes: `n`.
+    #[inline]
+    pub fn gradient(&self, x: &[f64], g: &mut [f64]) {
+        self.matvecs.set(self.matvecs.get() + 1);
+        self.instance.gradient(x, g);
+    }
+
+    /// Record `k` products done outside [`Problem::matvec`] (e.g. one Gauss-Seidel sweep, which
+    /// touches every column of `N` once, counts as one product).
+    pub fn add_matvecs(&self, k: u64) {
+        self.matvecs.set(self.matvecs.get() + k);
+    }
+
+    /// Products counted so far.
+    pub fn matvecs(&self) -> u64 {
+        self.matvecs.get()
+    }
+
+    /// Largest eigenvalue of `N` by `iters` power iterations from the all-ones vector
+    /// (counted as `iters` products).
+    pub fn lambda_max(&self, iters: usize) -> f64 {
+        self.add_matvecs(iters as u64);
+        self.instance.n_mat().power_iteration(iters)
+    }
+}

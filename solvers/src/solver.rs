@@ -1,0 +1,45 @@
+//! The one `Solver` trait every method implements.
+
+use crate::problem::Problem;
+use crate::state::IterState;
+use crate::status::SolverError;
+use cpbench_problems::ProblemClass;
+
+/// What a step reports besides the new iterate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StepOutcome {
+    /// Keep iterating.
+    Continue,
+    /// The solver cannot make progress (e.g. a zero search direction short of the tolerance).
+    Stalled,
+}
+
+/// An iterative method for `min 1/2 gamma^T N gamma + r^T gamma, gamma in K`.
+///
+/// The solver keeps only its parameters and algorithm memory (momentum, step lengths, scratch
+/// vectors allocated in `init`); the iterate lives in [`IterState`]; limits, timing, stopping,
+/// observers and the best iterate belong to the [`crate::executor::Executor`].
+/// `step` must not allocate.
+pub trait Solver {
+    /// Registry name (`pgs`, `jacobi`, `apgd`, `spgqp`, ...).
+    fn name(&self) -> &'static str;
+
+    /// Whether the solver handles this class.
+    fn supports(&self, class: ProblemClass) -> bool;
+
+    /// Prepare for a solve from `state.gamma` (already projected onto `K`): allocate scratch,
+    /// estimate constants. Products spent here are counted.
+    fn init(&mut self, problem: &Problem, state: &mut IterState) -> Result<(), SolverError>;
+
+    /// One iteration: update `state.gamma` (and `state.grad` / `state.grad_fresh` if known).
+    fn step(
+        &mut self,
+        problem: &Problem,
+        state: &mut IterState,
+    ) -> Result<StepOutcome, SolverError>;
+
+    /// Solver-specific counters for the trace (e.g. backtracks, restarts), name and value.
+    fn counters(&self) -> Vec<(&'static str, f64)> {
+        Vec::new()
+    }
+}

@@ -1,0 +1,96 @@
+//! Termination status and solver errors.
+
+use serde::{Deserialize, Serialize};
+
+/// Why a solve ended, as claimed by the executor and solver. The harness checks the answer
+/// independently; this is the *claim* (`status` column of `summary.csv`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// The stopping residual reached the tolerance.
+    Converged,
+    /// The iteration budget (or the `N`-product budget) is exhausted.
+    MaxIterations,
+    /// The wall-clock budget is exhausted.
+    MaxTime,
+    /// The iterate stopped changing, or the best residual did not improve within the stall
+    /// window, before reaching the tolerance.
+    Stalled,
+    /// The residual grew by more than the divergence factor over the initial one, or overflowed.
+    Diverged,
+    /// A NaN/inf appeared, or the solver hit an internal numerical failure.
+    NumericalError,
+    /// The solver does not support the instance's class.
+    Unsupported,
+}
+
+impl Status {
+    /// Short snake-case name (CSV value).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Converged => "converged",
+            Status::MaxIterations => "max_iterations",
+            Status::MaxTime => "max_time",
+            Status::Stalled => "stalled",
+            Status::Diverged => "diverged",
+            Status::NumericalError => "numerical_error",
+            Status::Unsupported => "unsupported",
+        }
+    }
+
+    /// A sentence for humans.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Status::Converged => "stopping residual below tolerance",
+            Status::MaxIterations => "iteration or N-product budget exhausted",
+            Status::MaxTime => "time budget exhausted",
+            Status::Stalled => "no progress before reaching the tolerance",
+            Status::Diverged => "residual diverged",
+            Status::NumericalError => "numerical failure (NaN/inf or breakdown)",
+            Status::Unsupported => "problem class not supported by this solver",
+        }
+    }
+}
+
+impl std::fmt::Display for Status {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Errors of solver construction and of a solve.
+#[derive(Debug, thiserror::Error)]
+pub enum SolverError {
+    /// A setting is out of its valid range.
+    #[error("invalid setting {name} = {value}: {reason}")]
+    InvalidSetting {
+        /// Setting name.
+        name: &'static str,
+        /// Value given.
+        value: String,
+        /// Valid range.
+        reason: &'static str,
+    },
+    /// No solver of this name.
+    #[error("unknown solver '{0}' (known: {1})")]
+    UnknownSolver(String, String),
+    /// Settings could not be parsed.
+    #[error("cannot parse settings of solver '{solver}': {message}")]
+    BadSettings {
+        /// Solver name.
+        solver: String,
+        /// Parser message.
+        message: String,
+    },
+    /// A warm start of the wrong length.
+    #[error("warm start has length {found}, instance has n = {expected}")]
+    WarmStartSize {
+        /// Expected `n`.
+        expected: usize,
+        /// Given length.
+        found: usize,
+    },
+    /// A numerical breakdown inside the solver.
+    #[error("numerical failure: {0}")]
+    Numerical(String),
+}
