@@ -1,1 +1,356 @@
-//! Readers and writers (to be filled by the I/O work).
+//! Readers and writers for the problem files of other projects and for cpbench's own bundles.
+//!
+//! | [`Format`] | reader | what it holds |
+//! |---|---|---|
+//! | [`Format::FclibHdf5`] | [`fclib`] | fclib HDF5 (`/fclib_local` or `/fclib_global`, condensed) |
+//! | [`Format::SiconosFc3d`] | [`siconos`] | Siconos `.dat` friction-contact problem |
+//! | [`Format::SiconosLcp`] | [`siconos`] | Siconos `.dat` LCP |
+//! | [`Format::Bundle`] | [`bundle`] | cpbench bundle: a directory with `N.mtx`, `r.mtx`, `instance.json` |
+//!
+//! MatrixMarket reading and writing is in [`mtx`]. The layouts are described in
+//! `shared/data/README.md`; the sign conventions in `shared/docs/formulation.md`.
+//!
+//! **Sign convention.** fclib and Siconos write a frictional problem as `u = W r + q` (unknown
+//! `r`, velocity `u`). cpbench writes `g = N gamma + r`; a frictional file is therefore read with
+//! `N = W` and `r = q` (unknown `gamma` = fclib's `r`). Unknowns stay contact-interleaved,
+//! normal component first.
+//!
+//! **Instance names.** The file stem (the file name without its last extension:
+//! `Rover4396.dat` gives `Rover4396`, `BoxesStack1-i100000-32.hdf5.dat` gives
+//! `BoxesStack1-i100000-32.hdf5`), plus `__ccp` or `__lcp` for frictional files (see
+//! [`ClassChoice`]). Plain LCP files get the stem alone; bundles the name in `instance.json`.
+//!
+//! **Errors.** Nothing here panics on malformed input: a file that cannot be read gives
+//! [`ProblemError::Parse`] (naming the file and the line and token, or the HDF5 object),
+//! [`ProblemError::Io`], [`ProblemError::UnknownFormat`], or a validation error of
+//! [`Instance::new`] wrapped in [`ProblemError::InFile`].
+
+pub mod bundle;
+pub mod fclib;
+pub mod mtx;
+pub mod siconos;
+
+pub use bundle::{read_bundle, write_bundle};
+
+use crate::constraints::ConstraintSet;
+use crate::error::{ProblemError, Result};
+use crate::instance::{Instance, Provenance, ValidationOptions};
+use crate::linalg::CscMatrix;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Sign convention note recorded in the provenance of every frictional instance.
+pub const FRICTION_SIGN_CONVENTION: &str = "u = W r + q, g = N gamma + r with N = W, r = q";
+
+/// How a frictional (Coulomb-cone) file is read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClassChoice {
+    /// The frictionless normal block as an LCP: `N_nn` (rows and columns `0, 3, 6, ...` of `W`)
+    /// and `r_n`, `gamma_n >= 0`. Name suffix `__lcp`, derivation `normal-block-lcp`
+    /// (built with [`Instance::normal_block_lcp`]).
+    Lcp,
+    /// The cones as they are: Anitescu's convex relaxation (CCP) of the Coulomb problem.
+    /// Name suffix `__ccp`, derivation `ccp-relaxation`.
+    #[default]
+    Ccp,
+}
+
+/// Options of [`load`] and [`load_bytes`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LoadOptions {
+    /// How frictional files are read (ignored for plain LCP files; for a bundle holding a CCP,
+    /// [`ClassChoice::Lcp`] derives its normal block).
+    pub class: ClassChoice,
+    /// Symmetry tolerance and `--symmetrize`, passed to [`Instance::new`].
+    pub validation: ValidationOptions,
+}
+
+/// A file format known to [`load`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// cpbench bundle directory ([`bundle`]).
+    Bundle,
+    /// fclib HDF5 file, local or global problem ([`fclib`]).
+    FclibHdf5,
+    /// Siconos text friction-contact problem (`d`, contacts, matrix, `q`, `mu`) ([`siconos`]).
+    SiconosFc3d,
+    /// Siconos text LCP (`n`, matrix, `q`) ([`siconos`]).
+    SiconosLcp,
+}
+
+/// A raw frictional problem as read from a file, in fclib naming: `u = W r + q`.
+///
+/// Shapes: `w` is `n x n` with `n = spacedim * nc` (possibly non-symmetric, as stored),
+/// `q` has length `n`, `mu` length `nc`. Unknowns are contact-interleaved, normal first.
+#[derive(Clone, Debug)]
+pub struct FrictionProblem {
+    /// The Delassus operator `W` (`n x n`).
+    pub w: CscMatrix,
+    /// The free velocity `q` (length `n`).
+    pub q: Vec<f64>,
+    /// Friction coefficients (length `nc`).
+    pub mu: Vec<f64>,
+    /// Space dimension (always 3 for problems returned by the readers of this module).
+    pub spacedim: usize,
+}
+
+impl FrictionProblem {
+    /// Build the cpbench instance: `N = W`, `r = q`, Coulomb cones with `mu`, named
+    /// `{stem}__ccp`, with derivation `ccp-relaxation`; for [`ClassChoice::Lcp`] then the
+    /// normal block ([`Instance::normal_block_lcp`], name `{stem}__lcp`).
+    ///
+    /// `provenance` gets `derivation`, and the parameters `sign_convention`, `spacedim` and
+    /// `contacts`. Errors: those of [`Instance::new`] with `opts.validation` (e.g.
+    /// [`ProblemError::Asymmetric`]), not yet wrapped with a file name.
+    pub fn into_instance(
+        self,
+        stem: &str,
+        mut provenance: Provenance,
+        opts: &LoadOptions,
+    ) -> Result<Instance> {
+        provenance.derivation = "ccp-relaxation".into();
+        let p = &mut provenance.parameters;
+        p.insert("sign_convention".into(), FRICTION_SIGN_CONVENTION.into());
+        p.insert("spacedim".into(), self.spacedim.to_string());
+        p.insert("contacts".into(), self.mu.len().to_string());
+        let ccp = Instance::new(
+            format!("{stem}__ccp"),
+            self.w,
+            self.q,
+            ConstraintSet::CoulombCones { mu: self.mu },
+            provenance,
+            opts.validation,
+        )?;
+        match opts.class {
+            ClassChoice::Ccp => Ok(ccp),
+            ClassChoice::Lcp => ccp.normal_block_lcp(),
+        }
+    }
+}
+
+/// The HDF5 file signature (found at offset 0, or at 512, 1024, ... after a user block).
+const HDF5_MAGIC: &[u8; 8] = b"\x89HDF\r\n\x1a\n";
+
+/// True when `bytes` hold the HDF5 signature at offset 0 or at a user-block offset
+/// (512, 1024, 2048, ...).
+fn has_hdf5_magic(bytes: &[u8]) -> bool {
+    let mut off = 0usize;
+    loop {
+        if bytes.len() < off + 8 {
+            return false;
+        }
+        if &bytes[off..off + 8] == HDF5_MAGIC {
+            return true;
+        }
+        off = if off == 0 { 512 } else { off * 2 };
+    }
+}
+
+/// Detect the format of a file's content (not for bundles, which are directories).
+///
+/// HDF5 signature => [`Format::FclibHdf5`]; otherwise the first four whitespace-separated
+/// tokens of a Siconos `.dat` text decide ([`siconos::detect`]): `d nc type size0` with
+/// `d in {2, 3}`, `type in {0, 1, 2}` and `size0 = d * nc` is a friction problem,
+/// `n type size0 size1` with `size0 = size1 = n` an LCP. Returns `None` when neither matches.
+pub fn detect_format_bytes(bytes: &[u8]) -> Option<Format> {
+    if has_hdf5_magic(bytes) {
+        return Some(Format::FclibHdf5);
+    }
+    siconos::detect(bytes)
+}
+
+/// Detect the format of `path`: a directory is a [`Format::Bundle`]; a file is classified by
+/// its content with [`detect_format_bytes`] (the extension is not used).
+///
+/// Errors: [`ProblemError::Io`] when the path cannot be read, [`ProblemError::UnknownFormat`]
+/// when the content matches no format.
+pub fn detect_format(path: &Path) -> Result<Format> {
+    let meta = std::fs::metadata(path).map_err(|e| io_err(path, e))?;
+    if meta.is_dir() {
+        return Ok(Format::Bundle);
+    }
+    let bytes = std::fs::read(path).map_err(|e| io_err(path, e))?;
+    detect_format_bytes(&bytes).ok_or_else(|| unknown(path))
+}
+
+/// Load an instance from a file or bundle directory of any supported [`Format`] (detected
+/// with [`detect_format`]).
+///
+/// The instance name is the file stem plus `__ccp`/`__lcp` for frictional files (the stem
+/// alone for LCP files, the stored name for bundles); `provenance.source` is `path` as given.
+/// Errors: see the module documentation; validation errors are wrapped in
+/// [`ProblemError::InFile`] naming `path`.
+pub fn load(path: &Path, opts: &LoadOptions) -> Result<Instance> {
+    let meta = std::fs::metadata(path).map_err(|e| io_err(path, e))?;
+    if meta.is_dir() {
+        let inst = read_bundle(path, opts.validation)?;
+        return match (opts.class, inst.class()) {
+            (ClassChoice::Lcp, crate::ProblemClass::Ccp) => {
+                inst.normal_block_lcp().map_err(|e| e.in_file(path))
+            }
+            _ => Ok(inst),
+        };
+    }
+    let bytes = std::fs::read(path).map_err(|e| io_err(path, e))?;
+    let format = detect_format_bytes(&bytes).ok_or_else(|| unknown(path))?;
+    load_impl(path, &bytes, format, opts)
+}
+
+/// Load an instance from the bytes of a file (e.g. embedded with `include_bytes!`) in the
+/// given `format`. `file_name` is used for the instance name (its stem) and in error messages,
+/// and becomes `provenance.source`.
+///
+/// Errors as [`load`]; [`ProblemError::UnknownFormat`] for [`Format::Bundle`] (a bundle is a
+/// directory: use [`read_bundle`]).
+pub fn load_bytes(
+    file_name: &str,
+    bytes: &[u8],
+    format: Format,
+    opts: &LoadOptions,
+) -> Result<Instance> {
+    load_impl(Path::new(file_name), bytes, format, opts)
+}
+
+fn load_impl(path: &Path, bytes: &[u8], format: Format, opts: &LoadOptions) -> Result<Instance> {
+    let stem = file_stem(path);
+    let mut prov = Provenance {
+        source: path.display().to_string(),
+        ..Provenance::default()
+    };
+    match format {
+        Format::Bundle => Err(ProblemError::UnknownFormat {
+            path: path.to_path_buf(),
+            hint: "a bundle is a directory (N.mtx, r.mtx, instance.json); use read_bundle".into(),
+        }),
+        Format::FclibHdf5 => {
+            let f = fclib::read_fclib(path, bytes)?;
+            prov.format = f.kind.format_name().into();
+            prov.parameters.extend(f.notes);
+            f.problem
+                .into_instance(&stem, prov, opts)
+                .map_err(|e| e.in_file(path))
+        }
+        Format::SiconosFc3d => {
+            let p = siconos::read_fc3d(path, bytes)?;
+            prov.format = "siconos-fc3d".into();
+            prov.parameters.extend(p.notes);
+            p.problem
+                .into_instance(&stem, prov, opts)
+                .map_err(|e| e.in_file(path))
+        }
+        Format::SiconosLcp => {
+            let p = siconos::read_lcp(path, bytes)?;
+            prov.format = "siconos-lcp".into();
+            prov.derivation = "as-is".into();
+            prov.parameters.extend(p.notes);
+            prov.parameters.insert(
+                "sign_convention".into(),
+                "w = M z + q, g = N gamma + r with N = M, r = q".into(),
+            );
+            Instance::new(
+                stem,
+                p.m,
+                p.q,
+                ConstraintSet::NonNegative,
+                prov,
+                opts.validation,
+            )
+            .map_err(|e| e.in_file(path))
+        }
+    }
+}
+
+/// File name without its last extension (`a.hdf5.dat` -> `a.hdf5`); the whole name when it has
+/// no extension, `"instance"` when there is no file name at all.
+pub(crate) fn file_stem(path: &Path) -> String {
+    path.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "instance".into())
+}
+
+pub(crate) fn io_err(path: &Path, source: std::io::Error) -> ProblemError {
+    ProblemError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+fn unknown(path: &Path) -> ProblemError {
+    ProblemError::UnknownFormat {
+        path: path.to_path_buf(),
+        hint: "expected a bundle directory, an fclib HDF5 file (HDF5 signature) or a Siconos \
+               .dat text (`d nc type size ...` for fc3d, `n type size ...` for an LCP)"
+            .into(),
+    }
+}
+
+/// True when a matrix dimension `d` read from a file of `file_len` bytes is plausible:
+/// `d <= max(2^24, 8 file_len)`. Larger dimensions come from corrupt headers; rejecting them
+/// avoids allocating gigabytes for index arrays before the data is found to be missing.
+pub(crate) fn plausible_dim(d: usize, file_len: usize) -> bool {
+    d <= (1usize << 24).max(file_len.saturating_mul(8))
+}
+
+/// Reader notes that end up in `Provenance::parameters`.
+pub(crate) type Notes = BTreeMap<String, String>;
+
+/// Build a [`ProblemError::Parse`] for `path` at `location`.
+pub(crate) fn perr(
+    path: &Path,
+    location: impl Into<String>,
+    msg: impl Into<String>,
+) -> ProblemError {
+    ProblemError::Parse {
+        path: PathBuf::from(path),
+        location: Some(location.into()),
+        message: msg.into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stems() {
+        assert_eq!(file_stem(Path::new("a/Rover4396.dat")), "Rover4396");
+        assert_eq!(
+            file_stem(Path::new("BoxesStack1-i100000-32.hdf5.dat")),
+            "BoxesStack1-i100000-32.hdf5"
+        );
+        assert_eq!(file_stem(Path::new("noext")), "noext");
+        assert_eq!(file_stem(Path::new("")), "instance");
+    }
+
+    #[test]
+    fn hdf5_magic_offsets() {
+        let mut b = vec![0u8; 1100];
+        assert!(!has_hdf5_magic(&b));
+        b[1024..1032].copy_from_slice(HDF5_MAGIC);
+        assert!(has_hdf5_magic(&b));
+        assert!(has_hdf5_magic(HDF5_MAGIC));
+        assert!(!has_hdf5_magic(b"\x89HD"));
+    }
+
+    #[test]
+    fn detect_text() {
+        assert_eq!(
+            detect_format_bytes(b"2\n0\n2\n2\n2 2\n1 0 0 1\n-1 -1\n"),
+            Some(Format::SiconosLcp)
+        );
+        assert_eq!(
+            detect_format_bytes(b"3\n1\n0\n3\n3\n3 3\n"),
+            Some(Format::SiconosFc3d)
+        );
+        assert_eq!(detect_format_bytes(b"hello world"), None);
+        assert_eq!(detect_format_bytes(b""), None);
+    }
+
+    #[test]
+    fn bundle_format_rejected_by_load_bytes() {
+        let e = load_bytes("x", b"", Format::Bundle, &LoadOptions::default()).unwrap_err();
+        assert!(matches!(e, ProblemError::UnknownFormat { .. }));
+    }
+}

@@ -1,0 +1,515 @@
+//! MatrixMarket exchange format (NIST; <https://math.nist.gov/MatrixMarket/formats.html>).
+//!
+//! Written here:
+//!
+//! - sparse matrices as `%%MatrixMarket matrix coordinate real symmetric` (lower triangle,
+//!   `i >= j`) or `... coordinate real general` (all stored entries), 1-based indices;
+//! - vectors as `%%MatrixMarket matrix array real general`, `n` rows and 1 column.
+//!
+//! Values are written with 17 significant digits (`{:.16e}`), which is enough to round-trip
+//! every `f64` (subnormals and `-0.0` included); Rust's float parser is correctly rounded, so
+//! `read(write(x))` reproduces `x` bit for bit. Explicit zeros stored in a matrix are written,
+//! so the sparsity structure round-trips as well.
+//!
+//! Read here: `coordinate` with field `real` or `integer` and symmetry `general` or
+//! `symmetric` (only the lower triangle may be stored; it is expanded to full storage), and
+//! `array real general` (column-major). `%` comment lines and blank lines are skipped. Every
+//! error is a [`ProblemError::Parse`] naming the file and the 1-based line.
+
+use super::{perr, plausible_dim};
+use crate::error::{ProblemError, Result};
+use crate::linalg::CscMatrix;
+use std::io::Write;
+use std::path::Path;
+
+/// Write the lower triangle (`i >= j`) of the square matrix `a`, which must be symmetric in
+/// structure and values (not checked here: the upper triangle is simply not written), as
+/// `coordinate real symmetric`. 1-based indices, values with `{:.16e}`.
+pub fn write_symmetric_lower(out: &mut impl Write, a: &CscMatrix) -> std::io::Result<()> {
+    let mut nnz = 0usize;
+    for j in 0..a.ncols() {
+        nnz += a.col(j).0.iter().filter(|&&i| i >= j).count();
+    }
+    writeln!(out, "%%MatrixMarket matrix coordinate real symmetric")?;
+    writeln!(
+        out,
+        "% written by cpbench (lower triangle, 17 significant digits)"
+    )?;
+    writeln!(out, "{} {} {}", a.nrows(), a.ncols(), nnz)?;
+    for j in 0..a.ncols() {
+        let (rows, vals) = a.col(j);
+        for (&i, &v) in rows.iter().zip(vals) {
+            if i >= j {
+                writeln!(out, "{} {} {:.16e}", i + 1, j + 1, v)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Write every stored entry of `a` (any shape) as `coordinate real general`, column by column.
+pub fn write_general(out: &mut impl Write, a: &CscMatrix) -> std::io::Result<()> {
+    writeln!(out, "%%MatrixMarket matrix coordinate real general")?;
+    writeln!(out, "% written by cpbench (17 significant digits)")?;
+    writeln!(out, "{} {} {}", a.nrows(), a.ncols(), a.nnz())?;
+    for j in 0..a.ncols() {
+        let (rows, vals) = a.col(j);
+        for (&i, &v) in rows.iter().zip(vals) {
+            writeln!(out, "{} {} {:.16e}", i + 1, j + 1, v)?;
+        }
+    }
+    Ok(())
+}
+
+/// Write a vector of length `n` as `array real general` with `n` rows and 1 column.
+pub fn write_vector(out: &mut impl Write, v: &[f64]) -> std::io::Result<()> {
+    writeln!(out, "%%MatrixMarket matrix array real general")?;
+    writeln!(out, "% written by cpbench (17 significant digits)")?;
+    writeln!(out, "{} 1", v.len())?;
+    for x in v {
+        writeln!(out, "{x:.16e}")?;
+    }
+    Ok(())
+}
+
+/// True when every stored entry `(i, j)` of the square matrix `a` has a stored partner
+/// `(j, i)` with the same value bits (so that [`write_symmetric_lower`] loses nothing).
+pub fn is_exactly_symmetric(a: &CscMatrix) -> bool {
+    if a.nrows() != a.ncols() {
+        return false;
+    }
+    for j in 0..a.ncols() {
+        let (rows, vals) = a.col(j);
+        for (&i, &v) in rows.iter().zip(vals) {
+            let (ri, vi) = a.col(i);
+            match ri.binary_search(&j) {
+                Ok(k) if vi[k].to_bits() == v.to_bits() => {}
+                _ => return false,
+            }
+        }
+    }
+    true
+}
+
+/// Layout of a MatrixMarket file, from its banner.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Layout {
+    CoordinateGeneral,
+    CoordinateSymmetric,
+    ArrayGeneral,
+}
+
+/// Lines of the file with their 1-based numbers, comments and blank lines removed.
+struct Lines<'a> {
+    path: &'a Path,
+    it: std::iter::Enumerate<std::str::Lines<'a>>,
+    last: usize,
+}
+
+impl<'a> Lines<'a> {
+    fn next(&mut self) -> Option<(usize, &'a str)> {
+        for (k, l) in self.it.by_ref() {
+            self.last = k + 1;
+            let t = l.trim();
+            if t.is_empty() || t.starts_with('%') {
+                continue;
+            }
+            return Some((k + 1, t));
+        }
+        None
+    }
+
+    fn eof(&self, what: &str) -> ProblemError {
+        perr(
+            self.path,
+            format!("line {} (end of file)", self.last),
+            format!("unexpected end of file: {what} missing"),
+        )
+    }
+}
+
+fn parse_header<'a>(path: &'a Path, bytes: &'a [u8]) -> Result<(Layout, Lines<'a>)> {
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        let line = bytes[..e.valid_up_to()]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count()
+            + 1;
+        perr(
+            path,
+            format!("line {line}"),
+            "not a text file (invalid UTF-8)",
+        )
+    })?;
+    let mut it = text.lines().enumerate();
+    let banner = it.next().map(|(_, l)| l).unwrap_or("");
+    let words: Vec<String> = banner
+        .split_whitespace()
+        .map(|w| w.to_ascii_lowercase())
+        .collect();
+    if words.len() != 5 || words[0] != "%%matrixmarket" || words[1] != "matrix" {
+        return Err(perr(
+            path,
+            "line 1",
+            "not a MatrixMarket file: the first line must be \
+             `%%MatrixMarket matrix <format> <field> <symmetry>`",
+        ));
+    }
+    if !matches!(words[3].as_str(), "real" | "double" | "integer") {
+        return Err(perr(
+            path,
+            "line 1",
+            format!(
+                "unsupported MatrixMarket field '{}' (only real or integer)",
+                words[3]
+            ),
+        ));
+    }
+    let layout = match (words[2].as_str(), words[4].as_str()) {
+        ("coordinate", "general") => Layout::CoordinateGeneral,
+        ("coordinate", "symmetric") => Layout::CoordinateSymmetric,
+        ("array", "general") => Layout::ArrayGeneral,
+        (f, s) => {
+            return Err(perr(
+                path,
+                "line 1",
+                format!(
+                    "unsupported MatrixMarket layout '{f} {s}' (supported: coordinate general, \
+                     coordinate symmetric, array general)"
+                ),
+            ))
+        }
+    };
+    Ok((layout, Lines { path, it, last: 1 }))
+}
+
+fn parse_usizes<const K: usize>(
+    path: &Path,
+    line: usize,
+    text: &str,
+    what: &str,
+) -> Result<[usize; K]> {
+    let toks: Vec<&str> = text.split_whitespace().collect();
+    let bad = || {
+        perr(
+            path,
+            format!("line {line}"),
+            format!("{what}: expected {K} non-negative integers, found '{text}'"),
+        )
+    };
+    if toks.len() != K {
+        return Err(bad());
+    }
+    let mut out = [0usize; K];
+    for (o, t) in out.iter_mut().zip(&toks) {
+        *o = t.parse().map_err(|_| bad())?;
+    }
+    Ok(out)
+}
+
+fn parse_value(path: &Path, line: usize, tok: &str) -> Result<f64> {
+    match tok.parse::<f64>() {
+        Ok(v) if v.is_finite() => Ok(v),
+        Ok(v) => Err(perr(
+            path,
+            format!("line {line}"),
+            format!("non-finite value {v}"),
+        )),
+        Err(_) => Err(perr(
+            path,
+            format!("line {line}"),
+            format!("expected a real number, found '{tok}'"),
+        )),
+    }
+}
+
+/// Read a sparse matrix from the MatrixMarket text `bytes` of `path`.
+///
+/// `coordinate general`: as stored; `coordinate symmetric`: the stored lower triangle is
+/// mirrored into full storage; `array general`: column-major values, exact zeros not stored.
+/// Duplicate coordinate entries are summed. Errors ([`ProblemError::Parse`] with the line):
+/// bad banner or size line, an index outside `1..=nrows` / `1..=ncols`, an entry above the
+/// diagonal of a symmetric file, a malformed or non-finite value, a wrong number of entries.
+pub fn read_matrix(path: &Path, bytes: &[u8]) -> Result<CscMatrix> {
+    let (layout, mut lines) = parse_header(path, bytes)?;
+    if layout == Layout::ArrayGeneral {
+        let (nrows, ncols, vals) = read_array_body(&mut lines)?;
+        return CscMatrix::from_dense_col_major(nrows, ncols, &vals).map_err(|e| e.in_file(path));
+    }
+    let (sl, size) = lines
+        .next()
+        .ok_or_else(|| lines.eof("size line `rows cols entries`"))?;
+    let [nrows, ncols, nnz] = parse_usizes::<3>(path, sl, size, "size line `rows cols entries`")?;
+    if !plausible_dim(nrows, bytes.len()) || !plausible_dim(ncols, bytes.len()) {
+        return Err(perr(
+            path,
+            format!("line {sl}"),
+            format!(
+                "implausible size {nrows} x {ncols} for a file of {} bytes",
+                bytes.len()
+            ),
+        ));
+    }
+    let sym = layout == Layout::CoordinateSymmetric;
+    if sym && nrows != ncols {
+        return Err(perr(
+            path,
+            format!("line {sl}"),
+            format!("a symmetric matrix must be square, found {nrows} x {ncols}"),
+        ));
+    }
+    // Bounded by the file size, so a lying header cannot make us allocate much.
+    let mut trip = Vec::with_capacity(nnz.min(bytes.len() / 6 + 1) * if sym { 2 } else { 1 });
+    for k in 0..nnz {
+        let (l, text) = lines
+            .next()
+            .ok_or_else(|| lines.eof(&format!("entry {} of {nnz}", k + 1)))?;
+        let toks: Vec<&str> = text.split_whitespace().collect();
+        if toks.len() != 3 {
+            return Err(perr(
+                path,
+                format!("line {l}"),
+                format!("expected `row column value`, found '{text}'"),
+            ));
+        }
+        let idx = |t: &str, what: &str, max: usize| -> Result<usize> {
+            match t.parse::<usize>() {
+                Ok(v) if (1..=max).contains(&v) => Ok(v - 1),
+                _ => Err(perr(
+                    path,
+                    format!("line {l}"),
+                    format!(
+                        "{what} index '{t}' out of range: the matrix is {nrows} x {ncols} \
+                         (indices are 1-based)"
+                    ),
+                )),
+            }
+        };
+        let i = idx(toks[0], "row", nrows)?;
+        let j = idx(toks[1], "column", ncols)?;
+        let v = parse_value(path, l, toks[2])?;
+        if sym {
+            if i < j {
+                return Err(perr(
+                    path,
+                    format!("line {l}"),
+                    format!(
+                        "entry ({}, {}) above the diagonal in a symmetric file (only the lower \
+                         triangle may be stored)",
+                        i + 1,
+                        j + 1
+                    ),
+                ));
+            }
+            if i != j {
+                trip.push((j, i, v));
+            }
+        }
+        trip.push((i, j, v));
+    }
+    if let Some((l, text)) = lines.next() {
+        return Err(perr(
+            path,
+            format!("line {l}"),
+            format!("more entries than the {nnz} declared: '{text}'"),
+        ));
+    }
+    CscMatrix::from_triplets(nrows, ncols, &trip).map_err(|e| e.in_file(path))
+}
+
+fn read_array_body(lines: &mut Lines<'_>) -> Result<(usize, usize, Vec<f64>)> {
+    let path = lines.path;
+    let (sl, size) = lines
+        .next()
+        .ok_or_else(|| lines.eof("size line `rows cols`"))?;
+    let [nrows, ncols] = parse_usizes::<2>(path, sl, size, "size line `rows cols`")?;
+    let len = nrows
+        .checked_mul(ncols)
+        .ok_or_else(|| perr(path, format!("line {sl}"), "array size overflows"))?;
+    let mut vals = Vec::with_capacity(len.min(1 << 16));
+    while vals.len() < len {
+        let (l, text) = lines
+            .next()
+            .ok_or_else(|| lines.eof(&format!("value {} of {len}", vals.len() + 1)))?;
+        for tok in text.split_whitespace() {
+            if vals.len() == len {
+                return Err(perr(
+                    path,
+                    format!("line {l}"),
+                    format!("more values than the {len} declared"),
+                ));
+            }
+            vals.push(parse_value(path, l, tok)?);
+        }
+    }
+    if let Some((l, text)) = lines.next() {
+        return Err(perr(
+            path,
+            format!("line {l}"),
+            format!("more values than the {len} declared: '{text}'"),
+        ));
+    }
+    Ok((nrows, ncols, vals))
+}
+
+/// Read a vector from the MatrixMarket text `bytes` of `path`: `array real general` with one
+/// column (or one row). Errors as [`read_matrix`], plus a shape that is not a vector.
+pub fn read_vector(path: &Path, bytes: &[u8]) -> Result<Vec<f64>> {
+    let (layout, mut lines) = parse_header(path, bytes)?;
+    if layout != Layout::ArrayGeneral {
+        return Err(perr(
+            path,
+            "line 1",
+            "a vector must be stored as `%%MatrixMarket matrix array real general`",
+        ));
+    }
+    let (nrows, ncols, vals) = read_array_body(&mut lines)?;
+    if ncols != 1 && nrows != 1 {
+        return Err(perr(
+            path,
+            "line 2",
+            format!("expected a vector (n x 1), found a {nrows} x {ncols} array"),
+        ));
+    }
+    Ok(vals)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p() -> &'static Path {
+        Path::new("t.mtx")
+    }
+
+    fn tricky_values() -> Vec<f64> {
+        vec![
+            0.1,
+            -0.0,
+            0.0,
+            f64::MIN_POSITIVE,
+            f64::MIN_POSITIVE / 3.0, // subnormal
+            f64::from_bits(1),       // smallest subnormal
+            -f64::from_bits(0x000f_ffff_ffff_ffff),
+            f64::MAX,
+            f64::MIN,
+            f64::EPSILON,
+            1.0 + f64::EPSILON,
+            std::f64::consts::PI,
+            -1.0 / 3.0,
+            1.234_567_891_234_568e108,
+            9.999999999999999e-301,
+        ]
+    }
+
+    #[test]
+    fn vector_round_trip_is_bit_exact() {
+        let v = tricky_values();
+        let mut buf = Vec::new();
+        write_vector(&mut buf, &v).unwrap();
+        let w = read_vector(p(), &buf).unwrap();
+        assert_eq!(v.len(), w.len());
+        for (a, b) in v.iter().zip(&w) {
+            assert_eq!(a.to_bits(), b.to_bits(), "{a:e} -> {b:e}");
+        }
+    }
+
+    #[test]
+    fn matrix_round_trip_is_bit_exact() {
+        let v = tricky_values();
+        let n = v.len();
+        // symmetric: diagonal v, off-diagonals (i, i-1) = v[i], plus an explicit zero pair
+        let mut t = Vec::new();
+        for (i, &x) in v.iter().enumerate() {
+            t.push((i, i, x));
+            if i > 0 {
+                t.push((i, i - 1, x));
+                t.push((i - 1, i, x));
+            }
+        }
+        t.push((n - 1, 0, 0.0));
+        t.push((0, n - 1, 0.0));
+        let a = CscMatrix::from_triplets(n, n, &t).unwrap();
+        assert!(is_exactly_symmetric(&a));
+        for sym in [true, false] {
+            let mut buf = Vec::new();
+            if sym {
+                write_symmetric_lower(&mut buf, &a).unwrap();
+            } else {
+                write_general(&mut buf, &a).unwrap();
+            }
+            let b = read_matrix(p(), &buf).unwrap();
+            assert_eq!(a.col_ptr(), b.col_ptr());
+            assert_eq!(a.row_idx(), b.row_idx());
+            let ab: Vec<u64> = a.values().iter().map(|x| x.to_bits()).collect();
+            let bb: Vec<u64> = b.values().iter().map(|x| x.to_bits()).collect();
+            assert_eq!(ab, bb);
+        }
+    }
+
+    #[test]
+    fn reads_comments_and_array_matrices() {
+        let s = "%%MatrixMarket matrix array real general\n% c\n\n2 2\n1\n2\n3\n4\n";
+        let a = read_matrix(p(), s.as_bytes()).unwrap();
+        assert_eq!(a.get(1, 0), 2.0);
+        assert_eq!(a.get(0, 1), 3.0);
+        let s = "%%MatrixMarket matrix coordinate integer general\n2 3 1\n% x\n2 3 7\n";
+        let a = read_matrix(p(), s.as_bytes()).unwrap();
+        assert_eq!((a.nrows(), a.ncols(), a.get(1, 2)), (2, 3, 7.0));
+    }
+
+    fn parse_err_line(r: Result<CscMatrix>) -> String {
+        match r {
+            Err(ProblemError::Parse { location, .. }) => location.unwrap(),
+            other => panic!("expected a parse error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn errors_name_the_line() {
+        let h = "%%MatrixMarket matrix coordinate real symmetric\n";
+        assert_eq!(
+            parse_err_line(read_matrix(p(), format!("{h}2 2 1\n3 1 1.0\n").as_bytes())),
+            "line 3"
+        );
+        assert_eq!(
+            parse_err_line(read_matrix(p(), format!("{h}2 2 1\n1 2 1.0\n").as_bytes())),
+            "line 3"
+        );
+        assert_eq!(
+            parse_err_line(read_matrix(p(), format!("{h}2 2 2\n1 1 1.0\n").as_bytes())),
+            "line 3 (end of file)"
+        );
+        assert_eq!(
+            parse_err_line(read_matrix(p(), format!("{h}2 2 1\n1 1 nan\n").as_bytes())),
+            "line 3"
+        );
+        assert_eq!(
+            parse_err_line(read_matrix(
+                p(),
+                format!("{h}2 2 1\n1 1 1\n2 2 1\n").as_bytes()
+            )),
+            "line 4"
+        );
+        assert_eq!(
+            parse_err_line(read_matrix(p(), format!("{h}2 x 1\n").as_bytes())),
+            "line 2"
+        );
+        assert_eq!(parse_err_line(read_matrix(p(), b"garbage\n")), "line 1");
+        assert_eq!(
+            parse_err_line(read_matrix(
+                p(),
+                b"%%MatrixMarket matrix coordinate complex general\n"
+            )),
+            "line 1"
+        );
+        assert!(read_vector(
+            p(),
+            b"%%MatrixMarket matrix array real general\n2 2\n1 2 3 4\n"
+        )
+        .is_err());
+        assert!(read_matrix(p(), &[0xff, 0xfe, 0x00]).is_err());
+        let huge = b"%%MatrixMarket matrix coordinate real general\n100000000000 1 0\n";
+        assert_eq!(parse_err_line(read_matrix(p(), huge)), "line 2");
+    }
+}

@@ -1,0 +1,511 @@
+//! Siconos text problem files (`.dat`): friction-contact problems (fc3d) and LCPs.
+//!
+//! The files are written by Siconos numerics (`frictionContact_printInFile`,
+//! `linearComplementarity_printInFile`, `NM_write_in_file`) and hold whitespace-separated
+//! numbers; line breaks carry no meaning. They are read token by token, and every error names
+//! the line and the token (1-based index in the file) where it was found.
+//!
+//! Layout (`shared/data/README.md`):
+//!
+//! - fc3d: `d` (space dimension; only 3 is supported), `nc` (number of contacts), a
+//!   NumericsMatrix of size `d nc x d nc` (`W`), `q` (`d nc` numbers), `mu` (`nc` numbers).
+//!   Anything after `mu` (some files end with one more integer) is ignored.
+//! - LCP: `n`, a NumericsMatrix of size `n x n` (`M`), `q` (`n` numbers). Anything after `q`
+//!   (several files end with free text) is ignored.
+//! - NumericsMatrix: storage type, `size0` (rows), `size1` (columns), then
+//!   - `0` dense: `size0 size1` once more, then the `size0 * size1` values **column-major**
+//!     (each text line of a square matrix is a column: Siconos writes and reads `matrix0`
+//!     in order; for `Rover4396.dat`, `W[1,0]` is the second number of the first line);
+//!   - `1` sparse block (SBM): number of blocks, number of block rows, number of block columns,
+//!     the cumulative row sizes of the block rows, the cumulative column sizes of the block
+//!     columns, `filled1` (= block rows + 1), `filled2` (= number of blocks), the block-row
+//!     pointers (`filled1` numbers), the block-column index of each block (`filled2` numbers),
+//!     then for each block in order its index `0, 1, ...` followed by its values, column-major;
+//!   - `2` (sparse CSC/triplet) is not supported (typed error).
+//!
+//! Numbers are parsed with Rust's correctly rounded `f64` parser (the same value as C's
+//! `strtod` for the 25-digit values of these files); NaN and infinities are rejected.
+
+use super::{perr, FrictionProblem, Notes};
+use crate::error::Result;
+use crate::io::Format;
+use crate::linalg::CscMatrix;
+use std::path::Path;
+
+/// A Siconos fc3d file as read: the raw problem and reader notes for the provenance.
+#[derive(Clone, Debug)]
+pub struct Fc3dFile {
+    /// `u = W r + q` as stored (`W` not symmetrised), spacedim 3.
+    pub problem: FrictionProblem,
+    /// Reader notes (`matrix_storage`, `ignored_trailing_tokens`).
+    pub notes: Notes,
+}
+
+/// A Siconos LCP file as read: `w = M z + q`, `0 <= z _|_ w >= 0`.
+#[derive(Clone, Debug)]
+pub struct LcpFile {
+    /// `M` (`n x n`, as stored, possibly non-symmetric).
+    pub m: CscMatrix,
+    /// `q` (length `n`).
+    pub q: Vec<f64>,
+    /// Reader notes (`matrix_storage`, `ignored_trailing_tokens`).
+    pub notes: Notes,
+}
+
+/// Classify the text by its first four tokens (see [`crate::io::detect_format_bytes`]):
+/// `d nc type size0` with `d in {2, 3}`, `type in {0, 1, 2}`, `size0 = d nc` is
+/// [`Format::SiconosFc3d`]; `n type size0 size1` with `type in {0, 1, 2}`, `size0 = size1 = n`
+/// is [`Format::SiconosLcp`] (checked first; the two overlap only for `2 1 2 2`). `None`
+/// otherwise.
+pub fn detect(bytes: &[u8]) -> Option<Format> {
+    let mut it = bytes
+        .split(|b| b.is_ascii_whitespace())
+        .filter(|t| !t.is_empty())
+        .map(|t| {
+            std::str::from_utf8(t)
+                .ok()
+                .and_then(|s| s.parse::<u64>().ok())
+        });
+    let t0 = it.next()??;
+    let t1 = it.next()??;
+    let t2 = it.next()??;
+    let t3 = it.next()??;
+    if t1 <= 2 && t2 == t0 && t3 == t0 {
+        return Some(Format::SiconosLcp);
+    }
+    if (t0 == 2 || t0 == 3) && t2 <= 2 && Some(t3) == t0.checked_mul(t1) {
+        return Some(Format::SiconosFc3d);
+    }
+    None
+}
+
+/// Read a Siconos fc3d friction problem (`d`, `nc`, `W`, `q`, `mu`) from the bytes of `path`.
+///
+/// Shapes: `W` is `3 nc x 3 nc`, `q` has `3 nc` entries, `mu` has `nc`. Errors
+/// ([`crate::ProblemError::Parse`] with line and token): a missing or malformed number, a
+/// non-finite value, `d != 3` ("only 3-D problems are supported"), a matrix size different
+/// from `d nc`, an unsupported or inconsistent NumericsMatrix.
+pub fn read_fc3d(path: &Path, bytes: &[u8]) -> Result<Fc3dFile> {
+    let mut t = Tokens::new(path, bytes);
+    let d = t.usize("space dimension d")?;
+    if d != 3 {
+        return Err(t.err_prev(format!(
+            "space dimension d = {d} is not supported: only 3-D friction problems (d = 3) can be \
+             read"
+        )));
+    }
+    let nc = t.usize("number of contacts")?;
+    let n = nc
+        .checked_mul(3)
+        .ok_or_else(|| t.err_prev("number of contacts is too large"))?;
+    // q and mu alone need n + nc numbers: checked first, so that a corrupt header cannot make
+    // the matrix reader allocate for a size the file cannot hold.
+    t.need(n.saturating_add(nc), "the matrix W, q and mu")?;
+    let mut notes = Notes::new();
+    let w = read_numerics_matrix(&mut t, n, "W", &mut notes)?;
+    let q = t.f64_vec(n, "q")?;
+    let mu = t.f64_vec(nc, "mu")?;
+    let rest = t.remaining();
+    if rest > 0 {
+        notes.insert("ignored_trailing_tokens".into(), rest.to_string());
+    }
+    Ok(Fc3dFile {
+        problem: FrictionProblem {
+            w,
+            q,
+            mu,
+            spacedim: 3,
+        },
+        notes,
+    })
+}
+
+/// Read a Siconos LCP (`n`, `M`, `q`) from the bytes of `path`. Trailing free text is ignored.
+///
+/// Shapes: `M` is `n x n`, `q` has `n` entries. Errors as [`read_fc3d`].
+pub fn read_lcp(path: &Path, bytes: &[u8]) -> Result<LcpFile> {
+    let mut t = Tokens::new(path, bytes);
+    let n = t.usize("problem size n")?;
+    t.need(n, "the matrix M and q")?;
+    let mut notes = Notes::new();
+    let m = read_numerics_matrix(&mut t, n, "M", &mut notes)?;
+    let q = t.f64_vec(n, "q")?;
+    let rest = t.remaining();
+    if rest > 0 {
+        notes.insert("ignored_trailing_tokens".into(), rest.to_string());
+    }
+    Ok(LcpFile { m, q, notes })
+}
+
+/// Read a square NumericsMatrix that must be `n x n`.
+fn read_numerics_matrix(
+    t: &mut Tokens<'_>,
+    n: usize,
+    what: &str,
+    notes: &mut Notes,
+) -> Result<CscMatrix> {
+    let storage = t.usize(&format!("storage type of {what}"))?;
+    let storage_tok = t.pos - 1;
+    let size0 = t.usize(&format!("row count of {what}"))?;
+    let size1 = t.usize(&format!("column count of {what}"))?;
+    if size0 != n || size1 != n {
+        return Err(t.err_prev(format!(
+            "{what} is {size0} x {size1}, but the header asks for {n} x {n} (d * number of \
+             contacts, or n)"
+        )));
+    }
+    match storage {
+        0 => {
+            notes.insert("matrix_storage".into(), "dense (column-major)".into());
+            let r = t.usize(&format!("repeated row count of {what}"))?;
+            let c = t.usize(&format!("repeated column count of {what}"))?;
+            if r != size0 || c != size1 {
+                return Err(t.err_prev(format!(
+                    "dense {what}: repeated size {r} x {c} differs from {size0} x {size1}"
+                )));
+            }
+            let len = n
+                .checked_mul(n)
+                .ok_or_else(|| t.err_prev("matrix is too large"))?;
+            let vals = t.f64_vec(len, &format!("dense {what} (column-major)"))?;
+            CscMatrix::from_dense_col_major(n, n, &vals).map_err(|e| e.in_file(t.path))
+        }
+        1 => {
+            notes.insert("matrix_storage".into(), "sparse block (SBM)".into());
+            read_sbm(t, n, what)
+        }
+        s => Err(t.err_at(
+            storage_tok,
+            format!("{what}: NumericsMatrix storage type {s} is not supported (0 dense, 1 sparse block)"),
+        )),
+    }
+}
+
+/// Read the sparse-block part of an `n x n` NumericsMatrix (after storage type and sizes).
+fn read_sbm(t: &mut Tokens<'_>, n: usize, what: &str) -> Result<CscMatrix> {
+    let nbblocks = t.usize(&format!("{what}: number of blocks"))?;
+    let nbr = t.usize(&format!("{what}: number of block rows"))?;
+    let nbc = t.usize(&format!("{what}: number of block columns"))?;
+    let rows = t.cumulative_sizes(nbr, n, &format!("{what}: cumulative block row sizes"))?;
+    let cols = t.cumulative_sizes(nbc, n, &format!("{what}: cumulative block column sizes"))?;
+    let filled1 = t.usize(&format!("{what}: filled1 (block rows + 1)"))?;
+    if filled1 != nbr + 1 {
+        return Err(t.err_prev(format!(
+            "{what}: filled1 = {filled1} must be the number of block rows + 1 = {}",
+            nbr + 1
+        )));
+    }
+    let filled2 = t.usize(&format!("{what}: filled2 (number of blocks)"))?;
+    if filled2 != nbblocks {
+        return Err(t.err_prev(format!(
+            "{what}: filled2 = {filled2} differs from the number of blocks {nbblocks}"
+        )));
+    }
+    t.need(filled1 + filled2, &format!("{what}: block index arrays"))?;
+    let mut rowptr = Vec::with_capacity(filled1);
+    for k in 0..filled1 {
+        let p = t.usize(&format!("{what}: block row pointer {k}"))?;
+        let ok = if k == 0 {
+            p == 0
+        } else {
+            p >= rowptr[k - 1] && p <= nbblocks
+        };
+        if !ok || (k == filled1 - 1 && p != nbblocks) {
+            return Err(t.err_prev(format!(
+                "{what}: invalid block row pointer {p} (must start at 0, not decrease and end at \
+                 the number of blocks {nbblocks})"
+            )));
+        }
+        rowptr.push(p);
+    }
+    let mut colidx = Vec::with_capacity(filled2);
+    for k in 0..filled2 {
+        let c = t.usize(&format!("{what}: block column index {k}"))?;
+        if c >= nbc {
+            return Err(t.err_prev(format!(
+                "{what}: block column index {c} out of range (there are {nbc} block columns)"
+            )));
+        }
+        colidx.push(c);
+    }
+    let mut trip = Vec::new();
+    for br in 0..nbr {
+        let (r0, r1) = (if br == 0 { 0 } else { rows[br - 1] }, rows[br]);
+        for (b, &bc) in colidx
+            .iter()
+            .enumerate()
+            .take(rowptr[br + 1])
+            .skip(rowptr[br])
+        {
+            let (c0, c1) = (if bc == 0 { 0 } else { cols[bc - 1] }, cols[bc]);
+            let idx = t.usize(&format!("{what}: index of block {b}"))?;
+            if idx != b {
+                return Err(t.err_prev(format!(
+                    "{what}: expected the index {b} of the next block, found {idx}"
+                )));
+            }
+            let (nr, nc) = (r1 - r0, c1 - c0);
+            let len = nr
+                .checked_mul(nc)
+                .ok_or_else(|| t.err_prev("block is too large"))?;
+            let vals = t.f64_vec(len, &format!("{what}: values of block {b} (column-major)"))?;
+            for j in 0..nc {
+                for i in 0..nr {
+                    let v = vals[i + j * nr];
+                    if v != 0.0 {
+                        trip.push((r0 + i, c0 + j, v));
+                    }
+                }
+            }
+        }
+    }
+    CscMatrix::from_triplets(n, n, &trip).map_err(|e| e.in_file(t.path))
+}
+
+/// One whitespace-separated token: its bytes and its 1-based line.
+struct Tok<'a> {
+    text: &'a [u8],
+    line: usize,
+}
+
+/// Token cursor over a whole text; errors name the line and the 1-based token index.
+struct Tokens<'a> {
+    path: &'a Path,
+    toks: Vec<Tok<'a>>,
+    pos: usize,
+    last_line: usize,
+}
+
+impl<'a> Tokens<'a> {
+    fn new(path: &'a Path, bytes: &'a [u8]) -> Self {
+        let mut toks = Vec::new();
+        let mut line = 1;
+        let mut start = None;
+        for (k, &b) in bytes.iter().enumerate() {
+            if b.is_ascii_whitespace() {
+                if let Some(s) = start.take() {
+                    toks.push(Tok {
+                        text: &bytes[s..k],
+                        line,
+                    });
+                }
+                if b == b'\n' {
+                    line += 1;
+                }
+            } else if start.is_none() {
+                start = Some(k);
+            }
+        }
+        if let Some(s) = start {
+            toks.push(Tok {
+                text: &bytes[s..],
+                line,
+            });
+        }
+        Tokens {
+            path,
+            toks,
+            pos: 0,
+            last_line: line,
+        }
+    }
+
+    fn location(&self, k: usize) -> String {
+        match self.toks.get(k) {
+            Some(tok) => format!("line {}, token {}", tok.line, k + 1),
+            None => format!(
+                "line {} (end of file, after {} tokens)",
+                self.last_line,
+                self.toks.len()
+            ),
+        }
+    }
+
+    fn err_at(&self, k: usize, msg: impl Into<String>) -> crate::ProblemError {
+        perr(self.path, self.location(k), msg)
+    }
+
+    /// Error located at the token just read.
+    fn err_prev(&self, msg: impl Into<String>) -> crate::ProblemError {
+        self.err_at(self.pos.saturating_sub(1), msg)
+    }
+
+    fn remaining(&self) -> usize {
+        self.toks.len() - self.pos
+    }
+
+    /// Fail early (before allocating) when fewer than `count` tokens are left.
+    fn need(&self, count: usize, what: &str) -> Result<()> {
+        if self.remaining() < count {
+            return Err(self.err_at(
+                self.toks.len(),
+                format!(
+                    "file ends early: {what} needs {count} more numbers, only {} tokens remain \
+                     (truncated file or wrong sizes?)",
+                    self.remaining()
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn next(&mut self, what: &str) -> Result<(&'a str, usize)> {
+        let k = self.pos;
+        let Some(tok) = self.toks.get(k) else {
+            return Err(self.err_at(k, format!("unexpected end of file while reading {what}")));
+        };
+        self.pos += 1;
+        let s = std::str::from_utf8(tok.text)
+            .map_err(|_| self.err_at(k, format!("{what}: token is not valid text")))?;
+        Ok((s, k))
+    }
+
+    fn usize(&mut self, what: &str) -> Result<usize> {
+        let (s, k) = self.next(what)?;
+        s.parse::<usize>().map_err(|_| {
+            self.err_at(
+                k,
+                format!(
+                    "{what}: expected a non-negative integer, found '{}'",
+                    short(s)
+                ),
+            )
+        })
+    }
+
+    fn f64(&mut self, what: &str) -> Result<f64> {
+        let (s, k) = self.next(what)?;
+        match s.parse::<f64>() {
+            Ok(v) if v.is_finite() => Ok(v),
+            Ok(v) => Err(self.err_at(k, format!("{what}: non-finite value {v} ('{}')", short(s)))),
+            Err(_) => Err(self.err_at(
+                k,
+                format!("{what}: expected a real number, found '{}'", short(s)),
+            )),
+        }
+    }
+
+    fn f64_vec(&mut self, count: usize, what: &str) -> Result<Vec<f64>> {
+        self.need(count, what)?;
+        let mut v = Vec::with_capacity(count);
+        for i in 0..count {
+            v.push(self.f64(&format!("{what} [{i}]"))?);
+        }
+        Ok(v)
+    }
+
+    /// `count` strictly increasing positive sizes ending at `total`.
+    fn cumulative_sizes(&mut self, count: usize, total: usize, what: &str) -> Result<Vec<usize>> {
+        self.need(count, what)?;
+        let mut v: Vec<usize> = Vec::with_capacity(count);
+        for i in 0..count {
+            let s = self.usize(&format!("{what} [{i}]"))?;
+            let prev = v.last().copied().unwrap_or(0);
+            if s <= prev || s > total || (i == count - 1 && s != total) {
+                return Err(self.err_prev(format!(
+                    "{what}: {s} must increase strictly and end at the matrix size {total}"
+                )));
+            }
+            v.push(s);
+        }
+        if count == 0 && total != 0 {
+            return Err(self.err_prev(format!("{what}: no blocks for a matrix of size {total}")));
+        }
+        Ok(v)
+    }
+}
+
+/// At most 40 characters of a token, for error messages.
+fn short(s: &str) -> String {
+    if s.chars().count() > 40 {
+        format!("{}...", s.chars().take(40).collect::<String>())
+    } else {
+        s.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ProblemError;
+
+    fn p() -> &'static Path {
+        Path::new("t.dat")
+    }
+
+    #[test]
+    fn dense_is_column_major() {
+        // 2x2 LCP, first line is the first column: M = [[1, 3], [2, 4]]
+        let f = read_lcp(p(), b"2\n0\n2\n2\n2\t2\n1 2\n3 4\n-1 -1\n\nfree text here").unwrap();
+        assert_eq!(f.m.get(0, 0), 1.0);
+        assert_eq!(f.m.get(1, 0), 2.0);
+        assert_eq!(f.m.get(0, 1), 3.0);
+        assert_eq!(f.m.get(1, 1), 4.0);
+        assert_eq!(f.q, vec![-1.0, -1.0]);
+        assert_eq!(f.notes["ignored_trailing_tokens"], "3");
+    }
+
+    #[test]
+    fn sbm_blocks_column_major() {
+        // 6x6, 2 block rows/cols of size 3; blocks (0,0), (0,1), (1,1).
+        let mut s = String::from("3\n2\n1\n6\n6\n3\n2\n2\n3 6\n3 6\n3\n3\n0 2 3\n0 1 1\n");
+        for b in 0..3 {
+            s += &format!("{b}\n");
+            for k in 0..9 {
+                s += &format!("{}\n", (b * 9 + k + 1) as f64);
+            }
+        }
+        s += "1 2 3 4 5 6\n0.5 0.25\n";
+        let f = read_fc3d(p(), s.as_bytes()).unwrap();
+        let w = &f.problem.w;
+        // block 0 values 1..9 column-major: W[1,0] = 2, W[0,1] = 4
+        assert_eq!(w.get(1, 0), 2.0);
+        assert_eq!(w.get(0, 1), 4.0);
+        // block 1 at (0, 1): values 10..18, W[0,3] = 10, W[1,3] = 11, W[0,4] = 13
+        assert_eq!(w.get(0, 3), 10.0);
+        assert_eq!(w.get(1, 3), 11.0);
+        assert_eq!(w.get(0, 4), 13.0);
+        assert_eq!(w.get(3, 0), 0.0);
+        // block 2 at (1, 1): W[5,5] = 27
+        assert_eq!(w.get(5, 5), 27.0);
+        assert_eq!(f.problem.mu, vec![0.5, 0.25]);
+    }
+
+    #[test]
+    fn errors_are_located() {
+        let e = read_lcp(p(), b"2\n0\n2\n2\n2 2\n1 2\n3 nan\n-1 -1\n").unwrap_err();
+        match e {
+            ProblemError::Parse {
+                location, message, ..
+            } => {
+                assert_eq!(location.as_deref(), Some("line 7, token 10"), "{message}");
+                assert!(message.contains("non-finite"));
+            }
+            e => panic!("{e:?}"),
+        }
+        let e = read_lcp(p(), b"2\n0\n2\n2\n2 2\n1 2\n3").unwrap_err();
+        assert!(matches!(e, ProblemError::Parse { .. }), "{e}");
+        let e = read_fc3d(p(), b"2\n1\n0\n2\n2\n2 2\n1 0 0 1\n0 0\n1\n").unwrap_err();
+        assert!(e.to_string().contains("only 3-D"), "{e}");
+        let e = read_fc3d(p(), b"3\n2\n0\n3\n3\n3 3\n1 2 3 4 5 6 7 8 9\n").unwrap_err();
+        assert!(e.to_string().contains("header asks for 6 x 6"), "{e}");
+        let e = read_lcp(p(), b"1\n2\n1\n1\n").unwrap_err();
+        assert!(e.to_string().contains("storage type 2"), "{e}");
+        let e = read_lcp(
+            p(),
+            b"1000000000\n0\n1000000000\n1000000000\n1000000000 1000000000\n1\n",
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("file ends early"), "{e}");
+    }
+
+    #[test]
+    fn detection() {
+        assert_eq!(detect(b"3\n2\n0\n6\n6\n"), Some(Format::SiconosFc3d));
+        assert_eq!(detect(b"3\n2\n1\n6\n6\n"), Some(Format::SiconosFc3d));
+        assert_eq!(detect(b"26\n0\n26\n26\n"), Some(Format::SiconosLcp));
+        assert_eq!(detect(b"2\n1\n2\n2\n"), Some(Format::SiconosLcp));
+        assert_eq!(detect(b"3\n2\n0\n5\n"), None);
+        assert_eq!(detect(b"3 x"), None);
+    }
+}

@@ -1,0 +1,870 @@
+//! Integration tests of `cpbench_problems::io`: every reader on the repository fixtures
+//! (`tests/fixtures`, always) and on the shared data set (`../shared/data`, when present),
+//! checked against the independently computed reference solutions; bundle round trips;
+//! malformed inputs.
+
+use cpbench_problems::io::{
+    self, detect_format, load, load_bytes, read_bundle, write_bundle, ClassChoice, Format,
+    LoadOptions,
+};
+use cpbench_problems::{
+    residuals, ConstraintSet, CscMatrix, Instance, ProblemClass, ProblemError, Provenance,
+    ValidationOptions,
+};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures")
+}
+
+/// The shared data set next to the workspace, if this checkout has it.
+fn shared_data() -> Option<PathBuf> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data");
+    if p.is_dir() {
+        Some(p)
+    } else {
+        println!("SKIPPED: shared data set {} not found", p.display());
+        None
+    }
+}
+
+fn opts(class: ClassChoice, symmetrize: bool) -> LoadOptions {
+    LoadOptions {
+        class,
+        validation: ValidationOptions {
+            symmetrize,
+            ..ValidationOptions::default()
+        },
+    }
+}
+
+fn temp_dir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!(
+        "cpbench-io-test-{tag}-{}-{:?}",
+        std::process::id(),
+        std::thread::current().id()
+    ));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// One row of reference.csv.
+#[derive(Debug, Clone)]
+struct RefRow {
+    file: String,
+    kind: String,
+    n: usize,
+    asymmetry: f64,
+    objective: Option<f64>,
+    status: String,
+}
+
+fn reference_rows() -> Vec<RefRow> {
+    let text = std::fs::read_to_string(fixtures().join("reference/reference.csv")).unwrap();
+    text.lines()
+        .skip(1)
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            // The last column (note) is quoted and holds commas; the first eight never do.
+            let f: Vec<&str> = l.splitn(9, ',').collect();
+            RefRow {
+                file: f[0].into(),
+                kind: f[1].into(),
+                n: f[2].parse().unwrap(),
+                asymmetry: f[4].parse().unwrap(),
+                objective: f[5].parse().ok(),
+                status: f[7].into(),
+            }
+        })
+        .collect()
+}
+
+fn read_solution(path: &Path) -> Vec<f64> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.trim().parse().unwrap())
+        .collect()
+}
+
+/// Folder of a data file by its name.
+fn folder_of(file: &str) -> &'static str {
+    if file.ends_with(".hdf5") {
+        "fclib"
+    } else if file.starts_with("lcp_") {
+        "lcp"
+    } else {
+        "siconos-fc3d"
+    }
+}
+
+/// Load `file` of `root` the way reference row `kind` describes (symmetrised as the reference).
+fn load_for_kind(root: &Path, file: &str, kind: &str) -> Instance {
+    let path = root.join(folder_of(file)).join(file);
+    let class = if kind == "lcp_normal" {
+        ClassChoice::Lcp
+    } else {
+        ClassChoice::Ccp
+    };
+    load(&path, &opts(class, true)).unwrap_or_else(|e| panic!("{file}: {e}"))
+}
+
+/// Check every `ok` QP row of reference.csv whose file is under `root` (and whose solution
+/// file is under `solutions`): size, objective to 1e-9 relative, natural-map residual.
+fn check_against_reference(root: &Path, solutions: &Path) -> usize {
+    let mut checked = 0;
+    for row in reference_rows() {
+        if row.kind == "coulomb" || row.status != "ok" {
+            continue;
+        }
+        let data = root.join(folder_of(&row.file)).join(&row.file);
+        let sol = solutions.join(format!("{}__{}.txt", row.file, row.kind));
+        if !data.exists() || !sol.exists() {
+            continue;
+        }
+        if root != fixtures()
+            && fixtures()
+                .join(folder_of(&row.file))
+                .join(&row.file)
+                .exists()
+        {
+            continue; // checked by `fixtures_match_reference_solutions`
+        }
+        let inst = load_for_kind(root, &row.file, &row.kind);
+        assert_eq!(inst.n(), row.n, "{} {}", row.file, row.kind);
+        let x = read_solution(&sol);
+        assert_eq!(x.len(), inst.n(), "{} {}", row.file, row.kind);
+        let res = residuals(&inst, &x);
+        if row.objective.is_none() && row.kind == "lcp" {
+            // Non-symmetric LCP solved by Lemke: check Siconos's LCP error with M as read
+            // (column-major), ||z - max(0, z - (M z + q))|| / ||q||, before any symmetrisation.
+            let raw = io::siconos::read_lcp(&data, &std::fs::read(&data).unwrap()).unwrap();
+            let mut w = vec![0.0; x.len()];
+            raw.m.matvec(&x, &mut w);
+            let mut num = 0.0;
+            for ((zi, wi), qi) in x.iter().zip(&mut w).zip(&raw.q) {
+                *wi += qi;
+                num += (zi - (zi - *wi).max(0.0)).powi(2);
+            }
+            let err = num.sqrt() / raw.q.iter().map(|v| v * v).sum::<f64>().sqrt();
+            assert!(
+                err <= 1e-8,
+                "{}: Lemke solution has LCP error {err:.2e}",
+                row.file
+            );
+        }
+        if let Some(obj) = row.objective {
+            let f = inst.objective(&x);
+            let rel = (f - obj).abs() / obj.abs().max(f64::MIN_POSITIVE);
+            assert!(
+                rel <= 1e-9,
+                "{} {}: objective {f:.12e} vs reference {obj:.12e} (rel {rel:.1e})",
+                row.file,
+                row.kind
+            );
+            // Only symmetric problems are QPs; for them the natural map must vanish.
+            assert!(
+                res.nat_map_rel_max1_2 <= 1e-8,
+                "{} {}: residual {:.2e}",
+                row.file,
+                row.kind,
+                res.nat_map_rel_max1_2
+            );
+        }
+        checked += 1;
+    }
+    checked
+}
+
+#[test]
+fn fixtures_match_reference_solutions() {
+    let root = fixtures();
+    let n = check_against_reference(&root, &root.join("reference/solutions"));
+    // 7 frictional fixtures x (ccp, lcp_normal) + 5 LCPs (one non-symmetric, Lemke)
+    assert_eq!(n, 19, "number of reference rows checked");
+}
+
+#[test]
+fn shared_data_matches_reference_solutions() {
+    let Some(root) = shared_data() else { return };
+    let n = check_against_reference(&root, &root.join("reference/solutions"));
+    // 33 ok QP/LCP rows with a solution, 19 of them for the repository fixtures
+    assert_eq!(n, 33 - 19, "reference rows checked beyond the fixtures");
+}
+
+#[test]
+fn fixture_sizes_names_and_provenance() {
+    let f = fixtures();
+    let cases: [(&str, ClassChoice, usize, &str, &str, &str); 10] = [
+        (
+            "fclib/Spheres-i099-356-679.hdf5",
+            ClassChoice::Ccp,
+            1068,
+            "Spheres-i099-356-679__ccp",
+            "fclib-global",
+            "ccp-relaxation",
+        ),
+        (
+            "fclib/Spheres-i099-356-679.hdf5",
+            ClassChoice::Lcp,
+            356,
+            "Spheres-i099-356-679__lcp",
+            "fclib-global",
+            "normal-block-lcp",
+        ),
+        (
+            "fclib/Capsules-i125-1213.hdf5",
+            ClassChoice::Ccp,
+            858,
+            "Capsules-i125-1213__ccp",
+            "fclib-local",
+            "ccp-relaxation",
+        ),
+        (
+            "fclib/Box_Stacks-i0122-82-5.hdf5",
+            ClassChoice::Ccp,
+            246,
+            "Box_Stacks-i0122-82-5__ccp",
+            "fclib-global",
+            "ccp-relaxation",
+        ),
+        (
+            "fclib/CubeH8.hdf5",
+            ClassChoice::Ccp,
+            3,
+            "CubeH8__ccp",
+            "fclib-global",
+            "ccp-relaxation",
+        ),
+        (
+            "siconos-fc3d/Rover4396.dat",
+            ClassChoice::Ccp,
+            6,
+            "Rover4396__ccp",
+            "siconos-fc3d",
+            "ccp-relaxation",
+        ),
+        (
+            "siconos-fc3d/NESpheres_10_1.dat",
+            ClassChoice::Ccp,
+            27,
+            "NESpheres_10_1__ccp",
+            "siconos-fc3d",
+            "ccp-relaxation",
+        ),
+        (
+            "siconos-fc3d/FC3D_Example1_SBM.dat",
+            ClassChoice::Lcp,
+            3,
+            "FC3D_Example1_SBM__lcp",
+            "siconos-fc3d",
+            "normal-block-lcp",
+        ),
+        (
+            "lcp/lcp_mmc.dat",
+            ClassChoice::Ccp,
+            26,
+            "lcp_mmc",
+            "siconos-lcp",
+            "as-is",
+        ),
+        (
+            "lcp/lcp_CPS_1.dat",
+            ClassChoice::Lcp,
+            2,
+            "lcp_CPS_1",
+            "siconos-lcp",
+            "as-is",
+        ),
+    ];
+    for (file, class, n, name, format, derivation) in cases {
+        let path = f.join(file);
+        let inst = load(&path, &opts(class, true)).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(inst.n(), n, "{file}");
+        assert_eq!(inst.name(), name);
+        let p = inst.provenance();
+        assert_eq!(p.source, path.display().to_string());
+        assert_eq!(p.format, format, "{file}");
+        assert_eq!(p.derivation, derivation, "{file}");
+        assert!(p.parameters.contains_key("sign_convention"), "{file}");
+        let expected_class = match (format, class) {
+            ("siconos-lcp", _) | (_, ClassChoice::Lcp) => ProblemClass::Lcp,
+            _ => ProblemClass::Ccp,
+        };
+        assert_eq!(inst.class(), expected_class, "{file}");
+    }
+    let cube = load(&f.join("fclib/CubeH8.hdf5"), &opts(ClassChoice::Ccp, false)).unwrap();
+    let p = &cube.provenance().parameters;
+    assert_eq!(p["m_upper_triangle_symmetrized"], "true");
+    assert_eq!(p["condensed"], "W = H^T M^-1 H, q = H^T M^-1 f + w");
+    assert_eq!(p["spacedim"], "3");
+    assert!(p["m_factorization"].contains("Cholesky"), "{p:?}");
+}
+
+#[test]
+fn detects_formats() {
+    let f = fixtures();
+    for (file, format) in [
+        ("fclib/CubeH8.hdf5", Format::FclibHdf5),
+        ("fclib/Capsules-i125-1213.hdf5", Format::FclibHdf5),
+        ("siconos-fc3d/Rover4396.dat", Format::SiconosFc3d),
+        ("siconos-fc3d/FC3D_Example1_SBM.dat", Format::SiconosFc3d),
+        ("lcp/lcp_mmc.dat", Format::SiconosLcp),
+        ("lcp/lcp_CPS_1.dat", Format::SiconosLcp),
+    ] {
+        assert_eq!(detect_format(&f.join(file)).unwrap(), format, "{file}");
+    }
+    assert_eq!(detect_format(&f.join("fclib")).unwrap(), Format::Bundle);
+    assert!(matches!(
+        detect_format(&f.join("NOTICE")),
+        Err(ProblemError::UnknownFormat { .. })
+    ));
+    assert!(matches!(
+        detect_format(&f.join("does-not-exist.dat")),
+        Err(ProblemError::Io { .. })
+    ));
+}
+
+#[test]
+fn dense_siconos_matrices_are_column_major() {
+    let num = |s: &str| s.parse::<f64>().unwrap();
+    // Rover4396.dat: W[1,0] is the 2nd number of the first matrix line, W[0,1] the first of
+    // the second line (W is not symmetric, so a transposed read would differ).
+    let path = fixtures().join("siconos-fc3d/Rover4396.dat");
+    let bytes = std::fs::read(&path).unwrap();
+    let f = io::siconos::read_fc3d(&path, &bytes).unwrap();
+    assert_eq!(
+        f.problem.w.get(1, 0),
+        num("-1.515988037597431909581092e-04")
+    );
+    assert_eq!(
+        f.problem.w.get(0, 1),
+        num("-1.543351006400240027841009e-04")
+    );
+    assert_eq!(f.problem.w.get(0, 0), num("1.206265440170792811735989e-02"));
+    assert_eq!(f.problem.mu, vec![0.7, 0.7]);
+    assert_eq!(f.problem.q[0], num("-7.993436691636901514357305e-02"));
+}
+
+#[test]
+fn fclib_sparse_layouts_agree() {
+    // The same non-symmetric W stored as CSC, triplets and CSR (tests/fixtures/synthetic).
+    let dir = fixtures().join("synthetic");
+    let mut mats = Vec::new();
+    for name in ["local_csc.hdf5", "local_triplets.hdf5", "local_csr.hdf5"] {
+        let path = dir.join(name);
+        let f = io::fclib::read_fclib(&path, &std::fs::read(&path).unwrap()).unwrap();
+        assert_eq!(f.kind, io::fclib::FclibKind::Local);
+        assert_eq!(f.problem.q, vec![-1.0, 0.5, 0.25, -2.0, 0.0, 1.0]);
+        assert_eq!(f.problem.mu, vec![0.3, 0.7]);
+        mats.push(f.problem.w);
+    }
+    for w in &mats {
+        assert_eq!(w.get(1, 0), 1.5, "row 1, column 0");
+        assert_eq!(w.get(0, 1), 1.0);
+        assert_eq!(w.get(5, 2), 0.125);
+        assert_eq!(w.get(2, 5), 0.25);
+        assert_eq!(w.nnz(), 12);
+    }
+}
+
+#[test]
+fn unsupported_spacedim_is_a_typed_error() {
+    let path = fixtures().join("synthetic/spacedim2.hdf5");
+    match load(&path, &LoadOptions::default()) {
+        Err(ProblemError::Parse {
+            location, message, ..
+        }) => {
+            assert_eq!(
+                location.as_deref(),
+                Some("HDF5 object /fclib_local/spacedim")
+            );
+            assert!(
+                message.contains("spacedim = 2 is not supported"),
+                "{message}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    let text = b"2\n1\n0\n2\n2\n2 2\n1 0 0 1\n0 0\n0.5\n";
+    match load_bytes("d2.dat", text, Format::SiconosFc3d, &LoadOptions::default()) {
+        Err(ProblemError::Parse {
+            location, message, ..
+        }) => {
+            assert_eq!(location.as_deref(), Some("line 1, token 1"));
+            assert!(message.contains("only 3-D"), "{message}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+/// `Asymmetric` wrapped in `InFile` naming the file.
+fn assert_asymmetric(r: Result<Instance, ProblemError>, file: &str) {
+    match r {
+        Err(ProblemError::InFile { path, source }) => {
+            assert!(path.to_string_lossy().contains(file), "{}", path.display());
+            assert!(
+                matches!(*source, ProblemError::Asymmetric { .. }),
+                "{source}"
+            );
+        }
+        other => panic!("{file}: expected InFile(Asymmetric), got {other:?}"),
+    }
+}
+
+#[test]
+fn asymmetric_files_need_symmetrize() {
+    let f = fixtures();
+    for (file, asym) in [
+        ("fclib/Capsules-i125-1213.hdf5", 3.42e-4),
+        ("siconos-fc3d/Rover4396.dat", 3.79e-5),
+    ] {
+        let path = f.join(file);
+        for class in [ClassChoice::Ccp, ClassChoice::Lcp] {
+            assert_asymmetric(load(&path, &opts(class, false)), file);
+            let inst = load(&path, &opts(class, true)).unwrap();
+            let s = inst.provenance().symmetrized_from.unwrap();
+            assert!((s - asym).abs() < 0.01 * asym, "{file}: asymmetry {s:.3e}");
+        }
+    }
+    // A non-symmetric LCP (lcp_CPS_2.dat of Siconos), embedded.
+    let cps2 = b"3\n0\n3\n3\n3\t3\n0 2 -1\n-1 0 1\n2 -2 0\n-3 6 -1\n\nExample 4.4.7 CPS 2009\n";
+    assert_asymmetric(
+        load_bytes(
+            "lcp_CPS_2.dat",
+            cps2,
+            Format::SiconosLcp,
+            &LoadOptions::default(),
+        ),
+        "lcp_CPS_2.dat",
+    );
+    let inst = load_bytes(
+        "lcp_CPS_2.dat",
+        cps2,
+        Format::SiconosLcp,
+        &opts(ClassChoice::Ccp, true),
+    )
+    .unwrap();
+    assert_eq!(inst.name(), "lcp_CPS_2");
+    // Column-major: the first line is column 0 = (0, 2, -1), the second column 1 = (-1, 0, 1),
+    // so M[1,0] = 2, M[0,1] = -1 and the symmetrised N[0,1] = (-1 + 2) / 2.
+    assert_eq!(inst.n_mat().get(0, 1), 0.5);
+    assert_eq!(inst.r(), &[-3.0, 6.0, -1.0]);
+}
+
+#[test]
+fn load_bytes_names_from_the_file_name() {
+    let bytes = std::fs::read(fixtures().join("siconos-fc3d/NESpheres_10_1.dat")).unwrap();
+    let i = load_bytes(
+        "NESpheres_10_1.dat",
+        &bytes,
+        Format::SiconosFc3d,
+        &LoadOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(i.name(), "NESpheres_10_1__ccp");
+    assert_eq!(i.provenance().source, "NESpheres_10_1.dat");
+    let bytes = std::fs::read(fixtures().join("fclib/CubeH8.hdf5")).unwrap();
+    let i = load_bytes(
+        "data/CubeH8.hdf5",
+        &bytes,
+        Format::FclibHdf5,
+        &opts(ClassChoice::Lcp, false),
+    )
+    .unwrap();
+    assert_eq!(i.name(), "CubeH8__lcp");
+    assert_eq!(i.n(), 1);
+}
+
+#[test]
+fn all_shared_files_load() {
+    let Some(root) = shared_data() else { return };
+    let refs = reference_rows();
+    let mut by_file: HashMap<String, Vec<RefRow>> = HashMap::new();
+    for r in refs {
+        by_file.entry(r.file.clone()).or_default().push(r);
+    }
+    let mut count = 0;
+    for folder in ["fclib", "siconos-fc3d", "lcp"] {
+        let mut entries: Vec<_> = std::fs::read_dir(root.join(folder))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        entries.sort();
+        for path in entries {
+            let file = path.file_name().unwrap().to_string_lossy().into_owned();
+            let rows = by_file
+                .get(&file)
+                .unwrap_or_else(|| panic!("{file} not in reference.csv"));
+            let asymmetric = rows[0].asymmetry > 1e-12;
+            let frictional = folder != "lcp";
+            let classes: &[ClassChoice] = if frictional {
+                &[ClassChoice::Ccp, ClassChoice::Lcp]
+            } else {
+                &[ClassChoice::Ccp]
+            };
+            for &class in classes {
+                let t = Instant::now();
+                let plain = load(&path, &opts(class, false));
+                let dt = t.elapsed();
+                let inst = if asymmetric {
+                    assert_asymmetric(plain, &file);
+                    load(&path, &opts(class, true)).unwrap_or_else(|e| panic!("{e}"))
+                } else {
+                    plain.unwrap_or_else(|e| panic!("{e}"))
+                };
+                let kind = match (frictional, class) {
+                    (false, _) => "lcp",
+                    (true, ClassChoice::Ccp) => "ccp",
+                    (true, ClassChoice::Lcp) => "lcp_normal",
+                };
+                let row = rows.iter().find(|r| r.kind == kind).unwrap();
+                assert_eq!(inst.n(), row.n, "{file} {kind}");
+                println!(
+                    "{file:40} {kind:10} n = {:5} nnz = {:7} load {:.1} ms",
+                    inst.n(),
+                    inst.n_mat().nnz(),
+                    dt.as_secs_f64() * 1e3
+                );
+                count += 1;
+            }
+        }
+    }
+    assert!(count >= 33, "{count}");
+}
+
+#[test]
+fn spheres_loads_fast() {
+    let path = fixtures().join("fclib/Spheres-i099-356-679.hdf5");
+    let t = Instant::now();
+    let inst = load(&path, &LoadOptions::default()).unwrap();
+    let dt = t.elapsed().as_secs_f64();
+    println!(
+        "Spheres-i099-356-679.hdf5: {:.1} ms, n = {}, nnz = {}",
+        dt * 1e3,
+        inst.n(),
+        inst.n_mat().nnz()
+    );
+    // The test profile is lightly optimised; in release it takes a few milliseconds.
+    assert!(dt < 5.0, "{dt} s");
+}
+
+fn assert_bitwise_equal(a: &Instance, b: &Instance) {
+    assert_eq!(a.hash(), b.hash());
+    assert_eq!(a.name(), b.name());
+    assert_eq!(a.provenance(), b.provenance());
+    assert_eq!(a.n_mat().col_ptr(), b.n_mat().col_ptr());
+    assert_eq!(a.n_mat().row_idx(), b.n_mat().row_idx());
+    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    assert_eq!(bits(a.n_mat().values()), bits(b.n_mat().values()));
+    assert_eq!(bits(a.r()), bits(b.r()));
+    match (a.constraints(), b.constraints()) {
+        (ConstraintSet::NonNegative, ConstraintSet::NonNegative) => {}
+        (ConstraintSet::CoulombCones { mu: x }, ConstraintSet::CoulombCones { mu: y }) => {
+            assert_eq!(bits(x), bits(y))
+        }
+        (ConstraintSet::Box { lo: l1, hi: h1 }, ConstraintSet::Box { lo: l2, hi: h2 }) => {
+            assert_eq!(bits(l1), bits(l2));
+            assert_eq!(bits(h1), bits(h2));
+        }
+        (x, y) => panic!("{x:?} vs {y:?}"),
+    }
+}
+
+fn box_instance() -> Instance {
+    let sub = f64::from_bits(3); // subnormal
+    let n_mat = CscMatrix::from_triplets(
+        4,
+        4,
+        &[
+            (0, 0, 2.0),
+            (1, 1, 1.0 / 3.0),
+            (2, 2, 1e300),
+            (3, 3, sub),
+            (0, 1, -0.1),
+            (1, 0, -0.1),
+            (2, 3, 0.0), // explicit zeros keep the structure
+            (3, 2, 0.0),
+        ],
+    )
+    .unwrap();
+    let mut prov = Provenance {
+        source: "constructed in tests/io.rs".into(),
+        format: "test".into(),
+        derivation: "as-is".into(),
+        seed: Some(42),
+        step: Some(7),
+        ..Provenance::default()
+    };
+    prov.parameters
+        .insert("note".into(), "infinite bounds".into());
+    Instance::new(
+        "box_test",
+        n_mat,
+        vec![-0.0, std::f64::consts::PI, -sub, 1e-310],
+        ConstraintSet::Box {
+            lo: vec![f64::NEG_INFINITY, -0.0, -1.5, -1e-320],
+            hi: vec![f64::INFINITY, f64::INFINITY, 0.1 + 0.2, 0.0],
+        },
+        prov,
+        ValidationOptions::default(),
+    )
+    .unwrap()
+}
+
+#[test]
+fn bundle_round_trip_is_bit_exact() {
+    let dir = temp_dir("bundle");
+    let f = fixtures();
+    let ccp = load(
+        &f.join("siconos-fc3d/Rover4396.dat"),
+        &opts(ClassChoice::Ccp, true),
+    )
+    .unwrap();
+    let glob = load(
+        &f.join("fclib/Box_Stacks-i0122-82-5.hdf5"),
+        &LoadOptions::default(),
+    )
+    .unwrap();
+    let lcp = load(&f.join("lcp/lcp_mmc.dat"), &LoadOptions::default()).unwrap();
+    for inst in [&ccp, &glob, &lcp, &box_instance()] {
+        let b = dir.join(inst.name());
+        write_bundle(inst, &b).unwrap();
+        let back = read_bundle(&b, ValidationOptions::default()).unwrap();
+        assert_bitwise_equal(inst, &back);
+        // `load` recognises the directory; writing again replaces the bundle.
+        assert_eq!(detect_format(&b).unwrap(), Format::Bundle);
+        write_bundle(&back, &b).unwrap();
+        let again = load(&b, &LoadOptions::default()).unwrap();
+        assert_bitwise_equal(inst, &again);
+    }
+    let json = std::fs::read_to_string(dir.join("box_test/instance.json")).unwrap();
+    assert!(
+        json.contains("\"-inf\"") && json.contains("\"inf\""),
+        "{json}"
+    );
+    assert!(json.contains("\"sign_convention\": \"f = 1/2 x^T N x + r^T x, g = N x + r\""));
+    let n = std::fs::read_to_string(dir.join("Rover4396__ccp/N.mtx")).unwrap();
+    assert!(n.starts_with("%%MatrixMarket matrix coordinate real symmetric\n"));
+    // a CCP bundle loaded as LCP gives its normal block
+    let nb = load(&dir.join("Rover4396__ccp"), &opts(ClassChoice::Lcp, false)).unwrap();
+    assert_eq!(nb.name(), "Rover4396__lcp");
+    assert_eq!(nb.hash(), ccp.normal_block_lcp().unwrap().hash());
+    // never replaces a directory that is not a bundle
+    let other = dir.join("not-a-bundle");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::write(other.join("precious.txt"), "keep").unwrap();
+    assert!(matches!(
+        write_bundle(&lcp, &other),
+        Err(ProblemError::Io { .. })
+    ));
+    assert!(other.join("precious.txt").exists());
+    // no temporary directories left behind
+    let leftovers: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn corrupted_bundles_give_typed_errors() {
+    let dir = temp_dir("badbundle");
+    let lcp = load(
+        &fixtures().join("lcp/lcp_deudeu.dat"),
+        &LoadOptions::default(),
+    )
+    .unwrap();
+    let b = dir.join("b");
+    write_bundle(&lcp, &b).unwrap();
+    let v = ValidationOptions::default();
+    // edited value: hash mismatch
+    let r = std::fs::read_to_string(b.join("r.mtx")).unwrap();
+    std::fs::write(
+        b.join("r.mtx"),
+        r.replace("-5.0000000000000000e0", "-4.0000000000000000e0"),
+    )
+    .unwrap();
+    match read_bundle(&b, v) {
+        Err(ProblemError::Parse { location, .. }) => assert_eq!(location.as_deref(), Some("hash")),
+        other => panic!("{other:?}"),
+    }
+    // malformed JSON: located by line and column
+    std::fs::write(
+        b.join("instance.json"),
+        "{\n \"format_version\": 1,\n oops }",
+    )
+    .unwrap();
+    match read_bundle(&b, v) {
+        Err(ProblemError::Parse { location, .. }) => {
+            assert!(location.unwrap().starts_with("line 3"))
+        }
+        other => panic!("{other:?}"),
+    }
+    // missing file
+    std::fs::remove_file(b.join("instance.json")).unwrap();
+    assert!(matches!(read_bundle(&b, v), Err(ProblemError::Io { .. })));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Any error but a panic; returns it for matching.
+fn load_err(name: &str, bytes: &[u8], format: Format) -> ProblemError {
+    match load_bytes(name, bytes, format, &opts(ClassChoice::Ccp, true)) {
+        Ok(i) => panic!(
+            "{name}: malformed input loaded as {} (n = {})",
+            i.name(),
+            i.n()
+        ),
+        Err(e) => e,
+    }
+}
+
+#[test]
+fn malformed_inputs_give_typed_errors() {
+    let f = fixtures();
+    let rover = std::fs::read(f.join("siconos-fc3d/Rover4396.dat")).unwrap();
+    let nes = std::fs::read_to_string(f.join("siconos-fc3d/NESpheres_10_1.dat")).unwrap();
+
+    // truncated .dat, cut in the middle
+    let e = load_err(
+        "Rover4396.dat",
+        &rover[..rover.len() / 2],
+        Format::SiconosFc3d,
+    );
+    match &e {
+        ProblemError::Parse {
+            path,
+            location,
+            message,
+        } => {
+            assert_eq!(path, Path::new("Rover4396.dat"));
+            assert!(location.as_ref().unwrap().contains("end of file"), "{e}");
+            assert!(
+                message.contains("file ends early") || message.contains("end of file"),
+                "{e}"
+            );
+        }
+        _ => panic!("{e:?}"),
+    }
+
+    // NaN injected in the matrix of a .dat
+    let text = String::from_utf8(rover.clone()).unwrap();
+    let bad = text.replacen("-1.515988037597431909581092e-04", "nan", 1);
+    let e = load_err("Rover4396.dat", bad.as_bytes(), Format::SiconosFc3d);
+    match &e {
+        ProblemError::Parse {
+            location, message, ..
+        } => {
+            assert_eq!(location.as_deref(), Some("line 7, token 9"), "{e}");
+            assert!(message.contains("non-finite"), "{e}");
+        }
+        _ => panic!("{e:?}"),
+    }
+
+    // wrong sizes: 8 contacts declared, matrix of size 27
+    let bad = nes.replacen("3\n9\n", "3\n8\n", 1);
+    let e = load_err("NESpheres_10_1.dat", bad.as_bytes(), Format::SiconosFc3d);
+    match &e {
+        ProblemError::Parse {
+            location, message, ..
+        } => {
+            assert_eq!(location.as_deref(), Some("line 5, token 5"), "{e}");
+            assert!(
+                message.contains("27 x 27") && message.contains("24 x 24"),
+                "{e}"
+            );
+        }
+        _ => panic!("{e:?}"),
+    }
+
+    // truncated HDF5 files (first half of the bytes)
+    for file in [
+        "Spheres-i099-356-679.hdf5",
+        "Capsules-i125-1213.hdf5",
+        "Box_Stacks-i0122-82-5.hdf5",
+        "CubeH8.hdf5",
+    ] {
+        let bytes = std::fs::read(f.join("fclib").join(file)).unwrap();
+        let e = load_err(file, &bytes[..bytes.len() / 2], Format::FclibHdf5);
+        match &e {
+            ProblemError::Parse { path, location, .. } => {
+                assert_eq!(path, Path::new(file));
+                assert!(location.as_ref().unwrap().starts_with("HDF5"), "{e}");
+            }
+            _ => panic!("{file}: {e:?}"),
+        }
+    }
+
+    // MatrixMarket with an out-of-range index
+    let mtx = b"%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 1.0\n4 2 1.0\n";
+    match io::mtx::read_matrix(Path::new("bad.mtx"), mtx) {
+        Err(ProblemError::Parse {
+            location, message, ..
+        }) => {
+            assert_eq!(location.as_deref(), Some("line 4"));
+            assert!(message.contains("out of range"), "{message}");
+        }
+        other => panic!("{other:?}"),
+    }
+
+    // garbage text: not detected, and a typed error when forced into any reader
+    let garbage = b"Lorem ipsum dolor sit amet\n\x00\xff\xfe 1 2 3\n";
+    assert_eq!(io::detect_format_bytes(garbage), None);
+    for format in [Format::SiconosFc3d, Format::SiconosLcp, Format::FclibHdf5] {
+        assert!(matches!(
+            load_err("garbage.dat", garbage, format),
+            ProblemError::Parse { .. }
+        ));
+    }
+    assert!(io::mtx::read_matrix(Path::new("garbage.mtx"), garbage).is_err());
+    let dir = temp_dir("garbage");
+    let p = dir.join("garbage.dat");
+    std::fs::write(&p, garbage).unwrap();
+    assert!(matches!(
+        load(&p, &LoadOptions::default()),
+        Err(ProblemError::UnknownFormat { .. })
+    ));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn no_truncation_or_corruption_panics() {
+    // Cut every fixture at many points and flip bytes of the HDF5 files: every outcome must be
+    // an Ok or a typed error, never a panic.
+    let f = fixtures();
+    let files = [
+        ("siconos-fc3d/Rover4396.dat", Format::SiconosFc3d),
+        ("siconos-fc3d/FC3D_Example1_SBM.dat", Format::SiconosFc3d),
+        ("siconos-fc3d/NESpheres_10_1.dat", Format::SiconosFc3d),
+        ("lcp/lcp_deudeu.dat", Format::SiconosLcp),
+        ("fclib/CubeH8.hdf5", Format::FclibHdf5),
+        ("fclib/Box_Stacks-i0122-82-5.hdf5", Format::FclibHdf5),
+    ];
+    for (file, format) in files {
+        let bytes = std::fs::read(f.join(file)).unwrap();
+        for k in 0..40 {
+            let cut = bytes.len() * k / 40;
+            let _ = load_bytes(file, &bytes[..cut], format, &LoadOptions::default());
+        }
+        if format == Format::FclibHdf5 {
+            let mut state = 0x2545_f491_4f6c_dd1du64;
+            for _ in 0..60 {
+                let mut b = bytes.clone();
+                for _ in 0..4 {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    let pos = (state % b.len() as u64) as usize;
+                    b[pos] ^= (state >> 32) as u8 | 1;
+                }
+                let _ = load_bytes(file, &b, format, &LoadOptions::default());
+            }
+        }
+    }
+}
