@@ -191,7 +191,7 @@ pub fn project_coulomb_cone(x: &mut [f64], mu: f64) {
         x[2] = 0.0;
         return;
     }
-    let t = x1.hypot(x2);
+    let t = (x1 * x1 + x2 * x2).sqrt();
     if t <= mu * xn {
         return;
     }

@@ -331,7 +331,7 @@ pub fn residuals_with_gradient(
 
 /// Projected gradient `g^P = -P_{T_K(x)}(-g)` of one Coulomb-cone block (see module docs).
 fn cone_projected_gradient(x: &[f64], g: &[f64], mu: f64) -> [f64; 3] {
-    let (xn, t) = (x[0], x[1].hypot(x[2]));
+    let (xn, t) = (x[0], (x[1] * x[1] + x[2] * x[2]).sqrt());
     if mu == 0.0 {
         // K = {x_n >= 0, x_t = 0}: tangent cone {d_t = 0} (+ d_n >= 0 at x_n = 0).
         let pn = if xn > 0.0 { g[0] } else { g[0].min(0.0) };
