@@ -11,6 +11,8 @@
 //! | `apgd` | Nesterov APGD with backtracking and restart | Mazhar et al. 2015 |
 //! | `spgqp` | spectral projected gradient (BB + GLL) | Pospisil & Dostal 2018 |
 #![warn(missing_docs)]
+// `!(x > a)` is deliberate in settings validation: it also rejects NaN.
+#![allow(clippy::neg_cmp_op_on_partial_ord)]
 
 pub mod apgd;
 pub mod executor;

@@ -146,9 +146,9 @@ impl Solver for Jacobi {
         let mut old = [0.0f64; 3];
         for (c, blk) in state.gamma.chunks_exact_mut(bs).enumerate() {
             old[..bs].copy_from_slice(blk);
-            for i in 0..bs {
-                let j = c * bs + i;
-                blk[i] -= self.omega * self.binv[j] * self.g[j];
+            let o = c * bs;
+            for ((x, b), g) in blk.iter_mut().zip(&self.binv[o..o + bs]).zip(&self.g[o..o + bs]) {
+                *x -= self.omega * b * g;
             }
             k.project_block(c, blk);
             if lambda != 1.0 {

@@ -158,9 +158,11 @@ impl Solver for SpgQp {
             // d in the null space of N: f is linear along d and decreases (g.d < 0).
             1.0
         };
-        for i in 0..x.len() {
-            x[i] += beta * self.d[i];
-            self.g[i] += beta * self.nd[i];
+        for (xi, di) in x.iter_mut().zip(&self.d) {
+            *xi += beta * di;
+        }
+        for (gi, ndi) in self.g.iter_mut().zip(&self.nd) {
+            *gi += beta * ndi;
         }
         self.iter += 1;
         if self

@@ -1,0 +1,60 @@
+//! Typed errors of the harness.
+
+use std::path::PathBuf;
+
+/// Errors of suites, runs and reports.
+#[derive(Debug, thiserror::Error)]
+pub enum HarnessError {
+    /// Reading or validating an instance failed.
+    #[error(transparent)]
+    Problem(#[from] cpbench_problems::ProblemError),
+    /// Building or running a solver failed.
+    #[error(transparent)]
+    Solver(#[from] cpbench_solvers::SolverError),
+    /// A file-system operation failed.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// The error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A CSV file could not be written or read.
+    #[error("{}: {message}", path.display())]
+    Csv {
+        /// The file.
+        path: PathBuf,
+        /// What went wrong.
+        message: String,
+    },
+    /// A suite definition is invalid.
+    #[error("suite {}: {message}", path.display())]
+    Suite {
+        /// The suite file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// Drawing a plot failed.
+    #[error("plot {}: {message}", path.display())]
+    Plot {
+        /// The image file.
+        path: PathBuf,
+        /// What went wrong.
+        message: String,
+    },
+}
+
+impl HarnessError {
+    /// Wrap an I/O error with its path.
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        HarnessError::Io {
+            path: path.into(),
+            source,
+        }
+    }
+}
+
+/// Result alias of the harness.
+pub type Result<T> = std::result::Result<T, HarnessError>;

@@ -1,0 +1,122 @@
+//! The CLI end to end: `cpbench run` on the default suite writes the documented results
+//! folder; `info` and `convert` work on a fixture; bad input gives an error, not a panic.
+
+use std::path::Path;
+use std::process::Command;
+
+fn cpbench() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_cpbench"))
+}
+
+#[test]
+fn run_writes_summary_traces_manifest_and_plots() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("res");
+    let st = cpbench()
+        .args(["run", "--solvers", "pgs,apgd", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        st.status.success(),
+        "{}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+    let mut rdr = csv::Reader::from_path(out.join("summary.csv")).unwrap();
+    let header: Vec<String> = rdr
+        .headers()
+        .unwrap()
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    assert_eq!(
+        &header[..11],
+        [
+            "instance",
+            "class",
+            "n",
+            "nnz",
+            "solver",
+            "settings_hash",
+            "status",
+            "success",
+            "iterations",
+            "matvecs",
+            "time_s"
+        ]
+    );
+    assert_eq!(header[11], "nat_map_abs_2");
+    assert_eq!(header[23], "objective");
+    let rows: Vec<csv::StringRecord> = rdr.records().map(|r| r.unwrap()).collect();
+    assert_eq!(rows.len(), 24);
+    for r in &rows {
+        assert_eq!(&r[7], "yes", "{r:?}");
+        let trace = out.join("traces").join(format!("{}__{}.csv", &r[0], &r[4]));
+        assert!(trace.exists(), "{}", trace.display());
+    }
+    for f in [
+        "manifest.json",
+        "plots/Spheres-i099-356-679__ccp.png",
+        "plots/Spheres-i099-356-679__ccp.svg",
+    ] {
+        assert!(out.join(f).exists(), "{f}");
+    }
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(m["instances"].as_array().unwrap().len(), 12);
+    assert_eq!(m["check"]["tol"], 1e-6);
+}
+
+#[test]
+fn info_convert_and_errors() {
+    let fx =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/siconos-fc3d/Rover4396.dat");
+    let o = cpbench()
+        .arg("info")
+        .arg(&fx)
+        .arg("--symmetrize")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("class           ccp") && text.contains("n               6"),
+        "{text}"
+    );
+    // without --symmetrize the asymmetric W is reported, naming the file
+    let o = cpbench().arg("info").arg(&fx).output().unwrap();
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("Rover4396.dat") && err.contains("not symmetric"),
+        "{err}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let o = cpbench()
+        .args(["convert", "--symmetrize", "--class", "lcp"])
+        .arg(&fx)
+        .arg(dir.path().join("b"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(dir.path().join("b/N.mtx").exists() && dir.path().join("b/instance.json").exists());
+    let o = cpbench()
+        .arg("info")
+        .arg(dir.path().join("b"))
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&o.stdout).contains("class           lcp"));
+    // a missing file and an unknown solver are errors with exit code 2
+    let o = cpbench()
+        .args(["info", "/nonexistent/x.dat"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let o = cpbench()
+        .args(["run", "--solvers", "nope", "--no-plots", "--out"])
+        .arg(dir.path().join("r"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("unknown solver"));
+}
