@@ -31,7 +31,7 @@ pub enum ProblemError {
     NonFinite {
         /// Which object ("N", "r", "mu", ...).
         what: String,
-        /// Position, e.g. "(3, 7)" or "[12]".
+        /// Position, e.g. `(3, 7)` or `[12]`.
         position: String,
         /// The offending value.
         value: f64,

@@ -11,6 +11,7 @@
 
 pub mod constraints;
 pub mod error;
+pub mod generators;
 pub mod instance;
 pub mod io;
 pub mod linalg;

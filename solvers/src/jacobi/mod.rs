@@ -147,7 +147,11 @@ impl Solver for Jacobi {
         for (c, blk) in state.gamma.chunks_exact_mut(bs).enumerate() {
             old[..bs].copy_from_slice(blk);
             let o = c * bs;
-            for ((x, b), g) in blk.iter_mut().zip(&self.binv[o..o + bs]).zip(&self.g[o..o + bs]) {
+            for ((x, b), g) in blk
+                .iter_mut()
+                .zip(&self.binv[o..o + bs])
+                .zip(&self.g[o..o + bs])
+            {
                 *x -= self.omega * b * g;
             }
             k.project_block(c, blk);

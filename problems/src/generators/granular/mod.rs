@@ -1,0 +1,1 @@
+//! Granular-dynamics time stepper (rigid spheres) that generates LCP and CCP instances.

@@ -1,0 +1,4 @@
+//! One module per subcommand.
+
+pub mod info;
+pub mod run;
