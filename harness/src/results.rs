@@ -1,19 +1,27 @@
-//! Tidy result files: `summary.csv` (one row per instance x solver) and per-run traces.
+//! Tidy result files: `summary.csv` (one row per instance x solver x settings profile) and
+//! per-run traces.
 //!
 //! `summary.csv` columns, in this order (scripts rely on it): `instance, class, n, nnz, solver,
 //! settings_hash, status` (the solver's claim), `success` (the harness's check),
 //! `iterations, matvecs, time_s`, every residual of [`Residuals::NAMES`] (ending with
-//! `objective`), then `instance_hash, best_iteration, check_residual, tol, message`.
+//! `objective`), then `instance_hash, best_iteration, check_residual, tol, profile, jobs,
+//! message, counters`. `jobs` is the number of runs that were executing concurrently (time is only
+//! comparable between rows with `jobs = 1`).
+//!
+//! Rows are *appended* as runs finish, each with one `write` followed by `fsync`, so a killed
+//! run loses at most the runs in flight; a torn last line (no newline) is ignored on reading.
 //! Trace columns: `iteration, time_s, matvecs`, then [`Residuals::NAMES`].
 
 use crate::error::{HarnessError, Result};
 use crate::fsutil::write_atomic;
 use cpbench_problems::Residuals;
 use cpbench_solvers::IterRecord;
+use std::collections::HashMap;
+use std::io::Write;
 use std::path::Path;
 
 /// One row of `summary.csv`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct SummaryRow {
     /// Instance name.
     pub instance: String,
@@ -47,8 +55,15 @@ pub struct SummaryRow {
     pub check_residual: String,
     /// Check tolerance.
     pub tol: f64,
+    /// Settings profile (`default`, `low`, `high`, `custom`).
+    pub profile: String,
+    /// Runs executing concurrently when this one ran.
+    pub jobs: usize,
     /// Solver message (errors), empty otherwise.
     pub message: String,
+    /// Solver-specific counters at the end of the run (`name=value;...`, e.g. MPRGP's CG,
+    /// expansion and proportioning steps, APGD's backtracks and restarts).
+    pub counters: String,
 }
 
 /// Header of `summary.csv`.
@@ -72,7 +87,10 @@ pub fn summary_header() -> Vec<&'static str> {
         "best_iteration",
         "check_residual",
         "tol",
+        "profile",
+        "jobs",
         "message",
+        "counters",
     ]);
     h
 }
@@ -80,6 +98,9 @@ pub fn summary_header() -> Vec<&'static str> {
 fn fmt_f(v: f64) -> String {
     format!("{v:e}")
 }
+
+/// Key identifying a run for resume and merge: instance hash, solver, settings hash, profile.
+pub type RunKey = (String, String, String, String);
 
 impl SummaryRow {
     /// The row as CSV fields, in [`summary_header`] order.
@@ -103,9 +124,181 @@ impl SummaryRow {
             self.best_iteration.to_string(),
             self.check_residual.clone(),
             fmt_f(self.tol),
+            self.profile.clone(),
+            self.jobs.to_string(),
             self.message.clone(),
+            self.counters.clone(),
         ]);
         r
+    }
+
+    /// Resume / merge key.
+    pub fn key(&self) -> RunKey {
+        (
+            self.instance_hash.clone(),
+            self.solver.clone(),
+            self.settings_hash.clone(),
+            self.profile.clone(),
+        )
+    }
+
+    /// Parse a record given the header (columns found by name, extra columns ignored).
+    /// `line` is used in error messages.
+    pub fn from_record(
+        header: &csv::StringRecord,
+        rec: &csv::StringRecord,
+        path: &Path,
+        line: u64,
+    ) -> Result<Self> {
+        let idx: HashMap<&str, usize> = header.iter().enumerate().map(|(i, h)| (h, i)).collect();
+        let err = |m: String| HarnessError::Csv {
+            path: path.to_path_buf(),
+            message: format!("line {line}: {m}"),
+        };
+        let get = |name: &str| -> Result<&str> {
+            idx.get(name)
+                .and_then(|&i| rec.get(i))
+                .ok_or_else(|| err(format!("missing column '{name}'")))
+        };
+        fn num<T: std::str::FromStr>(
+            s: &str,
+            name: &str,
+            err: &dyn Fn(String) -> HarnessError,
+        ) -> Result<T> {
+            s.parse::<T>()
+                .map_err(|_| err(format!("bad value '{s}' in column '{name}'")))
+        }
+        let f = |name: &str| -> Result<f64> { num::<f64>(get(name)?, name, &err) };
+        let u = |name: &str| -> Result<u64> { num::<u64>(get(name)?, name, &err) };
+        let mut vals = [0.0; 13];
+        for (v, name) in vals.iter_mut().zip(Residuals::NAMES) {
+            *v = f(name)?;
+        }
+        let residuals = Residuals::from_values(vals);
+        Ok(Self {
+            instance: get("instance")?.to_string(),
+            class: get("class")?.to_string(),
+            n: u("n")? as usize,
+            nnz: u("nnz")? as usize,
+            solver: get("solver")?.to_string(),
+            settings_hash: get("settings_hash")?.to_string(),
+            status: get("status")?.to_string(),
+            success: match get("success")? {
+                "yes" => true,
+                "no" => false,
+                s => return Err(err(format!("bad success value '{s}'"))),
+            },
+            iterations: u("iterations")?,
+            matvecs: u("matvecs")?,
+            time_s: f("time_s")?,
+            residuals,
+            instance_hash: get("instance_hash")?.to_string(),
+            best_iteration: u("best_iteration")?,
+            check_residual: get("check_residual")?.to_string(),
+            tol: f("tol")?,
+            profile: get("profile").unwrap_or("default").to_string(),
+            jobs: get("jobs").ok().and_then(|s| s.parse().ok()).unwrap_or(1),
+            message: get("message").unwrap_or("").to_string(),
+            counters: get("counters").unwrap_or("").to_string(),
+        })
+    }
+}
+
+/// Read a `summary.csv`. A last line without its newline (a write torn by a kill) is ignored;
+/// any other malformed line is an error naming the line.
+pub fn read_summary(path: &Path) -> Result<Vec<SummaryRow>> {
+    let bytes = std::fs::read(path).map_err(|e| HarnessError::io(path, e))?;
+    let end = if bytes.ends_with(b"\n") {
+        bytes.len()
+    } else {
+        bytes
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map(|p| p + 1)
+            .unwrap_or(0)
+    };
+    let mut rdr = csv::ReaderBuilder::new()
+        .flexible(false)
+        .from_reader(&bytes[..end]);
+    let header = rdr
+        .headers()
+        .map_err(|e| HarnessError::Csv {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })?
+        .clone();
+    let mut rows = Vec::new();
+    for (k, rec) in rdr.records().enumerate() {
+        let rec = rec.map_err(|e| HarnessError::Csv {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })?;
+        rows.push(SummaryRow::from_record(&header, &rec, path, k as u64 + 2)?);
+    }
+    Ok(rows)
+}
+
+fn csv_line(fields: &[String]) -> Vec<u8> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    // writing to a Vec cannot fail
+    let _ = w.write_record(fields);
+    w.into_inner().unwrap_or_default()
+}
+
+/// Appends rows to a `summary.csv`, one `write` + `fsync` per row.
+pub struct SummaryAppender {
+    file: std::fs::File,
+    path: std::path::PathBuf,
+}
+
+impl SummaryAppender {
+    /// Open `path` for appending; write the header if the file is new or empty. A torn last
+    /// line left by a killed run is cut off first.
+    pub fn open(path: &Path) -> Result<Self> {
+        if let Ok(bytes) = std::fs::read(path) {
+            if !bytes.is_empty() && !bytes.ends_with(b"\n") {
+                let keep = bytes
+                    .iter()
+                    .rposition(|&b| b == b'\n')
+                    .map(|p| p + 1)
+                    .unwrap_or(0);
+                let f = std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(path)
+                    .map_err(|e| HarnessError::io(path, e))?;
+                f.set_len(keep as u64)
+                    .map_err(|e| HarnessError::io(path, e))?;
+            }
+        }
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(|e| HarnessError::io(path, e))?;
+        let len = file
+            .metadata()
+            .map_err(|e| HarnessError::io(path, e))?
+            .len();
+        if len == 0 {
+            let h: Vec<String> = summary_header().into_iter().map(String::from).collect();
+            file.write_all(&csv_line(&h))
+                .map_err(|e| HarnessError::io(path, e))?;
+            file.sync_data().map_err(|e| HarnessError::io(path, e))?;
+        }
+        Ok(Self {
+            file,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Append one row durably.
+    pub fn append(&mut self, row: &SummaryRow) -> Result<()> {
+        self.file
+            .write_all(&csv_line(&row.to_record()))
+            .map_err(|e| HarnessError::io(&self.path, e))?;
+        self.file
+            .sync_data()
+            .map_err(|e| HarnessError::io(&self.path, e))
     }
 }
 
@@ -129,7 +322,7 @@ fn csv_bytes(
     })
 }
 
-/// Write `summary.csv` atomically.
+/// Write a whole `summary.csv` atomically (used by `merge`).
 pub fn write_summary(path: &Path, rows: &[SummaryRow]) -> Result<()> {
     let bytes = csv_bytes(&summary_header(), rows.iter().map(|r| r.to_record()), path)?;
     write_atomic(path, &bytes)
@@ -150,4 +343,46 @@ pub fn write_trace(path: &Path, records: &[IterRecord]) -> Result<()> {
     });
     let bytes = csv_bytes(&header, rows, path)?;
     write_atomic(path, &bytes)
+}
+
+/// One row of a trace file.
+#[derive(Clone, Copy, Debug)]
+pub struct TracePoint {
+    /// Iteration.
+    pub iteration: u64,
+    /// Solver time so far, seconds.
+    pub time_s: f64,
+    /// `N`-products so far.
+    pub matvecs: u64,
+    /// Residuals.
+    pub residuals: Residuals,
+}
+
+/// Read a trace CSV written by [`write_trace`].
+pub fn read_trace(path: &Path) -> Result<Vec<TracePoint>> {
+    let err = |m: String| HarnessError::Csv {
+        path: path.to_path_buf(),
+        message: m,
+    };
+    let mut rdr = csv::Reader::from_path(path).map_err(|e| err(e.to_string()))?;
+    let mut out = Vec::new();
+    for (k, rec) in rdr.records().enumerate() {
+        let rec = rec.map_err(|e| err(e.to_string()))?;
+        let p = |i: usize| -> Result<f64> {
+            rec.get(i)
+                .and_then(|s| s.parse::<f64>().ok())
+                .ok_or_else(|| err(format!("line {}: bad field {i}", k + 2)))
+        };
+        let mut v = [0.0; 13];
+        for (i, x) in v.iter_mut().enumerate() {
+            *x = p(3 + i)?;
+        }
+        out.push(TracePoint {
+            iteration: p(0)? as u64,
+            time_s: p(1)?,
+            matvecs: p(2)? as u64,
+            residuals: Residuals::from_values(v),
+        });
+    }
+    Ok(out)
 }

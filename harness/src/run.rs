@@ -1,25 +1,38 @@
-//! Runs a solver x instance matrix: every answer re-checked, every iteration recorded, tidy
-//! CSV, a manifest and convergence plots written into one results folder:
+//! Runs a solver x instance x settings-profile matrix: every answer re-checked, every
+//! iteration recorded, tidy CSV, a manifest and convergence plots written into one folder:
 //!
 //! ```text
-//! DIR/summary.csv                       one row per instance x solver (see results.rs)
-//! DIR/traces/<instance>__<solver>.csv   one row per recorded iteration
-//! DIR/manifest.json                     revision, machine, versions, settings, instances
-//! DIR/plots/<instance>.png, .svg        residual vs iteration, one line per solver
+//! DIR/summary.csv                                 one row per instance x solver x profile
+//! DIR/traces/<instance>__<solver>[__<profile>].csv one row per recorded iteration
+//! DIR/manifest.json                               revision, machine, versions, settings, instances
+//! DIR/plots/<instance>[__<profile>].png, .svg     residual vs iteration, one line per solver
 //! ```
+//! (the `__<profile>` suffix is left out for the `default` profile).
+//!
+//! Runs at scale: `jobs` runs execute concurrently on a rayon pool (each run on one thread;
+//! the `jobs` column records it so that timing-sensitive reports can insist on 1); a rerun into
+//! the same folder skips runs already in `summary.csv` (keyed by instance hash, solver,
+//! settings hash and profile) unless `rerun`; `shard = i/n` runs the deterministic subset of the
+//! matrix whose canonical index is `i - 1` modulo `n` (see [`crate::merge`]).
 
 use crate::check::{check, CheckSpec};
-use crate::error::Result;
+use crate::error::{HarnessError, Result};
 use crate::fsutil::{safe_file_name, write_atomic};
 use crate::manifest;
-use crate::plot::{draw_convergence, ConvergencePlot, Series};
-use crate::results::{write_summary, write_trace, SummaryRow};
+use crate::plot::{draw_plot, LinePlot, Series};
+use crate::results::{
+    read_summary, read_trace, write_summary, write_trace, SummaryAppender, SummaryRow,
+};
 use cpbench_problems::{Instance, ResidualKind};
 use cpbench_solvers::registry::build;
 use cpbench_solvers::{ExecSettings, Executor, ObserverMode, TraceRecorder};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 use sha2::{Digest, Sha256};
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 /// A solver and its settings (a JSON object of its settings struct; `None` = defaults).
 #[derive(Clone, Debug)]
@@ -40,6 +53,63 @@ impl SolverSpec {
     }
 }
 
+/// A settings profile (qpbenchmark's third axis): a name and the tolerance used both by the
+/// stopping test and by the harness's check.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Profile {
+    /// `default`, `low`, `high` or `custom`.
+    pub name: String,
+    /// Tolerance on the chosen residual.
+    pub tol: f64,
+}
+
+impl Profile {
+    /// The built-in profiles: `default` (1e-6), `low` (1e-4), `high` (1e-8).
+    pub fn builtin(name: &str) -> Option<Profile> {
+        let tol = match name {
+            "default" => 1e-6,
+            "low" => 1e-4,
+            "high" => 1e-8,
+            _ => return None,
+        };
+        Some(Profile {
+            name: name.into(),
+            tol,
+        })
+    }
+}
+
+/// A 1-based shard `index` of `count`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Shard {
+    /// 1-based index.
+    pub index: usize,
+    /// Number of shards.
+    pub count: usize,
+}
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+    /// Parse `i/n` with `1 <= i <= n`.
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        let (a, b) = s
+            .split_once('/')
+            .ok_or_else(|| format!("shard '{s}' is not of the form i/n"))?;
+        let index: usize = a
+            .trim()
+            .parse()
+            .map_err(|_| format!("bad shard index in '{s}'"))?;
+        let count: usize = b
+            .trim()
+            .parse()
+            .map_err(|_| format!("bad shard count in '{s}'"))?;
+        if count == 0 || index == 0 || index > count {
+            return Err(format!("shard '{s}' needs 1 <= i <= n"));
+        }
+        Ok(Shard { index, count })
+    }
+}
+
 /// Everything a run needs besides the instances.
 #[derive(Clone, Debug)]
 pub struct RunConfig {
@@ -47,9 +117,11 @@ pub struct RunConfig {
     pub suite: String,
     /// Solvers, in column order.
     pub solvers: Vec<SolverSpec>,
-    /// Executor limits and stopping test.
+    /// Executor limits and stopping residual (`tol` is replaced by each profile's).
     pub exec: ExecSettings,
-    /// Residual the harness checks at `exec.tol` (default: relative natural map).
+    /// Settings profiles.
+    pub profiles: Vec<Profile>,
+    /// Residual the harness checks at the profile's tolerance.
     pub check_residual: ResidualKind,
     /// Output folder.
     pub out_dir: PathBuf,
@@ -59,11 +131,17 @@ pub struct RunConfig {
     pub plots: bool,
     /// Show a progress bar on stderr.
     pub progress: bool,
+    /// Concurrent runs.
+    pub jobs: usize,
+    /// Re-execute runs already present in the folder.
+    pub rerun: bool,
+    /// Run only this shard of the matrix.
+    pub shard: Option<Shard>,
 }
 
 impl RunConfig {
-    /// Defaults: solvers `pgs, jacobi, apgd, spgqp`, executor defaults, every iteration
-    /// traced, plots and progress bar on.
+    /// Defaults: solvers `pgs, jacobi, apgd, spgqp`, executor defaults, profile `default`,
+    /// every iteration traced, plots and progress bar on, one job, no shard.
     pub fn new(out_dir: PathBuf) -> Self {
         Self {
             suite: "default".into(),
@@ -72,13 +150,28 @@ impl RunConfig {
                 .map(|s| SolverSpec::named(s))
                 .collect(),
             exec: ExecSettings::default(),
+            profiles: vec![Profile::builtin("default").expect("built in")],
             check_residual: ResidualKind::NatMapRel2,
             out_dir,
             trace_every: 1,
             plots: true,
             progress: true,
+            jobs: 1,
+            rerun: false,
+            shard: None,
         }
     }
+}
+
+/// What a call to [`run`] did.
+#[derive(Clone, Debug)]
+pub struct RunOutcome {
+    /// Every row of the folder's `summary.csv` after the run (previous rows included).
+    pub rows: Vec<SummaryRow>,
+    /// Runs executed now.
+    pub executed: usize,
+    /// Runs skipped because their row was already present.
+    pub skipped: usize,
 }
 
 /// Default output folder `results/runs/<UTC timestamp>`.
@@ -95,21 +188,108 @@ pub fn settings_hash(solver: &str, settings: &serde_json::Value, exec: &ExecSett
     d.iter().take(8).map(|b| format!("{b:02x}")).collect()
 }
 
-/// Run every solver on every instance; write summary, traces, manifest and plots into
-/// `cfg.out_dir`; return the summary rows. Errors: unknown solver or invalid settings (before
-/// anything runs), and file-system errors.
-pub fn run(instances: &[Instance], cfg: &RunConfig) -> Result<Vec<SummaryRow>> {
+/// File-name suffix of a profile (empty for `default`).
+fn profile_suffix(profile: &str) -> String {
+    if profile == "default" {
+        String::new()
+    } else {
+        format!("__{}", safe_file_name(profile))
+    }
+}
+
+/// Trace file of a run, relative to the results folder.
+pub fn trace_path(instance: &str, solver: &str, profile: &str) -> PathBuf {
+    Path::new("traces").join(format!(
+        "{}__{}{}.csv",
+        safe_file_name(instance),
+        safe_file_name(solver),
+        profile_suffix(profile)
+    ))
+}
+
+/// Plot file stem of an instance, relative to the results folder (`plots/<instance>[__<profile>]`).
+pub fn plot_stem(instance: &str, profile: &str) -> PathBuf {
+    Path::new("plots").join(format!(
+        "{}{}",
+        safe_file_name(instance),
+        profile_suffix(profile)
+    ))
+}
+
+struct Task<'a> {
+    inst: &'a Instance,
+    solver: usize,
+    profile: usize,
+}
+
+/// Run the matrix; write summary rows as runs finish, traces, the manifest and plots into
+/// `cfg.out_dir`. Errors: invalid executor settings, unknown solver or invalid settings
+/// (before anything runs), a malformed existing `summary.csv`, file-system errors.
+pub fn run(instances: &[Instance], cfg: &RunConfig) -> Result<RunOutcome> {
     cfg.exec.validate()?;
+    let jobs = cfg.jobs.max(1);
     // Build every solver once up front so that bad names/settings fail before any work.
-    let mut solver_meta = Vec::new();
-    for spec in &cfg.solvers {
+    let mut hashes = vec![vec![String::new(); cfg.profiles.len()]; cfg.solvers.len()];
+    let mut effective = Vec::new();
+    for (s, spec) in cfg.solvers.iter().enumerate() {
         let b = build(&spec.name, spec.settings.as_ref())?;
-        let h = settings_hash(&spec.name, &b.settings, &cfg.exec);
-        solver_meta.push((spec.clone(), b.settings, h));
+        for (p, prof) in cfg.profiles.iter().enumerate() {
+            let mut exec = cfg.exec.clone();
+            exec.tol = prof.tol;
+            exec.validate()?;
+            hashes[s][p] = settings_hash(&spec.name, &b.settings, &exec);
+        }
+        effective.push(b.settings);
     }
     let out = &cfg.out_dir;
-    std::fs::create_dir_all(out.join("traces"))
-        .map_err(|e| crate::error::HarnessError::io(out, e))?;
+    std::fs::create_dir_all(out.join("traces")).map_err(|e| HarnessError::io(out, e))?;
+    let summary_path = out.join("summary.csv");
+
+    // the matrix in canonical order, then this shard
+    let mut tasks = Vec::new();
+    let mut index = 0usize;
+    for inst in instances {
+        for solver in 0..cfg.solvers.len() {
+            for profile in 0..cfg.profiles.len() {
+                if cfg.shard.is_none_or(|sh| index % sh.count == sh.index - 1) {
+                    tasks.push(Task {
+                        inst,
+                        solver,
+                        profile,
+                    });
+                }
+                index += 1;
+            }
+        }
+    }
+    // resume: skip runs present; with --rerun drop their old rows first
+    let key_of = |t: &Task| {
+        (
+            t.inst.hash().to_string(),
+            cfg.solvers[t.solver].name.clone(),
+            hashes[t.solver][t.profile].clone(),
+            cfg.profiles[t.profile].name.clone(),
+        )
+    };
+    let existing = if summary_path.exists() {
+        read_summary(&summary_path)?
+    } else {
+        Vec::new()
+    };
+    let before = tasks.len();
+    if cfg.rerun {
+        let todo: HashSet<_> = tasks.iter().map(key_of).collect();
+        let kept: Vec<_> = existing
+            .into_iter()
+            .filter(|r| !todo.contains(&r.key()))
+            .collect();
+        write_summary(&summary_path, &kept)?;
+    } else {
+        let done: HashSet<_> = existing.iter().map(|r| r.key()).collect();
+        tasks.retain(|t| !done.contains(&key_of(t)));
+    }
+    let skipped = before - tasks.len();
+
     let (_, created) = manifest::now_utc();
     let manifest = json!({
         "cpbench_version": env!("CARGO_PKG_VERSION"),
@@ -118,10 +298,20 @@ pub fn run(instances: &[Instance], cfg: &RunConfig) -> Result<Vec<SummaryRow>> {
         "machine": manifest::machine(),
         "suite": cfg.suite,
         "exec": cfg.exec,
-        "check": {"residual": cfg.check_residual.as_str(), "tol": cfg.exec.tol},
+        "profiles": cfg.profiles,
+        "check": {"residual": cfg.check_residual.as_str()},
         "trace_every": cfg.trace_every,
+        "jobs": jobs,
+        "shard": cfg.shard,
+        "runs_executed": tasks.len(),
+        "runs_skipped_as_present": skipped,
         "seeds": "none: every solver and instance here is deterministic",
-        "solvers": solver_meta.iter().map(|(s, set, h)| json!({"name": s.name, "settings": set, "settings_hash": h})).collect::<Vec<_>>(),
+        "solvers": cfg.solvers.iter().enumerate().map(|(s, spec)| json!({
+            "name": spec.name,
+            "settings": effective[s],
+            "settings_hash": cfg.profiles.iter().enumerate()
+                .map(|(p, prof)| (prof.name.clone(), json!(hashes[s][p]))).collect::<serde_json::Map<_, _>>(),
+        })).collect::<Vec<_>>(),
         "instances": instances.iter().map(manifest::instance_entry).collect::<Vec<_>>(),
     });
     write_atomic(
@@ -131,9 +321,8 @@ pub fn run(instances: &[Instance], cfg: &RunConfig) -> Result<Vec<SummaryRow>> {
             .as_bytes(),
     )?;
 
-    let total = (instances.len() * cfg.solvers.len()) as u64;
     let bar = if cfg.progress {
-        indicatif::ProgressBar::new(total)
+        indicatif::ProgressBar::new(tasks.len() as u64)
     } else {
         indicatif::ProgressBar::hidden()
     };
@@ -141,79 +330,161 @@ pub fn run(instances: &[Instance], cfg: &RunConfig) -> Result<Vec<SummaryRow>> {
         indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} {elapsed_precise} {msg}")
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
-    let executor = Executor::new(cfg.exec.clone());
-    let spec = CheckSpec {
-        residual: cfg.check_residual,
-        tol: cfg.exec.tol,
-    };
+    let appender = Mutex::new(SummaryAppender::open(&summary_path)?);
     let mode = if cfg.trace_every <= 1 {
         ObserverMode::Always
     } else {
         ObserverMode::Every(cfg.trace_every)
     };
-    let mut rows = Vec::new();
-    for inst in instances {
-        let mut series = Vec::new();
-        for (spec_s, _, hash) in &solver_meta {
-            bar.set_message(format!("{} / {}", inst.name(), spec_s.name));
-            let mut built = build(&spec_s.name, spec_s.settings.as_ref())?;
-            let mut rec = TraceRecorder::new(mode);
-            let res = executor.run(built.solver.as_mut(), inst, None, &mut [&mut rec])?;
-            let verdict = check(inst, &res.gamma, spec);
-            let trace_path = out.join("traces").join(format!(
-                "{}__{}.csv",
-                safe_file_name(inst.name()),
-                safe_file_name(&spec_s.name)
-            ));
-            write_trace(&trace_path, &rec.records)?;
-            series.push(Series {
-                label: spec_s.name.clone(),
-                points: rec
-                    .records
-                    .iter()
-                    .map(|r| (r.iteration as f64, r.residuals.get(cfg.check_residual)))
-                    .collect(),
-            });
-            rows.push(SummaryRow {
-                instance: inst.name().to_string(),
-                class: inst.class().as_str().to_string(),
-                n: inst.n(),
-                nnz: inst.n_mat().nnz(),
-                solver: spec_s.name.clone(),
-                settings_hash: hash.clone(),
-                status: res.status.as_str().to_string(),
-                success: verdict.success,
-                iterations: res.iterations,
-                matvecs: res.matvecs,
-                time_s: res.time_s,
-                residuals: verdict.residuals,
-                instance_hash: inst.hash().to_string(),
-                best_iteration: res.best_iteration,
-                check_residual: cfg.check_residual.as_str().to_string(),
-                tol: cfg.exec.tol,
-                message: res.message.clone().unwrap_or_default(),
-            });
-            write_summary(&out.join("summary.csv"), &rows)?;
-            bar.inc(1);
-        }
-        if cfg.plots {
-            let name = safe_file_name(inst.name());
-            let plot = ConvergencePlot {
-                title: format!("{} ({}, n = {})", inst.name(), inst.class(), inst.n()),
-                x_label: "iteration".into(),
-                y_label: format!("{} (log)", residual_label(cfg.check_residual)),
-                series,
-                tol: Some(cfg.exec.tol),
-            };
-            draw_convergence(
-                &plot,
-                &out.join("plots").join(format!("{name}.png")),
-                &out.join("plots").join(format!("{name}.svg")),
-            )?;
+    let run_one = |t: &Task| -> Result<()> {
+        let spec = &cfg.solvers[t.solver];
+        let prof = &cfg.profiles[t.profile];
+        bar.set_message(format!("{} / {} / {}", t.inst.name(), spec.name, prof.name));
+        let mut exec = cfg.exec.clone();
+        exec.tol = prof.tol;
+        let mut built = build(&spec.name, spec.settings.as_ref())?;
+        let mut rec = TraceRecorder::new(mode);
+        let res = Executor::new(exec).run(built.solver.as_mut(), t.inst, None, &mut [&mut rec])?;
+        let verdict = check(
+            t.inst,
+            &res.gamma,
+            CheckSpec {
+                residual: cfg.check_residual,
+                tol: prof.tol,
+            },
+        );
+        write_trace(
+            &out.join(trace_path(t.inst.name(), &spec.name, &prof.name)),
+            &rec.records,
+        )?;
+        let row = SummaryRow {
+            instance: t.inst.name().to_string(),
+            class: t.inst.class().as_str().to_string(),
+            n: t.inst.n(),
+            nnz: t.inst.n_mat().nnz(),
+            solver: spec.name.clone(),
+            settings_hash: hashes[t.solver][t.profile].clone(),
+            status: res.status.as_str().to_string(),
+            success: verdict.success,
+            iterations: res.iterations,
+            matvecs: res.matvecs,
+            time_s: res.time_s,
+            residuals: verdict.residuals,
+            instance_hash: t.inst.hash().to_string(),
+            best_iteration: res.best_iteration,
+            check_residual: cfg.check_residual.as_str().to_string(),
+            tol: prof.tol,
+            profile: prof.name.clone(),
+            jobs,
+            message: res.message.clone().unwrap_or_default(),
+            counters: res
+                .counters
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join(";"),
+        };
+        appender
+            .lock()
+            .map_err(|_| HarnessError::Csv {
+                path: summary_path.clone(),
+                message: "a run panicked while writing".into(),
+            })?
+            .append(&row)?;
+        bar.inc(1);
+        Ok(())
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs)
+        .build()
+        .map_err(|e| HarnessError::io(out, std::io::Error::other(e.to_string())))?;
+    let results: Vec<Result<()>> =
+        pool.install(|| tasks.par_iter().with_max_len(1).map(run_one).collect());
+    bar.finish_and_clear();
+    results.into_iter().collect::<Result<Vec<()>>>()?;
+
+    let mut rows = read_summary(&summary_path)?;
+    crate::merge::sort_canonical(&mut rows, &manifest);
+    if cfg.plots {
+        draw_iteration_plots(out, &rows, cfg.check_residual)?;
+    }
+    Ok(RunOutcome {
+        executed: tasks.len(),
+        skipped,
+        rows,
+    })
+}
+
+/// For every (instance, profile) of `rows`, draw `plots/<instance>[__<profile>].png/.svg`:
+/// `residual` against iterations, one line per solver, from the trace files in `dir`.
+pub fn draw_iteration_plots(dir: &Path, rows: &[SummaryRow], residual: ResidualKind) -> Result<()> {
+    let mut solvers: Vec<&str> = Vec::new();
+    for r in rows {
+        if !solvers.contains(&r.solver.as_str()) {
+            solvers.push(&r.solver);
         }
     }
-    bar.finish_and_clear();
-    Ok(rows)
+    for ((inst, prof), group) in group_rows(rows) {
+        let mut series = Vec::new();
+        for r in &group {
+            let p = dir.join(trace_path(&r.instance, &r.solver, &r.profile));
+            if !p.exists() {
+                continue;
+            }
+            let pts = read_trace(&p)?;
+            series.push(Series {
+                label: r.solver.clone(),
+                points: pts
+                    .iter()
+                    .map(|q| (q.iteration as f64, q.residuals.get(residual)))
+                    .collect(),
+                color: solvers.iter().position(|s| *s == r.solver),
+            });
+        }
+        let first = group[0];
+        let plot = LinePlot::convergence(
+            format!(
+                "{} ({}, n = {}){}",
+                inst,
+                first.class,
+                first.n,
+                profile_title(&prof)
+            ),
+            "iteration",
+            residual_label(residual).to_string(),
+            series,
+            Some(first.tol),
+        );
+        let stem = dir.join(plot_stem(&inst, &prof));
+        draw_plot(
+            &plot,
+            &stem.with_extension("png"),
+            &stem.with_extension("svg"),
+        )?;
+    }
+    Ok(())
+}
+
+/// ` [profile]` for non-default profiles (plot titles).
+pub fn profile_title(profile: &str) -> String {
+    if profile == "default" {
+        String::new()
+    } else {
+        format!(" [{profile}]")
+    }
+}
+
+/// Rows grouped by (instance, profile), in first-appearance order.
+pub fn group_rows(rows: &[SummaryRow]) -> Vec<((String, String), Vec<&SummaryRow>)> {
+    let mut groups: Vec<((String, String), Vec<&SummaryRow>)> = Vec::new();
+    for r in rows {
+        let k = (r.instance.clone(), r.profile.clone());
+        match groups.iter_mut().find(|(g, _)| *g == k) {
+            Some((_, v)) => v.push(r),
+            None => groups.push((k, vec![r])),
+        }
+    }
+    groups
 }
 
 /// Human label of a residual for axis titles.
@@ -228,22 +499,24 @@ pub fn residual_label(k: ResidualKind) -> &'static str {
     }
 }
 
-/// A plain-text table of the summary for the terminal: instance, solver, status, check,
-/// iterations, residual, time.
+/// A plain-text table of the summary for the terminal: instance, solver, profile, status,
+/// check, iterations, residual, time.
 pub fn format_table(rows: &[SummaryRow]) -> String {
     let mut s = format!(
-        "{:<34} {:<7} {:<15} {:<7} {:>7} {:>10} {:>10}\n",
-        "instance", "solver", "status", "success", "iter", "residual", "time [s]"
+        "{:<34} {:<7} {:<8} {:<15} {:<7} {:>7} {:>10} {:>10}\n",
+        "instance", "solver", "profile", "status", "success", "iter", "residual", "time [s]"
     );
     for r in rows {
         s.push_str(&format!(
-            "{:<34} {:<7} {:<15} {:<7} {:>7} {:>10.2e} {:>10.4}\n",
+            "{:<34} {:<7} {:<8} {:<15} {:<7} {:>7} {:>10.2e} {:>10.4}\n",
             r.instance,
             r.solver,
+            r.profile,
             r.status,
             if r.success { "yes" } else { "no" },
             r.iterations,
-            r.residuals.nat_map_rel_2,
+            r.residuals
+                .get(ResidualKind::parse(&r.check_residual).unwrap_or_default()),
             r.time_s
         ));
     }

@@ -1,0 +1,132 @@
+//! `cpbench merge`: join the result folders of shards (`cpbench run --shard i/n`) into one.
+//!
+//! Rows are deduplicated by their run key (instance hash, solver, settings hash, profile) and
+//! put in the canonical order of the first folder's manifest (instances, then solvers, then
+//! profiles), which is the order of an unsharded `--jobs 1` run; trace files are copied; the
+//! manifest records the shard manifests; the convergence plots are drawn again from the traces.
+
+use crate::error::{HarnessError, Result};
+use crate::fsutil::write_atomic;
+use crate::results::{read_summary, write_summary, SummaryRow};
+use crate::run::draw_iteration_plots;
+use cpbench_problems::ResidualKind;
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+/// Canonical sort positions from a manifest: instance names, solver names, profile names.
+fn canonical_order(manifest: &serde_json::Value) -> (Vec<String>, Vec<String>, Vec<String>) {
+    let names = |key: &str, field: &str| -> Vec<String> {
+        manifest[key]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v[field].as_str().map(String::from))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    (
+        names("instances", "name"),
+        names("solvers", "name"),
+        names("profiles", "name"),
+    )
+}
+
+/// Sort rows in the canonical order given by `manifest` (unknown entries last, stable).
+pub fn sort_canonical(rows: &mut [SummaryRow], manifest: &serde_json::Value) {
+    let (inst, solv, prof) = canonical_order(manifest);
+    let pos = |v: &[String], s: &str| v.iter().position(|x| x == s).unwrap_or(usize::MAX);
+    rows.sort_by_key(|r| {
+        (
+            pos(&inst, &r.instance),
+            pos(&solv, &r.solver),
+            pos(&prof, &r.profile),
+        )
+    });
+}
+
+fn read_manifest(dir: &Path) -> Result<serde_json::Value> {
+    let p = dir.join("manifest.json");
+    let text = std::fs::read_to_string(&p).map_err(|e| HarnessError::io(&p, e))?;
+    serde_json::from_str(&text).map_err(|e| HarnessError::Csv {
+        path: p,
+        message: e.to_string(),
+    })
+}
+
+/// Merge the result folders `inputs` into `out` (created; an existing `summary.csv` there is
+/// replaced). Returns the merged rows. Errors: a folder without `summary.csv` or
+/// `manifest.json`, the same run key with different results in two folders, I/O errors.
+pub fn merge(out: &Path, inputs: &[PathBuf], plots: bool) -> Result<Vec<SummaryRow>> {
+    std::fs::create_dir_all(out.join("traces")).map_err(|e| HarnessError::io(out, e))?;
+    let mut rows: Vec<SummaryRow> = Vec::new();
+    let mut seen: HashMap<_, usize> = HashMap::new();
+    let mut manifests = Vec::new();
+    let mut residuals = HashSet::new();
+    for dir in inputs {
+        let m = read_manifest(dir)?;
+        for r in read_summary(&dir.join("summary.csv"))? {
+            residuals.insert(r.check_residual.clone());
+            match seen.get(&r.key()) {
+                Some(&i) => {
+                    let a = &rows[i];
+                    if a.iterations != r.iterations
+                        || a.status != r.status
+                        || a.success != r.success
+                    {
+                        return Err(HarnessError::Csv {
+                            path: dir.join("summary.csv"),
+                            message: format!(
+                                "run {} / {} / {} appears in two folders with different results",
+                                r.instance, r.solver, r.profile
+                            ),
+                        });
+                    }
+                }
+                None => {
+                    seen.insert(r.key(), rows.len());
+                    rows.push(r);
+                }
+            }
+        }
+        let traces = dir.join("traces");
+        if traces.is_dir() {
+            for e in std::fs::read_dir(&traces).map_err(|e| HarnessError::io(&traces, e))? {
+                let e = e.map_err(|e| HarnessError::io(&traces, e))?;
+                let name = e.file_name();
+                if name.to_string_lossy().ends_with(".csv") {
+                    let to = out.join("traces").join(&name);
+                    std::fs::copy(e.path(), &to).map_err(|err| HarnessError::io(&to, err))?;
+                }
+            }
+        }
+        manifests.push(serde_json::json!({"folder": dir.display().to_string(), "manifest": m}));
+    }
+    if let Some(first) = manifests.first() {
+        sort_canonical(&mut rows, &first["manifest"]);
+    }
+    write_summary(&out.join("summary.csv"), &rows)?;
+    let mut merged = manifests
+        .first()
+        .map(|m| m["manifest"].clone())
+        .unwrap_or_default();
+    if let Some(obj) = merged.as_object_mut() {
+        obj.remove("shard");
+        obj.insert("merged_from".into(), serde_json::Value::Array(manifests));
+    }
+    write_atomic(
+        &out.join("manifest.json"),
+        serde_json::to_string_pretty(&merged)
+            .unwrap_or_default()
+            .as_bytes(),
+    )?;
+    if plots {
+        let residual = residuals
+            .iter()
+            .next()
+            .and_then(|s| ResidualKind::parse(s))
+            .unwrap_or_default();
+        draw_iteration_plots(out, &rows, residual)?;
+    }
+    Ok(rows)
+}

@@ -1,0 +1,51 @@
+//! `cpbench check DIR --baseline FILE`: regression test of solver accuracy against a committed
+//! baseline; exit code 1 when anything regressed.
+
+use crate::AnyError;
+use clap::Args;
+use cpbench_harness::regression::{
+    compare, failed, format_comparison, read_baseline, write_baseline, RegressionOptions,
+};
+use cpbench_harness::results::read_summary;
+use std::path::PathBuf;
+
+/// Arguments of `cpbench check`.
+#[derive(Args)]
+pub struct CheckArgs {
+    /// Results folder of `cpbench run`.
+    pub dir: PathBuf,
+    /// Baseline CSV (e.g. results/baselines/default.csv).
+    #[arg(long)]
+    pub baseline: PathBuf,
+    /// Rewrite the baseline from DIR instead of checking.
+    #[arg(long)]
+    pub update: bool,
+    /// Allowed growth factor of the checked residual.
+    #[arg(long, default_value_t = 10.0)]
+    pub residual_factor: f64,
+    /// Allowed relative growth of the iteration count.
+    #[arg(long, default_value_t = 0.10)]
+    pub iter_growth: f64,
+    /// Allowed absolute growth of the iteration count on top of the relative one.
+    #[arg(long, default_value_t = 2)]
+    pub iter_slack: u64,
+}
+
+/// Compare (or update); `Ok(false)` when a regression was found.
+pub fn run(a: CheckArgs) -> Result<bool, AnyError> {
+    let rows = read_summary(&a.dir.join("summary.csv"))?;
+    if a.update {
+        write_baseline(&a.baseline, &rows)?;
+        println!("wrote {} rows to {}", rows.len(), a.baseline.display());
+        return Ok(true);
+    }
+    let base = read_baseline(&a.baseline)?;
+    let opts = RegressionOptions {
+        residual_factor: a.residual_factor,
+        iter_growth: a.iter_growth,
+        iter_slack: a.iter_slack,
+    };
+    let cmp = compare(&base, &rows, opts);
+    print!("{}", format_comparison(&cmp));
+    Ok(!failed(&cmp))
+}

@@ -1,0 +1,302 @@
+//! Runs at scale and regression testing, end to end through the CLI:
+//! a run killed with SIGKILL and rerun loses no finished row and ends with the same summary
+//! as an uninterrupted run; `--shard 1/3..3/3` + `merge` gives exactly the rows of one
+//! unsharded run; `check` passes on unchanged code and fails, with a table, on a weakened
+//! solver (iteration cap 5); `report` writes report.md with its figures.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn cpbench() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_cpbench"))
+}
+
+/// A small suite of repository fixtures (fast in the dev profile; Capsules makes Jacobi slow
+/// enough at 1e-8 for a kill to land mid-run). Returns the suite file's path as a string.
+fn small_suite(dir: &Path) -> String {
+    let fx = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let e = |p: &str, class: &str| serde_json::json!({"path": fx.join(p), "class": class, "symmetrize": true});
+    let suite = serde_json::json!({"name": "small", "instances": [
+        e("fclib/Box_Stacks-i0122-82-5.hdf5", "ccp"),
+        e("fclib/Box_Stacks-i0122-82-5.hdf5", "lcp"),
+        e("siconos-fc3d/Rover4396.dat", "ccp"),
+        e("siconos-fc3d/NESpheres_10_1.dat", "ccp"),
+        e("fclib/Capsules-i125-1213.hdf5", "ccp"),
+        e("lcp/lcp_mmc.dat", "lcp"),
+    ]});
+    let p = dir.join("small.json");
+    std::fs::write(&p, suite.to_string()).unwrap();
+    p.to_string_lossy().into_owned()
+}
+
+/// Summary rows without the timing columns (`time_s`, `jobs`), keyed and sorted by
+/// instance, solver and profile.
+fn rows(dir: &Path) -> Vec<Vec<String>> {
+    let mut rdr = csv::Reader::from_path(dir.join("summary.csv")).unwrap();
+    let h = rdr.headers().unwrap().clone();
+    let drop: Vec<usize> = ["time_s", "jobs"]
+        .iter()
+        .map(|c| h.iter().position(|x| x == *c).unwrap())
+        .collect();
+    let mut out: Vec<Vec<String>> = rdr
+        .records()
+        .map(|r| {
+            r.unwrap()
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| !drop.contains(i))
+                .map(|(_, v)| v.to_string())
+                .collect()
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+fn run_ok(args: &[&str], out: &Path) {
+    let o = cpbench().args(args).arg("--out").arg(out).output().unwrap();
+    assert!(
+        o.status.success(),
+        "{:?}: {}",
+        args,
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+#[test]
+fn killed_run_resumes_to_the_same_summary() {
+    let d = tempfile::tempdir().unwrap();
+    let suite = small_suite(d.path());
+    let args = [
+        "run",
+        "--suite",
+        &suite,
+        "--solvers",
+        "pgs,jacobi,apgd,spgqp",
+        "--profile",
+        "high",
+        "--max-iter",
+        "2000",
+        "--no-plots",
+        "--jobs",
+        "1",
+    ];
+    // uninterrupted reference
+    let full = d.path().join("full");
+    run_ok(&args, &full);
+    // interrupted: kill -9 once a few rows are on disk
+    let part = d.path().join("part");
+    let mut child = cpbench()
+        .args(args)
+        .arg("--out")
+        .arg(&part)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    let summary = part.join("summary.csv");
+    loop {
+        let lines = std::fs::read_to_string(&summary)
+            .map(|s| s.lines().count())
+            .unwrap_or(0);
+        if lines >= 3 {
+            break;
+        }
+        assert!(t0.elapsed() < Duration::from_secs(120), "no rows appeared");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "run finished before it could be killed"
+    );
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let before = rows(&part);
+    assert!(!before.is_empty() && before.len() < rows(&full).len());
+    // rerun into the same folder: finished rows are kept and skipped
+    let o = cpbench()
+        .args(args)
+        .arg("--out")
+        .arg(&part)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains(&format!("{} already present", before.len())),
+        "{text}"
+    );
+    let after = rows(&part);
+    for r in &before {
+        assert!(after.contains(r), "row lost: {r:?}");
+    }
+    assert_eq!(after, rows(&full));
+}
+
+#[test]
+fn shards_merge_to_the_unsharded_rows() {
+    let d = tempfile::tempdir().unwrap();
+    let suite = small_suite(d.path());
+    let base = [
+        "run",
+        "--suite",
+        &suite,
+        "--solvers",
+        "pgs,apgd,spgqp",
+        "--no-plots",
+    ];
+    let whole = d.path().join("whole");
+    run_ok(&base, &whole);
+    let mut dirs = Vec::new();
+    for i in 1..=3 {
+        let s = d.path().join(format!("s{i}"));
+        let shard = format!("{i}/3");
+        let mut a = base.to_vec();
+        a.extend(["--shard", &shard]);
+        run_ok(&a, &s);
+        dirs.push(s);
+    }
+    let sizes: Vec<usize> = dirs.iter().map(|p| rows(p).len()).collect();
+    assert_eq!(sizes.iter().sum::<usize>(), rows(&whole).len());
+    assert!(sizes.iter().all(|&n| n > 0));
+    let merged = d.path().join("merged");
+    let o = cpbench()
+        .args(["merge", "--out"])
+        .arg(&merged)
+        .args(&dirs)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(rows(&merged), rows(&whole));
+    // canonical order: the merged file lists rows exactly in the unsharded run's order
+    let names = |p: &Path| -> Vec<(String, String)> {
+        let mut r = csv::Reader::from_path(p.join("summary.csv")).unwrap();
+        r.records()
+            .map(|x| x.unwrap())
+            .map(|x| (x[0].to_string(), x[4].to_string()))
+            .collect()
+    };
+    assert_eq!(names(&merged), names(&whole));
+    assert!(merged.join("plots/Rover4396__ccp.png").exists());
+}
+
+#[test]
+fn check_passes_unchanged_and_fails_on_a_weakened_solver() {
+    let d = tempfile::tempdir().unwrap();
+    let suite = small_suite(d.path());
+    let args = [
+        "run",
+        "--suite",
+        &suite,
+        "--solvers",
+        "pgs,apgd",
+        "--no-plots",
+    ];
+    let a = d.path().join("a");
+    run_ok(&args, &a);
+    let baseline = d.path().join("baseline.csv");
+    let o = cpbench()
+        .arg("check")
+        .arg(&a)
+        .arg("--baseline")
+        .arg(&baseline)
+        .arg("--update")
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    // unchanged code: a second run passes
+    let b = d.path().join("b");
+    run_ok(&args, &b);
+    let o = cpbench()
+        .arg("check")
+        .arg(&b)
+        .arg("--baseline")
+        .arg(&baseline)
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    // a weakened solver (iteration cap 5) fails with a readable table
+    let w = d.path().join("w");
+    let mut wargs = args.to_vec();
+    wargs.extend(["--max-iter", "5"]);
+    run_ok(&wargs, &w);
+    let o = cpbench()
+        .arg("check")
+        .arg(&w)
+        .arg("--baseline")
+        .arg(&baseline)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("REGRESSED") && text.contains("success -> failure"),
+        "{text}"
+    );
+    assert!(text.contains("Capsules-i125-1213__ccp"), "{text}");
+}
+
+#[test]
+fn report_writes_markdown_profiles_and_plots() {
+    let d = tempfile::tempdir().unwrap();
+    let suite = small_suite(d.path());
+    let a = d.path().join("a");
+    run_ok(
+        &[
+            "run",
+            "--suite",
+            &suite,
+            "--solvers",
+            "pgs,apgd,spgqp",
+            "--no-plots",
+        ],
+        &a,
+    );
+    let o = cpbench()
+        .arg("report")
+        .arg(&a)
+        .arg("--baseline")
+        .arg(&a)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let md = std::fs::read_to_string(a.join("report.md")).unwrap();
+    for needle in [
+        "Performance profiles",
+        "shgeom iterations",
+        "| apgd | 100% | 100% |",
+        "overview.png",
+        "Compared with",
+    ] {
+        assert!(md.contains(needle), "report.md lacks '{needle}'");
+    }
+    for f in [
+        "report/profile_time.png",
+        "report/profile_iterations.svg",
+        "report/profile_matvecs.csv",
+        "report/shgeom.csv",
+        "report/overview.png",
+        "report/convergence/Rover4396__ccp__iterations.png",
+        "report/convergence/Rover4396__ccp__matvecs.csv",
+        "report/convergence/Rover4396__ccp__time.svg",
+    ] {
+        assert!(a.join(f).exists(), "{f}");
+    }
+    // a report tolerance looser than the run's reads the cost from the traces
+    let o = cpbench()
+        .arg("report")
+        .arg(&a)
+        .args(["--tol", "1e-3"])
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let csv = std::fs::read_to_string(a.join("report/shgeom.csv")).unwrap();
+    assert!(csv.lines().count() == 4, "{csv}");
+}
