@@ -40,6 +40,13 @@ const STEPS: usize = 50;
 fn bench_solver_steps(c: &mut Criterion) {
     for inst in spheres() {
         for name in SOLVER_NAMES {
+            if !build(name, None)
+                .expect("default settings are valid")
+                .solver
+                .supports(inst.class())
+            {
+                continue; // e.g. MPRGP on the CCP
+            }
             let problem = Problem::new(&inst);
             c.bench_function(&format!("{STEPS}_iterations_{name}_{}", inst.name()), |b| {
                 b.iter_batched_ref(

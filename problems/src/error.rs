@@ -129,6 +129,18 @@ pub enum ProblemError {
     /// A factorisation needed to condense a global problem failed.
     #[error("factorisation failed: {0}")]
     Factorization(String),
+    /// A generator parameter is out of its valid range.
+    #[error("invalid parameter {name} = {value} of generator {generator}: {reason}")]
+    InvalidParameter {
+        /// Generator name (e.g. `jbearing2`).
+        generator: String,
+        /// Parameter name.
+        name: String,
+        /// The value given.
+        value: String,
+        /// The valid range.
+        reason: String,
+    },
     /// Operating-system I/O error on a file.
     #[error("{}: {source}", path.display())]
     Io {

@@ -23,15 +23,14 @@
 //! descent direction on the tangent cone at `gamma`): for a box, `g_i` where free, `min(g_i, 0)` at a
 //! lower and `max(g_i, 0)` at an upper bound; for a Coulomb cone, `g_c` in the interior,
 //! `-P_K(-g_c)` at the apex and the half-space projection on the cone surface. A point counts as
-//! on the surface when `||gamma_t|| >= mu gamma_n (1 - 1e-12)`.
+//! on the surface when `||gamma_t|| >= mu gamma_n (1 - 1e-12)`. The definition lives in
+//! [`ConstraintSet::projected_gradient_block`], shared with MPRGP / MPGP, so that the solvers'
+//! stopping quantity and this residual are the same function.
 
-use crate::constraints::{project_coulomb_cone, project_dual_coulomb_cone, ConstraintSet};
+use crate::constraints::{project_dual_coulomb_cone, ConstraintSet};
 use crate::instance::{objective_from_gradient, Instance};
 use crate::linalg::{dot, norm2, norm_inf};
 use serde::{Deserialize, Serialize};
-
-/// Relative tolerance deciding that a cone iterate lies on the cone surface (for `g^P`).
-const SURFACE_TOL: f64 = 1e-12;
 
 /// All residuals of one iterate. Field names are the CSV column names.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -149,6 +148,25 @@ impl Residuals {
         ]
     }
 
+    /// Inverse of [`Residuals::values`].
+    pub fn from_values(v: [f64; 13]) -> Self {
+        Self {
+            nat_map_abs_2: v[0],
+            nat_map_abs_inf: v[1],
+            nat_map_rel_2: v[2],
+            nat_map_rel_inf: v[3],
+            nat_map_rel_max1_2: v[4],
+            proj_grad_2: v[5],
+            proj_grad_rel: v[6],
+            res4: v[7],
+            primal_feas: v[8],
+            dual_feas: v[9],
+            complementarity: v[10],
+            complementarity_max: v[11],
+            objective: v[12],
+        }
+    }
+
     /// The value of one residual kind.
     pub fn get(&self, kind: ResidualKind) -> f64 {
         match kind {
@@ -259,8 +277,6 @@ pub fn residuals_with_gradient(
                 let c = x[0] * gb[0];
                 comp_sum += c;
                 comp_max = comp_max.max(c.abs());
-                let p = if x[0] > 0.0 { gb[0] } else { gb[0].min(0.0) };
-                pg2 += p * p;
             }
             ConstraintSet::Box { lo, hi } => {
                 let (l, h, gi, xi) = (lo[b], hi[b], gb[0], x[0]);
@@ -281,14 +297,6 @@ pub fn residuals_with_gradient(
                 }
                 comp_sum += c.abs();
                 comp_max = comp_max.max(c.abs());
-                let p = if xi <= l {
-                    gi.min(0.0)
-                } else if xi >= h {
-                    gi.max(0.0)
-                } else {
-                    gi
-                };
-                pg2 += p * p;
             }
             ConstraintSet::CoulombCones { mu } => {
                 let mu = mu[b];
@@ -301,10 +309,11 @@ pub fn residuals_with_gradient(
                 let c = dot(x, gb);
                 comp_sum += c;
                 comp_max = comp_max.max(c.abs());
-                let p = cone_projected_gradient(x, gb, mu);
-                pg2 += p[0] * p[0] + p[1] * p[1] + p[2] * p[2];
             }
         }
+        // projected gradient (the definition shared with MPRGP / MPGP)
+        k.projected_gradient_block(b, x, gb, &mut buf[..m]);
+        pg2 += buf[..m].iter().map(|p| p * p).sum::<f64>();
     };
     for b in 0..n / bs {
         let s = b * bs..(b + 1) * bs;
@@ -327,31 +336,6 @@ pub fn residuals_with_gradient(
         complementarity_max: comp_max,
         objective: objective_from_gradient(gamma, g, instance.r()),
     }
-}
-
-/// Projected gradient `g^P = -P_{T_K(x)}(-g)` of one Coulomb-cone block (see module docs).
-fn cone_projected_gradient(x: &[f64], g: &[f64], mu: f64) -> [f64; 3] {
-    let (xn, t) = (x[0], (x[1] * x[1] + x[2] * x[2]).sqrt());
-    if mu == 0.0 {
-        // K = {x_n >= 0, x_t = 0}: tangent cone {d_t = 0} (+ d_n >= 0 at x_n = 0).
-        let pn = if xn > 0.0 { g[0] } else { g[0].min(0.0) };
-        return [pn, 0.0, 0.0];
-    }
-    if xn <= 0.0 && t == 0.0 {
-        // apex: T_K = K, g^P = -P_K(-g)
-        let mut v = [-g[0], -g[1], -g[2]];
-        project_coulomb_cone(&mut v, mu);
-        return [-v[0], -v[1], -v[2]];
-    }
-    if t < mu * xn * (1.0 - SURFACE_TOL) {
-        return [g[0], g[1], g[2]];
-    }
-    // on the surface: outward normal a = (-mu, x_t / t), T_K = {d : a.d <= 0}
-    let a = [-mu, x[1] / t, x[2] / t];
-    let aa = mu * mu + 1.0;
-    let ag = a[0] * g[0] + a[1] * g[1] + a[2] * g[2];
-    let s = (-ag).max(0.0) / aa;
-    [g[0] + s * a[0], g[1] + s * a[1], g[2] + s * a[2]]
 }
 
 /// `||v||_inf` re-exported for callers that want the inf-norm of a residual vector.

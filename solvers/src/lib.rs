@@ -10,6 +10,11 @@
 //! | `jacobi` | projected Jacobi | Tasora & Anitescu 2011 |
 //! | `apgd` | Nesterov APGD with backtracking and restart | Mazhar et al. 2015 |
 //! | `spgqp` | spectral projected gradient (BB + GLL) | Pospisil & Dostal 2018 |
+//! | `mprgp` | MPRGP (box QP, LCP), with PERMON's expansion variants | Dostal & Schoberl 2005; Kruzik et al. 2020 |
+//! | `mpgp` | MPGP (separable convex sets: cones, boxes) | Dostal & Kozubek 2012 |
+//!
+//! Registry names may carry a preset, `name:preset` (see [`registry::PRESETS`]), e.g.
+//! `mprgp:permon-opt` for PERMON's settings with the `opt` expansion.
 #![warn(missing_docs)]
 // `!(x > a)` is deliberate in settings validation: it also rejects NaN.
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
@@ -17,6 +22,8 @@
 pub mod apgd;
 pub mod executor;
 pub mod jacobi;
+pub mod mpgp;
+pub mod mprgp;
 pub mod observer;
 pub mod pgs;
 pub mod problem;

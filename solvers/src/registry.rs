@@ -1,7 +1,13 @@
 //! Solvers by name, with settings from JSON (missing fields take their defaults).
+//!
+//! A name may carry a preset after a colon, `name:preset` ([`PRESETS`]): the preset replaces the
+//! defaults and the JSON settings, if any, are applied on top of it. The full name (with the
+//! preset) is what result files show, so that variants of one solver can run side by side.
 
 use crate::apgd::{Apgd, ApgdSettings};
 use crate::jacobi::{Jacobi, JacobiSettings};
+use crate::mpgp::{Mpgp, MpgpSettings};
+use crate::mprgp::{Expansion, Mprgp, MprgpSettings};
 use crate::pgs::{Pgs, PgsSettings};
 use crate::solver::Solver;
 use crate::spgqp::{SpgQp, SpgQpSettings};
@@ -10,7 +16,33 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 /// Names of all registered solvers.
-pub const SOLVER_NAMES: [&str; 4] = ["pgs", "jacobi", "apgd", "spgqp"];
+pub const SOLVER_NAMES: [&str; 6] = ["pgs", "jacobi", "apgd", "spgqp", "mprgp", "mpgp"];
+
+/// Named presets, `solver:preset`, with what they set:
+/// `mprgp:permon` (PERMON's `QPSMPGP` defaults, [`MprgpSettings::permon`], standard
+/// expansion: PERMON test `ex1_1`), and `mprgp:permon-opt`, `mprgp:permon-optapprox`,
+/// `mprgp:permon-bb`, `mprgp:permon-projcg` (the same with the expansion of PERMON's tests
+/// `ex1_opt`, `ex1_optapprox`, `ex1_bb`, `ex1_projcg`).
+pub const PRESETS: [&str; 5] = [
+    "mprgp:permon",
+    "mprgp:permon-opt",
+    "mprgp:permon-optapprox",
+    "mprgp:permon-bb",
+    "mprgp:permon-projcg",
+];
+
+/// The settings of a preset as JSON, or `None` for an unknown one.
+fn preset(name: &str) -> Option<serde_json::Value> {
+    let exp = match name {
+        "mprgp:permon" => Expansion::Std,
+        "mprgp:permon-opt" => Expansion::Opt,
+        "mprgp:permon-optapprox" => Expansion::Optapprox,
+        "mprgp:permon-bb" => Expansion::Bb,
+        "mprgp:permon-projcg" => Expansion::Projcg,
+        _ => return None,
+    };
+    serde_json::to_value(MprgpSettings::permon(exp)).ok()
+}
 
 /// A solver and its effective settings (defaults filled in), as JSON for manifests and hashes.
 pub struct Built {
@@ -41,8 +73,39 @@ fn parse<T: DeserializeOwned + Serialize + Default>(
 /// Build the solver called `name` with `settings` (a JSON object of its settings struct, or
 /// `None` for defaults). Errors: [`SolverError::UnknownSolver`], [`SolverError::BadSettings`],
 /// [`SolverError::InvalidSetting`].
+///
+/// `name` may be `solver:preset` ([`PRESETS`]); the user's settings then override the preset's
+/// field by field. An unknown preset is [`SolverError::UnknownSolver`].
 pub fn build(name: &str, settings: Option<&serde_json::Value>) -> Result<Built, SolverError> {
-    let (solver, settings): (Box<dyn Solver + Send>, _) = match name {
+    let merged;
+    let (base, settings) = match name.split_once(':') {
+        None => (name, settings),
+        Some((base, _)) => {
+            let mut v = preset(name).ok_or_else(|| {
+                SolverError::UnknownSolver(
+                    name.to_string(),
+                    format!(
+                        "{}; presets: {}",
+                        SOLVER_NAMES.join(", "),
+                        PRESETS.join(", ")
+                    ),
+                )
+            })?;
+            if let Some(user) = settings {
+                let user = user.as_object().ok_or_else(|| SolverError::BadSettings {
+                    solver: name.to_string(),
+                    message: "settings must be a JSON object".into(),
+                })?;
+                let obj = v.as_object_mut().expect("settings serialise to an object");
+                for (k, val) in user {
+                    obj.insert(k.clone(), val.clone());
+                }
+            }
+            merged = v;
+            (base, Some(&merged))
+        }
+    };
+    let (solver, settings): (Box<dyn Solver + Send>, _) = match base {
         "pgs" => {
             let (s, j) = parse::<PgsSettings>(name, settings)?;
             (Box::new(Pgs::new(s)?), j)
@@ -58,6 +121,14 @@ pub fn build(name: &str, settings: Option<&serde_json::Value>) -> Result<Built, 
         "spgqp" => {
             let (s, j) = parse::<SpgQpSettings>(name, settings)?;
             (Box::new(SpgQp::new(s)?), j)
+        }
+        "mprgp" => {
+            let (s, j) = parse::<MprgpSettings>(name, settings)?;
+            (Box::new(Mprgp::new(s)?), j)
+        }
+        "mpgp" => {
+            let (s, j) = parse::<MpgpSettings>(name, settings)?;
+            (Box::new(Mpgp::new(s)?), j)
         }
         _ => {
             return Err(SolverError::UnknownSolver(

@@ -1,7 +1,9 @@
 //! Every solver on small problems with known solutions, and cross-solver agreement on random
 //! PSD instances of every class.
 
-use cpbench_problems::{ConstraintSet, CscMatrix, Instance, Provenance, ValidationOptions};
+use cpbench_problems::{
+    ConstraintSet, CscMatrix, Instance, ProblemClass, Provenance, ValidationOptions,
+};
 use cpbench_solvers::registry::{build, SOLVER_NAMES};
 use cpbench_solvers::{ExecSettings, Executor, ObserverMode, Status, TraceRecorder};
 
@@ -27,6 +29,14 @@ fn solve(name: &str, inst: &Instance, tol: f64) -> cpbench_solvers::SolveResult 
         ..Default::default()
     });
     ex.run(b.solver.as_mut(), inst, None, &mut []).unwrap()
+}
+
+/// The registered solvers that handle `class` (MPRGP is for bounds only).
+fn solvers_for(class: ProblemClass) -> Vec<&'static str> {
+    SOLVER_NAMES
+        .into_iter()
+        .filter(|n| build(n, None).unwrap().solver.supports(class))
+        .collect()
 }
 
 /// Deterministic pseudo-random numbers in [-1, 1) (64-bit LCG, Knuth's constants).
@@ -131,7 +141,8 @@ fn one_contact_sticking_and_sliding() {
     let stick = dense(3, &eye, vec![-1.0, 0.2, 0.0], k.clone());
     // sliding: minimiser = P_K((1, -2, 0)) = (1.6, -0.8, 0) on the surface
     let slide = dense(3, &eye, vec![-1.0, 2.0, 0.0], k);
-    for name in SOLVER_NAMES {
+    assert!(solvers_for(ProblemClass::Ccp).contains(&"mpgp"));
+    for name in solvers_for(ProblemClass::Ccp) {
         let a = solve(name, &stick, 1e-12);
         assert!(
             (a.gamma[0] - 1.0).abs() < 1e-10 && (a.gamma[1] + 0.2).abs() < 1e-10,
@@ -170,7 +181,7 @@ fn random_instances_all_solvers_agree() {
             },
         };
         let inst = dense(n, &vals, r, k);
-        let objs: Vec<(String, f64)> = SOLVER_NAMES
+        let objs: Vec<(String, f64)> = solvers_for(inst.class())
             .iter()
             .map(|name| {
                 let res = solve(name, &inst, 1e-9);

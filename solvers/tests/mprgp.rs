@@ -1,0 +1,254 @@
+//! MPRGP and MPGP: known solutions, PERMON's step accounting, presets and settings, and the
+//! two properties Dostal's analysis guarantees for `alpha <= 2/||N||`: every iterate is
+//! feasible and the objective never increases.
+
+use cpbench_problems::generators::boxqp::{permon_ex1, random_box_qp};
+use cpbench_problems::{
+    ConstraintSet, CscMatrix, Instance, ProblemClass, Provenance, ResidualKind, ValidationOptions,
+};
+use cpbench_solvers::registry::build;
+use cpbench_solvers::{ExecSettings, Executor, ObserverMode, SolveResult, Status, TraceRecorder};
+use proptest::prelude::*;
+
+fn dense(n: usize, vals: &[f64], r: Vec<f64>, k: ConstraintSet) -> Instance {
+    let m = CscMatrix::from_dense_col_major(n, n, vals).unwrap();
+    Instance::new(
+        "t",
+        m,
+        r,
+        k,
+        Provenance::default(),
+        ValidationOptions::default(),
+    )
+    .unwrap()
+}
+
+fn run(
+    name: &str,
+    settings: Option<serde_json::Value>,
+    inst: &Instance,
+    exec: ExecSettings,
+) -> (SolveResult, TraceRecorder) {
+    let mut b = build(name, settings.as_ref()).unwrap();
+    let mut rec = TraceRecorder::new(ObserverMode::Always);
+    let res = Executor::new(exec)
+        .run(b.solver.as_mut(), inst, None, &mut [&mut rec])
+        .unwrap();
+    (res, rec)
+}
+
+fn counter(res: &SolveResult, name: &str) -> f64 {
+    res.counters
+        .iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| *v)
+        .unwrap_or_else(|| panic!("no counter {name}"))
+}
+
+#[test]
+fn proportioning_step_is_cut_at_the_opposite_bound() {
+    // N = I, r = (-10, 0.5), box [0, 1]^2: solution (1, 0). From x = 0 both components are at
+    // their lower bound, phi = 0, beta = (-10, 0): a proportioning step, whose line-search
+    // length 1 would reach x_0 = 10; it is cut at x_0 = 1, the upper bound.
+    let k = ConstraintSet::Box {
+        lo: vec![0.0; 2],
+        hi: vec![1.0; 2],
+    };
+    let inst = dense(2, &[1.0, 0.0, 0.0, 1.0], vec![-10.0, 0.5], k);
+    let (res, rec) = run(
+        "mprgp",
+        None,
+        &inst,
+        ExecSettings {
+            tol: 1e-14,
+            ..Default::default()
+        },
+    );
+    assert_eq!(res.status, Status::Converged);
+    assert_eq!(res.gamma, vec![1.0, 0.0]);
+    assert_eq!(res.iterations, 1);
+    assert_eq!(counter(&res, "proportioning_steps"), 1.0);
+    assert!(rec.records.iter().all(|r| r.residuals.primal_feas == 0.0));
+    // f(1, 0) = 1/2 - 10
+    assert_eq!(res.residuals.objective, -9.5);
+}
+
+#[test]
+fn random_box_qps_are_solved_to_their_known_solution() {
+    for (seed, kappa, frac) in [(1u64, 1e2, 0.4), (2, 1e4, 0.1), (3, 10.0, 0.9)] {
+        let q = random_box_qp(60, kappa, frac, seed).unwrap();
+        for name in ["mprgp", "mpgp", "mprgp:permon", "mprgp:permon-projcg"] {
+            let (res, _) = run(
+                name,
+                None,
+                &q.instance,
+                ExecSettings {
+                    tol: 1e-12,
+                    residual: ResidualKind::ProjGradRel,
+                    max_iter: 5000,
+                    ..Default::default()
+                },
+            );
+            assert_eq!(res.status, Status::Converged, "{name} seed {seed}");
+            let err = res
+                .gamma
+                .iter()
+                .zip(&q.solution)
+                .map(|(a, b)| (a - b).abs())
+                .fold(0.0, f64::max);
+            assert!(err < 1e-8 * kappa, "{name} seed {seed}: |x - x*| = {err:e}");
+            let rel = (res.residuals.objective - q.objective).abs() / q.objective.abs();
+            assert!(
+                rel < 1e-12,
+                "{name} seed {seed}: objective rel. error {rel:e}"
+            );
+        }
+    }
+}
+
+#[test]
+fn step_accounting_follows_permon() {
+    // PERMON counts one product for the initial gradient, one per iteration (N p, or N beta)
+    // and one more per expansion (the fresh gradient); the power method comes on top.
+    let inst = permon_ex1(100).unwrap();
+    let (res, _) = run(
+        "mprgp:permon",
+        None,
+        &inst,
+        ExecSettings {
+            tol: 1e-5,
+            residual: ResidualKind::ProjGradRel,
+            ..Default::default()
+        },
+    );
+    let (cg, exp, prop) = (
+        counter(&res, "cg_steps"),
+        counter(&res, "expansion_steps"),
+        counter(&res, "proportioning_steps"),
+    );
+    let hm = counter(&res, "hessian_mults");
+    assert_eq!(cg + exp + prop, res.iterations as f64);
+    assert_eq!(hm, 1.0 + res.iterations as f64 + exp);
+    assert_eq!(hm + counter(&res, "power_matvecs"), res.matvecs as f64);
+    // PERMON's alpha = 2 / (Rayleigh quotient after at most 50 power iterations from ones)
+    assert!((counter(&res, "alpha") * counter(&res, "lambda_max") - 2.0).abs() < 1e-14);
+}
+
+#[test]
+fn presets_and_settings() {
+    let b = build("mprgp:permon", None).unwrap();
+    assert_eq!(b.settings["alpha_factor"], 2.0);
+    assert_eq!(b.settings["proportioning"], "free");
+    assert_eq!(b.settings["expansion"], "std");
+    let b = build("mprgp:permon-opt", Some(&serde_json::json!({"gamma": 2.0}))).unwrap();
+    assert_eq!(b.settings["expansion"], "opt");
+    assert_eq!(b.settings["gamma"], 2.0);
+    assert_eq!(b.settings["alpha_factor"], 2.0);
+    let d = build("mprgp", None).unwrap();
+    assert_eq!(d.settings["alpha_factor"], 1.95);
+    assert_eq!(d.settings["proportioning"], "reduced");
+    assert!(!d.solver.supports(ProblemClass::Ccp));
+    assert!(build("mpgp", None)
+        .unwrap()
+        .solver
+        .supports(ProblemClass::Ccp));
+    assert!(build("mprgp:nope", None).is_err());
+    assert!(build("pgs:permon", None).is_err());
+    assert!(build("mprgp", Some(&serde_json::json!({"alpha_factor": -1.0}))).is_err());
+    assert!(build("mprgp", Some(&serde_json::json!({"gama": 1.0}))).is_err());
+    assert!(build("mpgp", Some(&serde_json::json!({"expansion": "opt"}))).is_err());
+    assert!(build("mpgp", Some(&serde_json::json!({"power_max_iter": 0}))).is_err());
+    assert!(build("mprgp", Some(&serde_json::json!({"lambda_max": 0.0}))).is_err());
+}
+
+/// Deterministic pseudo-random numbers in [-1, 1) (64-bit LCG, Knuth's constants).
+struct Lcg(u64);
+impl Lcg {
+    fn next(&mut self) -> f64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((self.0 >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+    }
+}
+
+/// `N = B^T B + shift I` (`B` is `m x n`), column-major.
+fn random_spd(n: usize, m: usize, shift: f64, rng: &mut Lcg) -> Vec<f64> {
+    let b: Vec<f64> = (0..m * n).map(|_| rng.next()).collect();
+    let mut out = vec![0.0; n * n];
+    for i in 0..n {
+        for j in 0..n {
+            out[i + j * n] = (0..m).map(|k| b[k * n + i] * b[k * n + j]).sum();
+        }
+        out[i + i * n] += shift;
+    }
+    out
+}
+
+/// Every recorded iterate is feasible and `f` never increases (up to rounding).
+fn assert_feasible_and_monotone(rec: &TraceRecorder, what: &str) {
+    for w in rec.records.windows(2) {
+        let (a, b) = (&w[0].residuals, &w[1].residuals);
+        assert_eq!(
+            b.primal_feas, 0.0,
+            "{what}: infeasible at {}",
+            w[1].iteration
+        );
+        assert!(
+            b.objective <= a.objective + 1e-12 * a.objective.abs().max(1.0),
+            "{what}: f rose from {:e} to {:e} at iteration {}",
+            a.objective,
+            b.objective,
+            w[1].iteration
+        );
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn mprgp_iterates_are_feasible_and_monotone(
+        n in 2usize..14,
+        m in 1usize..16,
+        seed in any::<u64>(),
+        two_sided in any::<bool>(),
+    ) {
+        let mut rng = Lcg(seed);
+        let vals = random_spd(n, m, 1e-3, &mut rng);
+        let r: Vec<f64> = (0..n).map(|_| 3.0 * rng.next()).collect();
+        let lo: Vec<f64> = (0..n)
+            .map(|i| if i % 5 == 4 { f64::NEG_INFINITY } else { -0.5 * rng.next().abs() })
+            .collect();
+        let hi: Vec<f64> = (0..n)
+            .map(|_| if two_sided { 0.5 * rng.next().abs() + 0.1 } else { f64::INFINITY })
+            .collect();
+        let inst = dense(n, &vals, r, ConstraintSet::Box { lo, hi });
+        let exec = ExecSettings { tol: 1e-13, max_iter: 400, stall_window: None, ..Default::default() };
+        let (_, rec) = run("mprgp", None, &inst, exec);
+        assert_feasible_and_monotone(&rec, "mprgp");
+    }
+
+    #[test]
+    fn mpgp_on_cones_is_feasible_and_monotone(
+        contacts in 1usize..5,
+        seed in any::<u64>(),
+    ) {
+        let n = 3 * contacts;
+        let mut rng = Lcg(seed);
+        let vals = random_spd(n, n + 2, 1e-3, &mut rng);
+        let r: Vec<f64> = (0..n).map(|_| 3.0 * rng.next()).collect();
+        let mu: Vec<f64> = (0..contacts).map(|_| 0.8 * rng.next().abs()).collect();
+        let inst = dense(n, &vals, r, ConstraintSet::CoulombCones { mu });
+        let exec = ExecSettings { tol: 1e-13, max_iter: 400, stall_window: None, ..Default::default() };
+        let (_, rec) = run("mpgp", None, &inst, exec);
+        // cone projections are exact to rounding: allow dist(x, K) at the rounding level
+        for w in rec.records.windows(2) {
+            let (a, b) = (&w[0].residuals, &w[1].residuals);
+            prop_assert!(b.primal_feas <= 1e-14, "infeasible: {:e}", b.primal_feas);
+            prop_assert!(b.objective <= a.objective + 1e-12 * a.objective.abs().max(1.0),
+                "f rose from {:e} to {:e}", a.objective, b.objective);
+        }
+    }
+}

@@ -1,0 +1,235 @@
+//! Issue 4 acceptance: the built-in `permon` suite reproduces PERMON's published test outputs
+//! (`permon/permon`, `src/tutorials/output/*.out`); MPRGP, MPGP, PGS, APGD and SPG-QP agree on
+//! every box-QP generator instance; MPGP solves every Coulomb-cone fixture of the default suite.
+
+use cpbench_harness::check::{check, CheckSpec};
+use cpbench_harness::suite::InstanceSource;
+use cpbench_harness::Suite;
+use cpbench_problems::generators::boxqp::{
+    jbearing2, obstacle2d, permon_ex1, random_box_qp, torsion,
+};
+use cpbench_problems::{Instance, ProblemClass, ResidualKind};
+use cpbench_solvers::registry::build;
+use cpbench_solvers::{ExecSettings, Executor, SolveResult, Status};
+
+fn solve(name: &str, inst: &Instance, residual: ResidualKind, tol: f64) -> SolveResult {
+    let mut b = build(name, None).unwrap();
+    let ex = Executor::new(ExecSettings {
+        tol,
+        residual,
+        max_iter: 50_000,
+        stall_window: None,
+        ..Default::default()
+    });
+    ex.run(b.solver.as_mut(), inst, None, &mut []).unwrap()
+}
+
+fn counter(res: &SolveResult, name: &str) -> u64 {
+    res.counters
+        .iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| *v as u64)
+        .unwrap_or_else(|| panic!("no counter {name}"))
+}
+
+#[test]
+fn permon_suite_is_built_in_with_permon_stopping_test() {
+    let s = Suite::builtin("permon").unwrap();
+    assert_eq!(s.default_residual, Some(ResidualKind::ProjGradRel));
+    assert_eq!(s.default_tol, Some(1e-5));
+    let solvers = s.default_solvers.clone().unwrap();
+    for name in &solvers {
+        assert!(build(name, None).is_ok(), "{name}");
+    }
+    let insts = s.load().unwrap();
+    let names: Vec<(&str, usize)> = insts.iter().map(|i| (i.name(), i.n())).collect();
+    assert_eq!(
+        names,
+        [
+            ("ex1", 100),
+            ("jbearing2-8x12", 96),
+            ("jbearing2-30x30", 900)
+        ]
+    );
+    assert!(insts.iter().all(|i| i.class() == ProblemClass::BoxQp));
+}
+
+/// PERMON's published counts: `(test file, instance, preset, rtol, iterations, Hessian
+/// multiplications, CG, expansion, proportioning steps)`. `ex1_*` run `-n 100` at PERMON's
+/// default `rtol = 1e-5`; `jbearing2_4` / `_6` run `-qps_type mpgp -tao_gttol 1e-6`.
+const PUBLISHED: [(&str, &str, &str, f64, [u64; 5]); 7] = [
+    (
+        "ex1_1.out",
+        "ex1",
+        "mprgp:permon",
+        1e-5,
+        [181, 200, 156, 18, 7],
+    ),
+    (
+        "ex1_opt.out",
+        "ex1",
+        "mprgp:permon-opt",
+        1e-5,
+        [184, 217, 161, 16, 7],
+    ),
+    (
+        "ex1_optapprox.out",
+        "ex1",
+        "mprgp:permon-optapprox",
+        1e-5,
+        [161, 189, 134, 27, 0],
+    ),
+    (
+        "ex1_bb.out",
+        "ex1",
+        "mprgp:permon-bb",
+        1e-5,
+        [200, 215, 174, 14, 12],
+    ),
+    (
+        "ex1_projcg.out",
+        "ex1",
+        "mprgp:permon-projcg",
+        1e-5,
+        [160, 175, 134, 14, 12],
+    ),
+    (
+        "jbearing2_4.out",
+        "jbearing2-8x12",
+        "mprgp:permon",
+        1e-6,
+        [23, 24, 21, 0, 2],
+    ),
+    (
+        "jbearing2_6.out",
+        "jbearing2-30x30",
+        "mprgp:permon",
+        1e-6,
+        [119, 120, 111, 0, 8],
+    ),
+];
+
+#[test]
+fn permon_published_counts_are_reproduced() {
+    let insts = Suite::permon_suite().load().unwrap();
+    let mut table = String::from(
+        "test file          | instance        | ours: it  Hm  CG exp prop | PERMON: it  Hm  CG exp prop\n",
+    );
+    let mut worst = 0.0f64;
+    for (file, inst_name, preset, rtol, want) in PUBLISHED {
+        let inst = insts.iter().find(|i| i.name() == inst_name).unwrap();
+        let res = solve(preset, inst, ResidualKind::ProjGradRel, rtol);
+        assert_eq!(res.status, Status::Converged, "{file}");
+        let got = [
+            res.iterations,
+            counter(&res, "hessian_mults"),
+            counter(&res, "cg_steps"),
+            counter(&res, "expansion_steps"),
+            counter(&res, "proportioning_steps"),
+        ];
+        table.push_str(&format!(
+            "{file:<18} | {inst_name:<15} | {:>8} {:>3} {:>3} {:>3} {:>4} | {:>10} {:>3} {:>3} {:>3} {:>4}\n",
+            got[0], got[1], got[2], got[3], got[4], want[0], want[1], want[2], want[3], want[4]
+        ));
+        for (g, w) in got.iter().zip(want) {
+            // the issue's goal: every count within 10% (2 steps for counts below 20)
+            let tol = (0.1 * w as f64).max(2.0);
+            worst = worst.max((*g as f64 - w as f64).abs() / (w as f64).max(1.0));
+            assert!(
+                (*g as f64 - w as f64).abs() <= tol,
+                "{file}: ours {got:?} vs PERMON {want:?}\n{table}"
+            );
+        }
+        // the power method's products come on top of PERMON's Hessian multiplications
+        assert_eq!(got[1] + counter(&res, "power_matvecs"), res.matvecs);
+    }
+    println!("{table}largest relative difference: {worst:.3}");
+}
+
+#[test]
+fn jbearing_reaches_permon_objective_values() {
+    // jbearing2_1.out / jbearing2_3.out print TAO's "Objective value=" to 6 digits
+    let insts = Suite::permon_suite().load().unwrap();
+    for (name, f_ref) in [
+        ("jbearing2-8x12", -0.183437),
+        ("jbearing2-30x30", -0.180302),
+    ] {
+        let inst = insts.iter().find(|i| i.name() == name).unwrap();
+        // at the suite's own stopping test (rtol 1e-5) and at PERMON's jbearing2 rtol 1e-6
+        for tol in [1e-5, 1e-6] {
+            let res = solve("mprgp:permon", inst, ResidualKind::ProjGradRel, tol);
+            assert_eq!(res.status, Status::Converged);
+            let f = res.residuals.objective;
+            assert!(
+                (f - f_ref).abs() <= 1e-5 * f_ref.abs(),
+                "{name} at rtol {tol}: f = {f:.8} vs PERMON {f_ref}"
+            );
+        }
+    }
+}
+
+#[test]
+fn five_solvers_agree_on_every_box_qp_generator_instance() {
+    let rand = random_box_qp(80, 1e3, 0.3, 11).unwrap();
+    let insts = [
+        permon_ex1(100).unwrap(),
+        jbearing2(8, 12, 0.1, 10.0).unwrap(),
+        jbearing2(30, 30, 0.1, 10.0).unwrap(),
+        torsion(16, 16, 5.0).unwrap(),
+        obstacle2d(16, 16, 1.0).unwrap(),
+        rand.instance.clone(),
+    ];
+    for inst in &insts {
+        let mut objs = Vec::new();
+        for name in ["mprgp", "mpgp", "pgs", "apgd", "spgqp"] {
+            let res = solve(name, inst, ResidualKind::NatMapRel2, 1e-10);
+            assert_eq!(
+                res.status,
+                Status::Converged,
+                "{name} on {}: {:?}",
+                inst.name(),
+                res.residuals
+            );
+            objs.push((name, res.residuals.objective));
+        }
+        // reference: the known optimum of the random QP, else MPRGP's
+        let f_ref = if inst.name() == rand.instance.name() {
+            rand.objective
+        } else {
+            objs[0].1
+        };
+        for (name, f) in &objs {
+            assert!(
+                (f - f_ref).abs() <= 1e-8 * f_ref.abs(),
+                "{}: {name} reaches {f:.12e}, reference {f_ref:.12e}",
+                inst.name()
+            );
+        }
+    }
+}
+
+#[test]
+fn mpgp_solves_every_cone_fixture_of_the_default_suite() {
+    let spec = CheckSpec {
+        residual: ResidualKind::NatMapRel2,
+        tol: 1e-6,
+    };
+    let suite = Suite::default_suite();
+    let mut solved = 0;
+    for entry in &suite.entries {
+        // the fixtures of tests/fixtures (the generated granular states are run by the CLI)
+        if !matches!(entry.source, InstanceSource::Embedded { .. }) {
+            continue;
+        }
+        let inst = entry.load().unwrap();
+        if inst.class() != ProblemClass::Ccp {
+            continue;
+        }
+        let res = solve("mpgp", &inst, ResidualKind::NatMapRel2, 1e-6);
+        assert_eq!(res.status, Status::Converged, "{}", inst.name());
+        let v = check(&inst, &res.gamma, spec);
+        assert!(v.success, "{}: {:?}", inst.name(), v.residuals);
+        solved += 1;
+    }
+    assert_eq!(solved, 5);
+}
