@@ -64,7 +64,9 @@ pub struct Instance {
     r: Vec<f64>,
     constraints: ConstraintSet,
     provenance: Provenance,
-    hash: String,
+    /// Computed on first use (hashing a large `N` costs more than building it, and a
+    /// time stepper builds an instance every step but exports few).
+    hash: std::sync::OnceLock<String>,
 }
 
 impl Instance {
@@ -120,14 +122,13 @@ impl Instance {
         } else {
             n_mat
         };
-        let hash = content_hash(&n_mat, &r, &constraints);
         Ok(Self {
             name: name.into(),
             n_mat,
             r,
             constraints,
             provenance,
-            hash,
+            hash: std::sync::OnceLock::new(),
         })
     }
 
@@ -145,6 +146,11 @@ impl Instance {
     /// The Delassus matrix `N` (`n x n`, symmetric, full storage).
     pub fn n_mat(&self) -> &CscMatrix {
         &self.n_mat
+    }
+
+    /// Consume the instance and return `N` and `r` (e.g. to reuse their storage).
+    pub fn into_matrix_and_r(self) -> (CscMatrix, Vec<f64>) {
+        (self.n_mat, self.r)
     }
 
     /// The vector `r` (length `n`); the gradient is `g = N gamma + r`.
@@ -180,7 +186,8 @@ impl Instance {
     /// Content hash: SHA-256 (hex) of the class, `N` (structure and value bits), `r` and the
     /// constraint data. Independent of name and provenance.
     pub fn hash(&self) -> &str {
-        &self.hash
+        self.hash
+            .get_or_init(|| content_hash(&self.n_mat, &self.r, &self.constraints))
     }
 
     /// `g = N gamma + r` into `g` (one `N`-product). Shapes: length `n`.

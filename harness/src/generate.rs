@@ -1,0 +1,269 @@
+//! Instance generation with cpbench's own granular time stepper
+//! ([`cpbench_problems::generators::granular`]): the adapter that puts any registered solver in
+//! the loop ([`RegistrySolver`]), the driver behind `cpbench generate` ([`generate`]: bundles of
+//! exported steps plus `trajectory.csv`), and the default suite's generated instances
+//! ([`instance_from_snapshot`]).
+
+use crate::error::HarnessError;
+use crate::fsutil::write_atomic;
+use cpbench_problems::generators::granular::{
+    ContactSolution, ContactSolver, GranularError, SceneSpec, Snapshot, StepReport,
+};
+use cpbench_problems::io::{write_bundle, ClassChoice};
+use cpbench_problems::{Instance, ProblemError};
+use cpbench_solvers::registry::build;
+use cpbench_solvers::{ExecSettings, Executor, Solver, SolverError, Status};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// Errors of [`generate`].
+#[derive(Debug, thiserror::Error)]
+pub enum GenerateError {
+    /// The simulation failed (bad parameters, solver failure, non-finite state).
+    #[error(transparent)]
+    Granular(#[from] GranularError),
+    /// The solver could not be built.
+    #[error(transparent)]
+    Solver(#[from] SolverError),
+    /// Writing a bundle failed.
+    #[error(transparent)]
+    Problem(#[from] ProblemError),
+    /// Writing `trajectory.csv` or the state failed.
+    #[error(transparent)]
+    Harness(#[from] HarnessError),
+    /// Invalid driver settings.
+    #[error("invalid setting {name}: {reason}")]
+    Setting {
+        /// Setting name.
+        name: &'static str,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+/// A registry solver run by an [`Executor`], as the stepper's [`ContactSolver`].
+pub struct RegistrySolver {
+    solver: Box<dyn Solver + Send>,
+    executor: Executor,
+    /// Effective settings of the solver (JSON, defaults filled in).
+    pub settings: serde_json::Value,
+}
+
+impl RegistrySolver {
+    /// Build solver `name` with `settings` (JSON object or defaults) under `exec` limits.
+    /// Errors: those of [`build`] and [`ExecSettings::validate`].
+    pub fn new(
+        name: &str,
+        settings: Option<&serde_json::Value>,
+        exec: ExecSettings,
+    ) -> Result<Self, SolverError> {
+        exec.validate()?;
+        let b = build(name, settings)?;
+        Ok(Self {
+            solver: b.solver,
+            executor: Executor::new(exec),
+            settings: b.settings,
+        })
+    }
+
+    /// Solver name.
+    pub fn name(&self) -> &'static str {
+        self.solver.name()
+    }
+}
+
+impl ContactSolver for RegistrySolver {
+    /// Runs the executor from the warm start. A solve that stops short of the tolerance
+    /// (iteration budget, stall) still returns its best iterate with `converged = false`;
+    /// only a numerical error or an unsupported class is an error.
+    fn solve(&mut self, inst: &Instance, warm: Option<&[f64]>) -> Result<ContactSolution, String> {
+        let res = self
+            .executor
+            .run(self.solver.as_mut(), inst, warm, &mut [])
+            .map_err(|e| e.to_string())?;
+        match res.status {
+            Status::NumericalError | Status::Unsupported | Status::Diverged => Err(format!(
+                "{} on {}: {}{}",
+                res.solver,
+                inst.name(),
+                res.status.as_str(),
+                res.message.map(|m| format!(" ({m})")).unwrap_or_default()
+            )),
+            st => Ok(ContactSolution {
+                residual: res.residuals.get(self.executor.settings.residual),
+                converged: st == Status::Converged,
+                iterations: res.iterations,
+                gamma: res.gamma,
+            }),
+        }
+    }
+}
+
+/// What [`generate`] does.
+#[derive(Clone, Debug)]
+pub struct GenerateConfig {
+    /// Scene, size, seed, frictionless mode.
+    pub spec: SceneSpec,
+    /// Steps to simulate, `>= 1`.
+    pub steps: u64,
+    /// Export the instance of every step whose number is a multiple of this (0: none).
+    pub export_every: u64,
+    /// Output folder (bundles, `trajectory.csv`, `state.json`).
+    pub out: PathBuf,
+    /// Solver name in the registry.
+    pub solver: String,
+    /// Solver settings (JSON object) or defaults.
+    pub solver_settings: Option<serde_json::Value>,
+    /// Executor limits and tolerance of each solve.
+    pub exec: ExecSettings,
+    /// Write the final state to `state.json` ([`Snapshot`]).
+    pub save_state: bool,
+}
+
+/// Outcome of [`generate`].
+#[derive(Clone, Debug, Default)]
+pub struct GenerateSummary {
+    /// One report per step.
+    pub steps: Vec<StepReport>,
+    /// Bundle directories written.
+    pub exported: Vec<PathBuf>,
+    /// Bodies in the scene.
+    pub bodies: usize,
+    /// Total wall time.
+    pub wall: Duration,
+}
+
+impl GenerateSummary {
+    /// Mean phase times per step in seconds: `(detection, assembly, instance, solve, update)`.
+    pub fn mean_timings(&self) -> [f64; 5] {
+        let mut t = [0.0; 5];
+        for s in &self.steps {
+            let x = &s.timings;
+            for (a, d) in t
+                .iter_mut()
+                .zip([x.detection, x.assembly, x.instance, x.solve, x.update])
+            {
+                *a += d.as_secs_f64();
+            }
+        }
+        let n = self.steps.len().max(1) as f64;
+        t.map(|v| v / n)
+    }
+}
+
+/// Columns of `trajectory.csv`.
+pub const TRAJECTORY_HEADER: &str = "step,time,kinetic_energy,contacts,max_penetration,\
+iterations,residual,converged,warm_matched,n,nnz,envelope,t_detection_s,t_assembly_s,\
+t_instance_s,t_solve_s,t_update_s";
+
+fn trajectory_csv(steps: &[StepReport]) -> String {
+    let mut s = String::with_capacity(160 * (steps.len() + 1));
+    s.push_str(TRAJECTORY_HEADER);
+    s.push('\n');
+    for r in steps {
+        let t = &r.timings;
+        let _ = writeln!(
+            s,
+            "{},{},{:e},{},{:e},{},{:e},{},{},{},{},{:e},{:e},{:e},{:e},{:e},{:e}",
+            r.step,
+            r.time,
+            r.kinetic_energy,
+            r.contacts,
+            r.max_penetration,
+            r.iterations,
+            r.residual,
+            r.converged,
+            r.warm_matched,
+            r.n,
+            r.nnz,
+            r.envelope,
+            t.detection.as_secs_f64(),
+            t.assembly.as_secs_f64(),
+            t.instance.as_secs_f64(),
+            t.solve.as_secs_f64(),
+            t.update.as_secs_f64()
+        );
+    }
+    s
+}
+
+/// Simulate `cfg.steps` steps of `cfg.spec` with `cfg.solver` in the loop; write one native
+/// bundle per exported step (`{out}/{label}_step{NNNN}__{ccp|lcp}`; steps without contacts
+/// are not exported), `trajectory.csv` (one row per step, see [`TRAJECTORY_HEADER`]; written
+/// atomically, also when the simulation fails part-way) and, if asked, `state.json`.
+/// `progress` is called after every step.
+///
+/// Errors: [`GenerateError::Setting`] for `steps = 0`, scene and solver errors, I/O errors.
+pub fn generate(
+    cfg: &GenerateConfig,
+    mut progress: impl FnMut(&StepReport),
+) -> Result<GenerateSummary, GenerateError> {
+    if cfg.steps == 0 {
+        return Err(GenerateError::Setting {
+            name: "steps",
+            reason: "must be >= 1".into(),
+        });
+    }
+    let start = Instant::now();
+    let mut solver =
+        RegistrySolver::new(&cfg.solver, cfg.solver_settings.as_ref(), cfg.exec.clone())?;
+    let mut sim = cfg.spec.build()?.into_simulation()?;
+    let mut summary = GenerateSummary {
+        bodies: sim.world().bodies.len(),
+        ..Default::default()
+    };
+    std::fs::create_dir_all(&cfg.out).map_err(|e| HarnessError::io(&cfg.out, e))?;
+    let traj = cfg.out.join("trajectory.csv");
+    for _ in 0..cfg.steps {
+        let rep = match sim.step(&mut solver) {
+            Ok(r) => r,
+            Err(e) => {
+                write_atomic(&traj, trajectory_csv(&summary.steps).as_bytes())?;
+                return Err(e.into());
+            }
+        };
+        if cfg.export_every > 0 && rep.step % cfg.export_every == 0 {
+            if let Some(inst) = sim.last_instance() {
+                let dir = cfg.out.join(inst.name());
+                write_bundle(inst, &dir)?;
+                summary.exported.push(dir);
+            }
+        }
+        progress(&rep);
+        summary.steps.push(rep);
+    }
+    write_atomic(&traj, trajectory_csv(&summary.steps).as_bytes())?;
+    if cfg.save_state {
+        let note = format!(
+            "{} steps with {} (tol {:e}, max_iter {}), warm-started",
+            cfg.steps, cfg.solver, cfg.exec.tol, cfg.exec.max_iter
+        );
+        let snap = Snapshot::capture(&sim, &cfg.spec, note);
+        write_atomic(&cfg.out.join("state.json"), snap.to_json().as_bytes())?;
+    }
+    summary.wall = start.elapsed();
+    Ok(summary)
+}
+
+/// The instance of the state saved in `snapshot` (JSON of a [`Snapshot`]): the CCP, or for
+/// [`ClassChoice::Lcp`] the frictionless LCP (which equals the CCP's normal block). `origin`
+/// names the snapshot in errors. Errors: [`HarnessError::Suite`] for a malformed snapshot or
+/// a state without contacts.
+pub fn instance_from_snapshot(
+    origin: &str,
+    snapshot: &str,
+    class: ClassChoice,
+) -> Result<Instance, HarnessError> {
+    let err = |message: String| HarnessError::Suite {
+        path: Path::new(origin).to_path_buf(),
+        message,
+    };
+    let snap = Snapshot::from_json(snapshot).map_err(|e| err(e.to_string()))?;
+    let mut sim = snap
+        .restore(class == ClassChoice::Lcp)
+        .map_err(|e| err(e.to_string()))?;
+    let inst = sim.build_instance().map_err(|e| err(e.to_string()))?;
+    inst.cloned()
+        .ok_or_else(|| err("the saved state has no contacts".into()))
+}

@@ -1,0 +1,369 @@
+//! Assembly of the contact problem: the Jacobian blocks, `N = D^T M^-1 D` (sparse, exactly
+//! symmetric), `r = b + D^T M^-1 k`, and the velocity update `v = M^-1 (k + D gamma)`
+//! (formulation.md section 1, steps 2-5; Tasora & Anitescu 2011, eqs. 13-18; Heyn et al. 2013).
+//!
+//! Each contact side `s` (body `A`, and body `B` when it is a movable sphere) keeps the scaled
+//! block `W_{c,s} = M_s^{-1/2} D_{c,s}` (6 x 3: three columns for the directions `n, u, w`,
+//! translational rows `+-d / sqrt(m)`, rotational rows `+-(A^T (r x d)) / sqrt(J)`). Then
+//!
+//! - `N_{c2,c} = sum over bodies x shared by c and c2 of W_{c2,x}^T W_{c,x}` (3 x 3 block),
+//!   non-zero only when the contacts share a body; fixed bodies and planes have no rows;
+//! - `r_c = b_c + sum_x W_{c,x}^T (M^{1/2} v_free)_x` with `v_free = M^-1 k = v + h M^-1 f`;
+//! - `v_x(t+h) = v_free,x + M_x^{-1/2} sum_c W_{c,x} gamma_c`.
+//!
+//! `N` is written straight into compressed-sparse-column arrays (no triplets, no sort, no
+//! dense matrix): a structure pass merges the two sorted contact lists of a contact's bodies
+//! into its sorted neighbour list, a value pass computes each block `N_{c2,c}` with `c2 >= c`
+//! once and stores it in column block `c` and its transpose in column block `c2`, so `N` is
+//! exactly (bitwise) symmetric. Work and memory are O(sum over contacts of the neighbour
+//! count); every buffer is reused across steps.
+
+use super::bodies::Body;
+use super::narrow::{Contact, Partner};
+use crate::error::Result as PResult;
+use crate::linalg::CscMatrix;
+use nalgebra::Vector3;
+
+/// Sentinel for "no movable body on this side".
+const NONE: u32 = u32::MAX;
+
+/// Scaled Jacobian block of one contact side: three columns (directions n, u, w), each
+/// `(trans / sqrt(m), rot / sqrt(J))`.
+type Side = [[f64; 6]; 3];
+
+#[inline(always)]
+fn dot6(a: &[f64; 6], b: &[f64; 6]) -> f64 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5]
+}
+
+/// Reusable assembly buffers.
+#[derive(Clone, Debug, Default)]
+pub struct Assembly {
+    side_body: Vec<[u32; 2]>,
+    w: Vec<[Side; 2]>,
+    /// Per body: `M^{1/2} v_free` (6 numbers).
+    sv: Vec<[f64; 6]>,
+    body_ptr: Vec<u32>,
+    cursor: Vec<u32>,
+    body_list: Vec<(u32, u8)>,
+    nbr_ptr: Vec<usize>,
+    nbr: Vec<u32>,
+    nbr_code: Vec<u8>,
+    mirror: Vec<u32>,
+}
+
+/// Free velocity `v_free = M^-1 k = v + h M^-1 f_ext` of a movable body, with `f_ext` gravity
+/// (`m g`) and the gyroscopic torque `-omega x J omega` (zero for spheres). Returns
+/// `(v, omega)`, SI units.
+#[inline]
+pub fn free_velocity(b: &Body, h: f64, gravity: &Vector3<f64>) -> (Vector3<f64>, Vector3<f64>) {
+    let jw = b.omega.component_mul(&b.inertia);
+    let tau = -b.omega.cross(&jw);
+    (
+        b.vel + h * gravity,
+        b.omega + h * tau.component_div(&b.inertia),
+    )
+}
+
+impl Assembly {
+    /// Empty buffers.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Compute the scaled Jacobian blocks of all contacts and `M^{1/2} v_free` of all bodies
+    /// (`vfree[i] = (v, omega)` from [`free_velocity`], ignored for fixed bodies).
+    pub fn jacobian(
+        &mut self,
+        bodies: &[Body],
+        contacts: &[Contact],
+        vfree: &[(Vector3<f64>, Vector3<f64>)],
+    ) {
+        self.side_body.clear();
+        self.w.clear();
+        self.sv.clear();
+        for (b, (v, om)) in bodies.iter().zip(vfree) {
+            let sm = b.mass.sqrt();
+            let sj = b.inertia.map(f64::sqrt);
+            self.sv.push([
+                sm * v.x,
+                sm * v.y,
+                sm * v.z,
+                sj.x * om.x,
+                sj.y * om.y,
+                sj.z * om.z,
+            ]);
+        }
+        let zero: Side = [[0.0; 6]; 3];
+        for c in contacts {
+            let dirs = [c.n, c.u, c.w];
+            let side = |x: &Body, sign: f64| -> Side {
+                let mut s = zero;
+                let r = c.point - x.pos;
+                let ism = sign / x.mass.sqrt();
+                let isj = x.inertia.map(|j| sign / j.sqrt());
+                for (k, d) in dirs.iter().enumerate() {
+                    let rot = x.rot.inverse_transform_vector(&r.cross(d));
+                    s[k] = [
+                        d.x * ism,
+                        d.y * ism,
+                        d.z * ism,
+                        rot.x * isj.x,
+                        rot.y * isj.y,
+                        rot.z * isj.z,
+                    ];
+                }
+                s
+            };
+            let wa = side(&bodies[c.a], -1.0);
+            let (bb, wb) = match c.b {
+                Partner::Body(j) if !bodies[j].fixed => (j as u32, side(&bodies[j], 1.0)),
+                _ => (NONE, zero),
+            };
+            self.side_body.push([c.a as u32, bb]);
+            self.w.push([wa, wb]);
+        }
+    }
+
+    /// `N = D^T M^-1 D` for block size `bs` (3: all directions, CCP; 1: normals only, LCP),
+    /// `bs nc x bs nc`, exactly symmetric, from the blocks of the last [`Assembly::jacobian`].
+    /// `nb` is the number of bodies the blocks were built for. Errors:
+    /// [`crate::ProblemError::SizeMismatch`] for `bs` other than 1 or 3, and
+    /// [`crate::ProblemError::NonFinite`] from the checked [`CscMatrix::from_csc_parts`] when
+    /// the state was not finite.
+    ///
+    /// `recycle` may hold the arrays of a previous matrix (from
+    /// [`CscMatrix::into_csc_parts`]); their storage is reused, so a simulation does not
+    /// fault in fresh pages for `N` every step.
+    pub fn delassus(
+        &mut self,
+        nb: usize,
+        bs: usize,
+        recycle: Option<CscMatrix>,
+    ) -> PResult<CscMatrix> {
+        if bs != 1 && bs != 3 {
+            return Err(crate::ProblemError::SizeMismatch {
+                what: "block size".into(),
+                expected: 3,
+                found: bs,
+            });
+        }
+        let nc = self.side_body.len();
+        // body -> (contact, side) lists, sorted by contact
+        self.body_ptr.clear();
+        self.body_ptr.resize(nb + 1, 0);
+        for sb in &self.side_body {
+            for &x in sb {
+                if x != NONE {
+                    self.body_ptr[x as usize + 1] += 1;
+                }
+            }
+        }
+        for i in 0..nb {
+            self.body_ptr[i + 1] += self.body_ptr[i];
+        }
+        self.cursor.clear();
+        self.cursor.extend_from_slice(&self.body_ptr[..nb]);
+        self.body_list.clear();
+        self.body_list.resize(self.body_ptr[nb] as usize, (0, 0));
+        for (c, sb) in self.side_body.iter().enumerate() {
+            for (s, &x) in sb.iter().enumerate() {
+                if x != NONE {
+                    let k = &mut self.cursor[x as usize];
+                    self.body_list[*k as usize] = (c as u32, s as u8);
+                    *k += 1;
+                }
+            }
+        }
+        // structure: sorted neighbour list of every contact (merge of its bodies' lists)
+        self.nbr_ptr.clear();
+        self.nbr.clear();
+        self.nbr_code.clear();
+        self.nbr_ptr.push(0);
+        let empty: &[(u32, u8)] = &[];
+        for sb in &self.side_body {
+            let list = |x: u32| -> &[(u32, u8)] {
+                if x == NONE {
+                    empty
+                } else {
+                    let x = x as usize;
+                    &self.body_list[self.body_ptr[x] as usize..self.body_ptr[x + 1] as usize]
+                }
+            };
+            let (l0, l1) = (list(sb[0]), list(sb[1]));
+            let (mut i0, mut i1) = (0, 0);
+            while i0 < l0.len() || i1 < l1.len() {
+                let c0 = l0.get(i0).map_or(u32::MAX, |e| e.0);
+                let c1 = l1.get(i1).map_or(u32::MAX, |e| e.0);
+                if c0 < c1 {
+                    self.nbr.push(c0);
+                    self.nbr_code.push(l0[i0].1 + 1);
+                    i0 += 1;
+                } else if c1 < c0 {
+                    self.nbr.push(c1);
+                    self.nbr_code.push((l1[i1].1 + 1) << 2);
+                    i1 += 1;
+                } else {
+                    self.nbr.push(c0);
+                    self.nbr_code.push((l0[i0].1 + 1) | ((l1[i1].1 + 1) << 2));
+                    i0 += 1;
+                    i1 += 1;
+                }
+            }
+            self.nbr_ptr.push(self.nbr.len());
+        }
+        let nnz = bs * bs * self.nbr.len();
+        let (mut col_ptr, mut row_idx, mut values) = match recycle {
+            Some(m) => m.into_csc_parts(),
+            None => (Vec::new(), Vec::new(), Vec::new()),
+        };
+        col_ptr.clear();
+        row_idx.clear();
+        values.clear();
+        // every entry is written exactly once below (blocks c2 >= c directly, c2 < c as
+        // mirrors), so the fill value is irrelevant
+        values.resize(nnz, 0.0);
+        for c in 0..nc {
+            let (p0, p1) = (self.nbr_ptr[c], self.nbr_ptr[c + 1]);
+            let deg = p1 - p0;
+            let base = bs * bs * p0;
+            for l in 0..bs {
+                col_ptr.push(base + l * bs * deg);
+                for &c2 in &self.nbr[p0..p1] {
+                    for k in 0..bs {
+                        row_idx.push(bs * c2 as usize + k);
+                    }
+                }
+            }
+        }
+        col_ptr.push(nnz);
+        // values: each block once, mirrored
+        if bs == 3 {
+            self.fill_values::<3>(&mut values);
+        } else {
+            self.fill_values::<1>(&mut values);
+        }
+        CscMatrix::from_csc_parts(bs * nc, bs * nc, col_ptr, row_idx, values)
+    }
+
+    /// Value pass of [`Assembly::delassus`] for block size `BS`: block `N_{c2,c}` for every
+    /// neighbour `c2 >= c` of `c` is computed once and written to column block `c` and, as
+    /// its transpose, to column block `c2`. The position of `c` in the neighbour list of `c2`
+    /// is the number of contacts below `c` already seen next to `c2` (contacts are visited in
+    /// increasing order and the lists are sorted), kept in `mirror`.
+    fn fill_values<const BS: usize>(&mut self, values: &mut [f64]) {
+        let nc = self.side_body.len();
+        self.mirror.clear();
+        self.mirror.resize(nc, 0);
+        for c in 0..nc {
+            let (p0, p1) = (self.nbr_ptr[c], self.nbr_ptr[c + 1]);
+            let deg = p1 - p0;
+            let base = BS * BS * p0;
+            let wc = &self.w[c];
+            for p in 0..deg {
+                let c2 = self.nbr[p0 + p] as usize;
+                if c2 < c {
+                    continue;
+                }
+                let code = self.nbr_code[p0 + p];
+                let w2 = &self.w[c2];
+                let mut blk = [[0.0f64; BS]; BS];
+                for (sc, b) in wc.iter().enumerate() {
+                    let s2 = (code >> (2 * sc)) & 3;
+                    if s2 == 0 {
+                        continue;
+                    }
+                    let a = &w2[(s2 - 1) as usize];
+                    for (k, row) in blk.iter_mut().enumerate() {
+                        for (l, v) in row.iter_mut().enumerate() {
+                            *v += dot6(&a[k], &b[l]);
+                        }
+                    }
+                }
+                for (k, row) in blk.iter().enumerate() {
+                    for (l, &v) in row.iter().enumerate() {
+                        values[base + l * BS * deg + BS * p + k] = v;
+                    }
+                }
+                if c2 != c {
+                    let q0 = self.nbr_ptr[c2];
+                    let deg2 = self.nbr_ptr[c2 + 1] - q0;
+                    let q = self.mirror[c2] as usize;
+                    self.mirror[c2] += 1;
+                    debug_assert_eq!(self.nbr[q0 + q] as usize, c);
+                    let base2 = BS * BS * q0;
+                    for (k, row) in blk.iter().enumerate() {
+                        for (l, &v) in row.iter().enumerate() {
+                            values[base2 + k * BS * deg2 + BS * q + l] = v;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// `r = b + D^T v_free` (length `bs nc`) into `r`, with `b_c = (gap_c / h, 0, 0)`.
+    pub fn rhs(&self, contacts: &[Contact], h: f64, bs: usize, r: &mut Vec<f64>) {
+        r.clear();
+        for (c, ct) in contacts.iter().enumerate() {
+            for k in 0..bs {
+                let mut v = if k == 0 { ct.gap / h } else { 0.0 };
+                for s in 0..2 {
+                    let x = self.side_body[c][s];
+                    if x != NONE {
+                        v += dot6(&self.w[c][s][k], &self.sv[x as usize]);
+                    }
+                }
+                r.push(v);
+            }
+        }
+    }
+
+    /// Velocity update: set every movable body's velocity to `v_free + M^-1 D gamma`
+    /// (`gamma` of length `bs nc`). Fixed bodies keep zero velocity.
+    pub fn update_velocities(
+        &self,
+        bodies: &mut [Body],
+        vfree: &[(Vector3<f64>, Vector3<f64>)],
+        gamma: &[f64],
+        bs: usize,
+    ) {
+        for (b, (v, om)) in bodies.iter_mut().zip(vfree) {
+            if b.fixed {
+                b.vel = Vector3::zeros();
+                b.omega = Vector3::zeros();
+            } else {
+                b.vel = *v;
+                b.omega = *om;
+            }
+        }
+        for (c, sb) in self.side_body.iter().enumerate() {
+            let g = &gamma[bs * c..bs * c + bs];
+            for (s, &x) in sb.iter().enumerate() {
+                if x == NONE {
+                    continue;
+                }
+                let mut t = [0.0f64; 6];
+                for (k, gk) in g.iter().enumerate() {
+                    for (ti, wi) in t.iter_mut().zip(&self.w[c][s][k]) {
+                        *ti += wi * gk;
+                    }
+                }
+                let b = &mut bodies[x as usize];
+                let ism = 1.0 / b.mass.sqrt();
+                b.vel += Vector3::new(t[0], t[1], t[2]) * ism;
+                b.omega += Vector3::new(
+                    t[3] / b.inertia.x.sqrt(),
+                    t[4] / b.inertia.y.sqrt(),
+                    t[5] / b.inertia.z.sqrt(),
+                );
+            }
+        }
+    }
+
+    /// Number of stored entries `N` will have for block size `bs` (after
+    /// [`Assembly::delassus`]).
+    pub fn nnz(&self, bs: usize) -> usize {
+        bs * bs * self.nbr.len()
+    }
+}

@@ -1,0 +1,140 @@
+//! Narrow phase: contact geometry of sphere-sphere, sphere-fixed sphere and sphere-plane pairs,
+//! and the orthonormal contact frame.
+//!
+//! A contact joins body `A` (a movable sphere, the body that found it in the broad phase) and
+//! a partner `B` ([`Partner`]). The normal `n` points from `A` to `B`; the gap `Phi` is the
+//! signed distance between the surfaces (m, negative when they overlap); the contact point is
+//! the midpoint between the two closest surface points, so a lever arm is `r = point - centre`
+//! (seed `000_*.txt`, "Kontakt a omezeni"; seed `001_*.txt`, sphere collision detection).
+
+use super::bodies::{Body, Plane};
+use nalgebra::Vector3;
+
+/// The second body of a contact.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Partner {
+    /// Another sphere (movable or fixed), by body index.
+    Body(usize),
+    /// A plane, by index in [`super::World::planes`].
+    Plane(usize),
+}
+
+/// One contact: geometry and frame (world coordinates).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Contact {
+    /// Body `A` (movable), index into the world's bodies.
+    pub a: usize,
+    /// Body `B`.
+    pub b: Partner,
+    /// Unit normal from `A` to `B`.
+    pub n: Vector3<f64>,
+    /// First unit tangent.
+    pub u: Vector3<f64>,
+    /// Second unit tangent, `w = n x u`.
+    pub w: Vector3<f64>,
+    /// Contact point (m), midway between the closest surface points.
+    pub point: Vector3<f64>,
+    /// Signed gap `Phi` (m), negative when overlapping.
+    pub gap: f64,
+}
+
+/// A right-handed orthonormal frame `(n, u, w)` for a unit `n`: `u` is `n x e` normalised,
+/// with `e` the coordinate axis least aligned with `n`, and `w = n x u`. Deterministic and
+/// continuous except where the choice of `e` switches.
+#[inline]
+pub fn tangent_frame(n: &Vector3<f64>) -> (Vector3<f64>, Vector3<f64>) {
+    let a = n.map(f64::abs);
+    let e = if a.x <= a.y && a.x <= a.z {
+        Vector3::x()
+    } else if a.y <= a.z {
+        Vector3::y()
+    } else {
+        Vector3::z()
+    };
+    let u = n.cross(&e).normalize();
+    let w = n.cross(&u);
+    (u, w)
+}
+
+/// Sphere `a` against sphere `b` (either may be fixed): `Some(contact)` when the gap is below
+/// `envelope` (m). Coincident centres get the normal `+y`.
+#[inline]
+pub fn sphere_sphere(ia: usize, a: &Body, ib: usize, b: &Body, envelope: f64) -> Option<Contact> {
+    let d = b.pos - a.pos;
+    let reach = a.radius + b.radius + envelope;
+    let d2 = d.norm_squared();
+    if d2 >= reach * reach {
+        return None;
+    }
+    let dist = d2.sqrt();
+    let n = if dist > 0.0 { d / dist } else { Vector3::y() };
+    let gap = dist - a.radius - b.radius;
+    let (u, w) = tangent_frame(&n);
+    Some(Contact {
+        a: ia,
+        b: Partner::Body(ib),
+        n,
+        u,
+        w,
+        point: a.pos + (a.radius + 0.5 * gap) * n,
+        gap,
+    })
+}
+
+/// Sphere `a` against plane `p` (index `ip`): `Some(contact)` when the gap is below `envelope`.
+/// The normal points from the sphere into the plane (`-plane.normal`).
+#[inline]
+pub fn sphere_plane(ia: usize, a: &Body, ip: usize, p: &Plane, envelope: f64) -> Option<Contact> {
+    let gap = p.distance(&a.pos) - a.radius;
+    if gap >= envelope {
+        return None;
+    }
+    let n = -p.normal.into_inner();
+    let (u, w) = tangent_frame(&n);
+    Some(Contact {
+        a: ia,
+        b: Partner::Plane(ip),
+        n,
+        u,
+        w,
+        point: a.pos + (a.radius + 0.5 * gap) * n,
+        gap,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_are_orthonormal_and_right_handed() {
+        for n in [
+            Vector3::new(0.0, 1.0, 0.0),
+            Vector3::new(1.0, 2.0, -3.0).normalize(),
+            Vector3::new(-1.0, 0.0, 0.0),
+            Vector3::new(0.3, -0.3, 0.9).normalize(),
+        ] {
+            let (u, w) = tangent_frame(&n);
+            assert!(n.dot(&u).abs() < 1e-15 && n.dot(&w).abs() < 1e-15 && u.dot(&w).abs() < 1e-15);
+            assert!((u.norm() - 1.0).abs() < 1e-15 && (w.norm() - 1.0).abs() < 1e-15);
+            assert!((n.cross(&u) - w).norm() < 1e-15);
+        }
+    }
+
+    #[test]
+    fn sphere_sphere_and_plane_geometry() {
+        let a = Body::sphere(Vector3::new(0.0, 0.0, 0.0), 1.0, 1.0).unwrap();
+        let b = Body::sphere(Vector3::new(2.5, 0.0, 0.0), 1.0, 1.0).unwrap();
+        assert!(sphere_sphere(0, &a, 1, &b, 0.4).is_none());
+        let c = sphere_sphere(0, &a, 1, &b, 0.6).unwrap();
+        assert_eq!(c.n, Vector3::x());
+        assert!((c.gap - 0.5).abs() < 1e-15);
+        assert!((c.point - Vector3::new(1.25, 0.0, 0.0)).norm() < 1e-15);
+        let floor = Plane::new(Vector3::y(), Vector3::zeros()).unwrap();
+        let s = Body::sphere(Vector3::new(0.3, 0.9, 0.0), 1.0, 1.0).unwrap();
+        let c = sphere_plane(0, &s, 0, &floor, 0.01).unwrap();
+        assert_eq!(c.n, -Vector3::y());
+        assert!((c.gap + 0.1).abs() < 1e-15);
+        assert!((c.point - Vector3::new(0.3, -0.05, 0.0)).norm() < 1e-15);
+    }
+}

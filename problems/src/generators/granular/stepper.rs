@@ -1,0 +1,621 @@
+//! The time step: detect, assemble, solve, update (formulation.md section 1; Anitescu &
+//! Tasora 2010; Tasora & Anitescu 2011; seed `000_*.txt`, "Algoritmus").
+//!
+//! One call of [`Simulation::step`] advances the state from `t` to `t + h`:
+//!
+//! 1. contacts at `q(t)` with gap below the effective envelope ([`Simulation::detect`]);
+//! 2. Jacobian blocks, `N = D^T M^-1 D` and `r = b + D^T M^-1 k` ([`Simulation::assemble`]);
+//! 3. an [`Instance`] (CCP with one Coulomb cone per contact, or the LCP of the normals in
+//!    frictionless mode), solved by the [`ContactSolver`] from a warm start: the previous
+//!    step's impulse of the same body pair (same `A`, same partner), kept as a world-frame
+//!    vector and projected on the new contact frame;
+//! 4. `v(t+h) = M^-1 (k + D gamma)`, then `x += h v`, quaternion update and renormalisation.
+//!
+//! **Envelope.** A contact enters the problem when its gap is below
+//! `min(max(envelope, 2 h v_max), r_max)`, with `v_max = max |v| + |omega| R + h |g|` over the
+//! movable spheres (a bound on the surface speeds during the step): two surfaces cannot close
+//! more than `2 h v_max` in one step, so no approaching pair is missed and bodies stop at
+//! contact instead of overlapping (the inactive near contacts cost unknowns, not accuracy).
+//! `envelope` ([`SimParams::envelope`]) is the floor of that margin, `r_max` its ceiling (it
+//! keeps the grid cells at most `3 r_max` wide).
+
+use super::assembly::{free_velocity, Assembly};
+use super::bodies::{Body, Plane};
+use super::broadphase::{contact_key, BroadPhase};
+use super::narrow::{Contact, Partner};
+use super::{check_non_negative, check_positive, invalid, ContactSolver, GranularError, Result};
+use crate::constraints::ConstraintSet;
+use crate::instance::{Instance, Provenance, ValidationOptions};
+use crate::linalg::CscMatrix;
+use nalgebra::Vector3;
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+/// Physical and numerical parameters of a simulation (SI units).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SimParams {
+    /// Time step `h` (s), `> 0`.
+    pub h: f64,
+    /// Gravity (m/s^2), e.g. `(0, -9.81, 0)`.
+    pub gravity: Vector3<f64>,
+    /// Friction coefficient of every contact, `>= 0` (ignored when `frictionless`).
+    pub mu: f64,
+    /// Minimum collision envelope (m), `>= 0`: contacts with gap below it enter the problem.
+    pub envelope: f64,
+    /// Frictionless mode: LCP on the normal impulses only (`N` is `nc x nc`).
+    pub frictionless: bool,
+}
+
+impl Default for SimParams {
+    /// `h = 1e-2`, `g = 9.81` downwards in `y`, `mu = 0.25`, envelope `1e-3`, frictional.
+    fn default() -> Self {
+        Self {
+            h: 1e-2,
+            gravity: Vector3::new(0.0, -9.81, 0.0),
+            mu: 0.25,
+            envelope: 1e-3,
+            frictionless: false,
+        }
+    }
+}
+
+impl SimParams {
+    /// Check ranges. Errors: [`GranularError::InvalidParameter`] for `h <= 0`, `mu < 0`,
+    /// `envelope < 0`, or non-finite values.
+    pub fn validate(&self) -> Result<()> {
+        check_positive("h", self.h)?;
+        check_non_negative("mu", self.mu)?;
+        check_non_negative("envelope", self.envelope)?;
+        if !self.gravity.iter().all(|g| g.is_finite()) {
+            return Err(invalid(
+                "gravity",
+                format!("{:?}", self.gravity),
+                "must be finite",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Unknowns per contact: 1 (frictionless LCP) or 3 (CCP).
+    pub fn block_size(&self) -> usize {
+        if self.frictionless {
+            1
+        } else {
+            3
+        }
+    }
+}
+
+/// Bodies, planes and parameters.
+#[derive(Clone, Debug)]
+pub struct World {
+    /// The spheres (movable and fixed).
+    pub bodies: Vec<Body>,
+    /// Fixed planes (floor, box walls, inclines).
+    pub planes: Vec<Plane>,
+    /// Parameters.
+    pub params: SimParams,
+}
+
+/// Wall-clock time of the phases of one step.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StepTimings {
+    /// Broad and narrow phase.
+    pub detection: Duration,
+    /// Jacobian blocks, `N` and `r`.
+    pub assembly: Duration,
+    /// Building the validated [`Instance`] (symmetry check and content hash).
+    pub instance: Duration,
+    /// The contact solver.
+    pub solve: Duration,
+    /// Velocity and position update.
+    pub update: Duration,
+}
+
+/// Figures of one step.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StepReport {
+    /// Step number (1-based): the problem was assembled at `t = (step - 1) h`.
+    pub step: u64,
+    /// Time after the step (s), `step h`.
+    pub time: f64,
+    /// Contacts in the problem.
+    pub contacts: usize,
+    /// Unknowns (`3 nc` or `nc`).
+    pub n: usize,
+    /// Stored entries of `N`.
+    pub nnz: usize,
+    /// Contacts warm-started from the previous step.
+    pub warm_matched: usize,
+    /// Largest overlap `max(0, -Phi)` at the start of the step (m).
+    pub max_penetration: f64,
+    /// Kinetic energy after the step (J).
+    pub kinetic_energy: f64,
+    /// Solver iterations (0 without contacts).
+    pub iterations: u64,
+    /// Solver's final residual (NaN without contacts).
+    pub residual: f64,
+    /// Whether the solver reached its tolerance (true without contacts).
+    pub converged: bool,
+    /// Effective envelope used (m).
+    pub envelope: f64,
+    /// Phase timings.
+    pub timings: StepTimings,
+}
+
+/// A running simulation: the world plus every buffer the step reuses.
+#[derive(Clone, Debug)]
+pub struct Simulation {
+    world: World,
+    label: String,
+    parameters: BTreeMap<String, String>,
+    seed: Option<u64>,
+    steps_done: u64,
+    envelope: f64,
+    broad: BroadPhase,
+    contacts: Vec<Contact>,
+    keys: Vec<u64>,
+    asm: Assembly,
+    vfree: Vec<(Vector3<f64>, Vector3<f64>)>,
+    n_mat: Option<CscMatrix>,
+    r: Vec<f64>,
+    instance: Option<Instance>,
+    gamma: Vec<f64>,
+    warm_keys: Vec<u64>,
+    warm_imp: Vec<Vector3<f64>>,
+    warm: Vec<f64>,
+    warm_matched: usize,
+}
+
+impl Simulation {
+    /// A simulation of `world`, labelled `label` (instance names are
+    /// `{label}_step{NNNN}__{ccp|lcp}`), with `parameters` and `seed` recorded in every
+    /// instance's provenance.
+    ///
+    /// Errors: [`GranularError::InvalidParameter`] for invalid [`SimParams`], a body with a
+    /// non-positive or non-finite radius, mass or inertia or a non-finite state, or more than
+    /// `2^31` bodies.
+    pub fn new(
+        world: World,
+        label: impl Into<String>,
+        parameters: BTreeMap<String, String>,
+        seed: Option<u64>,
+    ) -> Result<Self> {
+        world.params.validate()?;
+        if world.bodies.len() >= (1 << 31) {
+            return Err(invalid("bodies", world.bodies.len(), "must be < 2^31"));
+        }
+        for b in &world.bodies {
+            check_positive("radius", b.radius)?;
+            check_positive("mass", b.mass)?;
+            for &j in b.inertia.iter() {
+                check_positive("inertia", j)?;
+            }
+            if !b.q().iter().chain(&b.v()).all(|x| x.is_finite()) {
+                return Err(invalid(
+                    "body state",
+                    format!("{:?}", b.q()),
+                    "must be finite",
+                ));
+            }
+        }
+        Ok(Self {
+            world,
+            label: label.into(),
+            parameters,
+            seed,
+            steps_done: 0,
+            envelope: 0.0,
+            broad: BroadPhase::new(),
+            contacts: Vec::new(),
+            keys: Vec::new(),
+            asm: Assembly::new(),
+            vfree: Vec::new(),
+            n_mat: None,
+            r: Vec::new(),
+            instance: None,
+            gamma: Vec::new(),
+            warm_keys: Vec::new(),
+            warm_imp: Vec::new(),
+            warm: Vec::new(),
+            warm_matched: 0,
+        })
+    }
+
+    /// The world (bodies, planes, parameters).
+    pub fn world(&self) -> &World {
+        &self.world
+    }
+
+    /// Mutable bodies (e.g. to set initial velocities). Sizes must not change between steps'
+    /// warm starts; radii and masses must stay positive (checked by [`Simulation::new`] only).
+    pub fn bodies_mut(&mut self) -> &mut [Body] {
+        &mut self.world.bodies
+    }
+
+    /// The label used in instance names (e.g. `fill-10`).
+    pub fn label(&self) -> &str {
+        &self.label
+    }
+
+    /// Scene parameters recorded in provenance.
+    pub fn parameters(&self) -> &BTreeMap<String, String> {
+        &self.parameters
+    }
+
+    /// Steps completed.
+    pub fn steps_done(&self) -> u64 {
+        self.steps_done
+    }
+
+    /// Simulated time (s): `steps_done h`.
+    pub fn time(&self) -> f64 {
+        self.steps_done as f64 * self.world.params.h
+    }
+
+    /// Set the step counter (used when resuming from a [`super::Snapshot`]).
+    pub fn set_steps_done(&mut self, steps: u64) {
+        self.steps_done = steps;
+    }
+
+    /// Contacts found by the last [`Simulation::detect`].
+    pub fn contacts(&self) -> &[Contact] {
+        &self.contacts
+    }
+
+    /// Effective envelope of the last detection (m).
+    pub fn envelope(&self) -> f64 {
+        self.envelope
+    }
+
+    /// The instance of the last step (or of the last [`Simulation::build_instance`]); `None`
+    /// when it had no contacts.
+    pub fn last_instance(&self) -> Option<&Instance> {
+        self.instance.as_ref()
+    }
+
+    /// Impulses `gamma` (N s) of the last step, contact-interleaved.
+    pub fn last_impulses(&self) -> &[f64] {
+        &self.gamma
+    }
+
+    /// Kinetic energy of all bodies (J).
+    pub fn kinetic_energy(&self) -> f64 {
+        self.world.bodies.iter().map(Body::kinetic_energy).sum()
+    }
+
+    /// Linear momentum of the movable bodies (kg m/s).
+    pub fn momentum(&self) -> Vector3<f64> {
+        self.world
+            .bodies
+            .iter()
+            .filter(|b| !b.fixed)
+            .map(|b| b.mass * b.vel)
+            .sum()
+    }
+
+    /// Largest overlap `max(0, -Phi)` among the current contacts (m).
+    pub fn max_penetration(&self) -> f64 {
+        self.contacts.iter().fold(0.0f64, |m, c| m.max(-c.gap))
+    }
+
+    /// Step 1: find the contacts at the current positions; returns their number.
+    /// O(nb) for bounded density (see [`super::broadphase`]).
+    pub fn detect(&mut self) -> usize {
+        let p = &self.world.params;
+        let mut vmax = 0.0f64;
+        let mut rmax = 0.0f64;
+        for b in &self.world.bodies {
+            rmax = rmax.max(b.radius);
+            if !b.fixed {
+                vmax = vmax.max(b.vel.norm() + b.omega.norm() * b.radius);
+            }
+        }
+        // surface speeds at the end of the step are at most vmax + h |g|
+        let vmax = vmax + p.h * p.gravity.norm();
+        self.envelope = p.envelope.max(2.0 * p.h * vmax).min(rmax.max(p.envelope));
+        self.broad.detect(
+            &self.world.bodies,
+            &self.world.planes,
+            self.envelope,
+            &mut self.contacts,
+        );
+        let nb = self.world.bodies.len();
+        self.keys.clear();
+        self.keys
+            .extend(self.contacts.iter().map(|c| contact_key(c, nb)));
+        self.contacts.len()
+    }
+
+    /// Step 2: free velocities, Jacobian blocks, `N` and `r` for the current contacts.
+    /// Errors: [`GranularError::Problem`] when the state is not finite.
+    pub fn assemble(&mut self) -> Result<()> {
+        let p = &self.world.params;
+        self.vfree.clear();
+        for b in &self.world.bodies {
+            self.vfree.push(if b.fixed {
+                (Vector3::zeros(), Vector3::zeros())
+            } else {
+                free_velocity(b, p.h, &p.gravity)
+            });
+        }
+        self.asm
+            .jacobian(&self.world.bodies, &self.contacts, &self.vfree);
+        let bs = p.block_size();
+        // reuse the storage of the previous step's N and r
+        let recycle = match (self.n_mat.take(), self.instance.take()) {
+            (Some(m), _) => Some(m),
+            (None, Some(inst)) => {
+                let (m, r) = inst.into_matrix_and_r();
+                if r.capacity() > self.r.capacity() {
+                    self.r = r;
+                }
+                Some(m)
+            }
+            (None, None) => None,
+        };
+        self.n_mat = Some(self.asm.delassus(self.world.bodies.len(), bs, recycle)?);
+        self.asm.rhs(&self.contacts, p.h, bs, &mut self.r);
+        Ok(())
+    }
+
+    /// Step 3 (first half): the validated instance of the assembled problem, named
+    /// `{label}_step{step:04}__{ccp|lcp}`, with provenance (scene parameters, seed, step,
+    /// time, bodies, contacts, envelope). `None` when there are no contacts.
+    fn make_instance(&mut self, step: u64) -> Result<()> {
+        let Some(n_mat) = self.n_mat.take() else {
+            self.instance = None;
+            return Ok(());
+        };
+        if self.contacts.is_empty() {
+            self.instance = None;
+            return Ok(());
+        }
+        let p = &self.world.params;
+        let (cls, constraints, derivation) = if p.frictionless {
+            ("lcp", ConstraintSet::NonNegative, "frictionless-lcp")
+        } else {
+            (
+                "ccp",
+                ConstraintSet::CoulombCones {
+                    mu: vec![p.mu; self.contacts.len()],
+                },
+                "ccp-relaxation",
+            )
+        };
+        let mut parameters = self.parameters.clone();
+        let nb = self.world.bodies.len();
+        let movable = self.world.bodies.iter().filter(|b| !b.fixed).count();
+        let kv = [
+            ("time_s", format!("{}", (step - 1) as f64 * p.h)),
+            ("h", format!("{}", p.h)),
+            ("mu", format!("{}", p.mu)),
+            (
+                "gravity",
+                format!("{} {} {}", p.gravity.x, p.gravity.y, p.gravity.z),
+            ),
+            ("bodies", nb.to_string()),
+            ("movable_bodies", movable.to_string()),
+            ("planes", self.world.planes.len().to_string()),
+            ("contacts", self.contacts.len().to_string()),
+            ("envelope", format!("{}", self.envelope)),
+            ("max_penetration", format!("{}", self.max_penetration())),
+            ("kinetic_energy", format!("{}", self.kinetic_energy())),
+            (
+                "sign_convention",
+                "g = N gamma + r = b + D^T v(t+h): contact velocity of B relative to A, \
+                 normal first, positive when separating; gamma_n >= 0 pushes A and B apart"
+                    .to_string(),
+            ),
+        ];
+        for (k, v) in kv {
+            parameters.insert(k.to_string(), v);
+        }
+        let prov = Provenance {
+            source: format!("cpbench granular generator: {}", self.label),
+            format: "granular".into(),
+            derivation: derivation.into(),
+            parameters,
+            seed: self.seed,
+            step: Some(step),
+            symmetrized_from: None,
+        };
+        let r = std::mem::take(&mut self.r);
+        self.instance = Some(Instance::new(
+            format!("{}_step{step:04}__{cls}", self.label),
+            n_mat,
+            r,
+            constraints,
+            prov,
+            ValidationOptions::default(),
+        )?);
+        Ok(())
+    }
+
+    /// Detect, assemble and build the instance of the *next* step without solving it or
+    /// moving anything (for exporting the problem of a given state, e.g. a settled
+    /// [`super::Snapshot`]). Returns it, or `None` when there are no contacts.
+    pub fn build_instance(&mut self) -> Result<Option<&Instance>> {
+        self.detect();
+        self.assemble()?;
+        self.make_instance(self.steps_done + 1)?;
+        Ok(self.instance.as_ref())
+    }
+
+    /// Warm start for the current contacts: the previous step's world impulse of the same
+    /// pair projected on the new frame; zero for new contacts. Sets `warm_matched`; returns
+    /// whether any contact was matched.
+    fn warm_start(&mut self) -> bool {
+        let bs = self.world.params.block_size();
+        self.warm.clear();
+        self.warm.resize(bs * self.contacts.len(), 0.0);
+        self.warm_matched = 0;
+        let (mut i, mut j) = (0, 0);
+        while i < self.keys.len() && j < self.warm_keys.len() {
+            match self.keys[i].cmp(&self.warm_keys[j]) {
+                std::cmp::Ordering::Less => i += 1,
+                std::cmp::Ordering::Greater => j += 1,
+                std::cmp::Ordering::Equal => {
+                    let f = &self.warm_imp[j];
+                    let c = &self.contacts[i];
+                    let dirs = [c.n, c.u, c.w];
+                    for (k, d) in dirs.iter().enumerate().take(bs) {
+                        self.warm[bs * i + k] = f.dot(d);
+                    }
+                    self.warm_matched += 1;
+                    i += 1;
+                    j += 1;
+                }
+            }
+        }
+        self.warm_matched > 0
+    }
+
+    /// One time step with `solver` in the loop (see the module documentation).
+    ///
+    /// Errors: [`GranularError::Solver`] when the solver fails, [`GranularError::SolutionSize`]
+    /// when it returns a vector of the wrong length, [`GranularError::NonFinite`] when the new
+    /// state is not finite, [`GranularError::Problem`] if the instance cannot be built.
+    pub fn step(&mut self, solver: &mut dyn ContactSolver) -> Result<StepReport> {
+        let step = self.steps_done + 1;
+        let t0 = Instant::now();
+        let nc = self.detect();
+        let max_pen = self.max_penetration();
+        let t1 = Instant::now();
+        self.assemble()?;
+        let nnz = self.n_mat.as_ref().map_or(0, CscMatrix::nnz);
+        let t2 = Instant::now();
+        self.make_instance(step)?;
+        let t3 = Instant::now();
+        let bs = self.world.params.block_size();
+        let (iterations, residual, converged) = if nc == 0 {
+            self.gamma.clear();
+            (0, f64::NAN, true)
+        } else {
+            let has_warm = self.warm_start();
+            let warm = has_warm.then_some(&self.warm[..]);
+            let inst = self.instance.as_ref().expect("instance built for nc > 0");
+            let sol = solver
+                .solve(inst, warm)
+                .map_err(|message| GranularError::Solver { step, message })?;
+            if sol.gamma.len() != bs * nc {
+                return Err(GranularError::SolutionSize {
+                    step,
+                    expected: bs * nc,
+                    found: sol.gamma.len(),
+                });
+            }
+            self.gamma = sol.gamma;
+            (sol.iterations, sol.residual, sol.converged)
+        };
+        let t4 = Instant::now();
+        self.asm
+            .update_velocities(&mut self.world.bodies, &self.vfree, &self.gamma, bs);
+        let h = self.world.params.h;
+        for (i, b) in self.world.bodies.iter_mut().enumerate() {
+            if b.fixed {
+                continue;
+            }
+            b.advance_position(h);
+            if !(b.pos.iter().chain(b.vel.iter()).chain(b.omega.iter())).all(|x| x.is_finite()) {
+                return Err(GranularError::NonFinite { body: i, step });
+            }
+        }
+        // world impulses for the next warm start
+        self.warm_keys.clear();
+        self.warm_keys.extend_from_slice(&self.keys);
+        self.warm_imp.clear();
+        for (c, ct) in self.contacts.iter().enumerate() {
+            let g = &self.gamma[bs * c..bs * c + bs];
+            let mut f = g[0] * ct.n;
+            if bs == 3 {
+                f += g[1] * ct.u + g[2] * ct.w;
+            }
+            self.warm_imp.push(f);
+        }
+        self.steps_done = step;
+        let t5 = Instant::now();
+        Ok(StepReport {
+            step,
+            time: step as f64 * h,
+            contacts: nc,
+            n: bs * nc,
+            nnz,
+            warm_matched: if nc == 0 { 0 } else { self.warm_matched },
+            max_penetration: max_pen,
+            kinetic_energy: self.kinetic_energy(),
+            iterations,
+            residual,
+            converged,
+            envelope: self.envelope,
+            timings: StepTimings {
+                detection: t1 - t0,
+                assembly: t2 - t1,
+                instance: t3 - t2,
+                solve: t4 - t3,
+                update: t5 - t4,
+            },
+        })
+    }
+
+    /// The contact Jacobian `D` (`6 nb x bs nc`, unscaled: translational rows dimensionless,
+    /// rotational rows in m) of the current contacts,
+    /// built directly from the contact frames (an independent path from the scaled blocks
+    /// used by the assembly; for checks and for exporting global formulations).
+    pub fn jacobian(&self) -> Result<CscMatrix> {
+        let bs = self.world.params.block_size();
+        let mut t = Vec::new();
+        for (c, ct) in self.contacts.iter().enumerate() {
+            let dirs = [ct.n, ct.u, ct.w];
+            let mut push = |x: usize, sign: f64| {
+                let b = &self.world.bodies[x];
+                let r = ct.point - b.pos;
+                for (k, d) in dirs.iter().enumerate().take(bs) {
+                    let rot = b.rot.inverse_transform_vector(&r.cross(d));
+                    for i in 0..3 {
+                        t.push((6 * x + i, bs * c + k, sign * d[i]));
+                        t.push((6 * x + 3 + i, bs * c + k, sign * rot[i]));
+                    }
+                }
+            };
+            push(ct.a, -1.0);
+            if let Partner::Body(j) = ct.b {
+                if !self.world.bodies[j].fixed {
+                    push(j, 1.0);
+                }
+            }
+        }
+        Ok(CscMatrix::from_triplets(
+            6 * self.world.bodies.len(),
+            bs * self.contacts.len(),
+            &t,
+        )?)
+    }
+
+    /// Diagonal of `M^-1` (length `6 nb`: `1/m` three times, then `1/J1, 1/J2, 1/J3`); zero
+    /// for fixed bodies.
+    pub fn mass_inverse_diagonal(&self) -> Vec<f64> {
+        let mut d = Vec::with_capacity(6 * self.world.bodies.len());
+        for b in &self.world.bodies {
+            if b.fixed {
+                d.extend_from_slice(&[0.0; 6]);
+            } else {
+                let im = 1.0 / b.mass;
+                d.extend_from_slice(&[
+                    im,
+                    im,
+                    im,
+                    1.0 / b.inertia.x,
+                    1.0 / b.inertia.y,
+                    1.0 / b.inertia.z,
+                ]);
+            }
+        }
+        d
+    }
+
+    /// Generalised velocities of all bodies (length `6 nb`).
+    pub fn velocities(&self) -> Vec<f64> {
+        self.world.bodies.iter().flat_map(|b| b.v()).collect()
+    }
+}
