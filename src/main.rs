@@ -31,6 +31,14 @@ struct Cli {
 enum Command {
     /// Run solvers on a suite; write summary.csv, traces, manifest.json and plots.
     Run(cmd::run::RunArgs),
+    /// Write report.md: performance profiles, shifted geometric means, convergence plots.
+    Report(cmd::report::ReportArgs),
+    /// Join the result folders of shards into one.
+    Merge(cmd::merge::MergeArgs),
+    /// Compare a results folder with a baseline; exit code 1 on a regression.
+    Check(cmd::check::CheckArgs),
+    /// Simulate a granular scene (fill, pile, pyramid, tube) and export its contact problems.
+    Generate(cmd::generate::GenerateArgs),
     /// Print class, sizes, nnz, symmetry error, mu range and norms of an instance file.
     Info {
         /// fclib HDF5, Siconos .dat or native bundle directory.
@@ -88,7 +96,7 @@ impl ReadArgs {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match real_main(cli) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e}");
             let mut src = e.source();
@@ -104,9 +112,27 @@ fn main() -> ExitCode {
 /// Any error, printed with its chain of causes.
 pub type AnyError = Box<dyn std::error::Error>;
 
-fn real_main(cli: Cli) -> Result<(), AnyError> {
+fn real_main(cli: Cli) -> Result<ExitCode, AnyError> {
     match cli.command {
+        Command::Check(a) => {
+            return Ok(if cmd::check::run(a)? {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            })
+        }
+        c => other_commands(c)?,
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn other_commands(command: Command) -> Result<(), AnyError> {
+    match command {
+        Command::Check(_) => unreachable!("handled by real_main"),
+        Command::Report(a) => cmd::report::run(a),
+        Command::Merge(a) => cmd::merge::run(a),
         Command::Run(a) => cmd::run::run(a),
+        Command::Generate(a) => cmd::generate::generate(a),
         Command::Info { path, read } => cmd::info::info(&path, &read),
         Command::Convert {
             input,

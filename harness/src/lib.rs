@@ -9,12 +9,16 @@
 pub mod check;
 pub mod error;
 pub mod fsutil;
+pub mod generate;
 pub mod manifest;
+pub mod merge;
 pub mod plot;
+pub mod regression;
+pub mod report;
 pub mod results;
 pub mod run;
 pub mod suite;
 
 pub use error::{HarnessError, Result};
-pub use run::{run, RunConfig, SolverSpec};
+pub use run::{run, Profile, RunConfig, Shard, SolverSpec};
 pub use suite::Suite;

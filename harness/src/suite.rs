@@ -1,5 +1,6 @@
-//! Test sets: the built-in `default` suite (real fixtures embedded in the binary), suites
-//! described by a JSON file, and ad-hoc lists of paths.
+//! Test sets: the built-in `default` suite (real fixtures embedded in the binary), the built-in
+//! `permon` suite (PERMON's box-QP tutorials, built in code), suites described by a JSON file,
+//! and ad-hoc lists of paths.
 //!
 //! A suite file is JSON: `{"name": "mine", "instances": [{"path": "a.hdf5", "class": "ccp",
 //! "symmetrize": false}, ...]}`; `class` (`ccp` or `lcp`, how a frictional file is read) and
@@ -7,9 +8,12 @@
 
 use crate::error::{HarnessError, Result};
 use cpbench_problems::io::{load, load_bytes, ClassChoice, Format, LoadOptions};
-use cpbench_problems::{Instance, ValidationOptions};
+use cpbench_problems::{Instance, ResidualKind, ValidationOptions};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
+
+/// A generator call that builds one instance (see [`InstanceSource::Builder`]).
+pub type BuildFn = fn() -> cpbench_problems::Result<Instance>;
 
 /// Where an instance comes from.
 #[derive(Clone, Debug)]
@@ -25,6 +29,24 @@ pub enum InstanceSource {
     },
     /// A file or bundle directory on disk.
     Path(PathBuf),
+    /// A contact problem of cpbench's granular stepper, assembled on the fly (milliseconds)
+    /// from a settled state compiled into the binary
+    /// ([`crate::generate::instance_from_snapshot`]): the CCP, or with [`ClassChoice::Lcp`]
+    /// the frictionless LCP.
+    Generated {
+        /// Snapshot file name (for messages).
+        file_name: &'static str,
+        /// The snapshot (JSON, `cpbench-granular-state`).
+        snapshot: &'static str,
+    },
+    /// An instance built by a generator function of `cpbench_problems::generators` (e.g. the
+    /// box-QP problems of the `permon` suite); `class` and `symmetrize` do not apply.
+    Builder {
+        /// Instance name (for messages).
+        name: &'static str,
+        /// The generator call.
+        build: BuildFn,
+    },
 }
 
 /// One instance of a suite and how to read it.
@@ -45,6 +67,14 @@ pub struct Suite {
     pub name: String,
     /// Its entries.
     pub entries: Vec<SuiteEntry>,
+    /// The stopping (and check) residual the suite is meant to run with, used by
+    /// `cpbench run` when `--residual` is not given (`None`: the CLI default).
+    pub default_residual: Option<ResidualKind>,
+    /// The tolerance the suite is meant to run with, used by `cpbench run` when neither
+    /// `--tol` nor `--profile` is given (`None`: the CLI default profile).
+    pub default_tol: Option<f64>,
+    /// Solvers (registry names, presets allowed) run when `--solvers` is not given.
+    pub default_solvers: Option<Vec<String>>,
 }
 
 macro_rules! fixture {
@@ -75,12 +105,35 @@ const DEFAULT_FIXTURES: [(&str, &[u8], Format); 7] = [
     fixture!("lcp", "lcp_deudeu.dat", Format::SiconosLcp),
 ];
 
+/// Settled states of the granular `fill` scene (Melanz et al. 2017 TEST_FILL) whose contact
+/// problems join the default suite: `(file, JSON)`. How they were made:
+/// `tests/fixtures/generated/README.md`.
+const GENERATED_STATES: [(&str, &str); 2] = [
+    (
+        "fill-5_settled.json",
+        include_str!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/fixtures/generated/fill-5_settled.json"
+        )),
+    ),
+    (
+        "fill-10_settled.json",
+        include_str!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/fixtures/generated/fill-10_settled.json"
+        )),
+    ),
+];
+
 impl Suite {
     /// The built-in `default` suite: five frictional fixtures (fclib `Spheres-i099-356-679`,
     /// `Capsules-i125-1213`, `Box_Stacks-i0122-82-5`; Siconos `NESpheres_10_1`, `Rover4396`),
     /// each as a CCP and as its normal-block LCP, and two Siconos LCPs (`lcp_mmc`,
-    /// `lcp_deudeu`): 12 instances. `Capsules` and `Rover4396` have a slightly non-symmetric
-    /// `W` (3.4e-4 and 3.8e-5 relative) and are symmetrised, which their provenance records.
+    /// `lcp_deudeu`), and the contact problems of two settled states of cpbench's granular
+    /// `fill` scene (sizes 5 and 10, 250 and 1000 spheres), each as a CCP and as the
+    /// frictionless LCP, made on the fly from snapshots: 16 instances. `Capsules` and
+    /// `Rover4396` have a slightly non-symmetric `W` (3.4e-4 and 3.8e-5 relative) and are
+    /// symmetrised, which their provenance records.
     pub fn default_suite() -> Suite {
         let mut entries = Vec::new();
         for (file_name, bytes, format) in DEFAULT_FIXTURES {
@@ -101,16 +154,94 @@ impl Suite {
                 });
             }
         }
+        for (file_name, snapshot) in GENERATED_STATES {
+            for class in [ClassChoice::Ccp, ClassChoice::Lcp] {
+                entries.push(SuiteEntry {
+                    source: InstanceSource::Generated {
+                        file_name,
+                        snapshot,
+                    },
+                    class,
+                    symmetrize: false,
+                });
+            }
+        }
+        Suite::new("default", entries)
+    }
+
+    /// A suite with no run defaults (the CLI's apply).
+    pub fn new(name: &str, entries: Vec<SuiteEntry>) -> Suite {
         Suite {
-            name: "default".into(),
+            name: name.to_string(),
             entries,
+            default_residual: None,
+            default_tol: None,
+            default_solvers: None,
         }
     }
 
-    /// A built-in suite by name (`default`), or `None`.
+    /// The built-in `permon` suite: PERMON's box-QP tutorials with their published test outputs
+    /// (`permon/permon`, `src/tutorials/output/`), built in code
+    /// ([`cpbench_problems::generators::boxqp`]): `ex1` (1-D obstacle, `n = 100`, tests
+    /// `ex1_1`, `ex1_opt`, `ex1_optapprox`, `ex1_bb`, `ex1_projcg`), `jbearing2-8x12` and
+    /// `jbearing2-30x30` (journal bearing, `ecc = 0.1`, `b = 10`, tests `jbearing2_1` .. `_6`).
+    ///
+    /// Run defaults reproduce PERMON's stopping test: residual `proj_grad_rel` (`||g^P|| /
+    /// ||r||`, PERMON's `||g^P|| <= rtol ||b||` with `b = -r`) at PERMON's default
+    /// `rtol = 1e-5`; solvers: the five `mprgp:permon*` presets (PERMON's MPGP with the
+    /// expansions of the five `ex1` tests) and cpbench's `mprgp` and `mpgp` defaults.
+    /// PERMON's `jbearing2` tests use `rtol = 1e-6` (`-tao_gttol 1e-6`): run with `--tol 1e-6`
+    /// to compare with `jbearing2_4.out` and `jbearing2_6.out`.
+    pub fn permon_suite() -> Suite {
+        use cpbench_problems::generators::boxqp::{jbearing2, permon_ex1};
+        fn ex1() -> cpbench_problems::Result<Instance> {
+            permon_ex1(100)
+        }
+        fn jb_8x12() -> cpbench_problems::Result<Instance> {
+            jbearing2(8, 12, 0.1, 10.0)
+        }
+        fn jb_30x30() -> cpbench_problems::Result<Instance> {
+            jbearing2(30, 30, 0.1, 10.0)
+        }
+        let builders: [(&'static str, BuildFn); 3] = [
+            ("ex1", ex1),
+            ("jbearing2-8x12", jb_8x12),
+            ("jbearing2-30x30", jb_30x30),
+        ];
+        let entries = builders
+            .into_iter()
+            .map(|(name, build)| SuiteEntry {
+                source: InstanceSource::Builder { name, build },
+                class: ClassChoice::default(),
+                symmetrize: false,
+            })
+            .collect();
+        Suite {
+            default_residual: Some(ResidualKind::ProjGradRel),
+            default_tol: Some(1e-5),
+            default_solvers: Some(
+                [
+                    "mprgp:permon",
+                    "mprgp:permon-opt",
+                    "mprgp:permon-optapprox",
+                    "mprgp:permon-bb",
+                    "mprgp:permon-projcg",
+                    "mprgp",
+                    "mpgp",
+                ]
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+            ),
+            ..Suite::new("permon", entries)
+        }
+    }
+
+    /// A built-in suite by name (`default`, `permon`), or `None`.
     pub fn builtin(name: &str) -> Option<Suite> {
         match name {
             "default" => Some(Self::default_suite()),
+            "permon" => Some(Self::permon_suite()),
             _ => None,
         }
     }
@@ -138,10 +269,9 @@ impl Suite {
             message: e.to_string(),
         })?;
         let base = path.parent().unwrap_or_else(|| Path::new("."));
-        Ok(Suite {
-            name: f.name,
-            entries: f
-                .instances
+        Ok(Suite::new(
+            &f.name,
+            f.instances
                 .into_iter()
                 .map(|e| SuiteEntry {
                     source: InstanceSource::Path(if e.path.is_absolute() {
@@ -153,7 +283,7 @@ impl Suite {
                     symmetrize: e.symmetrize,
                 })
                 .collect(),
-        })
+        ))
     }
 
     /// A suite of the given files, bundle directories and directories of those (expanded one
@@ -182,9 +312,9 @@ impl Suite {
                 files.push(p.clone());
             }
         }
-        Ok(Suite {
-            name: name.to_string(),
-            entries: files
+        Ok(Suite::new(
+            name,
+            files
                 .into_iter()
                 .map(|p| SuiteEntry {
                     source: InstanceSource::Path(p),
@@ -192,7 +322,7 @@ impl Suite {
                     symmetrize,
                 })
                 .collect(),
-        })
+        ))
     }
 
     /// Load every instance (in order). The first failure is returned with its file name.
@@ -218,6 +348,11 @@ impl SuiteEntry {
                 format,
             } => load_bytes(file_name, bytes, *format, &opts)?,
             InstanceSource::Path(p) => load(p, &opts)?,
+            InstanceSource::Generated {
+                file_name,
+                snapshot,
+            } => crate::generate::instance_from_snapshot(file_name, snapshot, self.class)?,
+            InstanceSource::Builder { build, .. } => build()?,
         })
     }
 }

@@ -1,4 +1,8 @@
 //! One module per subcommand.
 
+pub mod check;
+pub mod generate;
 pub mod info;
+pub mod merge;
+pub mod report;
 pub mod run;
