@@ -5,7 +5,8 @@ use cpbench_problems::Instance;
 use serde_json::{json, Value};
 
 /// Git revision of the working directory (`git rev-parse HEAD`, with `-dirty` when there are
-/// uncommitted changes), or `unknown` when git or the repository is unavailable.
+/// uncommitted changes); outside a checkout, the revision the binary was built from with the
+/// suffix ` (build)`, or `unknown`.
 pub fn git_revision() -> String {
     let run = |args: &[&str]| {
         std::process::Command::new("git")
@@ -25,7 +26,7 @@ pub fn git_revision() -> String {
                 rev
             }
         }
-        _ => "unknown".into(),
+        _ => format!("{} (build)", env!("CPBENCH_BUILD_GIT_REV")),
     }
 }
 
