@@ -29,7 +29,7 @@
 
 use crate::constraints::{project_dual_coulomb_cone, ConstraintSet};
 use crate::instance::{objective_from_gradient, Instance};
-use crate::linalg::{dot, norm2, norm_inf};
+use crate::linalg::{dot, norm2};
 use serde::{Deserialize, Serialize};
 
 /// All residuals of one iterate. Field names are the CSV column names.
@@ -336,11 +336,6 @@ pub fn residuals_with_gradient(
         complementarity_max: comp_max,
         objective: objective_from_gradient(gamma, g, instance.r()),
     }
-}
-
-/// `||v||_inf` re-exported for callers that want the inf-norm of a residual vector.
-pub fn inf_norm(v: &[f64]) -> f64 {
-    norm_inf(v)
 }
 
 #[cfg(test)]
