@@ -105,7 +105,8 @@ pub struct SolveResult {
     pub time_s: f64,
     /// Solver-specific counters at the end.
     pub counters: Vec<(String, f64)>,
-    /// Error message when the solver failed.
+    /// Error message when the solver failed, or the solver's own end-of-run message
+    /// ([`Solver::message`]).
     pub message: Option<String>,
 }
 
@@ -306,6 +307,9 @@ impl Executor {
             if value <= s.tol {
                 break Status::Converged;
             }
+            if let StepOutcome::Finished(claim) = out {
+                break claim;
+            }
             if value > diverge_at {
                 break Status::Diverged;
             }
@@ -328,8 +332,9 @@ impl Executor {
                 break Status::MaxTime;
             }
         };
+        let message = solver.message();
         Ok(finish(
-            status, best, &state, elapsed, solver, None, observers,
+            status, best, &state, elapsed, solver, message, observers,
         ))
     }
 }

@@ -12,6 +12,12 @@ pub enum StepOutcome {
     Continue,
     /// The solver cannot make progress (e.g. a zero search direction short of the tolerance).
     Stalled,
+    /// The solver's own termination test ended the solve (interior-point methods, external
+    /// one-shot solvers such as Clarabel). The payload is the solver's *claim*: the executor
+    /// reports it as the run's status unless its own stopping test already holds (then
+    /// `Converged`). The harness checks the answer independently, so a solver that claims
+    /// `Converged` with a residual above the tolerance shows as claimed success, checked failure.
+    Finished(crate::status::Status),
 }
 
 /// An iterative method for `min 1/2 gamma^T N gamma + r^T gamma, gamma in K`.
@@ -41,5 +47,11 @@ pub trait Solver {
     /// Solver-specific counters for the trace (e.g. backtracks, restarts), name and value.
     fn counters(&self) -> Vec<(&'static str, f64)> {
         Vec::new()
+    }
+
+    /// A sentence for the `message` column at the end of a solve (e.g. an external solver's own
+    /// status and iteration count); `None` by default.
+    fn message(&self) -> Option<String> {
+        None
     }
 }
