@@ -328,10 +328,22 @@ pub fn write_summary(path: &Path, rows: &[SummaryRow]) -> Result<()> {
     write_atomic(path, &bytes)
 }
 
-/// Write one trace CSV atomically.
+/// Write one trace CSV atomically: `iteration, time_s, matvecs`, the residual columns, then one
+/// column per solver-specific value ([`IterRecord::info`], e.g. the interior point's `mu`).
 pub fn write_trace(path: &Path, records: &[IterRecord]) -> Result<()> {
     let mut header = vec!["iteration", "time_s", "matvecs"];
     header.extend(Residuals::NAMES);
+    // Solver-specific per-iteration values become extra columns, named in order of first
+    // appearance; a record without a value leaves its cell empty.
+    let mut extra: Vec<&'static str> = Vec::new();
+    for r in records {
+        for &(k, _) in r.info.items() {
+            if !extra.contains(&k) {
+                extra.push(k);
+            }
+        }
+    }
+    header.extend(extra.iter().copied());
     let rows = records.iter().map(|r| {
         let mut v = vec![
             r.iteration.to_string(),
@@ -339,6 +351,16 @@ pub fn write_trace(path: &Path, records: &[IterRecord]) -> Result<()> {
             r.matvecs.to_string(),
         ];
         v.extend(r.residuals.values().iter().map(|&x| fmt_f(x)));
+        for k in &extra {
+            v.push(
+                r.info
+                    .items()
+                    .iter()
+                    .find(|(n, _)| n == k)
+                    .map(|&(_, x)| fmt_f(x))
+                    .unwrap_or_default(),
+            );
+        }
         v
     });
     let bytes = csv_bytes(&header, rows, path)?;

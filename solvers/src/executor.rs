@@ -1,7 +1,7 @@
 //! The executor owns the iteration loop: limits, the stopping test on a chosen residual,
 //! counted `N`-products, timing, observers, warm start, and the best iterate seen.
 
-use crate::observer::{IterRecord, Observer};
+use crate::observer::{IterInfo, IterRecord, Observer};
 use crate::problem::Problem;
 use crate::solver::{Solver, StepOutcome};
 use crate::state::IterState;
@@ -167,6 +167,7 @@ impl Executor {
             matvecs: 0,
             residuals: res0,
             is_best: true,
+            info: IterInfo::new(),
         };
         for o in observers.iter_mut() {
             o.init(solver.name(), instance);
@@ -297,6 +298,7 @@ impl Executor {
                 matvecs: problem.matvecs(),
                 residuals: res,
                 is_best,
+                info: solver.iter_info(),
             };
             for o in observers.iter_mut() {
                 o.iter(&rec);

@@ -21,6 +21,7 @@
 
 pub mod apgd;
 pub mod executor;
+pub mod ipm;
 pub mod jacobi;
 pub mod mpgp;
 pub mod mprgp;
@@ -34,7 +35,7 @@ pub mod state;
 pub mod status;
 
 pub use executor::{ExecSettings, Executor, SolveResult};
-pub use observer::{IterRecord, Observer, ObserverMode, TraceRecorder};
+pub use observer::{IterInfo, IterRecord, Observer, ObserverMode, TraceRecorder};
 pub use problem::Problem;
 pub use solver::{Solver, StepOutcome};
 pub use state::IterState;

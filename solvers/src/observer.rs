@@ -17,6 +17,43 @@ pub struct IterRecord {
     pub residuals: Residuals,
     /// Whether this iterate is the best so far (by the stopping residual).
     pub is_best: bool,
+    /// Solver-specific per-iteration values ([`crate::Solver::iter_info`]), e.g. the
+    /// interior point's barrier parameter and step lengths; empty for most solvers.
+    pub info: IterInfo,
+}
+
+/// Up to [`IterInfo::CAPACITY`] named per-iteration values of a solver (fixed size, so that
+/// recording them allocates nothing).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct IterInfo {
+    len: usize,
+    items: [(&'static str, f64); IterInfo::CAPACITY],
+}
+
+impl IterInfo {
+    /// Maximum number of values.
+    pub const CAPACITY: usize = 8;
+
+    /// Empty.
+    pub const fn new() -> Self {
+        Self {
+            len: 0,
+            items: [("", 0.0); Self::CAPACITY],
+        }
+    }
+
+    /// Append `(name, value)`; values past the capacity are dropped.
+    pub fn push(&mut self, name: &'static str, value: f64) {
+        if self.len < Self::CAPACITY {
+            self.items[self.len] = (name, value);
+            self.len += 1;
+        }
+    }
+
+    /// The values, in the order pushed.
+    pub fn items(&self) -> &[(&'static str, f64)] {
+        &self.items[..self.len]
+    }
 }
 
 /// Receives the progress of a solve.

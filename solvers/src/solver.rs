@@ -54,4 +54,10 @@ pub trait Solver {
     fn message(&self) -> Option<String> {
         None
     }
+
+    /// Per-iteration values for the trace (written as extra columns after the residuals),
+    /// read after every `step`; empty by default.
+    fn iter_info(&self) -> crate::observer::IterInfo {
+        crate::observer::IterInfo::new()
+    }
 }

@@ -1,0 +1,739 @@
+//! Primal-dual interior point with Mehrotra's predictor-corrector for LCP, box QP and CCP with
+//! Coulomb cones.
+//!
+//! # Formulation
+//! `min 1/2 x^T N x + r^T x` subject to `s = G x + h` in `C`, where `C` is a product of
+//! nonnegative half-lines and 3-dimensional second-order cones `Q`:
+//! - a finite lower bound gives the row `s = x_j - lo_j >= 0`, a finite upper bound
+//!   `s = hi_j - x_j >= 0` (LCP: `lo = 0`, `hi = inf`);
+//! - a Coulomb cone `K_mu` becomes `Q` by scaling the normal: `s = (mu x_n, x_t1, x_t2)` in `Q`
+//!   (Kleinert, Simeon & Obermayr 2014, CMAME 278; Melanz et al. 2017, CMAME 320). With
+//!   `mu = 0` the cone is `{x_n >= 0, x_t = 0}`: one bound row, tangents fixed;
+//! - variables with `lo = hi` are fixed.
+//!
+//! With dual `z` in `C` (self-dual), the KKT conditions are `N x + r - G^T z = 0`,
+//! `s o z = 0` (Jordan product). The primal `x` stays strictly feasible (`s` is computed from
+//! `x`, never a separate unknown), the dual residual `r_d = N x + r - G^T z` is driven to zero
+//! by Newton's method.
+//!
+//! # Iteration (Wright 1997, ch. 10-11; Vandenberghe 2010, sec. 5 for the cone case)
+//! 1. Nesterov-Todd scaling `W` with `W z = W^-1 s = lambda` (diagonal `sqrt(s/z)` on the
+//!    half-lines, [`cone::SocScaling`] on each `Q` block); `mu = s^T z / nu`, `nu` = number of
+//!    half-lines + number of cones.
+//! 2. Reduced normal equations `(N + G^T W^-2 G) dx = -r_d + G^T W^-1 (lambda \ r_c)`, then
+//!    `ds = G dx`, `dz = W^-1 (lambda \ r_c) - W^-2 ds`. `G^T W^-2 G` is diagonal on bounds and
+//!    a 3x3 block per contact, inside the sparsity of `N`: one symbolic sparse Cholesky (faer,
+//!    AMD) for the whole solve, one numeric factorisation per iteration, two solves
+//!    (predictor, corrector) each followed by one step of iterative refinement.
+//! 3. Predictor `r_c = -lambda o lambda`; step `alpha_aff` to the boundary;
+//!    `sigma = (mu_aff / mu)^3`; corrector `r_c = -lambda o lambda - (W^-1 ds_aff) o (W dz_aff)
+//!    + sigma mu e`.
+//! 4. Common primal-dual step `alpha = min(1, 0.99 alpha_max)` (fraction to the boundary).
+//!
+//! A factorisation that fails is retried with a static regularisation `delta I` growing from
+//! `reg_static` by 100x (at most 6 times); faer's dynamic regularisation replaces tiny pivots.
+//!
+//! # Stopping and claims
+//! The executor stops on the harness residual (natural map by default); this solver only ends
+//! the solve itself when the barrier parameter reaches rounding level (`mu < mu_min * mu_0`),
+//! when the step collapses, or after `max_iter` own iterations, with the claim `Stalled` or
+//! `MaxIterations` ([`StepOutcome::Finished`]).
+//!
+//! Warm start: interior points do not warm start well; the start point is always the interior
+//! point below and a given `gamma_0` is ignored (the `message` column says so).
+//!
+//! Start point: `x` at distance `theta_x = ||r||_inf / mean(diag N)` inside every bound
+//! (`x_n = theta_x`, `x_t = 0` in a cone), `z = theta_z e` with `theta_z = ||r||_inf`.
+//!
+//! Cost counted: one `N`-product per iteration (the dual residual) plus one per refinement
+//! step; factorisations and triangular solves are in the counters (`factorizations`,
+//! `solves`, and the time spent in them, `factor_time_s`, `solve_time_s`, which includes the
+//! refinement products). Per-iteration trace columns: `ipm_mu`, `ipm_sigma`, `ipm_alpha`,
+//! `ipm_alpha_aff`, `ipm_dual_res` (`||r_d||_inf`), `ipm_gap` (`s^T z`), `ipm_reg`.
+
+// Index loops over several parallel arrays (s, z, lambda, W) read clearer than zips.
+#![allow(clippy::needless_range_loop)]
+
+mod cone;
+mod kkt;
+
+use crate::observer::IterInfo;
+use crate::problem::Problem;
+use crate::solver::{Solver, StepOutcome};
+use crate::state::IterState;
+use crate::status::{SolverError, Status};
+use cone::{jdiv, jprod, jsquare, nonneg_max_step, soc_max_step, SocScaling};
+use cpbench_problems::{ConstraintSet, ProblemClass};
+use kkt::Kkt;
+use serde::{Deserialize, Serialize};
+use std::time::{Duration, Instant};
+
+/// Settings of [`Ipm`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct IpmSettings {
+    /// Own iteration cap (the executor's cap also applies).
+    pub max_iter: u64,
+    /// Fraction of the step to the boundary taken (in (0, 1)).
+    pub step_fraction: f64,
+    /// Mehrotra's corrector step (off = plain predictor with `sigma` from the affine step).
+    pub corrector: bool,
+    /// Static regularisation of the first factorisation attempt, relative to the largest
+    /// diagonal of `N` (0 = none; retries grow it).
+    pub reg_static: f64,
+    /// Dynamic regularisation: pivots below `reg_dynamic_eps * max diag N` ...
+    pub reg_dynamic_eps: f64,
+    /// ... are replaced by `reg_dynamic_delta * max diag N`.
+    pub reg_dynamic_delta: f64,
+    /// Iterative refinement steps per solve (each costs one `N`-product and one solve).
+    pub refine: u32,
+    /// End the solve when `mu < mu_min * mu_0`.
+    pub mu_min: f64,
+}
+
+impl Default for IpmSettings {
+    fn default() -> Self {
+        Self {
+            max_iter: 200,
+            step_fraction: 0.99,
+            corrector: true,
+            reg_static: 0.0,
+            reg_dynamic_eps: 1e-13,
+            reg_dynamic_delta: 1e-7,
+            refine: 1,
+            mu_min: 1e-20,
+        }
+    }
+}
+
+/// One bound row `s = c x_j + h` with `c = +-1`.
+#[derive(Clone, Copy, Debug)]
+struct BoundRow {
+    j: usize,
+    c: f64,
+    h: f64,
+}
+
+/// One cone block `s = (mu x_b, x_{b+1}, x_{b+2})`.
+#[derive(Clone, Copy, Debug)]
+struct ConeBlock {
+    b: usize,
+    mu: f64,
+}
+
+/// The primal-dual interior point. Supports LCP, box QP and CCP.
+pub struct Ipm {
+    settings: IpmSettings,
+    rows: Vec<BoundRow>,
+    cones: Vec<ConeBlock>,
+    kkt: Option<Kkt>,
+    // Iterates and scratch (allocated in `init`).
+    x: Vec<f64>,
+    z: Vec<f64>,
+    s: Vec<f64>,
+    g: Vec<f64>,
+    rd: Vec<f64>,
+    lam: Vec<f64>,
+    wdiag: Vec<f64>,
+    wsoc: Vec<SocScaling>,
+    dx: Vec<f64>,
+    ds: Vec<f64>,
+    dz: Vec<f64>,
+    dx_aff: Vec<f64>,
+    ds_aff: Vec<f64>,
+    dz_aff: Vec<f64>,
+    rc: Vec<f64>,
+    t: Vec<f64>,
+    rhs: Vec<f64>,
+    res: Vec<f64>,
+    kx: Vec<f64>,
+    mu0: f64,
+    last_reg: f64,
+    warm_ignored: bool,
+    stalls: u32,
+    // Counters.
+    factorizations: u64,
+    solves: u64,
+    refactorizations: u64,
+    factor_time: Duration,
+    solve_time: Duration,
+    info: IterInfo,
+    end_reason: Option<String>,
+}
+
+impl Ipm {
+    /// An interior point; errors on invalid settings.
+    pub fn new(settings: IpmSettings) -> Result<Self, SolverError> {
+        let bad = |name, value: f64, reason| {
+            Err(SolverError::InvalidSetting {
+                name,
+                value: value.to_string(),
+                reason,
+            })
+        };
+        if !(settings.step_fraction > 0.0 && settings.step_fraction < 1.0) {
+            return bad("step_fraction", settings.step_fraction, "must be in (0, 1)");
+        }
+        for (name, v) in [
+            ("reg_static", settings.reg_static),
+            ("reg_dynamic_eps", settings.reg_dynamic_eps),
+            ("reg_dynamic_delta", settings.reg_dynamic_delta),
+            ("mu_min", settings.mu_min),
+        ] {
+            if !(v >= 0.0 && v.is_finite()) {
+                return bad(name, v, "must be finite and >= 0");
+            }
+        }
+        Ok(Self {
+            settings,
+            rows: Vec::new(),
+            cones: Vec::new(),
+            kkt: None,
+            x: Vec::new(),
+            z: Vec::new(),
+            s: Vec::new(),
+            g: Vec::new(),
+            rd: Vec::new(),
+            lam: Vec::new(),
+            wdiag: Vec::new(),
+            wsoc: Vec::new(),
+            dx: Vec::new(),
+            ds: Vec::new(),
+            dz: Vec::new(),
+            dx_aff: Vec::new(),
+            ds_aff: Vec::new(),
+            dz_aff: Vec::new(),
+            rc: Vec::new(),
+            t: Vec::new(),
+            rhs: Vec::new(),
+            res: Vec::new(),
+            kx: Vec::new(),
+            mu0: 1.0,
+            last_reg: 0.0,
+            warm_ignored: false,
+            stalls: 0,
+            factorizations: 0,
+            solves: 0,
+            refactorizations: 0,
+            factor_time: Duration::ZERO,
+            solve_time: Duration::ZERO,
+            info: IterInfo::new(),
+            end_reason: None,
+        })
+    }
+
+    /// Number of half-line rows.
+    fn m_rows(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// Barrier degree `nu`.
+    fn nu(&self) -> f64 {
+        (self.rows.len() + self.cones.len()).max(1) as f64
+    }
+
+    /// `s = G x + h`.
+    fn slack(&self, x: &[f64], s: &mut [f64]) {
+        let m = self.m_rows();
+        for (k, row) in self.rows.iter().enumerate() {
+            s[k] = row.c * x[row.j] + row.h;
+        }
+        for (c, cb) in self.cones.iter().enumerate() {
+            let o = m + 3 * c;
+            s[o] = cb.mu * x[cb.b];
+            s[o + 1] = x[cb.b + 1];
+            s[o + 2] = x[cb.b + 2];
+        }
+    }
+
+    /// `ds = G dx` (no offset).
+    fn g_apply(&self, dx: &[f64], ds: &mut [f64]) {
+        let m = self.m_rows();
+        for (k, row) in self.rows.iter().enumerate() {
+            ds[k] = row.c * dx[row.j];
+        }
+        for (c, cb) in self.cones.iter().enumerate() {
+            let o = m + 3 * c;
+            ds[o] = cb.mu * dx[cb.b];
+            ds[o + 1] = dx[cb.b + 1];
+            ds[o + 2] = dx[cb.b + 2];
+        }
+    }
+
+    /// `out += G^T y`.
+    fn gt_add(&self, y: &[f64], out: &mut [f64]) {
+        let m = self.m_rows();
+        for (k, row) in self.rows.iter().enumerate() {
+            out[row.j] += row.c * y[k];
+        }
+        for (c, cb) in self.cones.iter().enumerate() {
+            let o = m + 3 * c;
+            out[cb.b] += cb.mu * y[o];
+            out[cb.b + 1] += y[o + 1];
+            out[cb.b + 2] += y[o + 2];
+        }
+    }
+
+    /// NT scalings and `lambda` of the current `(s, z)`. Errors if a block left the interior.
+    fn scale(&mut self) -> Result<(), SolverError> {
+        let m = self.m_rows();
+        for k in 0..m {
+            let (s, z) = (self.s[k], self.z[k]);
+            if !(s > 0.0 && z > 0.0) {
+                return Err(SolverError::Numerical(format!(
+                    "bound row {k} left the interior (s = {s:e}, z = {z:e})"
+                )));
+            }
+            self.wdiag[k] = (s / z).sqrt();
+            self.lam[k] = (s * z).sqrt();
+        }
+        for c in 0..self.cones.len() {
+            let o = m + 3 * c;
+            let s = [self.s[o], self.s[o + 1], self.s[o + 2]];
+            let z = [self.z[o], self.z[o + 1], self.z[o + 2]];
+            let w = SocScaling::new(&s, &z).ok_or_else(|| {
+                SolverError::Numerical(format!("contact {c} left the cone interior"))
+            })?;
+            let l = w.apply(&z);
+            self.lam[o..o + 3].copy_from_slice(&l);
+            self.wsoc[c] = w;
+        }
+        Ok(())
+    }
+
+    /// Assemble `N + G^T W^-2 G` and factorise, growing the static regularisation on failure.
+    fn factorize(&mut self) -> Result<(), SolverError> {
+        let m = self.m_rows();
+        let kkt = self.kkt.as_mut().expect("init ran");
+        kkt.reset();
+        for (k, row) in self.rows.iter().enumerate() {
+            let w = self.wdiag[k];
+            kkt.add_diag(row.j, 1.0 / (w * w));
+        }
+        for (c, cb) in self.cones.iter().enumerate() {
+            let mut m3 = self.wsoc[c].inv_squared();
+            // S W^-2 S with S = diag(mu, 1, 1).
+            for a in 0..3 {
+                m3[a][0] *= cb.mu;
+                m3[0][a] *= cb.mu;
+            }
+            kkt.add_block(c, &m3);
+        }
+        let _ = m;
+        let st = &self.settings;
+        let mut reg = st.reg_static;
+        for attempt in 0..7 {
+            self.factorizations += 1;
+            let t0 = Instant::now();
+            let out = kkt.factorize(reg, st.reg_dynamic_eps, st.reg_dynamic_delta);
+            self.factor_time += t0.elapsed();
+            match out {
+                Ok(()) => {
+                    self.last_reg = reg;
+                    return Ok(());
+                }
+                Err(e) => {
+                    self.refactorizations += 1;
+                    if attempt == 6 {
+                        return Err(SolverError::Numerical(format!(
+                            "sparse Cholesky of N + G^T W^-2 G failed with regularisation {reg:e}: {e}"
+                        )));
+                    }
+                    reg = if reg == 0.0 { 1e-12 } else { reg * 100.0 };
+                }
+            }
+        }
+        unreachable!("the loop returns")
+    }
+
+    /// Newton direction for the complementarity right-hand side in `self.rc`:
+    /// `v = lambda \ r_c`, `t = W^-1 v`, `K dx = -r_d + G^T t`, `ds = G dx`,
+    /// `dz = t - W^-2 ds`. Writes `self.dx`, `self.ds`, `self.dz`.
+    fn direction(&mut self, problem: &Problem) {
+        let m = self.m_rows();
+        for k in 0..m {
+            let v = self.rc[k] / self.lam[k];
+            self.t[k] = v / self.wdiag[k];
+        }
+        for c in 0..self.cones.len() {
+            let o = m + 3 * c;
+            let l = [self.lam[o], self.lam[o + 1], self.lam[o + 2]];
+            let r = [self.rc[o], self.rc[o + 1], self.rc[o + 2]];
+            let v = jdiv(&l, &r);
+            let t = self.wsoc[c].apply_inv(&v);
+            self.t[o..o + 3].copy_from_slice(&t);
+        }
+        let n = self.x.len();
+        for i in 0..n {
+            self.rhs[i] = -self.rd[i];
+        }
+        let mut rhs = std::mem::take(&mut self.rhs);
+        self.gt_add(&self.t, &mut rhs);
+        let kkt = self.kkt.as_mut().expect("init ran");
+        for (i, f) in kkt.fixed().iter().enumerate() {
+            if *f {
+                rhs[i] = 0.0;
+            }
+        }
+        let t0 = Instant::now();
+        self.dx.copy_from_slice(&rhs);
+        kkt.solve(&mut self.dx);
+        self.solves += 1;
+        for _ in 0..self.settings.refine {
+            // res = rhs - K dx, with K = N + G^T W^-2 G assembled (unregularised).
+            kkt.matvec(&self.dx, &mut self.kx);
+            for i in 0..n {
+                self.res[i] = rhs[i] - self.kx[i];
+            }
+            kkt.solve(&mut self.res);
+            self.solves += 1;
+            for i in 0..n {
+                self.dx[i] += self.res[i];
+            }
+        }
+        self.solve_time += t0.elapsed();
+        let _ = problem;
+        self.rhs = rhs;
+        let dx = std::mem::take(&mut self.dx);
+        let mut ds = std::mem::take(&mut self.ds);
+        self.g_apply(&dx, &mut ds);
+        self.dx = dx;
+        for k in 0..m {
+            let w = self.wdiag[k];
+            self.dz[k] = self.t[k] - ds[k] / (w * w);
+        }
+        for c in 0..self.cones.len() {
+            let o = m + 3 * c;
+            let w = &self.wsoc[c];
+            let dsc = [ds[o], ds[o + 1], ds[o + 2]];
+            let q = w.apply_inv(&w.apply_inv(&dsc));
+            for a in 0..3 {
+                self.dz[o + a] = self.t[o + a] - q[a];
+            }
+        }
+        self.ds = ds;
+    }
+
+    /// Largest step keeping `s + a ds` and `z + a dz` in `C`.
+    fn max_step(&self) -> f64 {
+        let m = self.m_rows();
+        let mut a = f64::INFINITY;
+        for k in 0..m {
+            a = a
+                .min(nonneg_max_step(self.s[k], self.ds[k]))
+                .min(nonneg_max_step(self.z[k], self.dz[k]));
+        }
+        for c in 0..self.cones.len() {
+            let o = m + 3 * c;
+            let s = [self.s[o], self.s[o + 1], self.s[o + 2]];
+            let ds = [self.ds[o], self.ds[o + 1], self.ds[o + 2]];
+            let z = [self.z[o], self.z[o + 1], self.z[o + 2]];
+            let dz = [self.dz[o], self.dz[o + 1], self.dz[o + 2]];
+            a = a.min(soc_max_step(&s, &ds)).min(soc_max_step(&z, &dz));
+        }
+        a
+    }
+}
+
+impl Solver for Ipm {
+    fn name(&self) -> &'static str {
+        "ipm"
+    }
+
+    fn supports(&self, class: ProblemClass) -> bool {
+        matches!(
+            class,
+            ProblemClass::Lcp | ProblemClass::BoxQp | ProblemClass::Ccp
+        )
+    }
+
+    fn init(&mut self, problem: &Problem, state: &mut IterState) -> Result<(), SolverError> {
+        let inst = problem.instance();
+        let n = inst.n();
+        let nmat = inst.n_mat();
+        let r = inst.r();
+        let mut fixed = vec![false; n];
+        self.rows.clear();
+        self.cones.clear();
+        let mut blocks = Vec::new();
+        let diag = nmat.diag();
+        let r_inf = cpbench_problems::linalg::norm_inf(r);
+        let mean_diag = {
+            let d: f64 = diag.iter().map(|x| x.abs()).sum::<f64>() / n.max(1) as f64;
+            if d > 0.0 {
+                d
+            } else {
+                1.0
+            }
+        };
+        let (theta_x, theta_z) = if r_inf > 0.0 {
+            (r_inf / mean_diag, r_inf)
+        } else {
+            (1.0, mean_diag)
+        };
+        let mut x = vec![0.0; n];
+        match inst.constraints() {
+            ConstraintSet::NonNegative => {
+                for (j, xj) in x.iter_mut().enumerate() {
+                    self.rows.push(BoundRow { j, c: 1.0, h: 0.0 });
+                    *xj = theta_x;
+                }
+            }
+            ConstraintSet::Box { lo, hi } => {
+                for j in 0..n {
+                    let (l, h) = (lo[j], hi[j]);
+                    if l == h {
+                        fixed[j] = true;
+                        x[j] = l;
+                        continue;
+                    }
+                    if l.is_finite() {
+                        self.rows.push(BoundRow { j, c: 1.0, h: -l });
+                    }
+                    if h.is_finite() {
+                        self.rows.push(BoundRow { j, c: -1.0, h });
+                    }
+                    x[j] = match (l.is_finite(), h.is_finite()) {
+                        (true, true) => l + (0.5 * (h - l)).min(theta_x),
+                        (true, false) => l + theta_x,
+                        (false, true) => h - theta_x,
+                        (false, false) => 0.0,
+                    };
+                }
+            }
+            ConstraintSet::CoulombCones { mu } => {
+                for (c, &m) in mu.iter().enumerate() {
+                    let b = 3 * c;
+                    x[b] = theta_x;
+                    if m > 0.0 {
+                        self.cones.push(ConeBlock { b, mu: m });
+                        blocks.push(b);
+                    } else {
+                        self.rows.push(BoundRow {
+                            j: b,
+                            c: 1.0,
+                            h: 0.0,
+                        });
+                        fixed[b + 1] = true;
+                        fixed[b + 2] = true;
+                    }
+                }
+            }
+        }
+        let m = self.rows.len() + 3 * self.cones.len();
+        self.kkt = Some(Kkt::new(nmat, &blocks, fixed).map_err(SolverError::Numerical)?);
+        self.warm_ignored = state.gamma.iter().any(|&v| v != 0.0);
+        self.x = x;
+        self.z = vec![0.0; m];
+        for k in 0..self.rows.len() {
+            self.z[k] = theta_z;
+        }
+        for c in 0..self.cones.len() {
+            self.z[self.rows.len() + 3 * c] = theta_z;
+        }
+        self.s = vec![0.0; m];
+        let xs = std::mem::take(&mut self.x);
+        let mut s = std::mem::take(&mut self.s);
+        self.slack(&xs, &mut s);
+        self.x = xs;
+        self.s = s;
+        self.g = vec![0.0; n];
+        self.rd = vec![0.0; n];
+        self.lam = vec![0.0; m];
+        self.wdiag = vec![0.0; self.rows.len()];
+        self.wsoc =
+            vec![SocScaling::new(&[1.0, 0.0, 0.0], &[1.0, 0.0, 0.0]).expect("e"); self.cones.len()];
+        self.dx = vec![0.0; n];
+        self.ds = vec![0.0; m];
+        self.dz = vec![0.0; m];
+        self.dx_aff = vec![0.0; n];
+        self.ds_aff = vec![0.0; m];
+        self.dz_aff = vec![0.0; m];
+        self.rc = vec![0.0; m];
+        self.t = vec![0.0; m];
+        self.rhs = vec![0.0; n];
+        self.res = vec![0.0; n];
+        self.kx = vec![0.0; n];
+        self.mu0 = cpbench_problems::linalg::dot(&self.s, &self.z) / self.nu();
+        self.stalls = 0;
+        self.factorizations = 0;
+        self.solves = 0;
+        self.refactorizations = 0;
+        self.factor_time = Duration::ZERO;
+        self.solve_time = Duration::ZERO;
+        self.end_reason = None;
+        state.gamma.copy_from_slice(&self.x);
+        Ok(())
+    }
+
+    fn step(
+        &mut self,
+        problem: &Problem,
+        state: &mut IterState,
+    ) -> Result<StepOutcome, SolverError> {
+        let n = self.x.len();
+        let m = self.m_rows();
+        let r = problem.instance().r();
+        // Dual residual r_d = N x + r - G^T z.
+        problem.matvec(&self.x, &mut self.g);
+        for i in 0..n {
+            self.g[i] += r[i];
+            self.rd[i] = self.g[i];
+        }
+        let z = std::mem::take(&mut self.z);
+        let mut rd = std::mem::take(&mut self.rd);
+        for i in 0..n {
+            rd[i] = -rd[i];
+        }
+        self.gt_add(&z, &mut rd);
+        for v in rd.iter_mut() {
+            *v = -*v;
+        }
+        self.z = z;
+        {
+            let kkt = self.kkt.as_ref().expect("init ran");
+            for (i, f) in kkt.fixed().iter().enumerate() {
+                if *f {
+                    rd[i] = 0.0;
+                }
+            }
+        }
+        self.rd = rd;
+        let gap = cpbench_problems::linalg::dot(&self.s, &self.z);
+        let mu = gap / self.nu();
+        if mu < self.settings.mu_min * self.mu0 {
+            self.end_reason = Some(format!(
+                "barrier parameter {mu:.3e} below mu_min * mu_0 = {:.3e}",
+                self.settings.mu_min * self.mu0
+            ));
+            return Ok(StepOutcome::Finished(Status::Stalled));
+        }
+        if state.iteration >= self.settings.max_iter {
+            self.end_reason = Some(format!("own iteration cap {}", self.settings.max_iter));
+            return Ok(StepOutcome::Finished(Status::MaxIterations));
+        }
+        self.scale()?;
+        self.factorize()?;
+
+        // Predictor: r_c = -lambda o lambda.
+        for k in 0..m {
+            self.rc[k] = -self.lam[k] * self.lam[k];
+        }
+        for c in 0..self.cones.len() {
+            let o = m + 3 * c;
+            let l = [self.lam[o], self.lam[o + 1], self.lam[o + 2]];
+            let sq = jsquare(&l);
+            for a in 0..3 {
+                self.rc[o + a] = -sq[a];
+            }
+        }
+        self.direction(problem);
+        let alpha_aff = self.max_step().min(1.0);
+        let mut mu_aff = 0.0;
+        for k in 0..self.s.len() {
+            mu_aff += (self.s[k] + alpha_aff * self.ds[k]) * (self.z[k] + alpha_aff * self.dz[k]);
+        }
+        mu_aff = mu_aff.max(0.0) / self.nu();
+        let sigma = (mu_aff / mu).clamp(0.0, 1.0).powi(3);
+
+        if self.settings.corrector {
+            self.dx_aff.copy_from_slice(&self.dx);
+            self.ds_aff.copy_from_slice(&self.ds);
+            self.dz_aff.copy_from_slice(&self.dz);
+            // Corrector: r_c = -lambda o lambda - (W^-1 ds_aff) o (W dz_aff) + sigma mu e.
+            for k in 0..m {
+                let w = self.wdiag[k];
+                let l = self.lam[k];
+                self.rc[k] = -l * l - (self.ds_aff[k] / w) * (self.dz_aff[k] * w) + sigma * mu;
+            }
+            for c in 0..self.cones.len() {
+                let o = m + 3 * c;
+                let w = &self.wsoc[c];
+                let l = [self.lam[o], self.lam[o + 1], self.lam[o + 2]];
+                let a = w.apply_inv(&[self.ds_aff[o], self.ds_aff[o + 1], self.ds_aff[o + 2]]);
+                let b = w.apply(&[self.dz_aff[o], self.dz_aff[o + 1], self.dz_aff[o + 2]]);
+                let ab = jprod(&a, &b);
+                let sq = jsquare(&l);
+                for i in 0..3 {
+                    self.rc[o + i] = -sq[i] - ab[i];
+                }
+                self.rc[o] += sigma * mu;
+            }
+        } else {
+            for k in 0..m {
+                let l = self.lam[k];
+                self.rc[k] = -l * l + sigma * mu;
+            }
+            for c in 0..self.cones.len() {
+                let o = m + 3 * c;
+                let l = [self.lam[o], self.lam[o + 1], self.lam[o + 2]];
+                let sq = jsquare(&l);
+                for i in 0..3 {
+                    self.rc[o + i] = -sq[i];
+                }
+                self.rc[o] += sigma * mu;
+            }
+        }
+        self.direction(problem);
+        let alpha = (self.settings.step_fraction * self.max_step()).min(1.0);
+        for i in 0..n {
+            self.x[i] += alpha * self.dx[i];
+        }
+        for k in 0..self.z.len() {
+            self.z[k] += alpha * self.dz[k];
+        }
+        let x = std::mem::take(&mut self.x);
+        let mut s = std::mem::take(&mut self.s);
+        self.slack(&x, &mut s);
+        self.x = x;
+        self.s = s;
+        state.gamma.copy_from_slice(&self.x);
+
+        let mut info = IterInfo::new();
+        info.push("ipm_mu", mu);
+        info.push("ipm_sigma", sigma);
+        info.push("ipm_alpha_aff", alpha_aff);
+        info.push("ipm_alpha", alpha);
+        info.push("ipm_dual_res", cpbench_problems::linalg::norm_inf(&self.rd));
+        info.push("ipm_gap", gap);
+        info.push("ipm_reg", self.last_reg);
+        self.info = info;
+
+        if alpha < 1e-10 {
+            self.stalls += 1;
+            if self.stalls >= 3 {
+                self.end_reason = Some(format!("step length {alpha:.2e} three times"));
+                return Ok(StepOutcome::Finished(Status::Stalled));
+            }
+        } else {
+            self.stalls = 0;
+        }
+        Ok(StepOutcome::Continue)
+    }
+
+    fn counters(&self) -> Vec<(&'static str, f64)> {
+        vec![
+            ("factorizations", self.factorizations as f64),
+            ("solves", self.solves as f64),
+            ("refactorizations", self.refactorizations as f64),
+            ("last_reg", self.last_reg),
+            ("factor_time_s", self.factor_time.as_secs_f64()),
+            ("solve_time_s", self.solve_time.as_secs_f64()),
+        ]
+    }
+
+    fn message(&self) -> Option<String> {
+        let mut parts = Vec::new();
+        if let Some(e) = &self.end_reason {
+            parts.push(e.clone());
+        }
+        if self.warm_ignored {
+            parts.push("warm start ignored (interior start)".to_string());
+        }
+        (!parts.is_empty()).then(|| parts.join("; "))
+    }
+
+    fn iter_info(&self) -> IterInfo {
+        self.info
+    }
+}
