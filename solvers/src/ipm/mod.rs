@@ -24,7 +24,8 @@
 //!    `ds = G dx`, `dz = W^-1 (lambda \ r_c) - W^-2 ds`. `G^T W^-2 G` is diagonal on bounds and
 //!    a 3x3 block per contact, inside the sparsity of `N`: one symbolic sparse Cholesky (faer,
 //!    AMD) for the whole solve, one numeric factorisation per iteration, two solves
-//!    (predictor, corrector) each followed by one step of iterative refinement.
+//!    (predictor, corrector), each followed by iterative refinement against the unregularised
+//!    `K` while its residual exceeds `refine_tol` (at most `refine` steps).
 //! 3. Predictor `r_c = -lambda o lambda`; step `alpha_aff` to the boundary;
 //!    `sigma = (mu_aff / mu)^3`; corrector `r_c = -lambda o lambda - (W^-1 ds_aff) o (W dz_aff)
 //!    + sigma mu e`.
@@ -45,8 +46,8 @@
 //! Start point: `x` at distance `theta_x = ||r||_inf / mean(diag N)` inside every bound
 //! (`x_n = theta_x`, `x_t = 0` in a cone), `z = theta_z e` with `theta_z = ||r||_inf`.
 //!
-//! Cost counted: one `N`-product per iteration (the dual residual) plus one per refinement
-//! step; factorisations and triangular solves are in the counters (`factorizations`,
+//! Cost counted: one `N`-product per iteration (the dual residual; refinement multiplies by
+//! the assembled `K`, not counted as an `N`-product); factorisations and triangular solves are in the counters (`factorizations`,
 //! `solves`, and the time spent in them, `factor_time_s`, `solve_time_s`, which includes the
 //! refinement products). Per-iteration trace columns: `ipm_mu`, `ipm_sigma`, `ipm_alpha`,
 //! `ipm_alpha_aff`, `ipm_dual_res` (`||r_d||_inf`), `ipm_gap` (`s^T z`), `ipm_reg`.
@@ -68,6 +69,10 @@ use kkt::Kkt;
 use serde::{Deserialize, Serialize};
 use std::time::{Duration, Instant};
 
+/// Relative distance inside a cone's boundary below which an iterate is moved back (rounding
+/// level, see [`Ipm`]'s `scale`).
+const INTERIOR_MARGIN: f64 = 1e-13;
+
 /// Settings of [`Ipm`].
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -85,8 +90,11 @@ pub struct IpmSettings {
     pub reg_dynamic_eps: f64,
     /// ... are replaced by `reg_dynamic_delta * max diag N`.
     pub reg_dynamic_delta: f64,
-    /// Iterative refinement steps per solve (each costs one `N`-product and one solve).
+    /// Iterative refinement steps per solve at most (each costs one product with the
+    /// assembled `K` and one solve).
     pub refine: u32,
+    /// Refine only while `||rhs - K dx||_inf > refine_tol ||rhs||_inf`.
+    pub refine_tol: f64,
     /// End the solve when `mu < mu_min * mu_0`.
     pub mu_min: f64,
 }
@@ -100,7 +108,8 @@ impl Default for IpmSettings {
             reg_static: 0.0,
             reg_dynamic_eps: 1e-13,
             reg_dynamic_delta: 1e-7,
-            refine: 1,
+            refine: 2,
+            refine_tol: 1e-12,
             mu_min: 1e-20,
         }
     }
@@ -155,6 +164,7 @@ pub struct Ipm {
     factorizations: u64,
     solves: u64,
     refactorizations: u64,
+    nudges: u64,
     factor_time: Duration,
     solve_time: Duration,
     info: IterInfo,
@@ -179,6 +189,7 @@ impl Ipm {
             ("reg_dynamic_eps", settings.reg_dynamic_eps),
             ("reg_dynamic_delta", settings.reg_dynamic_delta),
             ("mu_min", settings.mu_min),
+            ("refine_tol", settings.refine_tol),
         ] {
             if !(v >= 0.0 && v.is_finite()) {
                 return bad(name, v, "must be finite and >= 0");
@@ -215,6 +226,7 @@ impl Ipm {
             factorizations: 0,
             solves: 0,
             refactorizations: 0,
+            nudges: 0,
             factor_time: Duration::ZERO,
             solve_time: Duration::ZERO,
             info: IterInfo::new(),
@@ -289,6 +301,21 @@ impl Ipm {
         }
         for c in 0..self.cones.len() {
             let o = m + 3 * c;
+            // Near the end a sliding contact's s (or z) lies within rounding of the cone's
+            // boundary, where `s0 - ||s1||` cancels: keep both a relative INTERIOR_MARGIN
+            // inside (moving x_n, or z0, by that relative amount only).
+            let t = self.s[o + 1].hypot(self.s[o + 2]);
+            if self.s[o] <= t * (1.0 + INTERIOR_MARGIN) && t > 0.0 {
+                let cb = self.cones[c];
+                self.x[cb.b] = t * (1.0 + INTERIOR_MARGIN) / cb.mu;
+                self.s[o] = cb.mu * self.x[cb.b];
+                self.nudges += 1;
+            }
+            let tz = self.z[o + 1].hypot(self.z[o + 2]);
+            if self.z[o] <= tz * (1.0 + INTERIOR_MARGIN) && tz > 0.0 {
+                self.z[o] = tz * (1.0 + INTERIOR_MARGIN);
+                self.nudges += 1;
+            }
             let s = [self.s[o], self.s[o + 1], self.s[o + 2]];
             let z = [self.z[o], self.z[o + 1], self.z[o + 2]];
             let w = SocScaling::new(&s, &z).ok_or_else(|| {
@@ -379,11 +406,17 @@ impl Ipm {
         self.dx.copy_from_slice(&rhs);
         kkt.solve(&mut self.dx);
         self.solves += 1;
+        let rhs_norm = cpbench_problems::linalg::norm_inf(&rhs);
         for _ in 0..self.settings.refine {
-            // res = rhs - K dx, with K = N + G^T W^-2 G assembled (unregularised).
+            // res = rhs - K dx, with K = N + G^T W^-2 G assembled (unregularised); refine only
+            // when the factorisation (regularised or not) left a visible error.
             kkt.matvec(&self.dx, &mut self.kx);
             for i in 0..n {
                 self.res[i] = rhs[i] - self.kx[i];
+            }
+            if cpbench_problems::linalg::norm_inf(&self.res) <= self.settings.refine_tol * rhs_norm
+            {
+                break;
             }
             kkt.solve(&mut self.res);
             self.solves += 1;
@@ -559,6 +592,7 @@ impl Solver for Ipm {
         self.factorizations = 0;
         self.solves = 0;
         self.refactorizations = 0;
+        self.nudges = 0;
         self.factor_time = Duration::ZERO;
         self.solve_time = Duration::ZERO;
         self.end_reason = None;
@@ -612,7 +646,10 @@ impl Solver for Ipm {
             self.end_reason = Some(format!("own iteration cap {}", self.settings.max_iter));
             return Ok(StepOutcome::Finished(Status::MaxIterations));
         }
-        self.scale()?;
+        if let Err(e) = self.scale() {
+            self.end_reason = Some(format!("{e} (rounding level)"));
+            return Ok(StepOutcome::Finished(Status::Stalled));
+        }
         self.factorize()?;
 
         // Predictor: r_c = -lambda o lambda.
@@ -717,6 +754,7 @@ impl Solver for Ipm {
             ("solves", self.solves as f64),
             ("refactorizations", self.refactorizations as f64),
             ("last_reg", self.last_reg),
+            ("boundary_nudges", self.nudges as f64),
             ("factor_time_s", self.factor_time.as_secs_f64()),
             ("solve_time_s", self.solve_time.as_secs_f64()),
         ]
