@@ -15,6 +15,9 @@ use faer::sparse::linalg::cholesky::{
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
 use faer::{Conj, MatMut, Par, Side, Spec};
 
+/// Factor size (stored entries of `L`) from which factorisation and solves use rayon.
+const PARALLEL_MIN_FACTOR_NNZ: usize = 1 << 20;
+
 /// Reduced system storage, symbolic factorisation and numeric factor.
 pub(crate) struct Kkt {
     n: usize,
@@ -35,6 +38,7 @@ pub(crate) struct Kkt {
     symbolic: SymbolicCholesky<usize>,
     l_values: Vec<f64>,
     mem: MemBuffer,
+    par: Par,
     /// Largest diagonal of `N` (scale for the regularisation thresholds).
     pub(crate) diag_scale: f64,
 }
@@ -118,9 +122,15 @@ impl Kkt {
         )
         .map_err(|e| format!("symbolic Cholesky: {e:?}"))?;
         let l_values = vec![0.0; symbolic.len_val()];
+        // Parallel supernodal factorisation (rayon) only where the factor is large enough.
+        let par = if l_values.len() >= PARALLEL_MIN_FACTOR_NNZ {
+            Par::rayon(0)
+        } else {
+            Par::Seq
+        };
         let req = symbolic
-            .factorize_numeric_llt_scratch::<f64>(Par::Seq, Spec::<LltParams, f64>::default())
-            .or(symbolic.solve_in_place_scratch::<f64>(1, Par::Seq));
+            .factorize_numeric_llt_scratch::<f64>(par, Spec::<LltParams, f64>::default())
+            .or(symbolic.solve_in_place_scratch::<f64>(1, par));
         let mem = MemBuffer::new(req);
         Ok(Self {
             n,
@@ -135,8 +145,14 @@ impl Kkt {
             symbolic,
             l_values,
             mem,
+            par,
             diag_scale,
         })
+    }
+
+    /// Stored entries of the Cholesky factor `L`.
+    pub(crate) fn factor_nnz(&self) -> usize {
+        self.l_values.len()
     }
 
     /// Which variables are fixed.
@@ -206,7 +222,7 @@ impl Kkt {
                 a,
                 Side::Lower,
                 reg,
-                Par::Seq,
+                self.par,
                 stack,
                 Spec::<LltParams, f64>::default(),
             )
@@ -225,7 +241,7 @@ impl Kkt {
         let llt = LltRef::new(&self.symbolic, &self.l_values);
         let stack = MemStack::new(&mut self.mem);
         let m = MatMut::from_column_major_slice_mut(rhs, self.n, 1);
-        llt.solve_in_place_with_conj(Conj::No, m, Par::Seq, stack);
+        llt.solve_in_place_with_conj(Conj::No, m, self.par, stack);
     }
 
     /// `y = K x` with the assembled values (lower triangle, symmetric product), for iterative

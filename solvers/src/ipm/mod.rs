@@ -755,6 +755,10 @@ impl Solver for Ipm {
             ("refactorizations", self.refactorizations as f64),
             ("last_reg", self.last_reg),
             ("boundary_nudges", self.nudges as f64),
+            (
+                "factor_nnz",
+                self.kkt.as_ref().map_or(0.0, |k| k.factor_nnz() as f64),
+            ),
             ("factor_time_s", self.factor_time.as_secs_f64()),
             ("solve_time_s", self.solve_time.as_secs_f64()),
         ]
