@@ -140,12 +140,12 @@ pub struct RunConfig {
 }
 
 impl RunConfig {
-    /// Defaults: solvers `pgs, jacobi, apgd, spgqp`, executor defaults, profile `default`,
+    /// Defaults: solvers `pgs, jacobi, apgd, spgqp, ipm`, executor defaults, profile `default`,
     /// every iteration traced, plots and progress bar on, one job, no shard.
     pub fn new(out_dir: PathBuf) -> Self {
         Self {
             suite: "default".into(),
-            solvers: ["pgs", "jacobi", "apgd", "spgqp"]
+            solvers: ["pgs", "jacobi", "apgd", "spgqp", "ipm"]
                 .iter()
                 .map(|s| SolverSpec::named(s))
                 .collect(),

@@ -78,7 +78,7 @@ pub fn run(a: RunArgs) -> Result<(), AnyError> {
     };
     let default_solvers = || -> Vec<String> {
         suite.default_solvers.clone().unwrap_or_else(|| {
-            ["pgs", "jacobi", "apgd", "spgqp"]
+            ["pgs", "jacobi", "apgd", "spgqp", "ipm"]
                 .iter()
                 .map(|s| s.to_string())
                 .collect()
