@@ -5,6 +5,7 @@
 //! preset) is what result files show, so that variants of one solver can run side by side.
 
 use crate::apgd::{Apgd, ApgdSettings};
+use crate::clarabel::{Clarabel, ClarabelSettings};
 use crate::jacobi::{Jacobi, JacobiSettings};
 use crate::mpgp::{Mpgp, MpgpSettings};
 use crate::mprgp::{Expansion, Mprgp, MprgpSettings};
@@ -16,7 +17,9 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 /// Names of all registered solvers.
-pub const SOLVER_NAMES: [&str; 6] = ["pgs", "jacobi", "apgd", "spgqp", "mprgp", "mpgp"];
+pub const SOLVER_NAMES: [&str; 7] = [
+    "pgs", "jacobi", "apgd", "spgqp", "mprgp", "mpgp", "clarabel",
+];
 
 /// Named presets, `solver:preset`, with what they set:
 /// `mprgp:permon` (PERMON's `QPSMPGP` defaults, [`MprgpSettings::permon`], standard
@@ -129,6 +132,10 @@ pub fn build(name: &str, settings: Option<&serde_json::Value>) -> Result<Built, 
         "mpgp" => {
             let (s, j) = parse::<MpgpSettings>(name, settings)?;
             (Box::new(Mpgp::new(s)?), j)
+        }
+        "clarabel" => {
+            let (s, j) = parse::<ClarabelSettings>(name, settings)?;
+            (Box::new(Clarabel::new(s)?), j)
         }
         _ => {
             return Err(SolverError::UnknownSolver(
