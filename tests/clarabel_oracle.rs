@@ -147,3 +147,48 @@ fn clarabel_claims_solved_but_the_natural_map_check_fails_at_1e8() {
         assert!(get("clarabel_gap_abs") <= 1e-8 || get("clarabel_gap_rel") <= 1e-8);
     }
 }
+
+/// The same through the CLI: `cpbench run --solvers clarabel --tol 1e-8` on the Siconos
+/// `Rover4396.dat` CCP (symmetrised, as in the default suite) writes a row that claims
+/// `converged` and is checked `no`.
+#[test]
+fn cli_shows_claimed_success_checked_failure() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("res");
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/siconos-fc3d/Rover4396.dat");
+    let st = std::process::Command::new(env!("CARGO_BIN_EXE_cpbench"))
+        .args([
+            "run",
+            "--solvers",
+            "clarabel",
+            "--tol",
+            "1e-8",
+            "--no-plots",
+            "--symmetrize",
+            "--instances",
+        ])
+        .arg(&fixture)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        st.status.success(),
+        "{}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+    let mut rdr = csv::Reader::from_path(out.join("summary.csv")).unwrap();
+    let h = rdr.headers().unwrap().clone();
+    let col = |name: &str| h.iter().position(|c| c == name).unwrap();
+    let rows: Vec<csv::StringRecord> = rdr.records().map(|r| r.unwrap()).collect();
+    assert_eq!(rows.len(), 1);
+    let r = &rows[0];
+    assert_eq!(&r[col("instance")], "Rover4396__ccp");
+    assert_eq!(&r[col("status")], "converged");
+    assert_eq!(&r[col("success")], "no");
+    let res: f64 = r[col("nat_map_rel_2")].parse().unwrap();
+    assert!(res > 7e-6 && res < 7e-5, "{res:e}"); // measured 2.15e-5
+    assert!(r[col("message")].starts_with("clarabel: Solved in "));
+    assert!(r[col("counters")].contains("clarabel_iterations="));
+}
