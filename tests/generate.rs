@@ -86,7 +86,8 @@ fn exported_bundles_load_back_and_solve_with_every_solver() {
                 }
             );
             let mut solved = 0;
-            for name in SOLVER_NAMES {
+            // Clarabel stops on its own duality-gap test, not on `tol` (tests/clarabel_oracle.rs)
+            for name in SOLVER_NAMES.into_iter().filter(|&n| n != "clarabel") {
                 let mut b = build(name, None).unwrap();
                 if !b.solver.supports(class) {
                     continue;

@@ -12,6 +12,7 @@
 //! | `spgqp` | spectral projected gradient (BB + GLL) | Pospisil & Dostal 2018 |
 //! | `mprgp` | MPRGP (box QP, LCP), with PERMON's expansion variants | Dostal & Schoberl 2005; Kruzik et al. 2020 |
 //! | `mpgp` | MPGP (separable convex sets: cones, boxes) | Dostal & Kozubek 2012 |
+//! | `clarabel` | external reference: Clarabel's conic interior point, one-shot | Goulart & Chen 2024 |
 //!
 //! Registry names may carry a preset, `name:preset` (see [`registry::PRESETS`]), e.g.
 //! `mprgp:permon-opt` for PERMON's settings with the `opt` expansion.
@@ -20,6 +21,7 @@
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
 pub mod apgd;
+pub mod clarabel;
 pub mod executor;
 pub mod ipm;
 pub mod jacobi;

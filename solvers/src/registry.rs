@@ -5,6 +5,7 @@
 //! preset) is what result files show, so that variants of one solver can run side by side.
 
 use crate::apgd::{Apgd, ApgdSettings};
+use crate::clarabel::{Clarabel, ClarabelSettings};
 use crate::ipm::{Ipm, IpmSettings};
 use crate::jacobi::{Jacobi, JacobiSettings};
 use crate::mpgp::{Mpgp, MpgpSettings};
@@ -17,7 +18,9 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 /// Names of all registered solvers.
-pub const SOLVER_NAMES: [&str; 7] = ["pgs", "jacobi", "apgd", "spgqp", "mprgp", "mpgp", "ipm"];
+pub const SOLVER_NAMES: [&str; 8] = [
+    "pgs", "jacobi", "apgd", "spgqp", "mprgp", "mpgp", "ipm", "clarabel",
+];
 
 /// Named presets, `solver:preset`, with what they set:
 /// `mprgp:permon` (PERMON's `QPSMPGP` defaults, [`MprgpSettings::permon`], standard
@@ -134,6 +137,10 @@ pub fn build(name: &str, settings: Option<&serde_json::Value>) -> Result<Built, 
         "ipm" => {
             let (s, j) = parse::<IpmSettings>(name, settings)?;
             (Box::new(Ipm::new(s)?), j)
+        }
+        "clarabel" => {
+            let (s, j) = parse::<ClarabelSettings>(name, settings)?;
+            (Box::new(Clarabel::new(s)?), j)
         }
         _ => {
             return Err(SolverError::UnknownSolver(
