@@ -434,7 +434,7 @@ impl Clarabel {
     /// `InsufficientProgress` to `Stalled`, and infeasibility certificates, numerical errors
     /// and anything else to `NumericalError`. Our problems are always feasible (`0 in K`);
     /// a dual infeasibility certificate means the instance is unbounded below (some `d in K`
-    /// with `N d = 0`, `r^T d < 0`), which no complementarity solution exists for either.
+    /// with `N d = 0`, `r^T d < 0`), and then the complementarity problem has no solution either.
     pub fn claim(status: SolverStatus) -> Status {
         match status {
             SolverStatus::Solved | SolverStatus::AlmostSolved => Status::Converged,
