@@ -25,9 +25,10 @@
 //!   non-negative rows, then one `Q^3` per contact with `mu > 0`, so consecutive cones of one type
 //!   form one group: `C = {0}^{2 k_0} x R^{k_0}_+ x (Q^3)^{k_+}`.
 //!
-//! The KKT conditions of this conic QP are the complementarity problem of formulation.md
-//! section 2 (the dual `z` is `N gamma + r` mapped into the dual cone), so its solution is a
-//! solution of ours. `gamma` is Clarabel's `x` as returned, not projected onto `K`: the harness
+//! The KKT conditions of this conic QP, `P x + q + A^T z = 0`, `s in C`, `z in C^*`,
+//! `s^T z = 0`, are the complementarity problem of formulation.md section 2: `N gamma + r =
+//! -A^T z` lies in `K^*` (for a cone, `diag(mu, 1, 1) z` with `z in Q^3` is in
+//! `K_{1/mu} = K_mu^*`) and `s^T z = gamma^T (N gamma + r)`, so Clarabel's solution solves ours. `gamma` is Clarabel's `x` as returned, not projected onto `K`: the harness
 //! measures the answer as given.
 //!
 //! The adapter is one-shot: [`Solver::init`] builds `P, q, A, b, C`; the first [`Solver::step`]
@@ -431,10 +432,9 @@ impl Clarabel {
     /// Clarabel's claim mapped to a [`Status`]: `Solved` and `AlmostSolved` are `Converged`
     /// (the message says "almost solved"), iteration and time limits map to their statuses,
     /// `InsufficientProgress` to `Stalled`, and infeasibility certificates, numerical errors
-    /// and anything else to `NumericalError` (our problems are feasible and bounded below, as
-    /// `N` is positive semidefinite and `K` a closed convex cone containing 0, when `r` is in
-    /// the dual cone of the recession directions; a certificate means Clarabel went astray or
-    /// the instance is unbounded).
+    /// and anything else to `NumericalError`. Our problems are always feasible (`0 in K`);
+    /// a dual infeasibility certificate means the instance is unbounded below (some `d in K`
+    /// with `N d = 0`, `r^T d < 0`), and then the complementarity problem has no solution either.
     pub fn claim(status: SolverStatus) -> Status {
         match status {
             SolverStatus::Solved | SolverStatus::AlmostSolved => Status::Converged,
