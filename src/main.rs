@@ -4,14 +4,14 @@
 //! cpbench run [--suite default|FILE] [--instances PATH...] [--solvers pgs,jacobi,apgd,spgqp]
 //!             [--tol 1e-6] [--max-iter N] [--time-limit S] [--out DIR]
 //! cpbench info PATH
-//! cpbench convert IN OUT
+//! cpbench convert IN OUT        (OUT ending in .hdf5/.h5: fclib local problem; else a bundle)
 //! ```
 #![warn(missing_docs)]
 
 mod cmd;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use cpbench_problems::io::{load, write_bundle, ClassChoice, LoadOptions};
+use cpbench_problems::io::{load, write_bundle, write_fclib, ClassChoice, FclibInfo, LoadOptions};
 use cpbench_problems::ValidationOptions;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -46,11 +46,12 @@ enum Command {
         #[command(flatten)]
         read: ReadArgs,
     },
-    /// Convert an instance file into a native bundle (N.mtx, r.mtx, instance.json).
+    /// Convert an instance file into a native bundle (N.mtx, r.mtx, instance.json), or, when
+    /// the output ends in .hdf5 or .h5, into an fclib local problem (Coulomb-cone instances only).
     Convert {
         /// Input file (fclib HDF5, Siconos .dat, bundle).
         input: PathBuf,
-        /// Output bundle directory.
+        /// Output: bundle directory, or fclib file `*.hdf5` / `*.h5`.
         output: PathBuf,
         #[command(flatten)]
         read: ReadArgs,
@@ -140,15 +141,28 @@ fn other_commands(command: Command) -> Result<(), AnyError> {
             read,
         } => {
             let inst = load(&input, &read.options())?;
-            write_bundle(&inst, &output)?;
+            let fclib = is_fclib_path(&output);
+            if fclib {
+                write_fclib(&inst, &FclibInfo::for_instance(&inst), &output)?;
+            } else {
+                write_bundle(&inst, &output)?;
+            }
             println!(
-                "wrote {} ({}, n = {}) to {}",
+                "wrote {} ({}, n = {}) to {}{}",
                 inst.name(),
                 inst.class(),
                 inst.n(),
-                output.display()
+                output.display(),
+                if fclib { " (fclib local problem)" } else { "" }
             );
             Ok(())
         }
     }
+}
+
+/// True when `path` names an fclib HDF5 file (extension `.hdf5` or `.h5`, any case).
+pub fn is_fclib_path(path: &std::path::Path) -> bool {
+    path.extension()
+        .map(|e| e.eq_ignore_ascii_case("hdf5") || e.eq_ignore_ascii_case("h5"))
+        .unwrap_or(false)
 }

@@ -139,3 +139,76 @@ fn info_convert_and_errors() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("unknown solver"));
 }
+
+/// `cpbench convert IN OUT.hdf5` writes an fclib local problem that reads back bit for bit
+/// (same content hash), from a Siconos file, an fclib file and a bundle; an LCP is refused.
+#[test]
+fn convert_to_fclib_round_trips() {
+    use cpbench_problems::io::{load, LoadOptions};
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let dir = tempfile::tempdir().unwrap();
+    let sym = LoadOptions {
+        validation: cpbench_problems::ValidationOptions {
+            symmetrize: true,
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    for (k, src) in [
+        "siconos-fc3d/Rover4396.dat",
+        "fclib/Capsules-i125-1213.hdf5",
+        "fclib/Box_Stacks-i0122-82-5.hdf5",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let src = root.join(src);
+        let want = load(&src, &sym).unwrap();
+        // file -> fclib
+        let h1 = dir.path().join(format!("a{k}.hdf5"));
+        let o = cpbench()
+            .args(["convert", "--symmetrize"])
+            .arg(&src)
+            .arg(&h1)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let got = load(&h1, &LoadOptions::default()).unwrap();
+        assert_eq!(got.hash(), want.hash(), "{}", src.display());
+        assert_eq!(got.n(), want.n());
+        // file -> bundle -> fclib
+        let b = dir.path().join(format!("b{k}"));
+        let h2 = dir.path().join(format!("b{k}.h5"));
+        for (i, o) in [(&src, &b), (&b, &h2)] {
+            let st = cpbench()
+                .args(["convert", "--symmetrize"])
+                .arg(i)
+                .arg(o)
+                .output()
+                .unwrap();
+            assert!(
+                st.status.success(),
+                "{}",
+                String::from_utf8_lossy(&st.stderr)
+            );
+        }
+        assert!(b.join("instance.json").exists());
+        let got = load(&h2, &LoadOptions::default()).unwrap();
+        assert_eq!(got.hash(), want.hash(), "{}", src.display());
+    }
+    // an LCP has no fclib form: typed error, exit code 2, no file left behind
+    let out = dir.path().join("lcp.hdf5");
+    let o = cpbench()
+        .args(["convert", "--symmetrize", "--class", "lcp"])
+        .arg(root.join("siconos-fc3d/Rover4396.dat"))
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("needs a ccp") && err.contains("found lcp"),
+        "{err}"
+    );
+    assert!(!out.exists());
+}

@@ -4,7 +4,7 @@
 //! step; generation is deterministic; bad input is a typed error, not a panic.
 
 use cpbench_harness::check::{check, CheckSpec};
-use cpbench_harness::generate::{generate, GenerateConfig, TRAJECTORY_HEADER};
+use cpbench_harness::generate::{generate, ExportFormat, GenerateConfig, TRAJECTORY_HEADER};
 use cpbench_harness::Suite;
 use cpbench_problems::generators::granular::{SceneKind, SceneSpec};
 use cpbench_problems::io::ClassChoice;
@@ -32,6 +32,7 @@ fn config(out: &Path, frictionless: bool) -> GenerateConfig {
             ..Default::default()
         },
         save_state: true,
+        export_format: ExportFormat::Bundle,
     }
 }
 
@@ -246,4 +247,51 @@ fn default_suite_generated_instances_are_bit_reproducible() {
         let pen: f64 = p.parameters["max_penetration"].parse().unwrap();
         assert!(pen < 1e-6, "{name}: overlap {pen}");
     }
+}
+
+/// `--fclib` export: the same simulation written as fclib files reads back as the same
+/// instances (names and content hashes) as its bundles; a frictionless scene is refused.
+#[test]
+fn fclib_export_matches_bundle_export() {
+    let dir = tempfile::tempdir().unwrap();
+    let b_out = dir.path().join("bundles");
+    let f_out = dir.path().join("fclib");
+    generate(&config(&b_out, false), |_| {}).unwrap();
+    let mut cfg = config(&f_out, false);
+    cfg.export_format = ExportFormat::Fclib;
+    cfg.save_state = false;
+    let s = generate(&cfg, |_| {}).unwrap();
+    let files: Vec<String> = s
+        .exported
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        files,
+        [
+            "fill-2_step0020.hdf5",
+            "fill-2_step0040.hdf5",
+            "fill-2_step0060.hdf5"
+        ]
+    );
+    let load = |d: &Path| {
+        Suite::from_paths("gen", &[d.to_path_buf()], ClassChoice::Ccp, false)
+            .unwrap()
+            .load()
+            .unwrap()
+    };
+    let (a, b) = (load(&b_out), load(&f_out));
+    assert_eq!(a.len(), 3);
+    assert_eq!(b.len(), 3);
+    for (x, y) in a.iter().zip(&b) {
+        assert_eq!(x.name(), y.name());
+        assert_eq!(x.hash(), y.hash(), "{}", x.name());
+        assert_eq!(y.provenance().format, "fclib-local");
+        assert!(x.n() > 0);
+    }
+
+    let mut cfg = config(&dir.path().join("lcp"), true);
+    cfg.export_format = ExportFormat::Fclib;
+    let e = generate(&cfg, |_| {}).unwrap_err();
+    assert!(e.to_string().contains("fclib"), "{e}");
 }

@@ -9,7 +9,7 @@ use crate::fsutil::write_atomic;
 use cpbench_problems::generators::granular::{
     ContactSolution, ContactSolver, GranularError, SceneSpec, Snapshot, StepReport,
 };
-use cpbench_problems::io::{write_bundle, ClassChoice};
+use cpbench_problems::io::{write_bundle, write_fclib, ClassChoice, FclibInfo};
 use cpbench_problems::{Instance, ProblemError};
 use cpbench_solvers::registry::build;
 use cpbench_solvers::{ExecSettings, Executor, Solver, SolverError, Status};
@@ -100,6 +100,17 @@ impl ContactSolver for RegistrySolver {
     }
 }
 
+/// How [`generate`] writes the exported steps.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ExportFormat {
+    /// Native bundle directory `{label}_step{NNNN}__{ccp|lcp}`.
+    #[default]
+    Bundle,
+    /// fclib local problem `{label}_step{NNNN}.hdf5` (CCP only; read back, its instance name is
+    /// `{label}_step{NNNN}__ccp`, the bundle's name).
+    Fclib,
+}
+
 /// What [`generate`] does.
 #[derive(Clone, Debug)]
 pub struct GenerateConfig {
@@ -119,6 +130,8 @@ pub struct GenerateConfig {
     pub exec: ExecSettings,
     /// Write the final state to `state.json` ([`Snapshot`]).
     pub save_state: bool,
+    /// Format of the exported steps.
+    pub export_format: ExportFormat,
 }
 
 /// Outcome of [`generate`].
@@ -126,7 +139,7 @@ pub struct GenerateConfig {
 pub struct GenerateSummary {
     /// One report per step.
     pub steps: Vec<StepReport>,
-    /// Bundle directories written.
+    /// Bundle directories (or fclib files) written.
     pub exported: Vec<PathBuf>,
     /// Bodies in the scene.
     pub bodies: usize,
@@ -189,12 +202,14 @@ fn trajectory_csv(steps: &[StepReport]) -> String {
 }
 
 /// Simulate `cfg.steps` steps of `cfg.spec` with `cfg.solver` in the loop; write one native
-/// bundle per exported step (`{out}/{label}_step{NNNN}__{ccp|lcp}`; steps without contacts
-/// are not exported), `trajectory.csv` (one row per step, see [`TRAJECTORY_HEADER`]; written
-/// atomically, also when the simulation fails part-way) and, if asked, `state.json`.
+/// bundle per exported step (`{out}/{label}_step{NNNN}__{ccp|lcp}`; with
+/// [`ExportFormat::Fclib`] the fclib file `{out}/{label}_step{NNNN}.hdf5`; steps without
+/// contacts are not exported), `trajectory.csv` (one row per step, see [`TRAJECTORY_HEADER`];
+/// written atomically, also when the simulation fails part-way) and, if asked, `state.json`.
 /// `progress` is called after every step.
 ///
-/// Errors: [`GenerateError::Setting`] for `steps = 0`, scene and solver errors, I/O errors.
+/// Errors: [`GenerateError::Setting`] for `steps = 0` or fclib export of a frictionless scene,
+/// scene and solver errors, I/O errors.
 pub fn generate(
     cfg: &GenerateConfig,
     mut progress: impl FnMut(&StepReport),
@@ -203,6 +218,14 @@ pub fn generate(
         return Err(GenerateError::Setting {
             name: "steps",
             reason: "must be >= 1".into(),
+        });
+    }
+    if cfg.export_format == ExportFormat::Fclib && cfg.spec.frictionless {
+        return Err(GenerateError::Setting {
+            name: "fclib",
+            reason: "fclib holds frictional (Coulomb-cone) problems only, not a frictionless \
+                     scene"
+                .into(),
         });
     }
     let start = Instant::now();
@@ -225,9 +248,20 @@ pub fn generate(
         };
         if cfg.export_every > 0 && rep.step % cfg.export_every == 0 {
             if let Some(inst) = sim.last_instance() {
-                let dir = cfg.out.join(inst.name());
-                write_bundle(inst, &dir)?;
-                summary.exported.push(dir);
+                let path = match cfg.export_format {
+                    ExportFormat::Bundle => {
+                        let dir = cfg.out.join(inst.name());
+                        write_bundle(inst, &dir)?;
+                        dir
+                    }
+                    ExportFormat::Fclib => {
+                        let stem = inst.name().strip_suffix("__ccp").unwrap_or(inst.name());
+                        let file = cfg.out.join(format!("{stem}.hdf5"));
+                        write_fclib(inst, &FclibInfo::for_instance(inst), &file)?;
+                        file
+                    }
+                };
+                summary.exported.push(path);
             }
         }
         progress(&rep);

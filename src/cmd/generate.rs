@@ -1,10 +1,10 @@
 //! `cpbench generate`: simulate a granular scene with a solver in the loop and export the
-//! contact problems of chosen steps as native bundles (a folder usable as
-//! `cpbench run --instances DIR`), plus `trajectory.csv`.
+//! contact problems of chosen steps as native bundles or, with `--fclib`, fclib HDF5 files (a
+//! folder usable as `cpbench run --instances DIR`), plus `trajectory.csv`.
 
 use crate::AnyError;
 use clap::Args;
-use cpbench_harness::generate::{generate as run_generate, GenerateConfig};
+use cpbench_harness::generate::{generate as run_generate, ExportFormat, GenerateConfig};
 use cpbench_problems::generators::granular::{SceneKind, SceneSpec};
 use cpbench_problems::ResidualKind;
 use cpbench_solvers::ExecSettings;
@@ -53,6 +53,10 @@ pub struct GenerateArgs {
     /// Also write the final state to state.json (restorable snapshot).
     #[arg(long)]
     pub save_state: bool,
+    /// Export the steps as fclib local problems `{label}_step{NNNN}.hdf5` instead of bundles
+    /// (frictional scenes only).
+    #[arg(long)]
+    pub fclib: bool,
     /// Print a line every k steps (0: only the summary).
     #[arg(long, default_value_t = 50)]
     pub print_every: u64,
@@ -89,6 +93,11 @@ pub fn generate(a: GenerateArgs) -> Result<(), AnyError> {
             ..Default::default()
         },
         save_state: a.save_state,
+        export_format: if a.fclib {
+            ExportFormat::Fclib
+        } else {
+            ExportFormat::Bundle
+        },
     };
     let every = a.print_every;
     let s = run_generate(&cfg, |r| {
@@ -132,8 +141,9 @@ pub fn generate(a: GenerateArgs) -> Result<(), AnyError> {
         println!("detection + assembly: {:.3e} contacts/s", nc / (det + asm));
     }
     println!(
-        "{} bundles and trajectory.csv in {}",
+        "{} {} and trajectory.csv in {}",
         s.exported.len(),
+        if a.fclib { "fclib files" } else { "bundles" },
         a.out.display()
     );
     Ok(())

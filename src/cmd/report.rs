@@ -15,6 +15,10 @@ pub struct ReportArgs {
     /// Another results folder to compare with.
     #[arg(long)]
     pub baseline: Option<PathBuf>,
+    /// Peer results in the summary.csv format (e.g. from scripts/peer_siconos.py), shown side
+    /// by side with this folder's rows of the same instance names.
+    #[arg(long)]
+    pub peer: Option<PathBuf>,
     /// Report tolerance: a run counts as solved at its first traced iterate below it
     /// (default: the run's own check).
     #[arg(long)]
@@ -42,6 +46,7 @@ pub fn run(a: ReportArgs) -> Result<(), AnyError> {
         shift_time_s: a.shift_time_ms * 1e-3,
         shift_count: a.shift_count,
         baseline: a.baseline,
+        peer: a.peer,
     };
     let path = report(&a.dir, &opts)?;
     println!("wrote {}", path.display());

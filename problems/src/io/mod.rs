@@ -7,7 +7,8 @@
 //! | [`Format::SiconosLcp`] | [`siconos`] | Siconos `.dat` LCP |
 //! | [`Format::Bundle`] | [`bundle`] | cpbench bundle: a directory with `N.mtx`, `r.mtx`, `instance.json` |
 //!
-//! MatrixMarket reading and writing is in [`mtx`]. The layouts are described in
+//! A Coulomb-cone instance is written as an fclib local problem by [`fclib_write`]
+//! ([`write_fclib`]). MatrixMarket reading and writing is in [`mtx`]. The layouts are described in
 //! `shared/data/README.md`; the sign conventions in `shared/docs/formulation.md`.
 //!
 //! **Sign convention.** fclib and Siconos write a frictional problem as `u = W r + q` (unknown
@@ -27,10 +28,12 @@
 
 pub mod bundle;
 pub mod fclib;
+pub mod fclib_write;
 pub mod mtx;
 pub mod siconos;
 
 pub use bundle::{read_bundle, write_bundle};
+pub use fclib_write::{write_fclib, FclibInfo};
 
 use crate::constraints::ConstraintSet;
 use crate::error::{ProblemError, Result};

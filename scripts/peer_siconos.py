@@ -1,0 +1,289 @@
+#!/usr/bin/env python3
+"""Siconos fc3d NSGS side by side with cpbench: rows in cpbench's summary.csv format.
+
+Runs Siconos' nonsmooth Gauss-Seidel for the 3-D Coulomb friction problem
+(SICONOS_FRICTION_3D_NSGS through siconos.numerics.fc3d_driver) on the instances cpbench reads,
+and writes one row per instance with the columns of cpbench's `summary.csv`
+(harness/src/results.rs), solver `siconos-nsgs`, so that
+
+    cpbench report RESULTS_DIR --peer peer.csv
+
+shows the Siconos rows next to cpbench's rows of the same instance name. Not used by the tests.
+
+Inputs (any mix; a directory that is not a bundle is expanded one level, like
+`cpbench run --instances DIR`):
+  - cpbench bundles (directory with N.mtx, r.mtx, instance.json; class ccp only);
+  - Siconos fc3d `.dat` files (read by Siconos itself, frictionContact_new_from_filename);
+  - fclib `.hdf5` files (read with h5py; /fclib_local as stored, /fclib_global condensed to
+    W = H^T M^-1 H, q = H^T M^-1 f + w with scipy's sparse LU, as cpbench does).
+Instance names follow cpbench (problems/src/io/mod.rs): the file stem plus `__ccp`
+(`Rover4396.dat` -> `Rover4396__ccp`), the stored name for a bundle.
+
+Siconos solves `u = W r + q` with W as stored (not symmetrised). cpbench solves the CCP with
+N = W, or (W + W^T)/2 with --symmetrize when W is slightly asymmetric (Capsules); the
+asymmetry ||W - W^T||_F / ||W||_F is recorded in `counters`.
+
+Columns filled (recomputed here with numpy from the data and Siconos' r, never taken from
+Siconos): `time_s` = wall time of the fc3d_driver call only (time.perf_counter; loading
+excluded); the CCP residuals of cpbench (problems/src/residual.rs) for gamma = r on
+g = N r + q: natural-map residuals (5 columns), res4, primal_feas, dual_feas, complementarity,
+complementarity_max, objective (N the matrix cpbench uses: W, or (W + W^T)/2 when W is
+asymmetric). `proj_grad_2`, `proj_grad_rel` are NaN (not computed). `matvecs` is 0 (NSGS works
+on rows, not N-products). `counters` holds
+  fc3d_error   = sqrt(sum_c ||r_c - P_K(r_c - (u_c + mu_c ||u_T,c|| e_n))||^2)
+                 / max(||q||, ||r||, ||u||), u = W r + q (formulation.md section 4),
+  siconos_error = Siconos' own reported error (dparam[SICONOS_DPARAM_RESIDU]; Siconos 4.4
+                 divides by ||q||), info, contacts, asymmetry;
+`check_residual` is `fc3d_error` and `success` is `yes` when fc3d_error <= tol; `status` is
+`converged` when Siconos returns info = 0, else `max_iterations`.
+
+Requirements: Debian's `python3-siconos` (apt-get install python3-siconos python3-scipy
+python3-h5py); it installs into the system interpreter, so run with /usr/bin/python3.
+
+    /usr/bin/python3 scripts/peer_siconos.py --tol 1e-8 --max-iter 100000 --out peer.csv FILES...
+"""
+import argparse
+import csv
+import hashlib
+import json
+import math
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import scipy.io
+import scipy.sparse as sp
+import scipy.sparse.coo  # noqa: F401  (siconos' NM_triplet needs it imported)
+import scipy.sparse.linalg as spla
+
+RESIDUAL_NAMES = [
+    "nat_map_abs_2", "nat_map_abs_inf", "nat_map_rel_2", "nat_map_rel_inf",
+    "nat_map_rel_max1_2", "proj_grad_2", "proj_grad_rel", "res4", "primal_feas", "dual_feas",
+    "complementarity", "complementarity_max", "objective",
+]
+HEADER = (["instance", "class", "n", "nnz", "solver", "settings_hash", "status", "success",
+           "iterations", "matvecs", "time_s"] + RESIDUAL_NAMES
+          + ["instance_hash", "best_iteration", "check_residual", "tol", "profile", "jobs",
+             "message", "counters"])
+
+
+# --- reading --------------------------------------------------------------------------------
+
+class Problem:
+    """u = W r + q with Coulomb cones, W (3 nc x 3 nc, scipy CSR, as stored), q, mu."""
+
+    def __init__(self, name, w, q, mu, siconos=None):
+        self.name, self.w, self.q, self.mu = name, sp.csr_matrix(w), np.asarray(q, float), \
+            np.asarray(mu, float)
+        self.siconos = siconos  # a FrictionContactProblem read by Siconos itself, if any
+
+
+def read_bundle(d):
+    meta = json.loads((d / "instance.json").read_text())
+    if meta.get("class") != "ccp":
+        raise ValueError(f"{d}: class {meta.get('class')}, Siconos fc3d needs ccp")
+    w = sp.csr_matrix(scipy.io.mmread(str(d / "N.mtx")))
+    q = np.asarray(scipy.io.mmread(str(d / "r.mtx"))).ravel()
+    return Problem(meta["name"], w, q, meta["mu"])
+
+
+def read_dat(path, sn):
+    fc = sn.frictionContact_new_from_filename(str(path))
+    if fc.dimension != 3:
+        raise ValueError(f"{path}: dimension {fc.dimension}, only 3-D problems are run")
+    w = sn.NM_triplet(fc.M).tocsr()
+    return Problem(path.stem + "__ccp", w, np.array(fc.q), np.array(fc.mu), siconos=fc)
+
+
+def fclib_sparse(g):
+    m, n, nz = int(g["m"][0]), int(g["n"][0]), int(g["nz"][0])
+    p, i, x = g["p"][()].astype(np.int64), g["i"][()].astype(np.int64), g["x"][()]
+    if nz == -2:
+        return sp.csr_matrix((x, i, p), shape=(m, n))
+    if nz == -1:
+        return sp.csc_matrix((x, i, p), shape=(m, n)).tocsr()
+    # triplets: i rows, p columns (what the data shows; duplicates summed)
+    return sp.coo_matrix((x[:nz], (i[:nz], p[:nz])), shape=(m, n)).tocsr()
+
+
+def read_hdf5(path):
+    import h5py
+    with h5py.File(path, "r") as f:
+        if "fclib_local" in f:
+            g = f["fclib_local"]
+            if int(g["spacedim"][0]) != 3:
+                raise ValueError(f"{path}: spacedim {int(g['spacedim'][0])}, only 3 is run")
+            w = fclib_sparse(g["W"])
+            q, mu = g["vectors/q"][()], g["vectors/mu"][()]
+        elif "fclib_global" in f:
+            g = f["fclib_global"]
+            if int(g["spacedim"][0]) != 3:
+                raise ValueError(f"{path}: spacedim {int(g['spacedim'][0])}, only 3 is run")
+            m, h = fclib_sparse(g["M"]).tocsc(), fclib_sparse(g["H"]).tocsc()
+            up, lo = sp.triu(m, 1).nnz, sp.tril(m, -1).nnz
+            if (up == 0) != (lo == 0):  # one triangle stored: mirror it (as cpbench does)
+                m = (m + m.T - sp.diags(m.diagonal())).tocsc()
+            lu = spla.splu(m)
+            minv_h = lu.solve(h.toarray())
+            w = sp.csr_matrix(h.T @ minv_h)
+            w.eliminate_zeros()
+            q = h.T @ lu.solve(g["vectors/f"][()]) + g["vectors/w"][()]
+            mu = g["vectors/mu"][()]
+        else:
+            raise ValueError(f"{path}: neither /fclib_local nor /fclib_global")
+    return Problem(path.stem + "__ccp", w, q, mu)
+
+
+def expand(paths):
+    out = []
+    for p in map(Path, paths):
+        if p.is_dir() and not (p / "instance.json").exists():
+            out += sorted(q for q in p.iterdir()
+                          if (q / "instance.json").exists() or q.suffix in (".hdf5", ".h5", ".dat"))
+        else:
+            out.append(p)
+    return out
+
+
+def load(path, sn):
+    if path.is_dir():
+        return read_bundle(path)
+    with open(path, "rb") as f:
+        magic = f.read(8)
+    if magic == b"\x89HDF\r\n\x1a\n":
+        return read_hdf5(path)
+    return read_dat(path, sn)
+
+
+# --- residuals ------------------------------------------------------------------------------
+
+def project_cones(x, mu):
+    """P_K(x), K = prod_c {(n, t): ||t|| <= mu_c n}; x contact-interleaved, normal first."""
+    x = x.reshape(-1, 3)
+    xn, xt = x[:, 0], x[:, 1:]
+    nt = np.linalg.norm(xt, axis=1)
+    out = x.copy()
+    inside = (nt <= mu * xn) & (xn >= 0)
+    polar = mu * nt <= -xn
+    mid = ~(inside | polar)
+    a = (mu * nt + xn) / (mu * mu + 1.0)
+    out[polar] = 0.0
+    safe = np.where(nt > 0, nt, 1.0)
+    out[mid, 0] = a[mid]
+    out[mid, 1:] = (mu * a / safe)[mid, None] * xt[mid]
+    return out.ravel()
+
+
+def fc3d_error(w, q, mu, r):
+    """formulation.md section 4: the Siconos fc3d error, relative to max(||q||, ||r||, ||u||)."""
+    u = w @ r + q
+    ub = u.reshape(-1, 3)
+    shifted = ub.copy()
+    shifted[:, 0] += mu * np.linalg.norm(ub[:, 1:], axis=1)
+    d = r - project_cones(r - shifted.ravel(), mu)
+    scale = max(np.linalg.norm(q), np.linalg.norm(r), np.linalg.norm(u))
+    return np.linalg.norm(d) / (scale if scale > 0 else 1.0)
+
+
+def ccp_residuals(n_mat, rvec, mu, gamma):
+    """cpbench's residuals (problems/src/residual.rs) of gamma on the CCP g = N gamma + r."""
+    g = n_mat @ gamma + rvec
+    nat = gamma - project_cones(gamma - g, mu)
+    abs2, absinf = np.linalg.norm(nat), np.abs(nat).max(initial=0.0)
+    rn = np.linalg.norm(rvec)
+    rel = rn if rn > 0 else 1.0
+    n = gamma.size
+    eps = 1.0 / (n * n)
+    res4 = np.linalg.norm((gamma - project_cones(gamma - eps * g, mu)) / eps)
+    primal = np.linalg.norm(gamma - project_cones(gamma, mu))
+    # K* = {(n, t): ||t|| <= n / mu}; P_{K*}(g) = g + P_K(-g)  (Moreau)
+    dual = np.linalg.norm(project_cones(-g, mu))
+    comp_c = np.abs((gamma * g).reshape(-1, 3).sum(axis=1))
+    return {
+        "nat_map_abs_2": abs2, "nat_map_abs_inf": absinf, "nat_map_rel_2": abs2 / rel,
+        "nat_map_rel_inf": absinf / rel, "nat_map_rel_max1_2": abs2 / max(1.0, rn),
+        "proj_grad_2": math.nan, "proj_grad_rel": math.nan, "res4": res4,
+        "primal_feas": primal, "dual_feas": dual, "complementarity": abs(gamma @ g),
+        "complementarity_max": comp_c.max(initial=0.0),
+        "objective": 0.5 * gamma @ (n_mat @ gamma) + rvec @ gamma,
+    }
+
+
+# --- running --------------------------------------------------------------------------------
+
+def run_one(prob, sn, tol, max_iter):
+    nc = prob.mu.size
+    n = 3 * nc
+    if prob.w.shape != (n, n) or prob.q.size != n:
+        raise ValueError(f"{prob.name}: W {prob.w.shape}, q {prob.q.size}, {nc} contacts")
+    fro = sp.linalg.norm(prob.w)
+    asym = sp.linalg.norm(prob.w - prob.w.T) / fro if fro > 0 else 0.0
+    fc = prob.siconos
+    if fc is None:
+        wc = sp.csc_matrix(prob.w)
+        wc.indices = wc.indices.astype(np.int64)
+        wc.indptr = wc.indptr.astype(np.int64)
+        fc = sn.FrictionContactProblem(3, wc, prob.q, prob.mu)
+    so = sn.SolverOptions(sn.SICONOS_FRICTION_3D_NSGS)
+    so.iparam[sn.SICONOS_IPARAM_MAX_ITER] = max_iter
+    so.dparam[sn.SICONOS_DPARAM_TOL] = tol
+    r, u = np.zeros(n), np.zeros(n)
+    t0 = time.perf_counter()
+    info = sn.fc3d_driver(fc, r, u, so)
+    elapsed = time.perf_counter() - t0
+    iters = int(so.iparam[sn.SICONOS_IPARAM_ITER_DONE])
+    sic_err = float(so.dparam[sn.SICONOS_DPARAM_RESIDU])
+    err = fc3d_error(prob.w, prob.q, prob.mu, r)
+    n_mat = prob.w if asym == 0.0 else sp.csr_matrix(0.5 * (prob.w + prob.w.T))
+    res = ccp_residuals(n_mat, prob.q, prob.mu, r)
+    settings = {"solver": "SICONOS_FRICTION_3D_NSGS", "siconos": getattr(sn, "__version__", "4.4"),
+                "tol": tol, "max_iter": max_iter}
+    shash = hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:16]
+    row = {
+        "instance": prob.name, "class": "ccp", "n": n, "nnz": n_mat.nnz,
+        "solver": "siconos-nsgs", "settings_hash": shash,
+        "status": "converged" if info == 0 else "max_iterations",
+        "success": "yes" if err <= tol else "no", "iterations": iters, "matvecs": 0,
+        "time_s": f"{elapsed:.6e}",
+        **{k: ("NaN" if math.isnan(v) else f"{v:e}") for k, v in res.items()},
+        "instance_hash": "", "best_iteration": iters, "check_residual": "fc3d_error",
+        "tol": f"{tol:e}", "profile": "default", "jobs": 1,
+        "message": "" if info == 0 else f"siconos info={info}",
+        "counters": f"fc3d_error={err:.3e};siconos_error={sic_err:.3e};info={info};"
+                    f"contacts={nc};asymmetry={asym:.3e}",
+    }
+    return row, err, sic_err
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("paths", nargs="+", help="bundles, .dat, .hdf5 files or folders of them")
+    ap.add_argument("--tol", type=float, default=1e-8, help="Siconos tolerance (default 1e-8)")
+    ap.add_argument("--max-iter", type=int, default=100000, help="iteration cap (default 1e5)")
+    ap.add_argument("--out", type=Path, help="CSV file to write (default: stdout only)")
+    a = ap.parse_args(argv)
+    import siconos.numerics as sn
+    rows = []
+    failed = 0
+    for path in expand(a.paths):
+        try:
+            prob = load(path, sn)
+            row, err, sic_err = run_one(prob, sn, a.tol, a.max_iter)
+        except (ValueError, OSError, KeyError, RuntimeError) as e:
+            print(f"skipped {path}: {e}", file=sys.stderr)
+            failed += 1
+            continue
+        rows.append(row)
+        print(f"{row['instance']:40s} contacts {prob.mu.size:5d}  iterations {row['iterations']:7d}  "
+              f"siconos error {sic_err:9.3e}  fc3d error {err:9.3e}  "
+              f"time {1e3 * float(row['time_s']):10.3f} ms  {row['status']}", file=sys.stderr)
+    w = csv.DictWriter(open(a.out, "w", newline="") if a.out else sys.stdout, HEADER,
+                       lineterminator="\n")
+    w.writeheader()
+    w.writerows(rows)
+    return 1 if failed and not rows else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
