@@ -12,6 +12,9 @@
 //! | `spgqp` | spectral projected gradient (BB + GLL) | Pospisil & Dostal 2018 |
 //! | `mprgp` | MPRGP (box QP, LCP), with PERMON's expansion variants | Dostal & Schoberl 2005; Kruzik et al. 2020 |
 //! | `mpgp` | MPGP (separable convex sets: cones, boxes) | Dostal & Kozubek 2012 |
+//! | `nsgs` | non-smooth Gauss-Seidel for the true Coulomb problem | Acary & Brogliato 2008; De Saxce & Feng 1991 |
+//! | `nsn-ac` | semismooth Newton on the Alart-Curnier function (Coulomb; dense) | Alart & Curnier 1991 |
+//! | `desaxce-<ccp solver>` | De Saxce's fixed point on `s = mu ||u_T||` around a CCP solver (Coulomb) | De Saxce & Feng 1991; Acary et al. 2011 |
 //!
 //! Registry names may carry a preset, `name:preset` (see [`registry::PRESETS`]), e.g.
 //! `mprgp:permon-opt` for PERMON's settings with the `opt` expansion.
@@ -20,10 +23,13 @@
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
 pub mod apgd;
+pub mod desaxce;
 pub mod executor;
 pub mod jacobi;
 pub mod mpgp;
 pub mod mprgp;
+pub mod nsgs;
+pub mod nsn;
 pub mod observer;
 pub mod pgs;
 pub mod problem;
