@@ -136,12 +136,15 @@ fn real_fixtures_reach_1e_8() {
     };
     // NESpheres_10_1 (9 contacts) and FC3D_Example1_SBM (3) are symmetric; Rover4396 keeps
     // its non-symmetric W (asymmetry 3.8e-5), which nsgs handles and desaxce refuses.
+    // fclib's Box_Stacks (82 contacts) and Spheres (356) are global problems, condensed.
     for f in [
-        "NESpheres_10_1.dat",
-        "FC3D_Example1_SBM.dat",
-        "Rover4396.dat",
+        "siconos-fc3d/NESpheres_10_1.dat",
+        "siconos-fc3d/FC3D_Example1_SBM.dat",
+        "siconos-fc3d/Rover4396.dat",
+        "fclib/Box_Stacks-i0122-82-5.hdf5",
+        "fclib/Spheres-i099-356-679.hdf5",
     ] {
-        let inst = load(&fixture(&format!("siconos-fc3d/{f}")), &opts).unwrap();
+        let inst = load(&fixture(f), &opts).unwrap();
         assert_eq!(inst.class(), ProblemClass::Coulomb);
         let a = solve("nsgs", &inst, 1e-8, 10_000);
         assert_eq!(a.status, Status::Converged, "nsgs {f}");
