@@ -318,10 +318,12 @@ impl Nsgs {
         }
         aa.best_f = aa.best_f.min(fnorm);
         if aa.have_prev {
-            let h = aa.head * n;
-            for i in 0..n {
-                aa.df[h + i] = aa.x[i] - aa.f_prev[i];
-                aa.dg[h + i] = g[i] - aa.g_prev[i];
+            let h = aa.head * n..(aa.head + 1) * n;
+            for (d, (f, fp)) in aa.df[h.clone()].iter_mut().zip(aa.x.iter().zip(&aa.f_prev)) {
+                *d = f - fp;
+            }
+            for (d, (gi, gp)) in aa.dg[h].iter_mut().zip(g.iter().zip(&aa.g_prev)) {
+                *d = gi - gp;
             }
             aa.head = (aa.head + 1) % m;
             aa.count = (aa.count + 1).min(m);
@@ -352,8 +354,7 @@ impl Nsgs {
         if !solve_small(&mut a[..k * k], &mut b[..k], k) {
             return;
         }
-        for j in 0..k {
-            let gj = b[j];
+        for (j, &gj) in b[..k].iter().enumerate() {
             for (gi, d) in g.iter_mut().zip(&aa.dg[j * n..(j + 1) * n]) {
                 *gi -= gj * d;
             }
