@@ -27,11 +27,17 @@ pub fn info(path: &std::path::Path, read: &ReadArgs) -> Result<(), AnyError> {
         "density         {:.3e}",
         n_mat.nnz() as f64 / (inst.n() as f64 * inst.n() as f64).max(1.0)
     );
-    match inst.provenance().symmetrized_from {
-        Some(a) => {
+    match (
+        inst.provenance().symmetrized_from,
+        inst.provenance().parameters.get("asymmetry"),
+    ) {
+        (Some(a), _) => {
             println!("symmetry error  {a:.3e} (||N - N^T||_F / ||N||_F before symmetrisation)")
         }
-        None => println!("symmetry error  0"),
+        (None, Some(a)) if !inst.is_symmetric() => {
+            println!("symmetry error  {a} (||W - W^T||_F / ||W||_F, W kept as read)")
+        }
+        _ => println!("symmetry error  0"),
     }
     if let ConstraintSet::CoulombCones { mu } = inst.constraints() {
         let (lo, hi) = mu
