@@ -12,16 +12,17 @@ shows the Siconos rows next to cpbench's rows of the same instance name. Not use
 
 Inputs (any mix; a directory that is not a bundle is expanded one level, like
 `cpbench run --instances DIR`):
-  - cpbench bundles (directory with N.mtx, r.mtx, instance.json; class ccp only);
+  - cpbench bundles (directory with N.mtx, r.mtx, instance.json; class ccp or coulomb);
   - Siconos fc3d `.dat` files (read by Siconos itself, frictionContact_new_from_filename);
   - fclib `.hdf5` files (read with h5py; /fclib_local as stored, /fclib_global condensed to
     W = H^T M^-1 H, q = H^T M^-1 f + w with scipy's sparse LU, as cpbench does).
-Instance names follow cpbench (problems/src/io/mod.rs): the file stem plus `__ccp`
-(`Rover4396.dat` -> `Rover4396__ccp`), the stored name for a bundle.
+Instance names follow cpbench's Coulomb reading (`cpbench run --class coulomb`,
+problems/src/io/mod.rs): the file stem plus `__coulomb` (`Rover4396.dat` ->
+`Rover4396__coulomb`), the stored name for a bundle; the rows have class `coulomb`, the problem
+Siconos' NSGS solves.
 
-Siconos solves `u = W r + q` with W as stored (not symmetrised). cpbench solves the CCP with
-N = W, or (W + W^T)/2 with --symmetrize when W is slightly asymmetric (Capsules); the
-asymmetry ||W - W^T||_F / ||W||_F is recorded in `counters`.
+Siconos solves `u = W r + q` with W as stored (not symmetrised), as cpbench's Coulomb class
+does; the asymmetry ||W - W^T||_F / ||W||_F is recorded in `counters`.
 
 Columns filled (recomputed here with numpy from the data and Siconos' r, never taken from
 Siconos): `time_s` = wall time of the fc3d_driver call only (time.perf_counter; loading
@@ -29,9 +30,10 @@ excluded); the CCP residuals of cpbench (problems/src/residual.rs) for gamma = r
 g = N r + q: natural-map residuals (5 columns), res4, primal_feas, dual_feas, complementarity,
 complementarity_max, objective (N the matrix cpbench uses: W, or (W + W^T)/2 when W is
 asymmetric). `proj_grad_2`, `proj_grad_rel` are NaN (not computed). `matvecs` is 0 (NSGS works
-on rows, not N-products). `counters` holds
-  fc3d_error   = sqrt(sum_c ||r_c - P_K(r_c - (u_c + mu_c ||u_T,c|| e_n))||^2)
-                 / max(||q||, ||r||, ||u||), u = W r + q (formulation.md section 4),
+on rows, not N-products). The `fc3d_error` column (and `counters`) holds
+  fc3d_error   = sqrt(sum_c ||r_c - P_K(r_c - (u_c + mu_c ||u_T,c|| e_n))||^2) / ||q||,
+                 u = W r + q (Siconos 4.4's normalisation, the one cpbench's fc3d_error uses;
+                 formulation.md section 4 writes max(||q||, ||r||, ||u||) >= ||q||),
   siconos_error = Siconos' own reported error (dparam[SICONOS_DPARAM_RESIDU]; Siconos 4.4
                  divides by ||q||), info, contacts, asymmetry;
 `check_residual` is `fc3d_error` and `success` is `yes` when fc3d_error <= tol; `status` is
@@ -60,7 +62,7 @@ import scipy.sparse.linalg as spla
 RESIDUAL_NAMES = [
     "nat_map_abs_2", "nat_map_abs_inf", "nat_map_rel_2", "nat_map_rel_inf",
     "nat_map_rel_max1_2", "proj_grad_2", "proj_grad_rel", "res4", "primal_feas", "dual_feas",
-    "complementarity", "complementarity_max", "objective",
+    "complementarity", "complementarity_max", "objective", "fc3d_error",
 ]
 HEADER = (["instance", "class", "n", "nnz", "solver", "settings_hash", "status", "success",
            "iterations", "matvecs", "time_s"] + RESIDUAL_NAMES
@@ -81,8 +83,8 @@ class Problem:
 
 def read_bundle(d):
     meta = json.loads((d / "instance.json").read_text())
-    if meta.get("class") != "ccp":
-        raise ValueError(f"{d}: class {meta.get('class')}, Siconos fc3d needs ccp")
+    if meta.get("class") not in ("ccp", "coulomb"):
+        raise ValueError(f"{d}: class {meta.get('class')}, Siconos fc3d needs Coulomb cones")
     w = sp.csr_matrix(scipy.io.mmread(str(d / "N.mtx")))
     q = np.asarray(scipy.io.mmread(str(d / "r.mtx"))).ravel()
     return Problem(meta["name"], w, q, meta["mu"])
@@ -93,7 +95,7 @@ def read_dat(path, sn):
     if fc.dimension != 3:
         raise ValueError(f"{path}: dimension {fc.dimension}, only 3-D problems are run")
     w = sn.NM_triplet(fc.M).tocsr()
-    return Problem(path.stem + "__ccp", w, np.array(fc.q), np.array(fc.mu), siconos=fc)
+    return Problem(path.stem + "__coulomb", w, np.array(fc.q), np.array(fc.mu), siconos=fc)
 
 
 def fclib_sparse(g):
@@ -132,7 +134,7 @@ def read_hdf5(path):
             mu = g["vectors/mu"][()]
         else:
             raise ValueError(f"{path}: neither /fclib_local nor /fclib_global")
-    return Problem(path.stem + "__ccp", w, q, mu)
+    return Problem(path.stem + "__coulomb", w, q, mu)
 
 
 def expand(paths):
@@ -176,13 +178,14 @@ def project_cones(x, mu):
 
 
 def fc3d_error(w, q, mu, r):
-    """formulation.md section 4: the Siconos fc3d error, relative to max(||q||, ||r||, ||u||)."""
+    """The Siconos fc3d error (formulation.md section 4) relative to ||q|| as Siconos 4.4 and
+    cpbench's fc3d_error column divide it."""
     u = w @ r + q
     ub = u.reshape(-1, 3)
     shifted = ub.copy()
     shifted[:, 0] += mu * np.linalg.norm(ub[:, 1:], axis=1)
     d = r - project_cones(r - shifted.ravel(), mu)
-    scale = max(np.linalg.norm(q), np.linalg.norm(r), np.linalg.norm(u))
+    scale = np.linalg.norm(q)
     return np.linalg.norm(d) / (scale if scale > 0 else 1.0)
 
 
@@ -241,12 +244,13 @@ def run_one(prob, sn, tol, max_iter):
                 "tol": tol, "max_iter": max_iter}
     shash = hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:16]
     row = {
-        "instance": prob.name, "class": "ccp", "n": n, "nnz": n_mat.nnz,
+        "instance": prob.name, "class": "coulomb", "n": n, "nnz": n_mat.nnz,
         "solver": "siconos-nsgs", "settings_hash": shash,
         "status": "converged" if info == 0 else "max_iterations",
         "success": "yes" if err <= tol else "no", "iterations": iters, "matvecs": 0,
         "time_s": f"{elapsed:.6e}",
         **{k: ("NaN" if math.isnan(v) else f"{v:e}") for k, v in res.items()},
+        "fc3d_error": f"{err:e}",
         "instance_hash": "", "best_iteration": iters, "check_residual": "fc3d_error",
         "tol": f"{tol:e}", "profile": "default", "jobs": 1,
         "message": "" if info == 0 else f"siconos info={info}",

@@ -3,7 +3,7 @@
 //! ```text
 //! cpbench run [--suite default|FILE] [--instances PATH...] [--solvers pgs,jacobi,apgd,spgqp]
 //!             [--tol 1e-6] [--max-iter N] [--time-limit S] [--out DIR]
-//! cpbench info PATH
+//! cpbench info PATH [--class lcp|ccp|coulomb] [--coulomb-gap]
 //! cpbench convert IN OUT        (OUT ending in .hdf5/.h5: fclib local problem; else a bundle)
 //! ```
 #![warn(missing_docs)]
@@ -45,6 +45,10 @@ enum Command {
         path: PathBuf,
         #[command(flatten)]
         read: ReadArgs,
+        /// Also solve the CCP relaxation (APGD) and the Coulomb problem (NSGS) to 1e-10 and
+        /// print how far apart their solutions are (r and normal velocities).
+        #[arg(long)]
+        coulomb_gap: bool,
     },
     /// Convert an instance file into a native bundle (N.mtx, r.mtx, instance.json), or, when
     /// the output ends in .hdf5 or .h5, into an fclib local problem (Coulomb-cone instances only).
@@ -65,6 +69,8 @@ pub enum ClassArg {
     Lcp,
     /// The Coulomb cones as they are (CCP relaxation).
     Ccp,
+    /// The true Coulomb friction problem (non-associated law; W kept as read).
+    Coulomb,
 }
 
 /// How instance files are read (shared by several subcommands).
@@ -85,6 +91,7 @@ impl ReadArgs {
             class: match self.class {
                 ClassArg::Lcp => ClassChoice::Lcp,
                 ClassArg::Ccp => ClassChoice::Ccp,
+                ClassArg::Coulomb => ClassChoice::Coulomb,
             },
             validation: ValidationOptions {
                 symmetrize: self.symmetrize,
@@ -134,7 +141,17 @@ fn other_commands(command: Command) -> Result<(), AnyError> {
         Command::Merge(a) => cmd::merge::run(a),
         Command::Run(a) => cmd::run::run(a),
         Command::Generate(a) => cmd::generate::generate(a),
-        Command::Info { path, read } => cmd::info::info(&path, &read),
+        Command::Info {
+            path,
+            read,
+            coulomb_gap,
+        } => {
+            cmd::info::info(&path, &read)?;
+            if coulomb_gap {
+                cmd::info::coulomb_gap(&path, &read)?;
+            }
+            Ok(())
+        }
         Command::Convert {
             input,
             output,

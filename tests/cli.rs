@@ -212,3 +212,74 @@ fn convert_to_fclib_round_trips() {
     );
     assert!(!out.exists());
 }
+
+#[test]
+fn class_coulomb_loading_bundle_and_gap() {
+    let fx = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/siconos-fc3d/NESpheres_10_1.dat");
+    let o = cpbench()
+        .args(["info", "--class", "coulomb", "--coulomb-gap"])
+        .arg(&fx)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("name            NESpheres_10_1__coulomb")
+            && text.contains("class           coulomb")
+            && text.contains("coulomb (nsgs)  converged")
+            && text.contains("gap u_n"),
+        "{text}"
+    );
+    // a Coulomb bundle records its class; a non-symmetric W (Rover4396) is kept as read
+    let dir = tempfile::tempdir().unwrap();
+    let rover =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/siconos-fc3d/Rover4396.dat");
+    let o = cpbench()
+        .args(["convert", "--class", "coulomb"])
+        .arg(&rover)
+        .arg(dir.path().join("b"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let json = std::fs::read_to_string(dir.path().join("b/instance.json")).unwrap();
+    assert!(
+        json.contains("\"class\": \"coulomb\"") && json.contains("\"general\""),
+        "{json}"
+    );
+    let o = cpbench()
+        .arg("info")
+        .arg(dir.path().join("b"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("class           coulomb"));
+    // nsgs through `run` on the Coulomb file stops on the fc3d error
+    let out = dir.path().join("res");
+    let o = cpbench()
+        .args([
+            "run",
+            "--class",
+            "coulomb",
+            "--solvers",
+            "nsgs",
+            "--tol",
+            "1e-8",
+        ])
+        .args(["--no-plots", "--instances"])
+        .arg(&rover)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let mut rdr = csv::Reader::from_path(out.join("summary.csv")).unwrap();
+    let h = rdr.headers().unwrap().clone();
+    let rows: Vec<csv::StringRecord> = rdr.records().map(|r| r.unwrap()).collect();
+    let col = |name: &str| h.iter().position(|x| x == name).unwrap();
+    assert_eq!(rows.len(), 1);
+    assert_eq!(&rows[0][col("class")], "coulomb");
+    assert_eq!(&rows[0][col("check_residual")], "fc3d_error");
+    assert_eq!(&rows[0][col("success")], "yes");
+    assert!(rows[0][col("fc3d_error")].parse::<f64>().unwrap() <= 1e-8);
+}

@@ -281,7 +281,8 @@ pub fn generate(
 }
 
 /// The instance of the state saved in `snapshot` (JSON of a [`Snapshot`]): the CCP, or for
-/// [`ClassChoice::Lcp`] the frictionless LCP (which equals the CCP's normal block). `origin`
+/// [`ClassChoice::Lcp`] the frictionless LCP (which equals the CCP's normal block), for
+/// [`ClassChoice::Coulomb`] the Coulomb problem on the CCP's data. `origin`
 /// names the snapshot in errors. Errors: [`HarnessError::Suite`] for a malformed snapshot or
 /// a state without contacts.
 pub fn instance_from_snapshot(
@@ -298,6 +299,11 @@ pub fn instance_from_snapshot(
         .restore(class == ClassChoice::Lcp)
         .map_err(|e| err(e.to_string()))?;
     let inst = sim.build_instance().map_err(|e| err(e.to_string()))?;
-    inst.cloned()
-        .ok_or_else(|| err("the saved state has no contacts".into()))
+    let inst = inst
+        .cloned()
+        .ok_or_else(|| err("the saved state has no contacts".into()))?;
+    if class == ClassChoice::Coulomb {
+        return inst.into_coulomb().map_err(|e| err(e.to_string()));
+    }
+    Ok(inst)
 }

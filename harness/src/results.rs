@@ -4,7 +4,7 @@
 //! `summary.csv` columns, in this order (scripts rely on it): `instance, class, n, nnz, solver,
 //! settings_hash, status` (the solver's claim), `success` (the harness's check),
 //! `iterations, matvecs, time_s`, every residual of [`Residuals::NAMES`] (ending with
-//! `objective`), then `instance_hash, best_iteration, check_residual, tol, profile, jobs,
+//! `objective, fc3d_error`; older files without `fc3d_error` read as NaN), then `instance_hash, best_iteration, check_residual, tol, profile, jobs,
 //! message, counters`. `jobs` is the number of runs that were executing concurrently (time is only
 //! comparable between rows with `jobs = 1`).
 //!
@@ -170,9 +170,14 @@ impl SummaryRow {
         }
         let f = |name: &str| -> Result<f64> { num::<f64>(get(name)?, name, &err) };
         let u = |name: &str| -> Result<u64> { num::<u64>(get(name)?, name, &err) };
-        let mut vals = [0.0; 13];
+        let mut vals = [0.0; 14];
         for (v, name) in vals.iter_mut().zip(Residuals::NAMES) {
-            *v = f(name)?;
+            // `fc3d_error` came later: files written before it read as NaN
+            *v = if name == "fc3d_error" && !idx.contains_key(name) {
+                f64::NAN
+            } else {
+                f(name)?
+            };
         }
         let residuals = Residuals::from_values(vals);
         Ok(Self {
@@ -395,9 +400,14 @@ pub fn read_trace(path: &Path) -> Result<Vec<TracePoint>> {
                 .and_then(|s| s.parse::<f64>().ok())
                 .ok_or_else(|| err(format!("line {}: bad field {i}", k + 2)))
         };
-        let mut v = [0.0; 13];
+        let mut v = [0.0; 14];
         for (i, x) in v.iter_mut().enumerate() {
-            *x = p(3 + i)?;
+            // the last column (`fc3d_error`) is missing in traces written before it
+            *x = if i == 13 && rec.len() < 3 + 14 {
+                f64::NAN
+            } else {
+                p(3 + i)?
+            };
         }
         out.push(TracePoint {
             iteration: p(0)? as u64,

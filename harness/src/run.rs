@@ -349,7 +349,7 @@ pub fn run(instances: &[Instance], cfg: &RunConfig) -> Result<RunOutcome> {
             t.inst,
             &res.gamma,
             CheckSpec {
-                residual: cfg.check_residual,
+                residual: cfg.check_residual.default_for(t.inst.class()),
                 tol: prof.tol,
             },
         );
@@ -372,7 +372,11 @@ pub fn run(instances: &[Instance], cfg: &RunConfig) -> Result<RunOutcome> {
             residuals: verdict.residuals,
             instance_hash: t.inst.hash().to_string(),
             best_iteration: res.best_iteration,
-            check_residual: cfg.check_residual.as_str().to_string(),
+            check_residual: cfg
+                .check_residual
+                .default_for(t.inst.class())
+                .as_str()
+                .to_string(),
             tol: prof.tol,
             profile: prof.name.clone(),
             jobs,
@@ -496,6 +500,7 @@ pub fn residual_label(k: ResidualKind) -> &'static str {
         ResidualKind::NatMapRelMax1 => "natural-map residual / max(1, ||r||)",
         ResidualKind::ProjGradRel => "relative projected gradient",
         ResidualKind::Res4 => "Res4",
+        ResidualKind::Fc3dError => "Siconos fc3d error",
     }
 }
 

@@ -37,16 +37,28 @@ pub enum ProblemClass {
     BoxQp,
     /// Cone complementarity problem with Coulomb cones (Anitescu's convex relaxation).
     Ccp,
+    /// The true (non-associated) Coulomb friction problem of fclib and Siconos on the same
+    /// cones: find `r in K_mu` with `u + mu ||u_T|| e_n in K^*` orthogonal to `r`, `u = W r + q`
+    /// (formulation.md section 2). Not a QP: the QP solvers do not support it.
+    Coulomb,
 }
 
 impl ProblemClass {
-    /// Short lower-case name used in CSV files and on the command line (`lcp`, `box`, `ccp`).
+    /// Short lower-case name used in CSV files and on the command line (`lcp`, `box`, `ccp`,
+    /// `coulomb`).
     pub fn as_str(self) -> &'static str {
         match self {
             ProblemClass::Lcp => "lcp",
             ProblemClass::BoxQp => "box",
             ProblemClass::Ccp => "ccp",
+            ProblemClass::Coulomb => "coulomb",
         }
+    }
+
+    /// Whether the class is a convex QP `min 1/2 gamma^T N gamma + r^T gamma, gamma in K` (LCP,
+    /// box QP, CCP): the classes the QP solvers handle. False for [`ProblemClass::Coulomb`].
+    pub fn is_qp(self) -> bool {
+        !matches!(self, ProblemClass::Coulomb)
     }
 }
 
@@ -57,7 +69,8 @@ impl std::fmt::Display for ProblemClass {
 }
 
 impl ConstraintSet {
-    /// The class of problem this set defines.
+    /// The QP class this set defines (cones give [`ProblemClass::Ccp`]; an instance may instead
+    /// be the Coulomb problem on the same cones, see `Instance::class`).
     pub fn class(&self) -> ProblemClass {
         match self {
             ConstraintSet::NonNegative => ProblemClass::Lcp,

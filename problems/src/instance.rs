@@ -1,6 +1,12 @@
 //! Problem instances `(N, r, K)`: minimise `f(gamma) = 1/2 gamma^T N gamma + r^T gamma` over
 //! `gamma in K`, equivalently the complementarity problem `gamma in K`, `N gamma + r in K^*`,
 //! `gamma^T (N gamma + r) = 0` (formulation.md section 2).
+//!
+//! A Coulomb instance ([`ProblemClass::Coulomb`], built with [`Instance::new_coulomb`]) holds the
+//! same data in fclib's naming, `W = N`, `q = r`, unknown `r` (fclib) `= gamma`, on the same
+//! cones, but stands for the non-associated Coulomb law instead of the QP. Its `W` may be
+//! non-symmetric (fclib's Capsules, Siconos' OneObject and Rover files): it is then kept as read,
+//! and products `W x` are gathered along the columns of a stored `W^T`.
 
 use crate::constraints::{ConstraintSet, ProblemClass};
 use crate::error::{ProblemError, Result};
@@ -56,11 +62,15 @@ impl Default for ValidationOptions {
 }
 
 /// A validated instance. Fields are private so the invariants hold: `N` square, symmetric
-/// (full storage), finite; `r` finite of length `n`; the constraint set valid for `n`.
+/// (full storage; a Coulomb instance may keep a non-symmetric `W`), finite; `r` finite of
+/// length `n`; the constraint set valid for `n`.
 #[derive(Clone, Debug)]
 pub struct Instance {
     name: String,
     n_mat: CscMatrix,
+    /// `N^T` when `N` is not symmetric (Coulomb instances only), else `None`.
+    n_mat_t: Option<CscMatrix>,
+    class: ProblemClass,
     r: Vec<f64>,
     constraints: ConstraintSet,
     provenance: Provenance,
@@ -83,28 +93,7 @@ impl Instance {
         mut provenance: Provenance,
         opts: ValidationOptions,
     ) -> Result<Self> {
-        let n = n_mat.nrows();
-        if n_mat.ncols() != n {
-            return Err(ProblemError::NotSquare {
-                nrows: n,
-                ncols: n_mat.ncols(),
-            });
-        }
-        if r.len() != n {
-            return Err(ProblemError::SizeMismatch {
-                what: "r".into(),
-                expected: n,
-                found: r.len(),
-            });
-        }
-        if let Some((i, &v)) = r.iter().enumerate().find(|(_, v)| !v.is_finite()) {
-            return Err(ProblemError::NonFinite {
-                what: "r".into(),
-                position: format!("[{i}]"),
-                value: v,
-            });
-        }
-        constraints.validate(n)?;
+        check_parts(&n_mat, &r, &constraints)?;
         let (rel, max_abs, row, col) = n_mat.asymmetry();
         let n_mat = if rel > 0.0 && (opts.symmetrize || rel <= opts.symmetry_tol) {
             // Small asymmetry (rounding) is removed silently but still recorded; a large one
@@ -122,14 +111,57 @@ impl Instance {
         } else {
             n_mat
         };
+        let class = constraints.class();
         Ok(Self {
             name: name.into(),
             n_mat,
+            n_mat_t: None,
+            class,
             r,
             constraints,
             provenance,
             hash: std::sync::OnceLock::new(),
         })
+    }
+
+    /// Validate and build a Coulomb instance ([`ProblemClass::Coulomb`]): `u = W r + q` with
+    /// `N = W` (`n x n`), `r = q` (length `n`), cones with `mu` (length `n / 3`).
+    ///
+    /// Unlike [`Instance::new`], a non-symmetric `W` is accepted and kept as read (Siconos solves
+    /// the problem with `W` as stored); its relative asymmetry is recorded in the provenance
+    /// parameter `asymmetry`. `opts.symmetrize` still replaces `W` by `(W + W^T)/2` (recorded in
+    /// `symmetrized_from`), and an asymmetry within `opts.symmetry_tol` is removed as rounding.
+    /// Errors: those of [`Instance::new`] except [`ProblemError::Asymmetric`].
+    pub fn new_coulomb(
+        name: impl Into<String>,
+        w: CscMatrix,
+        q: Vec<f64>,
+        mu: Vec<f64>,
+        mut provenance: Provenance,
+        opts: ValidationOptions,
+    ) -> Result<Self> {
+        let k = ConstraintSet::CoulombCones { mu };
+        check_parts(&w, &q, &k)?;
+        let (rel, ..) = w.asymmetry();
+        if rel > opts.symmetry_tol && !opts.symmetrize {
+            provenance
+                .parameters
+                .insert("asymmetry".into(), format!("{rel:.3e}"));
+            let n_mat_t = Some(w.transpose());
+            return Ok(Self {
+                name: name.into(),
+                n_mat: w,
+                n_mat_t,
+                class: ProblemClass::Coulomb,
+                r: q,
+                constraints: k,
+                provenance,
+                hash: std::sync::OnceLock::new(),
+            });
+        }
+        let mut inst = Instance::new(name, w, q, k, provenance, opts)?;
+        inst.class = ProblemClass::Coulomb;
+        Ok(inst)
     }
 
     /// Instance name (file stem plus derivation suffix, e.g. `Rover4396__lcp`).
@@ -143,7 +175,8 @@ impl Instance {
         self
     }
 
-    /// The Delassus matrix `N` (`n x n`, symmetric, full storage).
+    /// The Delassus matrix `N` (`n x n`, full storage; symmetric unless
+    /// [`Instance::is_symmetric`] is false, possible only for a Coulomb instance).
     pub fn n_mat(&self) -> &CscMatrix {
         &self.n_mat
     }
@@ -151,6 +184,28 @@ impl Instance {
     /// Consume the instance and return `N` and `r` (e.g. to reuse their storage).
     pub fn into_matrix_and_r(self) -> (CscMatrix, Vec<f64>) {
         (self.n_mat, self.r)
+    }
+
+    /// Replace `r` by `r_new` in place (no allocation), e.g. the shifted `r` of De Saxce's
+    /// fixed point. Errors: [`ProblemError::SizeMismatch`], [`ProblemError::NonFinite`].
+    pub fn replace_r(&mut self, r_new: &[f64]) -> Result<()> {
+        if r_new.len() != self.r.len() {
+            return Err(ProblemError::SizeMismatch {
+                what: "r".into(),
+                expected: self.r.len(),
+                found: r_new.len(),
+            });
+        }
+        if let Some((i, &v)) = r_new.iter().enumerate().find(|(_, v)| !v.is_finite()) {
+            return Err(ProblemError::NonFinite {
+                what: "r".into(),
+                position: format!("[{i}]"),
+                value: v,
+            });
+        }
+        self.r.copy_from_slice(r_new);
+        self.hash = std::sync::OnceLock::new();
+        Ok(())
     }
 
     /// The vector `r` (length `n`); the gradient is `g = N gamma + r`.
@@ -163,9 +218,83 @@ impl Instance {
         &self.constraints
     }
 
-    /// The problem class.
+    /// The problem class: that of the constraint set, or [`ProblemClass::Coulomb`] for an
+    /// instance built with [`Instance::new_coulomb`] / [`Instance::into_coulomb`].
     pub fn class(&self) -> ProblemClass {
-        self.constraints.class()
+        self.class
+    }
+
+    /// Whether `N` is stored symmetric. Always true except for a Coulomb instance that kept a
+    /// non-symmetric `W` ([`Instance::new_coulomb`]).
+    pub fn is_symmetric(&self) -> bool {
+        self.n_mat_t.is_none()
+    }
+
+    /// A matrix whose column `i` holds row `i` of `N`: `N` itself when symmetric, the stored
+    /// `N^T` otherwise. Row products `(N x)_i` are dot products along its column `i`.
+    pub fn row_matrix(&self) -> &CscMatrix {
+        self.n_mat_t.as_ref().unwrap_or(&self.n_mat)
+    }
+
+    /// `y = N x` (one product; parallel gather, also for a non-symmetric `N`). Shapes: `n`.
+    #[inline]
+    pub fn matvec(&self, x: &[f64], y: &mut [f64]) {
+        self.row_matrix().sym_matvec(x, y);
+    }
+
+    /// The Coulomb problem on this CCP instance's data ([`ProblemClass::Coulomb`]): same `N`,
+    /// `r`, cones; name suffix `__ccp` replaced by `__coulomb` (added when absent); derivation
+    /// `coulomb`. Errors: [`ProblemError::WrongClass`] when the instance is not a CCP.
+    pub fn into_coulomb(mut self) -> Result<Instance> {
+        if self.class != ProblemClass::Ccp {
+            return Err(ProblemError::WrongClass {
+                expected: "ccp".into(),
+                found: self.class.to_string(),
+            });
+        }
+        let base = self.name.strip_suffix("__ccp").unwrap_or(&self.name);
+        self.name = format!("{base}__coulomb");
+        self.class = ProblemClass::Coulomb;
+        self.provenance.derivation = "coulomb".into();
+        self.hash = std::sync::OnceLock::new();
+        Ok(self)
+    }
+
+    /// The CCP relaxation of a Coulomb instance (Anitescu): same `N`, `r`, cones, class
+    /// [`ProblemClass::Ccp`]; name suffix `__coulomb` replaced by `__ccp`, derivation
+    /// `ccp-relaxation`. Errors: [`ProblemError::WrongClass`] when the instance is not a
+    /// Coulomb problem, [`ProblemError::Asymmetric`] when its `W` is not symmetric (the QP
+    /// needs a symmetric `N`; load with `symmetrize` to relax the symmetric part).
+    pub fn ccp_relaxation(&self) -> Result<Instance> {
+        if self.class != ProblemClass::Coulomb {
+            return Err(ProblemError::WrongClass {
+                expected: "coulomb".into(),
+                found: self.class.to_string(),
+            });
+        }
+        if !self.is_symmetric() {
+            let (relative, max_abs, row, col) = self.n_mat.asymmetry();
+            return Err(ProblemError::Asymmetric {
+                relative,
+                tol: 0.0,
+                max_abs,
+                row,
+                col,
+            });
+        }
+        let base = self.name.strip_suffix("__coulomb").unwrap_or(&self.name);
+        let mut prov = self.provenance.clone();
+        prov.derivation = "ccp-relaxation".into();
+        Ok(Instance {
+            name: format!("{base}__ccp"),
+            n_mat: self.n_mat.clone(),
+            n_mat_t: None,
+            class: ProblemClass::Ccp,
+            r: self.r.clone(),
+            constraints: self.constraints.clone(),
+            provenance: prov,
+            hash: std::sync::OnceLock::new(),
+        })
     }
 
     /// Number of unknowns `n`.
@@ -187,13 +316,13 @@ impl Instance {
     /// constraint data. Independent of name and provenance.
     pub fn hash(&self) -> &str {
         self.hash
-            .get_or_init(|| content_hash(&self.n_mat, &self.r, &self.constraints))
+            .get_or_init(|| content_hash(self.class, &self.n_mat, &self.r, &self.constraints))
     }
 
     /// `g = N gamma + r` into `g` (one `N`-product). Shapes: length `n`.
     #[inline]
     pub fn gradient(&self, gamma: &[f64], g: &mut [f64]) {
-        self.n_mat.sym_matvec(gamma, g);
+        self.matvec(gamma, g);
         for (gi, ri) in g.iter_mut().zip(&self.r) {
             *gi += ri;
         }
@@ -245,9 +374,36 @@ pub fn objective_from_gradient(gamma: &[f64], g: &[f64], r: &[f64]) -> f64 {
         * 0.5
 }
 
-fn content_hash(n_mat: &CscMatrix, r: &[f64], k: &ConstraintSet) -> String {
+/// The checks of [`Instance::new`] other than symmetry.
+fn check_parts(n_mat: &CscMatrix, r: &[f64], constraints: &ConstraintSet) -> Result<()> {
+    let n = n_mat.nrows();
+    if n_mat.ncols() != n {
+        return Err(ProblemError::NotSquare {
+            nrows: n,
+            ncols: n_mat.ncols(),
+        });
+    }
+    if r.len() != n {
+        return Err(ProblemError::SizeMismatch {
+            what: "r".into(),
+            expected: n,
+            found: r.len(),
+        });
+    }
+    if let Some((i, &v)) = r.iter().enumerate().find(|(_, v)| !v.is_finite()) {
+        return Err(ProblemError::NonFinite {
+            what: "r".into(),
+            position: format!("[{i}]"),
+            value: v,
+        });
+    }
+    constraints.validate(n)?;
+    Ok(())
+}
+
+fn content_hash(class: ProblemClass, n_mat: &CscMatrix, r: &[f64], k: &ConstraintSet) -> String {
     let mut h = Sha256::new();
-    h.update(k.class().as_str().as_bytes());
+    h.update(class.as_str().as_bytes());
     h.update((r.len() as u64).to_le_bytes());
     for &p in n_mat.col_ptr() {
         h.update((p as u64).to_le_bytes());
@@ -370,5 +526,51 @@ mod tests {
         assert_eq!(i.hash().len(), 64);
         let j = i.clone().with_name("y");
         assert_eq!(i.hash(), j.hash());
+    }
+
+    #[test]
+    fn coulomb_keeps_a_nonsymmetric_w_and_multiplies_exactly() {
+        // W = [[2, 1, 0], [0, 2, 0], [0, 0, 1]] (W[0][1] = 1, W[1][0] = 0)
+        let w =
+            CscMatrix::from_triplets(3, 3, &[(0, 0, 2.0), (0, 1, 1.0), (1, 1, 2.0), (2, 2, 1.0)])
+                .unwrap();
+        let i = Instance::new_coulomb(
+            "c",
+            w.clone(),
+            vec![1.0, 0.0, 0.0],
+            vec![0.5],
+            Provenance::default(),
+            ValidationOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(i.class(), ProblemClass::Coulomb);
+        assert!(!i.is_symmetric());
+        assert!(i.provenance().parameters.contains_key("asymmetry"));
+        let mut g = [0.0; 3];
+        i.gradient(&[1.0, 1.0, 1.0], &mut g);
+        assert_eq!(g, [4.0, 2.0, 1.0]);
+        // the CCP relaxation needs a symmetric N
+        assert!(matches!(
+            i.ccp_relaxation(),
+            Err(ProblemError::Asymmetric { .. })
+        ));
+        // with symmetrize: (W + W^T)/2, and the class differs from the CCP's in the hash
+        let s = Instance::new_coulomb(
+            "c",
+            w.clone(),
+            vec![1.0, 0.0, 0.0],
+            vec![0.5],
+            Provenance::default(),
+            ValidationOptions {
+                symmetrize: true,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert!(s.is_symmetric() && s.n_mat().get(1, 0) == 0.5);
+        let ccp = s.ccp_relaxation().unwrap();
+        assert_eq!(ccp.class(), ProblemClass::Ccp);
+        assert_ne!(ccp.hash(), s.hash());
+        assert_eq!(ccp.clone().into_coulomb().unwrap().hash(), s.hash());
     }
 }

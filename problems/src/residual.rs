@@ -15,6 +15,19 @@
 //! | `complementarity` | `|gamma^T g|` (box: `sum_i |c_i|`, see below) | |
 //! | `complementarity_max` | `max_c |gamma_c^T g_c|` per contact / component | Heyn "Res3" |
 //! | `objective` | `f(gamma) = 1/2 gamma^T N gamma + r^T gamma` | |
+//! | `fc3d_error` | cones: `sqrt(sum_c ||gamma_c - P_K(gamma_c - (g_c + mu_c ||g_T,c|| e_n))||^2) / ||r||_2`; LCP and box: `||gamma - P_K(gamma - g)||_2 / ||r||_2` | Siconos 4.4 `fc3d_compute_error`, `lcp_compute_error` |
+//!
+//! `fc3d_error` is Siconos' error of the true Coulomb problem (fclib naming: `r = gamma`,
+//! `u = g`, `q = r`; De Saxce's modified velocity `u + mu ||u_T|| e_n`). The divisor is `||q||`,
+//! as in Siconos 4.4: `fc3d_compute_error(problem, r, u, tol, options, norm, &error)` divides by
+//! the `norm` its caller passes (`||q||` in `fc3d_driver` / NSGS), and not at all when
+//! `norm <= DBL_EPSILON` (here: when `||q|| <= f64::EPSILON`). This is the normalisation of the
+//! `coulomb` rows of `shared/data/reference/reference.csv`. (Siconos before the `norm`
+//! argument divided by `||q|| + 1`; formulation.md quotes `max(||q||, ||r||, ||u||)`, which is
+//! at least `||q||`, so an error below a tolerance here is below it in that variant too.)
+//! For LCP and box instances the column holds Siconos' LCP error
+//! `||z - max(0, z - w)|| / ||q||` (`lcp_compute_error`), the natural map over `||r||`.
+//! It is the default stopping residual of Coulomb instances ([`ResidualKind::default_for`]).
 //!
 //! For a box, component `i` contributes `c_i = max(g_i, 0)(gamma_i - lo_i) + max(-g_i, 0)(hi_i - gamma_i)`
 //! (terms with an infinite bound are left out: they are dual infeasibility).
@@ -27,7 +40,7 @@
 //! [`ConstraintSet::projected_gradient_block`], shared with MPRGP / MPGP, so that the solvers'
 //! stopping quantity and this residual are the same function.
 
-use crate::constraints::{project_dual_coulomb_cone, ConstraintSet};
+use crate::constraints::{project_coulomb_cone, project_dual_coulomb_cone, ConstraintSet};
 use crate::instance::{objective_from_gradient, Instance};
 use crate::linalg::{dot, norm2};
 use serde::{Deserialize, Serialize};
@@ -61,6 +74,9 @@ pub struct Residuals {
     pub complementarity_max: f64,
     /// Objective `f(gamma)`.
     pub objective: f64,
+    /// Siconos' error: fc3d error of the Coulomb problem for cones, LCP error otherwise (see
+    /// the module documentation). `NaN` when read from a results file that predates it.
+    pub fc3d_error: f64,
 }
 
 /// Selects one residual, e.g. for a stopping test.
@@ -80,18 +96,32 @@ pub enum ResidualKind {
     ProjGradRel,
     /// Chrono's Res4.
     Res4,
+    /// Siconos' fc3d error (true Coulomb problem) / LCP error.
+    Fc3dError,
 }
 
 impl ResidualKind {
     /// All kinds, in CSV column order.
-    pub const ALL: [ResidualKind; 6] = [
+    pub const ALL: [ResidualKind; 7] = [
         ResidualKind::NatMapRel2,
         ResidualKind::NatMapRelInf,
         ResidualKind::NatMapAbs2,
         ResidualKind::NatMapRelMax1,
         ResidualKind::ProjGradRel,
         ResidualKind::Res4,
+        ResidualKind::Fc3dError,
     ];
+
+    /// The residual to use on an instance of `class` when `self` was chosen for all classes:
+    /// on a Coulomb instance the natural-map and projected-gradient kinds measure the CCP
+    /// relaxation, a different problem, so [`ResidualKind::NatMapRel2`] (the default) becomes
+    /// [`ResidualKind::Fc3dError`]; every other choice, and every other class, is kept.
+    pub fn default_for(self, class: crate::ProblemClass) -> Self {
+        match (self, class) {
+            (ResidualKind::NatMapRel2, crate::ProblemClass::Coulomb) => ResidualKind::Fc3dError,
+            (k, _) => k,
+        }
+    }
 
     /// The column name of this residual in [`Residuals`].
     pub fn as_str(self) -> &'static str {
@@ -102,6 +132,7 @@ impl ResidualKind {
             ResidualKind::NatMapRelMax1 => "nat_map_rel_max1_2",
             ResidualKind::ProjGradRel => "proj_grad_rel",
             ResidualKind::Res4 => "res4",
+            ResidualKind::Fc3dError => "fc3d_error",
         }
     }
 
@@ -113,7 +144,7 @@ impl ResidualKind {
 
 impl Residuals {
     /// Column names, in the order of [`Residuals::values`].
-    pub const NAMES: [&'static str; 13] = [
+    pub const NAMES: [&'static str; 14] = [
         "nat_map_abs_2",
         "nat_map_abs_inf",
         "nat_map_rel_2",
@@ -127,10 +158,11 @@ impl Residuals {
         "complementarity",
         "complementarity_max",
         "objective",
+        "fc3d_error",
     ];
 
     /// Values in the order of [`Residuals::NAMES`].
-    pub fn values(&self) -> [f64; 13] {
+    pub fn values(&self) -> [f64; 14] {
         [
             self.nat_map_abs_2,
             self.nat_map_abs_inf,
@@ -145,11 +177,12 @@ impl Residuals {
             self.complementarity,
             self.complementarity_max,
             self.objective,
+            self.fc3d_error,
         ]
     }
 
     /// Inverse of [`Residuals::values`].
-    pub fn from_values(v: [f64; 13]) -> Self {
+    pub fn from_values(v: [f64; 14]) -> Self {
         Self {
             nat_map_abs_2: v[0],
             nat_map_abs_inf: v[1],
@@ -164,6 +197,7 @@ impl Residuals {
             complementarity: v[10],
             complementarity_max: v[11],
             objective: v[12],
+            fc3d_error: v[13],
         }
     }
 
@@ -176,6 +210,7 @@ impl Residuals {
             ResidualKind::NatMapRelMax1 => self.nat_map_rel_max1_2,
             ResidualKind::ProjGradRel => self.proj_grad_rel,
             ResidualKind::Res4 => self.res4,
+            ResidualKind::Fc3dError => self.fc3d_error,
         }
     }
 
@@ -239,6 +274,7 @@ pub fn residuals_with_gradient(
     let (mut nm2, mut nm_inf, mut pg2, mut r4, mut pf2, mut df2) =
         (0.0f64, 0.0f64, 0.0, 0.0, 0.0, 0.0);
     let (mut comp_sum, mut comp_max) = (0.0f64, 0.0f64);
+    let mut fc3d2 = 0.0f64;
     let bs = k.block_size();
     let mut buf = [0.0f64; 3];
     let mut add_block = |b: usize, x: &[f64], gb: &[f64]| {
@@ -309,6 +345,15 @@ pub fn residuals_with_gradient(
                 let c = dot(x, gb);
                 comp_sum += c;
                 comp_max = comp_max.max(c.abs());
+                // Siconos fc3d error: x - P_K(x - (g + mu ||g_T|| e_n))
+                let ut = gb[1].hypot(gb[2]);
+                buf[0] = x[0] - (gb[0] + mu * ut);
+                buf[1] = x[1] - gb[1];
+                buf[2] = x[2] - gb[2];
+                project_coulomb_cone(&mut buf[..3], mu);
+                fc3d2 += (0..3)
+                    .map(|i| (x[i] - buf[i]) * (x[i] - buf[i]))
+                    .sum::<f64>();
             }
         }
         // projected gradient (the definition shared with MPRGP / MPGP)
@@ -321,6 +366,8 @@ pub fn residuals_with_gradient(
     }
     let nm2 = nm2.sqrt();
     let pg2 = pg2.sqrt();
+    let fc3d_abs = if bs == 3 { fc3d2.sqrt() } else { nm2 };
+    let siconos_scale = if norm_r > f64::EPSILON { norm_r } else { 1.0 };
     Residuals {
         nat_map_abs_2: nm2,
         nat_map_abs_inf: nm_inf,
@@ -335,6 +382,72 @@ pub fn residuals_with_gradient(
         complementarity: comp_sum.abs(),
         complementarity_max: comp_max,
         objective: objective_from_gradient(gamma, g, instance.r()),
+        fc3d_error: fc3d_abs / siconos_scale,
+    }
+}
+
+/// How far the CCP relaxation's solution is from the Coulomb problem's
+/// ([`coulomb_gap`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CoulombGap {
+    /// `||r_ccp - r_coulomb||_2 / max(||r_ccp||, ||r_coulomb||)` (0 when both vanish).
+    /// With a rank-deficient `W` the reactions need not be unique, so this may include the
+    /// spread of the solution sets; `u_n_rel` is the sharper figure.
+    pub r_rel: f64,
+    /// `||u_n,ccp - u_n,coulomb||_2 / max(||u_ccp||, ||u_coulomb||, ||q||)` over the normal
+    /// components, `u = W r + q` (`||q||` keeps it meaningful when both velocities vanish, as
+    /// on a sticking solution; 0 when all three do).
+    pub u_n_rel: f64,
+    /// Contacts sliding in the Coulomb solution (`r` on the cone surface, `r_n > 0`,
+    /// `||u_T|| > 1e-9 max(||u||, ||q||)`).
+    pub sliding: usize,
+    /// Number of contacts.
+    pub contacts: usize,
+}
+
+/// The gap between a CCP solution `r_ccp` and a Coulomb solution `r_coulomb` of the cone
+/// instance `instance` (either class; `u = N r + r_data`): see [`CoulombGap`]. On a sticking or
+/// separating solution the two problems coincide (`mu ||u_T|| = 0`), so the gap vanishes;
+/// sliding contacts get a spurious normal velocity `u_n = mu ||u_T||` in the CCP (Anitescu 2006).
+/// Two products, allocates. Shapes: length `n`; 0 contacts for a non-cone instance.
+pub fn coulomb_gap(instance: &Instance, r_ccp: &[f64], r_coulomb: &[f64]) -> CoulombGap {
+    let n = instance.n();
+    let (mut ua, mut ub) = (vec![0.0; n], vec![0.0; n]);
+    instance.gradient(r_ccp, &mut ua);
+    instance.gradient(r_coulomb, &mut ub);
+    let rel = |num: f64, a: f64, b: f64| {
+        let d = a.max(b);
+        if d > 0.0 {
+            num / d
+        } else {
+            0.0
+        }
+    };
+    let dr: f64 = r_ccp
+        .iter()
+        .zip(r_coulomb)
+        .map(|(a, b)| (a - b) * (a - b))
+        .sum::<f64>()
+        .sqrt();
+    let (mut dun, mut sliding, mut contacts) = (0.0f64, 0, 0);
+    let unorm = norm2(&ub).max(norm2(instance.r()));
+    if let ConstraintSet::CoulombCones { mu } = instance.constraints() {
+        contacts = mu.len();
+        for (c, &m) in mu.iter().enumerate() {
+            let o = 3 * c;
+            dun += (ua[o] - ub[o]) * (ua[o] - ub[o]);
+            let (rn, rt) = (r_coulomb[o], r_coulomb[o + 1].hypot(r_coulomb[o + 2]));
+            let ut = ub[o + 1].hypot(ub[o + 2]);
+            if rn > 0.0 && rt >= m * rn * (1.0 - 1e-8) && ut > 1e-9 * unorm {
+                sliding += 1;
+            }
+        }
+    }
+    CoulombGap {
+        r_rel: rel(dr, norm2(r_ccp), norm2(r_coulomb)),
+        u_n_rel: rel(dun.sqrt(), norm2(&ua).max(norm2(instance.r())), norm2(&ub)),
+        sliding,
+        contacts,
     }
 }
 

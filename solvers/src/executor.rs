@@ -17,7 +17,8 @@ use std::time::{Duration, Instant};
 pub struct ExecSettings {
     /// Stop when the chosen residual is `<= tol` (default `1e-6`).
     pub tol: f64,
-    /// The stopping residual (default: relative natural map, 2-norm).
+    /// The stopping residual (default: relative natural map, 2-norm; on a Coulomb instance the
+    /// default means Siconos' fc3d error, see [`ResidualKind::default_for`]).
     pub residual: ResidualKind,
     /// Iteration budget (default 20000).
     pub max_iter: u64,
@@ -137,6 +138,7 @@ impl Executor {
         observers: &mut [&mut dyn Observer],
     ) -> Result<SolveResult, SolverError> {
         let s = &self.settings;
+        let kind = s.residual.default_for(instance.class());
         let n = instance.n();
         let mut gamma0 = match warm_start {
             Some(w) if w.len() != n => {
@@ -158,7 +160,7 @@ impl Executor {
         let mut best = Best {
             gamma: state.gamma.clone(),
             res: res0,
-            value: res0.get(s.residual),
+            value: res0.get(kind),
             iteration: 0,
         };
         let rec0 = IterRecord {
@@ -284,7 +286,7 @@ impl Executor {
             } else {
                 ws.compute(instance, &state.gamma)
             };
-            let value = res.get(s.residual);
+            let value = res.get(kind);
             let is_best = value < best.value;
             if is_best {
                 best.gamma.copy_from_slice(&state.gamma);

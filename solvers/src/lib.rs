@@ -13,6 +13,9 @@
 //! | `mprgp` | MPRGP (box QP, LCP), with PERMON's expansion variants | Dostal & Schoberl 2005; Kruzik et al. 2020 |
 //! | `mpgp` | MPGP (separable convex sets: cones, boxes) | Dostal & Kozubek 2012 |
 //! | `clarabel` | external reference: Clarabel's conic interior point, one-shot | Goulart & Chen 2024 |
+//! | `nsgs` | non-smooth Gauss-Seidel for the true Coulomb problem | Acary & Brogliato 2008; De Saxce & Feng 1991 |
+//! | `nsn-ac` | semismooth Newton on the Alart-Curnier function (Coulomb; dense) | Alart & Curnier 1991 |
+//! | `desaxce-<ccp solver>` | De Saxce's fixed point on `s = mu ||u_T||` around a CCP solver (Coulomb) | De Saxce & Feng 1991; Acary et al. 2011 |
 //!
 //! Registry names may carry a preset, `name:preset` (see [`registry::PRESETS`]), e.g.
 //! `mprgp:permon-opt` for PERMON's settings with the `opt` expansion.
@@ -22,11 +25,14 @@
 
 pub mod apgd;
 pub mod clarabel;
+pub mod desaxce;
 pub mod executor;
 pub mod ipm;
 pub mod jacobi;
 pub mod mpgp;
 pub mod mprgp;
+pub mod nsgs;
+pub mod nsn;
 pub mod observer;
 pub mod pgs;
 pub mod problem;

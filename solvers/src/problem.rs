@@ -40,7 +40,7 @@ impl<'a> Problem<'a> {
     #[inline]
     pub fn matvec(&self, x: &[f64], y: &mut [f64]) {
         self.matvecs.set(self.matvecs.get() + 1);
-        self.instance.n_mat().sym_matvec(x, y);
+        self.instance.matvec(x, y);
     }
 
     /// `g = N x + r` (counted as one product). Shapes: `n`.

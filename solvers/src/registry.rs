@@ -6,10 +6,13 @@
 
 use crate::apgd::{Apgd, ApgdSettings};
 use crate::clarabel::{Clarabel, ClarabelSettings};
+use crate::desaxce::{DeSaxce, DeSaxceSettings};
 use crate::ipm::{Ipm, IpmSettings};
 use crate::jacobi::{Jacobi, JacobiSettings};
 use crate::mpgp::{Mpgp, MpgpSettings};
 use crate::mprgp::{Expansion, Mprgp, MprgpSettings};
+use crate::nsgs::{Nsgs, NsgsSettings};
+use crate::nsn::{NsnAc, NsnAcSettings};
 use crate::pgs::{Pgs, PgsSettings};
 use crate::solver::Solver;
 use crate::spgqp::{SpgQp, SpgQpSettings};
@@ -17,10 +20,41 @@ use crate::status::SolverError;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-/// Names of all registered solvers.
-pub const SOLVER_NAMES: [&str; 8] = [
-    "pgs", "jacobi", "apgd", "spgqp", "mprgp", "mpgp", "ipm", "clarabel",
+/// Names of all registered solvers. Besides these, `desaxce-<name>` ([`DESAXCE_PREFIX`]) wraps
+/// any CCP solver `<name>` in De Saxce's fixed point for the Coulomb problem.
+pub const SOLVER_NAMES: [&str; 12] = [
+    "pgs",
+    "jacobi",
+    "apgd",
+    "spgqp",
+    "mprgp",
+    "mpgp",
+    "ipm",
+    "clarabel",
+    "nsgs",
+    "nsn-ac",
+    "desaxce-apgd",
+    "desaxce-spgqp",
 ];
+
+/// Prefix of the De Saxce drivers: `desaxce-<inner>` solves the Coulomb problem by CCP solves
+/// with the inner solver `<inner>` ([`crate::desaxce`]); the settings are
+/// [`DeSaxceSettings`], whose field `inner` holds the inner solver's settings.
+pub const DESAXCE_PREFIX: &str = "desaxce-";
+
+/// A `'static` copy of `name`, leaked once per distinct name (solver names are few).
+fn intern(name: &str) -> &'static str {
+    use std::collections::BTreeSet;
+    use std::sync::Mutex;
+    static NAMES: Mutex<BTreeSet<&'static str>> = Mutex::new(BTreeSet::new());
+    let mut set = NAMES.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(&s) = set.get(name) {
+        return s;
+    }
+    let s: &'static str = Box::leak(name.to_string().into_boxed_str());
+    set.insert(s);
+    s
+}
 
 /// Named presets, `solver:preset`, with what they set:
 /// `mprgp:permon` (PERMON's `QPSMPGP` defaults, [`MprgpSettings::permon`], standard
@@ -141,6 +175,25 @@ pub fn build(name: &str, settings: Option<&serde_json::Value>) -> Result<Built, 
         "clarabel" => {
             let (s, j) = parse::<ClarabelSettings>(name, settings)?;
             (Box::new(Clarabel::new(s)?), j)
+        }
+        "nsgs" => {
+            let (s, j) = parse::<NsgsSettings>(name, settings)?;
+            (Box::new(Nsgs::new(s)?), j)
+        }
+        "nsn-ac" => {
+            let (s, j) = parse::<NsnAcSettings>(name, settings)?;
+            (Box::new(NsnAc::new(s)?), j)
+        }
+        _ if base.starts_with(DESAXCE_PREFIX) => {
+            let inner_name = &base[DESAXCE_PREFIX.len()..];
+            let (mut s, _) = parse::<DeSaxceSettings>(name, settings)?;
+            let inner = build(inner_name, s.inner.as_ref())?;
+            s.inner = Some(inner.settings);
+            let j = serde_json::to_value(&s).map_err(|e| SolverError::BadSettings {
+                solver: name.to_string(),
+                message: e.to_string(),
+            })?;
+            (Box::new(DeSaxce::new(intern(base), inner.solver, s)?), j)
         }
         _ => {
             return Err(SolverError::UnknownSolver(

@@ -79,7 +79,7 @@ fn lcp_interior_solution() {
         vec![-5.0, -6.0],
         ConstraintSet::NonNegative,
     );
-    for name in iterative_solvers() {
+    for name in solvers_for(inst.class()) {
         let res = solve(name, &inst, 1e-12);
         assert_eq!(res.status, Status::Converged, "{name}");
         assert!(
@@ -104,7 +104,7 @@ fn lcp_with_active_bound() {
         vec![1.0, -1.0],
         ConstraintSet::NonNegative,
     );
-    for name in iterative_solvers() {
+    for name in solvers_for(inst.class()) {
         let res = solve(name, &inst, 1e-12);
         assert_eq!(res.status, Status::Converged, "{name}");
         assert!(
@@ -129,7 +129,7 @@ fn box_qp_known_solution() {
     d[4] = 2.0;
     d[8] = 4.0;
     let inst = dense(3, &d, vec![-3.0, 3.0, -2.0], k);
-    for name in iterative_solvers() {
+    for name in solvers_for(inst.class()) {
         let res = solve(name, &inst, 1e-12);
         assert_eq!(res.status, Status::Converged, "{name}");
         let want = [1.0, -1.5, 0.5];

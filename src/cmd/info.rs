@@ -1,9 +1,12 @@
 //! `cpbench info`: what an instance file holds.
 
 use crate::{AnyError, ReadArgs};
-use cpbench_problems::io::load;
+use cpbench_problems::io::{load, ClassChoice};
 use cpbench_problems::linalg::norm2;
-use cpbench_problems::ConstraintSet;
+use cpbench_problems::residual::coulomb_gap as gap_of;
+use cpbench_problems::{ConstraintSet, Instance};
+use cpbench_solvers::registry::build;
+use cpbench_solvers::{ExecSettings, Executor, SolveResult};
 
 /// Print class, sizes, nnz, symmetry error, `mu` range and norms of the instance at `path`.
 pub fn info(path: &std::path::Path, read: &ReadArgs) -> Result<(), AnyError> {
@@ -24,11 +27,17 @@ pub fn info(path: &std::path::Path, read: &ReadArgs) -> Result<(), AnyError> {
         "density         {:.3e}",
         n_mat.nnz() as f64 / (inst.n() as f64 * inst.n() as f64).max(1.0)
     );
-    match inst.provenance().symmetrized_from {
-        Some(a) => {
+    match (
+        inst.provenance().symmetrized_from,
+        inst.provenance().parameters.get("asymmetry"),
+    ) {
+        (Some(a), _) => {
             println!("symmetry error  {a:.3e} (||N - N^T||_F / ||N||_F before symmetrisation)")
         }
-        None => println!("symmetry error  0"),
+        (None, Some(a)) if !inst.is_symmetric() => {
+            println!("symmetry error  {a} (||W - W^T||_F / ||W||_F, W kept as read)")
+        }
+        _ => println!("symmetry error  0"),
     }
     if let ConstraintSet::CoulombCones { mu } = inst.constraints() {
         let (lo, hi) = mu
@@ -51,6 +60,56 @@ pub fn info(path: &std::path::Path, read: &ReadArgs) -> Result<(), AnyError> {
         inst.provenance().source,
         inst.provenance().format,
         inst.provenance().derivation
+    );
+    Ok(())
+}
+
+/// Tolerance of both solves of [`coulomb_gap`].
+const GAP_TOL: f64 = 1e-10;
+
+fn solve(solver: &str, inst: &Instance) -> Result<SolveResult, AnyError> {
+    let mut built = build(solver, None)?;
+    let exec = Executor::new(ExecSettings {
+        tol: GAP_TOL,
+        max_iter: 200_000,
+        stall_window: Some(20_000),
+        ..ExecSettings::default()
+    });
+    Ok(exec.run(built.solver.as_mut(), inst, None, &mut [])?)
+}
+
+/// `cpbench info --coulomb-gap`: solve the CCP relaxation with APGD (relative natural map
+/// `<= 1e-10`) and the Coulomb problem with NSGS (fc3d error `<= 1e-10`) and print the relative
+/// gaps of `r` and of the normal velocities `u_n` ([`cpbench_problems::residual::coulomb_gap`]).
+/// The file is read as a Coulomb problem whatever `--class` says. Errors: loading errors, and
+/// a non-symmetric `W` without `--symmetrize` (the CCP needs a symmetric `N`).
+pub fn coulomb_gap(path: &std::path::Path, read: &ReadArgs) -> Result<(), AnyError> {
+    let mut opts = read.options();
+    opts.class = ClassChoice::Coulomb;
+    let coulomb = load(path, &opts)?;
+    let ccp = coulomb.ccp_relaxation()?;
+    let a = solve("apgd", &ccp)?;
+    let b = solve("nsgs", &coulomb)?;
+    println!(
+        "ccp (apgd)      {} after {} iterations, nat_map_rel_2 {:.3e}, fc3d_error {:.3e}",
+        a.status, a.iterations, a.residuals.nat_map_rel_2, a.residuals.fc3d_error
+    );
+    println!(
+        "coulomb (nsgs)  {} after {} iterations, fc3d_error {:.3e}, nat_map_rel_2 {:.3e}",
+        b.status, b.iterations, b.residuals.fc3d_error, b.residuals.nat_map_rel_2
+    );
+    let g = gap_of(&coulomb, &a.gamma, &b.gamma);
+    println!(
+        "gap r           {:.6e} (||r_ccp - r_coulomb|| / max of the norms)",
+        g.r_rel
+    );
+    println!(
+        "gap u_n         {:.6e} (||u_n,ccp - u_n,coulomb|| / max(||u_ccp||, ||u_coulomb||, ||q||))",
+        g.u_n_rel
+    );
+    println!(
+        "sliding         {} of {} contacts (Coulomb solution)",
+        g.sliding, g.contacts
     );
     Ok(())
 }

@@ -29,8 +29,8 @@ pub struct RunArgs {
     /// A custom stopping and check tolerance (replaces the profiles by one named `custom`).
     #[arg(long)]
     pub tol: Option<f64>,
-    /// Stopping residual: nat_map_rel_2, nat_map_rel_inf, nat_map_abs_2, nat_map_rel_max1_2, proj_grad_rel, res4
-    /// [default: the suite's, else nat_map_rel_2].
+    /// Stopping residual: nat_map_rel_2, nat_map_rel_inf, nat_map_abs_2, nat_map_rel_max1_2, proj_grad_rel, res4, fc3d_error
+    /// [default: the suite's, else nat_map_rel_2, which means fc3d_error on Coulomb instances].
     #[arg(long)]
     pub residual: Option<String>,
     /// Iteration budget per solve.

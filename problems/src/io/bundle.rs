@@ -21,8 +21,9 @@
 //! }
 //! ```
 //!
-//! `class` is `lcp` (no further data), `ccp` (`mu`, one per contact) or `box` (`lo` and `hi`, `n`
-//! entries each). JSON has no infinities: an infinite bound is written as the string `"inf"` or
+//! `class` is `lcp` (no further data), `ccp` (`mu`, one per contact), `coulomb` (the true
+//! Coulomb problem on the same data, `mu`; its `N = W` may be non-symmetric and is then written
+//! `general`) or `box` (`lo` and `hi`, `n` entries each). JSON has no infinities: an infinite bound is written as the string `"inf"` or
 //! `"-inf"`; on reading, `null` is also accepted and means no bound (`-inf` in `lo`, `+inf` in
 //! `hi`). Numbers are written in shortest round-trip form and read with correct rounding
 //! (serde_json's `float_roundtrip`), and the matrix and vector with 17 significant digits, so a
@@ -301,7 +302,7 @@ pub fn read_bundle(dir: &Path, validation: ValidationOptions) -> Result<Instance
     };
     let constraints = match meta.class.as_str() {
         "lcp" => ConstraintSet::NonNegative,
-        "ccp" => ConstraintSet::CoulombCones {
+        "ccp" | "coulomb" => ConstraintSet::CoulombCones {
             mu: meta.mu.clone().ok_or_else(|| missing("mu"))?,
         },
         "box" => {
@@ -322,7 +323,7 @@ pub fn read_bundle(dir: &Path, validation: ValidationOptions) -> Result<Instance
             return Err(perr(
                 &jpath,
                 "class",
-                format!("unknown class '{c}' (expected lcp, box or ccp)"),
+                format!("unknown class '{c}' (expected lcp, box, ccp or coulomb)"),
             ))
         }
     };
@@ -332,8 +333,13 @@ pub fn read_bundle(dir: &Path, validation: ValidationOptions) -> Result<Instance
         derivation: "as-is".into(),
         ..Provenance::default()
     });
-    let inst = Instance::new(meta.name, n_mat, r, constraints, provenance, validation)
-        .map_err(|e| e.in_file(dir))?;
+    let inst = match (meta.class.as_str(), constraints) {
+        ("coulomb", ConstraintSet::CoulombCones { mu }) => {
+            Instance::new_coulomb(meta.name, n_mat, r, mu, provenance, validation)
+        }
+        (_, constraints) => Instance::new(meta.name, n_mat, r, constraints, provenance, validation),
+    }
+    .map_err(|e| e.in_file(dir))?;
     if let Some(h) = meta.hash.as_deref().filter(|h| !h.is_empty()) {
         if h != inst.hash() {
             return Err(perr(

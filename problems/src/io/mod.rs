@@ -18,7 +18,7 @@
 //!
 //! **Instance names.** The file stem (the file name without its last extension:
 //! `Rover4396.dat` gives `Rover4396`, `BoxesStack1-i100000-32.hdf5.dat` gives
-//! `BoxesStack1-i100000-32.hdf5`), plus `__ccp` or `__lcp` for frictional files (see
+//! `BoxesStack1-i100000-32.hdf5`), plus `__ccp`, `__lcp` or `__coulomb` for frictional files (see
 //! [`ClassChoice`]). Plain LCP files get the stem alone; bundles the name in `instance.json`.
 //!
 //! **Errors.** Nothing here panics on malformed input: a file that cannot be read gives
@@ -57,13 +57,19 @@ pub enum ClassChoice {
     /// Name suffix `__ccp`, derivation `ccp-relaxation`.
     #[default]
     Ccp,
+    /// The true Coulomb friction problem ([`crate::ProblemClass::Coulomb`], built with
+    /// [`Instance::new_coulomb`]: a non-symmetric `W` is kept as read unless `symmetrize`).
+    /// Name suffix `__coulomb`, derivation `coulomb`. A bundle holding a CCP is read as the
+    /// Coulomb problem on its data ([`Instance::into_coulomb`]).
+    Coulomb,
 }
 
 /// Options of [`load`] and [`load_bytes`].
 #[derive(Clone, Copy, Debug, Default)]
 pub struct LoadOptions {
     /// How frictional files are read (ignored for plain LCP files; for a bundle holding a CCP,
-    /// [`ClassChoice::Lcp`] derives its normal block).
+    /// [`ClassChoice::Lcp`] derives its normal block and [`ClassChoice::Coulomb`] reads it as
+    /// the Coulomb problem; a bundle holding a Coulomb problem stays one).
     pub class: ClassChoice,
     /// Symmetry tolerance and `--symmetrize`, passed to [`Instance::new`].
     pub validation: ValidationOptions,
@@ -117,6 +123,17 @@ impl FrictionProblem {
         p.insert("sign_convention".into(), FRICTION_SIGN_CONVENTION.into());
         p.insert("spacedim".into(), self.spacedim.to_string());
         p.insert("contacts".into(), self.mu.len().to_string());
+        if opts.class == ClassChoice::Coulomb {
+            provenance.derivation = "coulomb".into();
+            return Instance::new_coulomb(
+                format!("{stem}__coulomb"),
+                self.w,
+                self.q,
+                self.mu,
+                provenance,
+                opts.validation,
+            );
+        }
         let ccp = Instance::new(
             format!("{stem}__ccp"),
             self.w,
@@ -128,6 +145,7 @@ impl FrictionProblem {
         match opts.class {
             ClassChoice::Ccp => Ok(ccp),
             ClassChoice::Lcp => ccp.normal_block_lcp(),
+            ClassChoice::Coulomb => ccp.into_coulomb(),
         }
     }
 }
@@ -191,6 +209,9 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Instance> {
         return match (opts.class, inst.class()) {
             (ClassChoice::Lcp, crate::ProblemClass::Ccp) => {
                 inst.normal_block_lcp().map_err(|e| e.in_file(path))
+            }
+            (ClassChoice::Coulomb, crate::ProblemClass::Ccp) => {
+                inst.into_coulomb().map_err(|e| e.in_file(path))
             }
             _ => Ok(inst),
         };

@@ -451,8 +451,9 @@ impl Solver for Clarabel {
         "clarabel"
     }
 
-    fn supports(&self, _class: ProblemClass) -> bool {
-        true
+    fn supports(&self, class: ProblemClass) -> bool {
+        // The conic QP of the LCP / box QP / CCP; the true Coulomb problem is not a QP.
+        class.is_qp()
     }
 
     fn init(&mut self, problem: &Problem, _state: &mut IterState) -> Result<(), SolverError> {

@@ -138,8 +138,9 @@ impl Solver for Pgs {
         "pgs"
     }
 
-    fn supports(&self, _class: ProblemClass) -> bool {
-        true
+    fn supports(&self, class: ProblemClass) -> bool {
+        // the QP classes; the Coulomb problem is not a QP (see `desaxce`)
+        class.is_qp()
     }
 
     fn init(&mut self, problem: &Problem, _state: &mut IterState) -> Result<(), SolverError> {

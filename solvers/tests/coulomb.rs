@@ -1,0 +1,182 @@
+//! The true Coulomb problem: analytic one-contact solutions (sticking, sliding, take-off),
+//! Siconos' fc3d error, the CCP-vs-Coulomb gap, and `nsgs` / `desaxce-*` on real fixtures.
+
+use cpbench_problems::io::{load, ClassChoice, LoadOptions};
+use cpbench_problems::residual::{coulomb_gap, residuals};
+use cpbench_problems::{CscMatrix, Instance, ProblemClass, Provenance, ValidationOptions};
+use cpbench_solvers::registry::build;
+use cpbench_solvers::{ExecSettings, Executor, SolveResult, Status};
+use std::path::PathBuf;
+
+fn one_contact(w: &[f64], q: [f64; 3], mu: f64) -> Instance {
+    let m = CscMatrix::from_dense_col_major(3, 3, w).unwrap();
+    Instance::new_coulomb(
+        "one",
+        m,
+        q.to_vec(),
+        vec![mu],
+        Provenance::default(),
+        ValidationOptions::default(),
+    )
+    .unwrap()
+}
+
+const EYE: [f64; 9] = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
+
+fn solve(name: &str, inst: &Instance, tol: f64, max_iter: u64) -> SolveResult {
+    let mut b = build(name, None).unwrap();
+    let ex = Executor::new(ExecSettings {
+        tol,
+        max_iter,
+        ..Default::default()
+    });
+    ex.run(b.solver.as_mut(), inst, None, &mut []).unwrap()
+}
+
+fn fixture(rel: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures")
+        .join(rel)
+}
+
+#[test]
+fn fc3d_error_of_analytic_solutions() {
+    // W = I, q = (-1, 2, 0), mu = 0.5: sliding. u_n = 0 needs r_n = 1; r_T = -0.5 e_1
+    // (opposite u_T, on the cone), u = (0, 1.5, 0).
+    let i = one_contact(&EYE, [-1.0, 2.0, 0.0], 0.5);
+    assert_eq!(i.class(), ProblemClass::Coulomb);
+    let res = residuals(&i, &[1.0, -0.5, 0.0]);
+    assert!(res.fc3d_error < 1e-16, "{res:?}");
+    // The CCP solution of the same data (r_n = 1.6) is not a Coulomb solution: here
+    // u = (0.6, 1.2, 0); r - P_K(r - (u + mu |u_T| e_n)) by hand: r - (u + 0.6 e_n) =
+    // (0.4, -2, 0) projects to ((0.4 + 1)/1.25, -0.56, 0) = (1.12, -0.56, 0), so the
+    // difference is (0.48, -0.24, 0) and the error sqrt(0.288) / ||q|| = sqrt(0.288 / 5).
+    let res = residuals(&i, &[1.6, -0.8, 0.0]);
+    assert!(
+        (res.fc3d_error - (0.288f64 / 5.0).sqrt()).abs() < 1e-15,
+        "{res:?}"
+    );
+    // ... while its CCP natural map vanishes there
+    assert!(res.nat_map_abs_2 < 1e-15, "{res:?}");
+}
+
+#[test]
+fn nsgs_and_desaxce_sticking_sliding_takeoff() {
+    // W = [[2, 0.5, 0], [0.5, 1, 0], [0, 0, 1]] (symmetric, coupled normal/tangent), mu = 0.3
+    let w = [2.0, 0.5, 0.0, 0.5, 1.0, 0.0, 0.0, 0.0, 1.0];
+    // sticking: q = -W (1, 0.1, 0.05): u = 0 gives r = -W^{-1} q = (1, 0.1, 0.05), inside K
+    let q: [f64; 3] = [-2.05, -0.6, -0.05];
+    let wm = nalgebra::Matrix3::<f64>::from_column_slice(&w);
+    let r_stick = -(wm.try_inverse().unwrap() * nalgebra::Vector3::from_column_slice(&q));
+    assert!(r_stick[1].hypot(r_stick[2]) < 0.3 * r_stick[0]);
+    let stick = one_contact(&w, q, 0.3);
+    // sliding: W = I, q = (-1, 2, 1), mu = 0.5: r_n = 1, r_T = -0.5 (2, 1)/sqrt(5)
+    let slide = one_contact(&EYE, [-1.0, 2.0, 1.0], 0.5);
+    let s5 = 5f64.sqrt();
+    let r_slide = [1.0, -1.0 / s5, -0.5 / s5];
+    // take-off: q_n >= 0 gives r = 0
+    let takeoff = one_contact(&EYE, [0.5, 2.0, 1.0], 0.5);
+    // (the inner SPG-QP stalls near a relative natural map of 1e-9 on the sliding contact, so
+    // its De Saxce driver is held to 1e-8 only)
+    for (name, tol) in [
+        ("nsgs", 1e-12),
+        ("desaxce-apgd", 1e-10),
+        ("desaxce-spgqp", 1e-8),
+    ] {
+        let a = solve(name, &stick, tol, 1000);
+        assert_eq!(a.status, Status::Converged, "{name}");
+        for (x, y) in a.gamma.iter().zip(r_stick.iter()) {
+            assert!((x - y).abs() < 10.0 * tol, "{name} {:?}", a.gamma);
+        }
+        let b = solve(name, &slide, tol, 1000);
+        assert_eq!(b.status, Status::Converged, "{name}");
+        for (x, y) in b.gamma.iter().zip(r_slide) {
+            assert!((x - y).abs() < 10.0 * tol, "{name} {:?}", b.gamma);
+        }
+        let c = solve(name, &takeoff, 1e-12, 1000);
+        assert!(c.gamma.iter().all(|&x| x == 0.0), "{name} {:?}", c.gamma);
+    }
+    // the QP solvers refuse the Coulomb class
+    for name in ["pgs", "apgd", "spgqp", "mpgp", "jacobi"] {
+        assert_eq!(solve(name, &slide, 1e-8, 10).status, Status::Unsupported);
+    }
+}
+
+#[test]
+fn ccp_coulomb_gap_zero_when_sticking_positive_when_sliding() {
+    // sticking: the CCP and Coulomb solutions coincide
+    let w = [2.0, 0.5, 0.0, 0.5, 1.0, 0.0, 0.0, 0.0, 1.0];
+    let stick = one_contact(&w, [-2.05, -0.6, -0.05], 0.3);
+    let ccp = stick.ccp_relaxation().unwrap();
+    assert_eq!(ccp.class(), ProblemClass::Ccp);
+    let a = solve("apgd", &ccp, 1e-12, 5000);
+    let b = solve("nsgs", &stick, 1e-12, 1000);
+    let g = coulomb_gap(&stick, &a.gamma, &b.gamma);
+    assert!(g.r_rel < 1e-9 && g.u_n_rel < 1e-9, "{g:?}");
+    assert_eq!(g.sliding, 0);
+    // sliding: W = I, q = (-1, 2, 0), mu = 0.5: CCP r = (1.6, -0.8, 0), u = (0.6, 1.2, 0);
+    // Coulomb r = (1, -0.5, 0), u = (0, 1.5, 0)
+    let slide = one_contact(&EYE, [-1.0, 2.0, 0.0], 0.5);
+    let ccp = slide.ccp_relaxation().unwrap();
+    let a = solve("apgd", &ccp, 1e-12, 5000);
+    let b = solve("nsgs", &slide, 1e-12, 1000);
+    assert!((a.gamma[0] - 1.6).abs() < 1e-9 && (b.gamma[0] - 1.0).abs() < 1e-9);
+    let g = coulomb_gap(&slide, &a.gamma, &b.gamma);
+    // ||(0.6, -0.3, 0)|| / ||(1.6, -0.8, 0)|| = 0.375; |0.6 - 0| / max(||u||, ||q||) = 0.6 / sqrt(5)
+    assert!((g.r_rel - 0.375).abs() < 1e-8, "{g:?}");
+    assert!((g.u_n_rel - 0.6 / 5f64.sqrt()).abs() < 1e-8, "{g:?}");
+    assert_eq!((g.sliding, g.contacts), (1, 1));
+}
+
+#[test]
+fn real_fixtures_reach_1e_8() {
+    let opts = LoadOptions {
+        class: ClassChoice::Coulomb,
+        ..Default::default()
+    };
+    // NESpheres_10_1 (9 contacts) and FC3D_Example1_SBM (3) are symmetric; Rover4396 keeps
+    // its non-symmetric W (asymmetry 3.8e-5), which nsgs handles and desaxce refuses.
+    // fclib's Box_Stacks (82 contacts) and Spheres (356) are global problems, condensed.
+    for f in [
+        "siconos-fc3d/NESpheres_10_1.dat",
+        "siconos-fc3d/FC3D_Example1_SBM.dat",
+        "siconos-fc3d/Rover4396.dat",
+        "fclib/Box_Stacks-i0122-82-5.hdf5",
+        "fclib/Spheres-i099-356-679.hdf5",
+    ] {
+        let inst = load(&fixture(f), &opts).unwrap();
+        assert_eq!(inst.class(), ProblemClass::Coulomb);
+        let a = solve("nsgs", &inst, 1e-8, 10_000);
+        assert_eq!(a.status, Status::Converged, "nsgs {f}");
+        assert!(a.residuals.fc3d_error <= 1e-8, "{f}");
+        let b = solve("desaxce-apgd", &inst, 1e-8, 200);
+        if inst.is_symmetric() {
+            assert_eq!(
+                b.status,
+                Status::Converged,
+                "desaxce-apgd {f}: {:?}",
+                b.message
+            );
+            assert!(b.residuals.fc3d_error <= 1e-8, "{f}");
+        } else {
+            assert_eq!(b.status, Status::NumericalError, "{f}");
+            assert!(b.message.unwrap().contains("symmetric"));
+        }
+    }
+}
+
+#[test]
+fn fc3d_error_matches_siconos_on_a_known_solution() {
+    // Siconos 4.4 NSGS on FC3D_Example1_SBM reports error 4.7e-18 relative to ||q|| = 5.745
+    // (reference.csv); our error of our own NSGS solution must be at that level too, and
+    // ||q|| must be Siconos' normalisation: error * ||q|| is the absolute error.
+    let opts = LoadOptions {
+        class: ClassChoice::Coulomb,
+        ..Default::default()
+    };
+    let inst = load(&fixture("siconos-fc3d/FC3D_Example1_SBM.dat"), &opts).unwrap();
+    let nq = cpbench_problems::linalg::norm2(inst.r());
+    assert!((nq - 5.745).abs() < 1e-3, "{nq}");
+    let a = solve("nsgs", &inst, 1e-14, 10_000);
+    assert!(a.residuals.fc3d_error < 1e-14, "{:?}", a.residuals);
+}
