@@ -31,11 +31,10 @@ g = N r + q: natural-map residuals (5 columns), res4, primal_feas, dual_feas, co
 complementarity_max, objective (N the matrix cpbench uses: W, or (W + W^T)/2 when W is
 asymmetric). `proj_grad_2`, `proj_grad_rel` are NaN (not computed). `matvecs` is 0 (NSGS works
 on rows, not N-products). The `fc3d_error` column (and `counters`) holds
-  fc3d_error   = sqrt(sum_c ||r_c - P_K(r_c - (u_c + mu_c ||u_T,c|| e_n))||^2) / ||q||,
-                 u = W r + q (Siconos 4.4's normalisation, the one cpbench's fc3d_error uses;
-                 formulation.md section 4 writes max(||q||, ||r||, ||u||) >= ||q||),
-  siconos_error = Siconos' own reported error (dparam[SICONOS_DPARAM_RESIDU]; Siconos 4.4
-                 divides by ||q||), info, contacts, asymmetry;
+  fc3d_error   = sqrt(sum_c ||r_c - P_K(r_c - (u_c + mu_c ||u_T,c|| e_n))||^2)
+                 / max(||q||, ||r||, ||u||), u = W r + q (formulation.md section 4; cpbench's
+                 fc3d_error column; equal to Siconos 4.4's reported error on the shared files),
+  siconos_error = Siconos' own reported error (dparam[SICONOS_DPARAM_RESIDU]), info, contacts, asymmetry;
 `check_residual` is `fc3d_error` and `success` is `yes` when fc3d_error <= tol; `status` is
 `converged` when Siconos returns info = 0, else `max_iterations`.
 
@@ -178,14 +177,14 @@ def project_cones(x, mu):
 
 
 def fc3d_error(w, q, mu, r):
-    """The Siconos fc3d error (formulation.md section 4) relative to ||q|| as Siconos 4.4 and
-    cpbench's fc3d_error column divide it."""
+    """The Siconos fc3d error (formulation.md section 4) relative to max(||q||, ||r||, ||u||),
+    as cpbench's fc3d_error column and Siconos 4.4's reported error divide it."""
     u = w @ r + q
     ub = u.reshape(-1, 3)
     shifted = ub.copy()
     shifted[:, 0] += mu * np.linalg.norm(ub[:, 1:], axis=1)
     d = r - project_cones(r - shifted.ravel(), mu)
-    scale = np.linalg.norm(q)
+    scale = max(np.linalg.norm(q), np.linalg.norm(r), np.linalg.norm(u))
     return np.linalg.norm(d) / (scale if scale > 0 else 1.0)
 
 
