@@ -76,6 +76,20 @@ fn clarabel_oracle_agrees_with_every_solver_on_the_default_suite() {
             v.residuals.nat_map_rel_2
         );
         let f_ref = v.residuals.objective;
+        // Issue 5: the interior point at 1e-8 agrees with the oracle to 1e-7 relative.
+        let ipm = solve("ipm", None, inst, 1e-8);
+        assert_eq!(ipm.status, Status::Converged, "ipm on {}", inst.name());
+        let f = ipm.residuals.objective;
+        let rel = (f - f_ref).abs() / f_ref.abs();
+        println!(
+            "{:28} ipm     f {f:.15e} oracle {f_ref:.15e} rel {rel:.2e}",
+            inst.name()
+        );
+        assert!(
+            rel <= 1e-7,
+            "{}: objective of ipm {f:.15e} vs Clarabel {f_ref:.15e}: relative {rel:.2e}",
+            inst.name()
+        );
         for &name in compared(inst) {
             if !build(name, None).unwrap().solver.supports(inst.class()) {
                 continue; // MPRGP on a CCP
