@@ -347,6 +347,33 @@ pub fn report(dir: &Path, opts: &ReportOptions) -> Result<PathBuf> {
         }
         write_atomic(&rdir.join(format!("shgeom{suffix}.csv")), sg_csv.as_bytes())?;
         let _ = writeln!(md, "\nShifted geometric means are normalised: the best solver is 1.00 ([CSV](report/shgeom{suffix}.csv)).\n");
+        // Interior points: an iteration is a sparse factorisation, and their N-product count
+        // (the dual residual only, or none for an external solver) says nothing of their cost.
+        let second_order: Vec<&str> = solvers
+            .iter()
+            .filter(|s| {
+                prow.iter().any(|r| {
+                    &r.solver == *s
+                        && (r.counters.contains("factorizations=")
+                            || r.counters.contains("clarabel_iterations="))
+                })
+            })
+            .map(|s| s.as_str())
+            .collect();
+        if !second_order.is_empty() {
+            let _ = writeln!(
+                md,
+                "Iterations and N-products do not measure the cost of {}: each of their \
+                 iterations factorises a sparse matrix (see `factorizations`, `factor_time_s`, \
+                 `factor_nnz` or `clarabel_factor_nnz` in the `counters` column); compare them \
+                 by time.\n",
+                second_order
+                    .iter()
+                    .map(|s| format!("`{s}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
         // performance profiles
         let _ = writeln!(md, "### Performance profiles\n");
         for m in Metric::ALL {
