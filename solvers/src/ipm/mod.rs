@@ -140,7 +140,6 @@ pub struct Ipm {
     x: Vec<f64>,
     z: Vec<f64>,
     s: Vec<f64>,
-    g: Vec<f64>,
     rd: Vec<f64>,
     lam: Vec<f64>,
     wdiag: Vec<f64>,
@@ -148,7 +147,6 @@ pub struct Ipm {
     dx: Vec<f64>,
     ds: Vec<f64>,
     dz: Vec<f64>,
-    dx_aff: Vec<f64>,
     ds_aff: Vec<f64>,
     dz_aff: Vec<f64>,
     rc: Vec<f64>,
@@ -203,7 +201,6 @@ impl Ipm {
             x: Vec::new(),
             z: Vec::new(),
             s: Vec::new(),
-            g: Vec::new(),
             rd: Vec::new(),
             lam: Vec::new(),
             wdiag: Vec::new(),
@@ -211,7 +208,6 @@ impl Ipm {
             dx: Vec::new(),
             ds: Vec::new(),
             dz: Vec::new(),
-            dx_aff: Vec::new(),
             ds_aff: Vec::new(),
             dz_aff: Vec::new(),
             rc: Vec::new(),
@@ -272,17 +268,17 @@ impl Ipm {
         }
     }
 
-    /// `out += G^T y`.
-    fn gt_add(&self, y: &[f64], out: &mut [f64]) {
+    /// `out += alpha G^T y`.
+    fn gt_add(&self, y: &[f64], out: &mut [f64], alpha: f64) {
         let m = self.m_rows();
         for (k, row) in self.rows.iter().enumerate() {
-            out[row.j] += row.c * y[k];
+            out[row.j] += alpha * row.c * y[k];
         }
         for (c, cb) in self.cones.iter().enumerate() {
             let o = m + 3 * c;
-            out[cb.b] += cb.mu * y[o];
-            out[cb.b + 1] += y[o + 1];
-            out[cb.b + 2] += y[o + 2];
+            out[cb.b] += alpha * cb.mu * y[o];
+            out[cb.b + 1] += alpha * y[o + 1];
+            out[cb.b + 2] += alpha * y[o + 2];
         }
     }
 
@@ -330,7 +326,6 @@ impl Ipm {
 
     /// Assemble `N + G^T W^-2 G` and factorise, growing the static regularisation on failure.
     fn factorize(&mut self) -> Result<(), SolverError> {
-        let m = self.m_rows();
         let kkt = self.kkt.as_mut().expect("init ran");
         kkt.reset();
         for (k, row) in self.rows.iter().enumerate() {
@@ -346,7 +341,6 @@ impl Ipm {
             }
             kkt.add_block(c, &m3);
         }
-        let _ = m;
         let st = &self.settings;
         let mut reg = st.reg_static;
         for attempt in 0..7 {
@@ -376,7 +370,7 @@ impl Ipm {
     /// Newton direction for the complementarity right-hand side in `self.rc`:
     /// `v = lambda \ r_c`, `t = W^-1 v`, `K dx = -r_d + G^T t`, `ds = G dx`,
     /// `dz = t - W^-2 ds`. Writes `self.dx`, `self.ds`, `self.dz`.
-    fn direction(&mut self, problem: &Problem) {
+    fn direction(&mut self) {
         let m = self.m_rows();
         for k in 0..m {
             let v = self.rc[k] / self.lam[k];
@@ -395,7 +389,7 @@ impl Ipm {
             self.rhs[i] = -self.rd[i];
         }
         let mut rhs = std::mem::take(&mut self.rhs);
-        self.gt_add(&self.t, &mut rhs);
+        self.gt_add(&self.t, &mut rhs, 1.0);
         let kkt = self.kkt.as_mut().expect("init ran");
         for (i, f) in kkt.fixed().iter().enumerate() {
             if *f {
@@ -425,7 +419,6 @@ impl Ipm {
             }
         }
         self.solve_time += t0.elapsed();
-        let _ = problem;
         self.rhs = rhs;
         let dx = std::mem::take(&mut self.dx);
         let mut ds = std::mem::take(&mut self.ds);
@@ -570,7 +563,6 @@ impl Solver for Ipm {
         self.slack(&xs, &mut s);
         self.x = xs;
         self.s = s;
-        self.g = vec![0.0; n];
         self.rd = vec![0.0; n];
         self.lam = vec![0.0; m];
         self.wdiag = vec![0.0; self.rows.len()];
@@ -579,7 +571,6 @@ impl Solver for Ipm {
         self.dx = vec![0.0; n];
         self.ds = vec![0.0; m];
         self.dz = vec![0.0; m];
-        self.dx_aff = vec![0.0; n];
         self.ds_aff = vec![0.0; m];
         self.dz_aff = vec![0.0; m];
         self.rc = vec![0.0; m];
@@ -608,28 +599,17 @@ impl Solver for Ipm {
         let n = self.x.len();
         let m = self.m_rows();
         let r = problem.instance().r();
-        // Dual residual r_d = N x + r - G^T z.
-        problem.matvec(&self.x, &mut self.g);
-        for i in 0..n {
-            self.g[i] += r[i];
-            self.rd[i] = self.g[i];
-        }
-        let z = std::mem::take(&mut self.z);
+        // Dual residual r_d = N x + r - G^T z (zero on fixed variables).
         let mut rd = std::mem::take(&mut self.rd);
-        for i in 0..n {
-            rd[i] = -rd[i];
+        problem.matvec(&self.x, &mut rd);
+        for (v, ri) in rd.iter_mut().zip(r) {
+            *v += ri;
         }
-        self.gt_add(&z, &mut rd);
-        for v in rd.iter_mut() {
-            *v = -*v;
-        }
-        self.z = z;
-        {
-            let kkt = self.kkt.as_ref().expect("init ran");
-            for (i, f) in kkt.fixed().iter().enumerate() {
-                if *f {
-                    rd[i] = 0.0;
-                }
+        self.gt_add(&self.z, &mut rd, -1.0);
+        let kkt = self.kkt.as_ref().expect("init ran");
+        for (v, &f) in rd.iter_mut().zip(kkt.fixed()) {
+            if f {
+                *v = 0.0;
             }
         }
         self.rd = rd;
@@ -664,7 +644,7 @@ impl Solver for Ipm {
                 self.rc[o + a] = -sq[a];
             }
         }
-        self.direction(problem);
+        self.direction();
         let alpha_aff = self.max_step().min(1.0);
         let mut mu_aff = 0.0;
         for k in 0..self.s.len() {
@@ -674,7 +654,6 @@ impl Solver for Ipm {
         let sigma = (mu_aff / mu).clamp(0.0, 1.0).powi(3);
 
         if self.settings.corrector {
-            self.dx_aff.copy_from_slice(&self.dx);
             self.ds_aff.copy_from_slice(&self.ds);
             self.dz_aff.copy_from_slice(&self.dz);
             // Corrector: r_c = -lambda o lambda - (W^-1 ds_aff) o (W dz_aff) + sigma mu e.
@@ -711,7 +690,7 @@ impl Solver for Ipm {
                 self.rc[o] += sigma * mu;
             }
         }
-        self.direction(problem);
+        self.direction();
         let alpha = (self.settings.step_fraction * self.max_step()).min(1.0);
         for i in 0..n {
             self.x[i] += alpha * self.dx[i];
