@@ -180,3 +180,38 @@ fn fc3d_error_matches_siconos_on_a_known_solution() {
     let a = solve("nsgs", &inst, 1e-14, 10_000);
     assert!(a.residuals.fc3d_error < 1e-14, "{:?}", a.residuals);
 }
+
+/// `nsn-ac` (semismooth Newton on Alart-Curnier): the one-contact sticking and sliding
+/// solutions, and the real fixtures where it converges from zero (NESpheres_10_1, Rover4396,
+/// fclib Spheres), each to an fc3d error of 1e-10.
+#[test]
+fn nsn_ac_one_contact_and_fixtures() {
+    let w = [2.0, 0.5, 0.0, 0.5, 1.0, 0.0, 0.0, 0.0, 1.0];
+    let stick = one_contact(&w, [-2.05, -0.6, -0.05], 0.3);
+    let a = solve("nsn-ac", &stick, 1e-12, 100);
+    assert_eq!(a.status, Status::Converged, "{:?}", a.message);
+    for (x, y) in a.gamma.iter().zip([1.0, 0.1, 0.05]) {
+        assert!((x - y).abs() < 1e-10, "{:?}", a.gamma);
+    }
+    let slide = one_contact(&EYE, [-1.0, 2.0, 1.0], 0.5);
+    let b = solve("nsn-ac", &slide, 1e-12, 100);
+    assert_eq!(b.status, Status::Converged, "{:?}", b.message);
+    let s5 = 5f64.sqrt();
+    for (x, y) in b.gamma.iter().zip([1.0, -1.0 / s5, -0.5 / s5]) {
+        assert!((x - y).abs() < 1e-10, "{:?}", b.gamma);
+    }
+    let opts = LoadOptions {
+        class: ClassChoice::Coulomb,
+        ..Default::default()
+    };
+    for f in [
+        "siconos-fc3d/NESpheres_10_1.dat",
+        "siconos-fc3d/Rover4396.dat",
+        "fclib/Spheres-i099-356-679.hdf5",
+    ] {
+        let inst = load(&fixture(f), &opts).unwrap();
+        let r = solve("nsn-ac", &inst, 1e-10, 200);
+        assert_eq!(r.status, Status::Converged, "nsn-ac {f}: {:?}", r.message);
+        assert!(r.residuals.fc3d_error <= 1e-10, "{f}");
+    }
+}

@@ -19,7 +19,7 @@
 //! singular), the Levenberg-Marquardt direction `(J^T J + ||F|| I) d = -J^T F` (Fan & Yuan
 //! 2005, Computing 74) with up to `max_halvings` halvings; when that fails too, `Stalled`.
 //!
-//! `step` allocates the dense `n x n` Jacobian and its LU (nalgebra); the vectors are allocated
+//! `step` allocates the dense `n x n` Jacobian and its LU (faer); the vectors are allocated
 //! in `init`. Each Newton step counts one product for `u` and one per line-search trial.
 
 use crate::problem::Problem;
@@ -27,7 +27,8 @@ use crate::solver::{Solver, StepOutcome};
 use crate::state::IterState;
 use crate::status::SolverError;
 use cpbench_problems::{ConstraintSet, ProblemClass};
-use nalgebra::{DMatrix, DVector};
+use faer::linalg::solvers::Solve;
+use faer::{Col, Mat, Side};
 use serde::{Deserialize, Serialize};
 
 /// Settings of [`NsnAc`]. Defaults: Armijo constant `1e-4`, at most 30 halvings, `n <= 4000`.
@@ -205,7 +206,7 @@ impl NsnAc {
         problem: &Problem,
         state: &mut IterState,
         mu: &[f64],
-        d: &DVector<f64>,
+        d: &[f64],
         theta0: f64,
         halvings: u32,
     ) -> bool {
@@ -294,7 +295,7 @@ impl Solver for NsnAc {
         }
         // J = A + B W, assembled column by column of W
         let w = inst.n_mat();
-        let mut jm = DMatrix::<f64>::zeros(n, n);
+        let mut jm = Mat::<f64>::zeros(n, n);
         for (c, (a, _)) in self.ab.iter().enumerate() {
             let o = 3 * c;
             for i in 0..3 {
@@ -316,36 +317,36 @@ impl Solver for NsnAc {
                 }
             }
         }
-        let rhs = DVector::from_iterator(n, self.f.iter().map(|v| -v));
+        let rhs = Col::<f64>::from_fn(n, |i| -self.f[i]);
         // 1. the Newton direction (LU); 2. when it fails or its line search does, the
         // Levenberg-Marquardt direction (J^T J + lambda I) d = -J^T F, lambda = ||F||
         // (Fan & Yuan 2005), which is a descent direction for the merit also where J is
         // singular (rank-deficient W makes the rows of sticking contacts dependent).
-        if let Some(d) = jm.clone().lu().solve(&rhs) {
-            if d.iter().all(|v| v.is_finite())
-                && self.line_search(
-                    problem,
-                    state,
-                    mu,
-                    &d,
-                    theta0,
-                    self.settings.max_halvings / 3,
-                )
-            {
-                return Ok(StepOutcome::Continue);
-            }
+        // A singular J gives non-finite entries in the LU solve: the finiteness test catches it.
+        let d: Vec<f64> = jm.partial_piv_lu().solve(&rhs).iter().copied().collect();
+        if d.iter().all(|v| v.is_finite())
+            && self.line_search(
+                problem,
+                state,
+                mu,
+                &d,
+                theta0,
+                self.settings.max_halvings / 3,
+            )
+        {
+            return Ok(StepOutcome::Continue);
         }
         self.lm_steps += 1;
         let lambda = (2.0 * theta0).sqrt();
-        let jt = jm.transpose();
-        let mut h = &jt * &jm;
+        let mut h = jm.transpose() * &jm;
         for i in 0..n {
             h[(i, i)] += lambda;
         }
-        let g = &jt * &rhs;
-        let Some(d) = h.cholesky().map(|c| c.solve(&g)) else {
+        let g = jm.transpose() * &rhs;
+        let Ok(llt) = h.llt(Side::Lower) else {
             return Ok(StepOutcome::Stalled);
         };
+        let d: Vec<f64> = llt.solve(&g).iter().copied().collect();
         if d.iter().any(|v| !v.is_finite()) {
             return Ok(StepOutcome::Stalled);
         }
