@@ -154,18 +154,7 @@ pub fn fclib_local_bytes(inst: &Instance, info: &FclibInfo, path: &Path) -> Resu
 /// file. Errors: those of [`fclib_local_bytes`], [`ProblemError::Io`] for the file system.
 pub fn write_fclib(inst: &Instance, info: &FclibInfo, path: &Path) -> Result<()> {
     let bytes = fclib_local_bytes(inst, info, path)?;
-    let name = path
-        .file_name()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "fclib.hdf5".into());
-    let tmp = path.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
-    let res = std::fs::write(&tmp, &bytes)
-        .and_then(|()| std::fs::rename(&tmp, path))
-        .map_err(|e| io_err(path, e));
-    if res.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    res
+    super::atomic::write_atomic(path, &bytes).map_err(|e| io_err(path, e))
 }
 
 /// A scalar fixed-length ASCII string dataset, `NULLTERM`, of size `len + 1` (what the fclib C

@@ -26,12 +26,14 @@
 //! [`ProblemError::Io`], [`ProblemError::UnknownFormat`], or a validation error of
 //! [`Instance::new`] wrapped in [`ProblemError::InFile`].
 
+pub mod atomic;
 pub mod bundle;
 pub mod fclib;
 pub mod fclib_write;
 pub mod mtx;
 pub mod siconos;
 
+pub use atomic::write_atomic;
 pub use bundle::{read_bundle, write_bundle};
 pub use fclib_write::{write_fclib, FclibInfo};
 
