@@ -10,9 +10,9 @@
 //!
 //! Run: `cargo bench --bench granular`.
 
-use cpbench_problems::generators::granular::nalgebra::Vector3;
-use cpbench_problems::generators::granular::scenes::FillParams;
-use cpbench_problems::generators::granular::Simulation;
+use cpbench_granular::nalgebra::Vector3;
+use cpbench_granular::scenes::FillParams;
+use cpbench_granular::Simulation;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::time::Duration;
 

@@ -3,10 +3,10 @@
 //! provenance records scene, parameters, seed, step and time; `trajectory.csv` has one row per
 //! step; generation is deterministic; bad input is a typed error, not a panic.
 
+use cpbench_granular::{SceneKind, SceneSpec};
 use cpbench_harness::check::{check, CheckSpec};
 use cpbench_harness::generate::{generate, ExportFormat, GenerateConfig, TRAJECTORY_HEADER};
 use cpbench_harness::Suite;
-use cpbench_problems::generators::granular::{SceneKind, SceneSpec};
 use cpbench_problems::io::ClassChoice;
 use cpbench_problems::{ProblemClass, ResidualKind};
 use cpbench_solvers::registry::{build, SOLVER_NAMES};

@@ -3,10 +3,10 @@
 //! normal velocity measured), momentum in a head-on collision, and `N = D^T M^-1 D`
 //! symmetric positive semidefinite with `r = b + D^T v_free` and `N gamma + r = b + D^T v(t+h)`.
 
+use cpbench_granular::nalgebra::{DMatrix, DVector, Vector3};
+use cpbench_granular::scenes::FillParams;
+use cpbench_granular::{Body, Plane, SimParams, Simulation, World};
 use cpbench_harness::generate::RegistrySolver;
-use cpbench_problems::generators::granular::nalgebra::{DMatrix, DVector, Vector3};
-use cpbench_problems::generators::granular::scenes::FillParams;
-use cpbench_problems::generators::granular::{Body, Plane, SimParams, Simulation, World};
 use cpbench_problems::CscMatrix;
 use cpbench_solvers::ExecSettings;
 use std::collections::BTreeMap;
@@ -322,7 +322,7 @@ fn delassus_is_exactly_symmetric_psd_and_equals_dt_minv_d() {
 
 #[test]
 fn cannonball_pyramid_stands_still() {
-    use cpbench_problems::generators::granular::scenes::PyramidParams;
+    use cpbench_granular::scenes::PyramidParams;
     let mut s = PyramidParams {
         layers: 5,
         ..Default::default()
@@ -356,7 +356,7 @@ fn cannonball_pyramid_stands_still() {
 
 #[test]
 fn tube_pours_its_spheres_onto_the_floor() {
-    use cpbench_problems::generators::granular::scenes::TubeParams;
+    use cpbench_granular::scenes::TubeParams;
     let p = TubeParams {
         count: 18,
         ..Default::default()

@@ -1,12 +1,12 @@
 //! Instance generation with cpbench's own granular time stepper
-//! ([`cpbench_problems::generators::granular`]): the adapter that puts any registered solver in
+//! ([`cpbench_granular`]): the adapter that puts any registered solver in
 //! the loop ([`RegistrySolver`]), the driver behind `cpbench generate` ([`generate`]: bundles of
 //! exported steps plus `trajectory.csv`), and the default suite's generated instances
 //! ([`instance_from_snapshot`]).
 
 use crate::error::HarnessError;
 use crate::fsutil::write_atomic;
-use cpbench_problems::generators::granular::{
+use cpbench_granular::{
     ContactSolution, ContactSolver, GranularError, SceneSpec, Snapshot, StepReport,
 };
 use cpbench_problems::io::{write_bundle, write_fclib, ClassChoice, FclibInfo};

@@ -4,8 +4,8 @@
 
 use crate::AnyError;
 use clap::Args;
+use cpbench_granular::{SceneKind, SceneSpec};
 use cpbench_harness::generate::{generate as run_generate, ExportFormat, GenerateConfig};
-use cpbench_problems::generators::granular::{SceneKind, SceneSpec};
 use cpbench_problems::ResidualKind;
 use cpbench_solvers::ExecSettings;
 use std::path::PathBuf;

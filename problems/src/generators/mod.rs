@@ -1,5 +1,4 @@
-//! Instance generators: cpbench's granular-dynamics time stepper and classic box-QP / LCP test
-//! problems.
+//! Instance generators: classic box-QP / LCP test problems. (cpbench's granular-dynamics time
+//! stepper is the `cpbench-granular` crate.)
 
 pub mod boxqp;
-pub mod granular;

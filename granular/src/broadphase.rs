@@ -162,7 +162,7 @@ impl BroadPhase {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::generators::granular::rng::SplitMix64;
+    use crate::rng::SplitMix64;
     use nalgebra::Vector3;
 
     /// All pairs, for comparison.

@@ -20,8 +20,8 @@
 
 use super::bodies::Body;
 use super::narrow::{Contact, Partner};
-use crate::error::Result as PResult;
-use crate::linalg::CscMatrix;
+use cpbench_problems::error::Result as PResult;
+use cpbench_problems::linalg::CscMatrix;
 use nalgebra::Vector3;
 
 /// Sentinel for "no movable body on this side".
@@ -128,8 +128,8 @@ impl Assembly {
     /// `N = D^T M^-1 D` for block size `bs` (3: all directions, CCP; 1: normals only, LCP),
     /// `bs nc x bs nc`, exactly symmetric, from the blocks of the last [`Assembly::jacobian`].
     /// `nb` is the number of bodies the blocks were built for. Errors:
-    /// [`crate::ProblemError::SizeMismatch`] for `bs` other than 1 or 3, and
-    /// [`crate::ProblemError::NonFinite`] from the checked [`CscMatrix::from_csc_parts`] when
+    /// [`cpbench_problems::ProblemError::SizeMismatch`] for `bs` other than 1 or 3, and
+    /// [`cpbench_problems::ProblemError::NonFinite`] from the checked [`CscMatrix::from_csc_parts`] when
     /// the state was not finite.
     ///
     /// `recycle` may hold the arrays of a previous matrix (from
@@ -142,7 +142,7 @@ impl Assembly {
         recycle: Option<CscMatrix>,
     ) -> PResult<CscMatrix> {
         if bs != 1 && bs != 3 {
-            return Err(crate::ProblemError::SizeMismatch {
+            return Err(cpbench_problems::ProblemError::SizeMismatch {
                 what: "block size".into(),
                 expected: 3,
                 found: bs,

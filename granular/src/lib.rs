@@ -1,4 +1,7 @@
-//! Granular-dynamics time stepper (rigid spheres) that generates LCP and CCP instances.
+//! # cpbench-granular
+//!
+//! Granular-dynamics time stepper (rigid spheres) that generates LCP and CCP instances
+//! ([`cpbench_problems::Instance`]).
 //!
 //! cpbench's own source of realistic problems: a semi-implicit (Moreau / Anitescu-Tasora) time
 //! stepper for rigid spheres whose every step assembles the contact problem
@@ -40,6 +43,10 @@
 //! and frames), [`broadphase`] (uniform-grid cell list, O(n)), [`assembly`] (sparse `N`, `r`,
 //! velocity update), [`stepper`] (the step, warm start, statistics), [`scenes`] (fill, pile,
 //! pyramid, tube), [`snapshot`] (saved states that rebuild instances), [`rng`] (SplitMix64).
+//!
+//! This crate is the only user of `nalgebra` among the problem crates; `cpbench-problems` holds
+//! the instances it produces and knows nothing of the engine.
+#![warn(missing_docs)]
 
 pub mod assembly;
 pub mod bodies;
@@ -59,8 +66,8 @@ pub use scenes::{Scene, SceneKind, SceneSpec};
 pub use snapshot::Snapshot;
 pub use stepper::{SimParams, Simulation, StepReport, StepTimings, World};
 
-use crate::error::ProblemError;
-use crate::instance::Instance;
+use cpbench_problems::error::ProblemError;
+use cpbench_problems::instance::Instance;
 
 /// Errors of the granular generator. Nothing in this module panics on user input: bad sizes,
 /// radii, masses or time steps give [`GranularError::InvalidParameter`].
@@ -132,7 +139,7 @@ pub struct ContactSolution {
 /// The solver in the loop: anything that maps an instance (and an optional warm start of
 /// length `inst.n()`, the previous step's impulses matched by body pair) to impulses.
 ///
-/// `problems` does not depend on `solvers`; the adapter for cpbench's registry lives in
+/// This crate does not depend on `solvers`; the adapter for cpbench's registry lives in
 /// `cpbench_harness::generate`. Errors are messages; the stepper wraps them in
 /// [`GranularError::Solver`] with the step number.
 pub trait ContactSolver {
