@@ -111,7 +111,7 @@ impl Instance {
         } else {
             n_mat
         };
-        let class = constraints.class();
+        let class = constraints.qp_class();
         Ok(Self {
             name: name.into(),
             n_mat,
@@ -417,18 +417,9 @@ fn content_hash(class: ProblemClass, n_mat: &CscMatrix, r: &[f64], k: &Constrain
     for &v in r {
         h.update(v.to_bits().to_le_bytes());
     }
-    match k {
-        ConstraintSet::NonNegative => {}
-        ConstraintSet::Box { lo, hi } => {
-            for v in lo.iter().chain(hi) {
-                h.update(v.to_bits().to_le_bytes());
-            }
-        }
-        ConstraintSet::CoulombCones { mu } => {
-            for v in mu {
-                h.update(v.to_bits().to_le_bytes());
-            }
-        }
+    let (a, b) = k.parameters();
+    for v in a.iter().chain(b) {
+        h.update(v.to_bits().to_le_bytes());
     }
     h.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }

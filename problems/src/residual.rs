@@ -443,7 +443,7 @@ pub fn coulomb_gap(instance: &Instance, r_ccp: &[f64], r_coulomb: &[f64]) -> Cou
         .sqrt();
     let (mut dun, mut sliding, mut contacts) = (0.0f64, 0, 0);
     let unorm = norm2(&ub).max(norm2(instance.r()));
-    if let ConstraintSet::CoulombCones { mu } = instance.constraints() {
+    if let Some(mu) = instance.constraints().friction() {
         contacts = mu.len();
         for (c, &m) in mu.iter().enumerate() {
             let o = 3 * c;

@@ -4,7 +4,7 @@ use crate::{AnyError, ReadArgs};
 use cpbench_problems::io::{load, ClassChoice};
 use cpbench_problems::linalg::norm2;
 use cpbench_problems::residual::coulomb_gap as gap_of;
-use cpbench_problems::{ConstraintSet, Instance};
+use cpbench_problems::Instance;
 use cpbench_solvers::registry::build;
 use cpbench_solvers::{ExecSettings, Executor, SolveResult};
 
@@ -39,13 +39,8 @@ pub fn info(path: &std::path::Path, read: &ReadArgs) -> Result<(), AnyError> {
         }
         _ => println!("symmetry error  0"),
     }
-    if let ConstraintSet::CoulombCones { mu } = inst.constraints() {
-        let (lo, hi) = mu
-            .iter()
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &m| {
-                (a.min(m), b.max(m))
-            });
-        println!("mu range        [{lo}, {hi}]");
+    for (label, value) in inst.constraints().summary() {
+        println!("{label:<16}{value}");
     }
     println!("||N||_F         {:.6e}", n_mat.frobenius_norm());
     println!(

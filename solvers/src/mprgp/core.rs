@@ -1,8 +1,10 @@
 //! The iteration shared by MPRGP and MPGP: conjugate gradients on the free set, expansion steps
 //! that add blocks to the active set, proportioning steps that release them. The free,
-//! chopped and reduced free gradients, the feasible step and the projected gradient come from
-//! [`cpbench_problems::ConstraintSet`] (one definition for the solvers and the residual module).
+//! chopped and reduced free gradients and the feasible step come from [`super::geometry`], the
+//! projected gradient from [`cpbench_problems::ConstraintSet`] (one definition for the solvers
+//! and the residual module).
 
+use super::geometry::ActiveSetGeometry;
 use super::power::power_method;
 use super::{Expansion, ProportioningTest};
 use crate::problem::Problem;

@@ -6,7 +6,7 @@
 //!
 //! With `g = N x + r`, the free gradient `phi`, the chopped gradient `beta`, the reduced free
 //! gradient `phi~ = (x - P(x - alpha phi))/alpha` and `g^P = phi + beta` (definitions in
-//! [`cpbench_problems::ConstraintSet::split_gradient`]), `alpha = c / lambda_max(N)`:
+//! [`geometry::ActiveSetGeometry::split_gradient`]), `alpha = c / lambda_max(N)`:
 //!
 //! ```text
 //! x feasible, g = N x + r, p = phi(x)
@@ -60,6 +60,7 @@
 //! expansion steplength).
 
 pub(crate) mod core;
+pub(crate) mod geometry;
 pub(crate) mod power;
 
 use crate::problem::Problem;

@@ -1,0 +1,284 @@
+//! Constraint sets `K` and their Euclidean projections.
+//!
+//! Conventions (formulation.md sections 2 and 3): Coulomb cones are stored contact by contact,
+//! normal component first, then the two tangential components (fclib order).
+//! `K_mu = {(x_n, x_t) : ||x_t|| <= mu x_n}`; its dual is `K_mu^* = K_{1/mu}`.
+//!
+//! Layout: this module holds the [`ConstraintSet`] type, its dispatch and [`ProblemClass`]; one
+//! module per set family holds the per-class logic: [`nonneg`] (`gamma >= 0`), [`boxes`]
+//! (`lo <= gamma <= hi`), [`cones`] (Coulomb cones and their projections). Code elsewhere asks
+//! the set (block size, projection, projected gradient, friction coefficients, summary for
+//! `cpbench info`, the data hashed into the content hash) instead of matching on its variants;
+//! matching stays where the code is genuinely per class (Clarabel's and the IPM's conic forms,
+//! the residual module's dual feasibility and complementarity, the bundle fields).
+//!
+//! **Adding a class** (e.g. general non-symmetric LCPs, 2-D Coulomb cones):
+//! 1. a module `constraints/<family>.rs` with its validation, projection (whole vector and one
+//!    block) and projected gradient, and their unit tests;
+//! 2. a variant of [`ConstraintSet`] (its serde tag is the class name in `snake_case`), a
+//!    variant of [`ProblemClass`] with its [`ProblemClass::as_str`] name, and one arm per method
+//!    of the `impl ConstraintSet` below ([`ConstraintSet::qp_class`], [`ConstraintSet::validate`],
+//!    [`ConstraintSet::block_size`], [`ConstraintSet::project`], [`ConstraintSet::project_block`],
+//!    [`ConstraintSet::projected_gradient_block`], [`ConstraintSet::friction`],
+//!    [`ConstraintSet::parameters`], [`ConstraintSet::summary`]);
+//! 3. the per-class places the compiler then points to (non-exhaustive matches): the residual
+//!    module's dual feasibility / complementarity (`residual.rs`), the bundle fields
+//!    (`io/bundle.rs`), MPRGP's active-set geometry (`solvers/src/mprgp/geometry.rs`), and the
+//!    conic forms of Clarabel and the IPM if they are to support it (otherwise they refuse it).
+//!
+//! The class of an *instance* is [`crate::Instance::class`]: the set alone does not know whether
+//! cones carry the CCP or the Coulomb problem, so the set only answers [`ConstraintSet::qp_class`],
+//! the QP class it defines.
+
+pub mod boxes;
+pub mod cones;
+pub mod nonneg;
+
+pub use cones::{
+    cone_projected_gradient, project_coulomb_cone, project_dual_coulomb_cone, CONE_SURFACE_TOL,
+};
+
+use crate::error::Result;
+use serde::{Deserialize, Serialize};
+
+/// The feasible set of an instance.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ConstraintSet {
+    /// `gamma >= 0` (linear complementarity problem).
+    NonNegative,
+    /// `lo <= gamma <= hi` componentwise; entries may be `-inf` / `+inf` (box-constrained QP).
+    Box {
+        /// Lower bounds (length `n`).
+        lo: Vec<f64>,
+        /// Upper bounds (length `n`).
+        hi: Vec<f64>,
+    },
+    /// Product of Coulomb friction cones, one per contact, 3 unknowns per contact.
+    CoulombCones {
+        /// Friction coefficient of each contact (length `n / 3`), `mu >= 0`.
+        mu: Vec<f64>,
+    },
+}
+
+/// The problem class implied by a constraint set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProblemClass {
+    /// Linear complementarity problem (`gamma >= 0`).
+    Lcp,
+    /// Box-constrained convex QP.
+    BoxQp,
+    /// Cone complementarity problem with Coulomb cones (Anitescu's convex relaxation).
+    Ccp,
+    /// The true (non-associated) Coulomb friction problem of fclib and Siconos on the same
+    /// cones: find `r in K_mu` with `u + mu ||u_T|| e_n in K^*` orthogonal to `r`, `u = W r + q`
+    /// (formulation.md section 2). Not a QP: the QP solvers do not support it.
+    Coulomb,
+}
+
+impl ProblemClass {
+    /// Short lower-case name used in CSV files and on the command line (`lcp`, `box`, `ccp`,
+    /// `coulomb`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProblemClass::Lcp => "lcp",
+            ProblemClass::BoxQp => "box",
+            ProblemClass::Ccp => "ccp",
+            ProblemClass::Coulomb => "coulomb",
+        }
+    }
+
+    /// Whether the class is a convex QP `min 1/2 gamma^T N gamma + r^T gamma, gamma in K` (LCP,
+    /// box QP, CCP): the classes the QP solvers handle. False for [`ProblemClass::Coulomb`].
+    pub fn is_qp(self) -> bool {
+        !matches!(self, ProblemClass::Coulomb)
+    }
+}
+
+impl std::fmt::Display for ProblemClass {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl ConstraintSet {
+    /// The QP class this set defines: [`ProblemClass::Lcp`], [`ProblemClass::BoxQp`], or
+    /// [`ProblemClass::Ccp`] for cones. This is not the class of an instance: an instance on
+    /// cones may instead be the Coulomb problem ([`crate::Instance::class`] is the one answer).
+    pub fn qp_class(&self) -> ProblemClass {
+        match self {
+            ConstraintSet::NonNegative => ProblemClass::Lcp,
+            ConstraintSet::Box { .. } => ProblemClass::BoxQp,
+            ConstraintSet::CoulombCones { .. } => ProblemClass::Ccp,
+        }
+    }
+
+    /// Check the set against the problem size `n`: box lengths and `lo <= hi` (no NaN),
+    /// `n` a multiple of 3 and `mu` finite, non-negative, of length `n / 3` for cones.
+    /// Errors: see [`boxes`] and [`cones`] (`validate`).
+    pub fn validate(&self, n: usize) -> Result<()> {
+        match self {
+            ConstraintSet::NonNegative => Ok(()),
+            ConstraintSet::Box { lo, hi } => boxes::validate(lo, hi, n),
+            ConstraintSet::CoulombCones { mu } => cones::validate(mu, n),
+        }
+    }
+
+    /// Size of a block: 3 for cones, 1 otherwise.
+    pub fn block_size(&self) -> usize {
+        match self {
+            ConstraintSet::CoulombCones { .. } => 3,
+            _ => 1,
+        }
+    }
+
+    /// Project `x` onto the set, in place. `x` has length `n`.
+    #[inline]
+    pub fn project(&self, x: &mut [f64]) {
+        match self {
+            ConstraintSet::NonNegative => nonneg::project(x),
+            ConstraintSet::Box { lo, hi } => boxes::project(lo, hi, x),
+            ConstraintSet::CoulombCones { mu } => cones::project(mu, x),
+        }
+    }
+
+    /// Project block `b` (a component for LCP/box, a contact triple for cones) in place.
+    /// `x` is that block's slice (length [`ConstraintSet::block_size`]).
+    #[inline]
+    pub fn project_block(&self, b: usize, x: &mut [f64]) {
+        match self {
+            ConstraintSet::NonNegative => nonneg::project_block(x),
+            ConstraintSet::Box { lo, hi } => x[0] = x[0].clamp(lo[b], hi[b]),
+            ConstraintSet::CoulombCones { mu } => project_coulomb_cone(x, mu[b]),
+        }
+    }
+
+    /// Projected gradient `g^P = -P_{T_K(x)}(-g)` of block `b` into `out` (all slices of the
+    /// block's length, `x` feasible; `T_K(x)` the tangent cone at `x`): box `g` where free,
+    /// `min(g, 0)` at a lower, `max(g, 0)` at an upper bound, `0` for a fixed component; cone:
+    /// see [`cone_projected_gradient`]. Shared by the residual module and MPRGP / MPGP
+    /// (Dostal & Schoberl 2005, eq. (2.2); Dostal & Kozubek 2012, section 2).
+    #[inline]
+    pub fn projected_gradient_block(&self, b: usize, x: &[f64], g: &[f64], out: &mut [f64]) {
+        match self {
+            ConstraintSet::NonNegative => out[0] = nonneg::projected_gradient(x[0], g[0]),
+            ConstraintSet::Box { lo, hi } => {
+                out[0] = boxes::projected_gradient(lo[b], hi[b], x[0], g[0])
+            }
+            ConstraintSet::CoulombCones { mu } => {
+                out[..3].copy_from_slice(&cone_projected_gradient(x, g, mu[b]));
+            }
+        }
+    }
+
+    /// The friction coefficient of each contact (length `n / 3`) for cones; `None` for sets
+    /// without friction.
+    pub fn friction(&self) -> Option<&[f64]> {
+        match self {
+            ConstraintSet::CoulombCones { mu } => Some(mu),
+            _ => None,
+        }
+    }
+
+    /// The set's data vectors, in the order the content hash ([`crate::Instance::hash`]) reads
+    /// them: `(lo, hi)` for boxes, `(mu, [])` for cones, `([], [])` for `gamma >= 0`.
+    pub fn parameters(&self) -> (&[f64], &[f64]) {
+        match self {
+            ConstraintSet::NonNegative => (&[], &[]),
+            ConstraintSet::Box { lo, hi } => (lo, hi),
+            ConstraintSet::CoulombCones { mu } => (mu, &[]),
+        }
+    }
+
+    /// Lines describing the set's data for `cpbench info`, as `(label, value)`: for cones
+    /// `("mu range", "[min, max]")`; nothing for the other sets.
+    pub fn summary(&self) -> Vec<(&'static str, String)> {
+        match self {
+            ConstraintSet::CoulombCones { mu } => {
+                let (lo, hi) = mu
+                    .iter()
+                    .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &m| {
+                        (a.min(m), b.max(m))
+                    });
+                vec![("mu range", format!("[{lo}, {hi}]"))]
+            }
+            _ => Vec::new(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ProblemError;
+
+    #[test]
+    fn validate_rejects_bad_sets() {
+        let c = ConstraintSet::CoulombCones {
+            mu: vec![0.5, -0.1],
+        };
+        assert!(matches!(
+            c.validate(6),
+            Err(ProblemError::NegativeMu { contact: 1, .. })
+        ));
+        assert!(matches!(
+            c.validate(5),
+            Err(ProblemError::NotMultipleOfThree { n: 5 })
+        ));
+        let b = ConstraintSet::Box {
+            lo: vec![0.0, 2.0],
+            hi: vec![1.0, 1.0],
+        };
+        assert!(matches!(
+            b.validate(2),
+            Err(ProblemError::EmptyBox { index: 1, .. })
+        ));
+        let b = ConstraintSet::Box {
+            lo: vec![f64::NEG_INFINITY],
+            hi: vec![f64::INFINITY],
+        };
+        assert!(b.validate(1).is_ok());
+    }
+
+    #[test]
+    fn dispatch_answers_per_class() {
+        let k = ConstraintSet::CoulombCones {
+            mu: vec![0.5, 0.25, 0.75],
+        };
+        assert_eq!(k.qp_class(), ProblemClass::Ccp);
+        assert_eq!(k.block_size(), 3);
+        assert_eq!(k.friction(), Some(&[0.5, 0.25, 0.75][..]));
+        assert_eq!(k.parameters(), (&[0.5, 0.25, 0.75][..], &[][..]));
+        assert_eq!(k.summary(), vec![("mu range", "[0.25, 0.75]".to_string())]);
+        let b = ConstraintSet::Box {
+            lo: vec![-1.0, 0.0],
+            hi: vec![1.0, f64::INFINITY],
+        };
+        assert_eq!(b.qp_class(), ProblemClass::BoxQp);
+        assert_eq!(b.friction(), None);
+        assert_eq!(
+            b.parameters(),
+            (&[-1.0, 0.0][..], &[1.0, f64::INFINITY][..])
+        );
+        assert!(b.summary().is_empty());
+        let mut x = [3.0, -2.0];
+        b.project(&mut x);
+        assert_eq!(x, [1.0, 0.0]);
+        // box projected gradient: at lo min(g, 0), free g
+        let mut out = [0.0];
+        b.projected_gradient_block(1, &[0.0], &[2.0], &mut out);
+        assert_eq!(out, [0.0]);
+        b.projected_gradient_block(0, &[0.5], &[2.0], &mut out);
+        assert_eq!(out, [2.0]);
+        let l = ConstraintSet::NonNegative;
+        assert_eq!(l.qp_class(), ProblemClass::Lcp);
+        let mut y = [-1.0, 2.0];
+        l.project(&mut y);
+        assert_eq!(y, [0.0, 2.0]);
+        l.projected_gradient_block(0, &[0.0], &[3.0], &mut out);
+        assert_eq!(out, [0.0]);
+        l.projected_gradient_block(0, &[0.0], &[-3.0], &mut out);
+        assert_eq!(out, [-3.0]);
+    }
+}
