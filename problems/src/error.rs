@@ -109,6 +109,25 @@ pub enum ProblemError {
         /// What is wrong.
         message: String,
     },
+    /// An HDF5 dataset declares more data than the whole file holds (a truncated or corrupt
+    /// file): refused before anything is allocated or read.
+    #[error(
+        "{}: HDF5 dataset {dataset} declares {declared_bytes} bytes of data ({elements} \
+         elements), more than the whole file ({file_bytes} bytes): truncated or corrupt file",
+        path.display()
+    )]
+    DatasetTooLarge {
+        /// The file.
+        path: PathBuf,
+        /// The HDF5 object path of the dataset (e.g. `/fclib_local/W/x`).
+        dataset: String,
+        /// Number of elements its dataspace declares.
+        elements: u64,
+        /// Bytes those elements take (elements times the element size).
+        declared_bytes: u64,
+        /// Length of the file in bytes.
+        file_bytes: u64,
+    },
     /// A file's data is inconsistent; wraps a validation error with the file name.
     #[error("{}: {source}", path.display())]
     InFile {
@@ -158,6 +177,7 @@ impl ProblemError {
         match self {
             e @ (ProblemError::Parse { .. }
             | ProblemError::InFile { .. }
+            | ProblemError::DatasetTooLarge { .. }
             | ProblemError::UnknownFormat { .. }
             | ProblemError::Io { .. }) => e,
             e => ProblemError::InFile {

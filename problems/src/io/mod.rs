@@ -29,13 +29,14 @@
 pub mod atomic;
 pub mod bundle;
 pub mod fclib;
-pub mod fclib_write;
+/// The fclib writer, at its former path (now [`fclib::write`]).
+pub use fclib::write as fclib_write;
 pub mod mtx;
 pub mod siconos;
 
 pub use atomic::write_atomic;
 pub use bundle::{read_bundle, write_bundle};
-pub use fclib_write::{write_fclib, FclibInfo};
+pub use fclib::write::{write_fclib, FclibInfo};
 
 use crate::constraints::ConstraintSet;
 use crate::error::{ProblemError, Result};

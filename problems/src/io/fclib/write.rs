@@ -3,7 +3,7 @@
 //! 2014; <https://github.com/FrictionalContactLibrary/fclib>), encoded with the pure-Rust
 //! `hdf5-pure` crate.
 //!
-//! Layout written (the one of the fclib files in `shared/data/fclib/`, e.g.
+//! Layout written (the one of fclib's own data files, e.g.
 //! `local_problem_test.hdf5`, objects, datatypes and shapes alike):
 //!
 //! | object | HDF5 type | shape |
@@ -21,13 +21,13 @@
 //! of [`super`]): `W = N` (full storage, both triangles), `q = r`, `mu` one per contact, unknowns
 //! contact-interleaved with the normal component first. The file uses the HDF5 1.8 format
 //! (superblock version 2), readable by HDF5 1.8 and later. Values are written bit for bit, so
-//! reading the file back with [`super::load`] gives an instance with the same
+//! reading the file back with [`crate::io::load`] gives an instance with the same
 //! [`Instance::hash`].
 
-use super::io_err;
 use crate::constraints::ConstraintSet;
 use crate::error::{ProblemError, Result};
 use crate::instance::Instance;
+use crate::io::io_err;
 use hdf5_pure::{CharacterSet, Datatype, FileBuilder, GroupBuilder, LibVer, StringPadding};
 use std::path::Path;
 
@@ -154,7 +154,7 @@ pub fn fclib_local_bytes(inst: &Instance, info: &FclibInfo, path: &Path) -> Resu
 /// file. Errors: those of [`fclib_local_bytes`], [`ProblemError::Io`] for the file system.
 pub fn write_fclib(inst: &Instance, info: &FclibInfo, path: &Path) -> Result<()> {
     let bytes = fclib_local_bytes(inst, info, path)?;
-    super::atomic::write_atomic(path, &bytes).map_err(|e| io_err(path, e))
+    crate::io::atomic::write_atomic(path, &bytes).map_err(|e| io_err(path, e))
 }
 
 /// A scalar fixed-length ASCII string dataset, `NULLTERM`, of size `len + 1` (what the fclib C

@@ -1,0 +1,291 @@
+//! HDF5 access for the fclib reader: typed datasets (any integer width, real or integer reals),
+//! scalars, `spacedim`, size checks and fclib's sparse matrix groups, every error naming the
+//! file and the HDF5 object.
+
+use crate::error::{ProblemError, Result};
+use crate::io::perr;
+use crate::io::plausible_dim;
+use crate::linalg::CscMatrix;
+use hdf5_reader::{Datatype, H5Type, Hdf5File};
+use std::path::Path;
+
+/// An open HDF5 file and its path (for error messages).
+pub(super) struct H5<'a> {
+    path: &'a Path,
+    file: Hdf5File,
+}
+
+impl<'a> H5<'a> {
+    /// Wrap the opened `file` read from `path`.
+    pub(super) fn new(path: &'a Path, file: Hdf5File) -> Self {
+        Self { path, file }
+    }
+
+    /// The underlying file (for group look-ups).
+    pub(super) fn file(&self) -> &Hdf5File {
+        &self.file
+    }
+
+    pub(super) fn err(&self, obj: &str, msg: impl Into<String>) -> ProblemError {
+        perr(self.path, format!("HDF5 object {obj}"), msg)
+    }
+
+    pub(super) fn read_as<T: H5Type + Default + Clone>(
+        &self,
+        ds: &hdf5_reader::Dataset,
+        obj: &str,
+    ) -> Result<Vec<T>> {
+        let n = ds
+            .num_elements()
+            .map_err(|e| self.err(obj, format!("cannot read the dataspace: {e}")))?;
+        // Every stored element takes its full size in the file (fclib uses no filters), so a
+        // dataset declaring more bytes than the file holds is truncated or corrupt: refused
+        // before allocating or reading anything.
+        let file_bytes = self.file.storage().len() as u64;
+        let declared_bytes = n.saturating_mul(std::mem::size_of::<T>() as u64);
+        if declared_bytes > file_bytes {
+            return Err(ProblemError::DatasetTooLarge {
+                path: self.path.to_path_buf(),
+                dataset: obj.to_string(),
+                elements: n,
+                declared_bytes,
+                file_bytes,
+            });
+        }
+        let mut v = vec![T::default(); n as usize];
+        ds.read_into(&mut v)
+            .map_err(|e| self.err(obj, format!("cannot read the data: {e}")))?;
+        Ok(v)
+    }
+
+    pub(super) fn dataset(&self, obj: &str) -> Result<hdf5_reader::Dataset> {
+        self.file
+            .dataset(obj)
+            .map_err(|e| self.err(obj, format!("missing or unreadable dataset: {e}")))
+    }
+
+    /// Integer dataset of any integer width, as `i64`.
+    pub(super) fn ints(&self, obj: &str) -> Result<Vec<i64>> {
+        let ds = self.dataset(obj)?;
+        match ds.dtype().clone() {
+            Datatype::FixedPoint { size, signed, .. } => match (size, signed) {
+                (1, true) => Ok(self
+                    .read_as::<i8>(&ds, obj)?
+                    .into_iter()
+                    .map(i64::from)
+                    .collect()),
+                (1, false) => Ok(self
+                    .read_as::<u8>(&ds, obj)?
+                    .into_iter()
+                    .map(i64::from)
+                    .collect()),
+                (2, true) => Ok(self
+                    .read_as::<i16>(&ds, obj)?
+                    .into_iter()
+                    .map(i64::from)
+                    .collect()),
+                (2, false) => Ok(self
+                    .read_as::<u16>(&ds, obj)?
+                    .into_iter()
+                    .map(i64::from)
+                    .collect()),
+                (4, true) => Ok(self
+                    .read_as::<i32>(&ds, obj)?
+                    .into_iter()
+                    .map(i64::from)
+                    .collect()),
+                (4, false) => Ok(self
+                    .read_as::<u32>(&ds, obj)?
+                    .into_iter()
+                    .map(i64::from)
+                    .collect()),
+                (8, true) => self.read_as::<i64>(&ds, obj),
+                (8, false) => self
+                    .read_as::<u64>(&ds, obj)?
+                    .into_iter()
+                    .map(|v| {
+                        i64::try_from(v)
+                            .map_err(|_| self.err(obj, format!("integer {v} too large")))
+                    })
+                    .collect(),
+                _ => Err(self.err(obj, format!("unsupported integer size {size}"))),
+            },
+            other => Err(self.err(obj, format!("expected an integer dataset, found {other:?}"))),
+        }
+    }
+
+    /// Real dataset (f64, f32 or integer), as finite `f64` values.
+    pub(super) fn floats(&self, obj: &str) -> Result<Vec<f64>> {
+        let ds = self.dataset(obj)?;
+        let v: Vec<f64> = match ds.dtype().clone() {
+            Datatype::FloatingPoint { size: 8, .. } => self.read_as::<f64>(&ds, obj)?,
+            Datatype::FloatingPoint { size: 4, .. } => self
+                .read_as::<f32>(&ds, obj)?
+                .into_iter()
+                .map(f64::from)
+                .collect(),
+            Datatype::FixedPoint { .. } => self.ints(obj)?.into_iter().map(|v| v as f64).collect(),
+            other => return Err(self.err(obj, format!("expected a real dataset, found {other:?}"))),
+        };
+        if let Some((k, x)) = v.iter().enumerate().find(|(_, x)| !x.is_finite()) {
+            return Err(self.err(&format!("{obj}[{k}]"), format!("non-finite value {x}")));
+        }
+        Ok(v)
+    }
+
+    /// A single integer (shape `(1,)` or scalar).
+    pub(super) fn int(&self, obj: &str) -> Result<i64> {
+        let v = self.ints(obj)?;
+        match v.as_slice() {
+            [x] => Ok(*x),
+            _ => Err(self.err(
+                obj,
+                format!("expected a single integer, found {} values", v.len()),
+            )),
+        }
+    }
+
+    pub(super) fn spacedim(&self, obj: &str) -> Result<usize> {
+        match self.int(obj)? {
+            3 => Ok(3),
+            d => Err(self.err(
+                obj,
+                format!(
+                    "spacedim = {d} is not supported: only 3-D problems (spacedim 3) can be read{}",
+                    match d {
+                        2 => " (this is a 2-D friction problem)",
+                        5 => " (this is a rolling-friction problem)",
+                        _ => "",
+                    }
+                ),
+            )),
+        }
+    }
+
+    pub(super) fn check_len(
+        &self,
+        obj: &str,
+        found: usize,
+        expected: usize,
+        what: &str,
+    ) -> Result<()> {
+        if found != expected {
+            return Err(self.err(
+                obj,
+                format!("has {found} entries, expected {expected} ({what})"),
+            ));
+        }
+        Ok(())
+    }
+
+    pub(super) fn check_cones(&self, obj: &str, n: usize, nmu: usize) -> Result<()> {
+        if n % 3 != 0 || nmu != n / 3 {
+            return Err(self.err(
+                obj,
+                format!("{nmu} friction coefficients for {n} unknowns (expected 3 per contact)"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Read the sparse matrix group `g` (CSR, CSC or triplets, see the module documentation).
+    pub(super) fn sparse(&self, g: &str) -> Result<CscMatrix> {
+        let dim = |name: &str| -> Result<usize> {
+            let obj = format!("{g}/{name}");
+            let v = self.int(&obj)?;
+            usize::try_from(v).map_err(|_| self.err(&obj, format!("negative dimension {v}")))
+        };
+        let (m, n) = (dim("m")?, dim("n")?);
+        let flen = self.file.storage().len() as usize;
+        if !plausible_dim(m, flen) || !plausible_dim(n, flen) {
+            return Err(self.err(
+                g,
+                format!("implausible size {m} x {n} for a file of {flen} bytes (corrupt header?)"),
+            ));
+        }
+        let nz_obj = format!("{g}/nz");
+        let nz = self.int(&nz_obj)?;
+        let (p_obj, i_obj, x_obj) = (format!("{g}/p"), format!("{g}/i"), format!("{g}/x"));
+        let p = self.ints(&p_obj)?;
+        let i = self.ints(&i_obj)?;
+        let x = self.floats(&x_obj)?;
+        let index = |obj: &str, k: usize, v: i64, bound: usize, what: &str| -> Result<usize> {
+            match usize::try_from(v) {
+                Ok(u) if u < bound => Ok(u),
+                _ => Err(self.err(
+                    &format!("{obj}[{k}]"),
+                    format!("{what} index {v} out of range 0..{bound} ({g} is {m} x {n})"),
+                )),
+            }
+        };
+        let mut trip = Vec::new();
+        match nz {
+            -2 | -1 => {
+                // compressed: outer dimension `no` (rows for CSR, columns for CSC)
+                let (no, ni) = if nz == -2 { (m, n) } else { (n, m) };
+                let kind = if nz == -2 { "CSR row" } else { "CSC column" };
+                if p.len() < no + 1 {
+                    return Err(self.err(
+                        &p_obj,
+                        format!("{kind} pointers: {} entries, expected {}", p.len(), no + 1),
+                    ));
+                }
+                let ptr = |k: usize| -> Result<usize> {
+                    usize::try_from(p[k])
+                        .ok()
+                        .filter(|&u| u <= i.len() && u <= x.len())
+                        .ok_or_else(|| {
+                            self.err(
+                                &format!("{p_obj}[{k}]"),
+                                format!(
+                                    "pointer {} outside the {} stored entries",
+                                    p[k],
+                                    i.len().min(x.len())
+                                ),
+                            )
+                        })
+                };
+                trip.reserve(ptr(no)?.saturating_sub(ptr(0)?));
+                for o in 0..no {
+                    let (a, b) = (ptr(o)?, ptr(o + 1)?);
+                    if b < a {
+                        return Err(self.err(
+                            &format!("{p_obj}[{}]", o + 1),
+                            format!("{kind} pointers decrease ({a} then {b})"),
+                        ));
+                    }
+                    for k in a..b {
+                        let inner =
+                            index(&i_obj, k, i[k], ni, if nz == -2 { "column" } else { "row" })?;
+                        let (r, c) = if nz == -2 { (o, inner) } else { (inner, o) };
+                        trip.push((r, c, x[k]));
+                    }
+                }
+            }
+            nz if nz >= 0 => {
+                let nz = nz as usize;
+                for (obj, len) in [(&p_obj, p.len()), (&i_obj, i.len()), (&x_obj, x.len())] {
+                    if len < nz {
+                        return Err(self.err(
+                            obj,
+                            format!("{len} entries, but nz = {nz} triplets are declared"),
+                        ));
+                    }
+                }
+                trip.reserve(nz);
+                for k in 0..nz {
+                    let r = index(&i_obj, k, i[k], m, "row")?;
+                    let c = index(&p_obj, k, p[k], n, "column")?;
+                    trip.push((r, c, x[k]));
+                }
+            }
+            other => {
+                return Err(self.err(
+                    &nz_obj,
+                    format!("unsupported storage nz = {other} (-2 CSR, -1 CSC, >= 0 triplets)"),
+                ))
+            }
+        }
+        CscMatrix::from_triplets(m, n, &trip).map_err(|e| self.err(g, e.to_string()))
+    }
+}
