@@ -41,7 +41,7 @@ impl<'a> H5<'a> {
         // Every stored element takes its full size in the file (fclib uses no filters), so a
         // dataset declaring more bytes than the file holds is truncated or corrupt: refused
         // before allocating or reading anything.
-        let file_bytes = self.file.storage().len() as u64;
+        let file_bytes = self.file.storage().len();
         let declared_bytes = n.saturating_mul(std::mem::size_of::<T>() as u64);
         if declared_bytes > file_bytes {
             return Err(ProblemError::DatasetTooLarge {

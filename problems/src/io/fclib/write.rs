@@ -24,7 +24,6 @@
 //! reading the file back with [`crate::io::load`] gives an instance with the same
 //! [`Instance::hash`].
 
-use crate::constraints::ConstraintSet;
 use crate::error::{ProblemError, Result};
 use crate::instance::Instance;
 use crate::io::io_err;
@@ -89,7 +88,7 @@ impl FclibInfo {
 /// [`ProblemError::Io`] naming `path` (used only in messages) when `n` or the number of stored
 /// entries does not fit fclib's 32-bit integers, or the HDF5 encoder fails.
 pub fn fclib_local_bytes(inst: &Instance, info: &FclibInfo, path: &Path) -> Result<Vec<u8>> {
-    let ConstraintSet::CoulombCones { mu } = inst.constraints() else {
+    let Some(mu) = inst.constraints().friction() else {
         return Err(ProblemError::WrongClass {
             expected:
                 "ccp or coulomb (3-D Coulomb cones: fclib holds only frictional contact problems)"
@@ -184,6 +183,7 @@ fn string_dataset(g: &mut GroupBuilder, name: &str, s: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::constraints::ConstraintSet;
     use crate::instance::{Provenance, ValidationOptions};
     use crate::io::{load_bytes, Format, LoadOptions};
     use crate::linalg::CscMatrix;
