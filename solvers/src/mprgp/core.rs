@@ -3,13 +3,12 @@
 //! chopped and reduced free gradients, the feasible step and the projected gradient come from
 //! [`cpbench_problems::ConstraintSet`] (one definition for the solvers and the residual module).
 
-use super::power::power_method;
 use super::{Expansion, ProportioningTest};
 use crate::problem::Problem;
 use crate::solver::StepOutcome;
 use crate::state::IterState;
 use crate::status::SolverError;
-use cpbench_problems::linalg::{dot, norm2};
+use cpbench_problems::linalg::{dot, norm2, power_iteration, PowerRule};
 
 /// What the proportioning step does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -120,13 +119,12 @@ impl Core {
         self.lambda = match self.s.lambda_max {
             Some(l) => l,
             None => {
-                let (l, k) = power_method(
-                    problem,
-                    &mut self.p,
-                    &mut self.ap,
-                    self.s.power_max_iter,
-                    self.s.power_rtol,
-                );
+                let rule = PowerRule::Relative {
+                    max_iter: self.s.power_max_iter,
+                    rtol: self.s.power_rtol,
+                };
+                let apply = |x: &[f64], y: &mut [f64]| problem.matvec(x, y);
+                let (l, k) = power_iteration(apply, &mut self.p, &mut self.ap, rule);
                 self.power_products = k;
                 l
             }

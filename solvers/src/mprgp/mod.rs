@@ -60,7 +60,6 @@
 //! expansion steplength).
 
 pub(crate) mod core;
-pub(crate) mod power;
 
 use crate::problem::Problem;
 use crate::solver::{Solver, StepOutcome};
