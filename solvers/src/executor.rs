@@ -1,8 +1,10 @@
 //! The executor owns the iteration loop: limits, the stopping test on a chosen residual,
 //! counted `N`-products, timing, observers, warm start, and the best iterate seen.
 
+use crate::kernels::check_class;
 use crate::observer::{IterInfo, IterRecord, Observer};
 use crate::problem::Problem;
+use crate::result::SolveResult;
 use crate::solver::{Solver, StepOutcome};
 use crate::state::IterState;
 use crate::status::{SolverError, Status};
@@ -83,32 +85,6 @@ impl ExecSettings {
         }
         Ok(())
     }
-}
-
-/// Outcome of one solve.
-#[derive(Clone, Debug)]
-pub struct SolveResult {
-    /// Solver name.
-    pub solver: String,
-    /// Claimed status.
-    pub status: Status,
-    /// The best iterate seen (smallest stopping residual), length `n`.
-    pub gamma: Vec<f64>,
-    /// All residuals of `gamma`, computed by the residual module.
-    pub residuals: Residuals,
-    /// Iteration at which `gamma` was produced (0 = the start point).
-    pub best_iteration: u64,
-    /// Iterations run.
-    pub iterations: u64,
-    /// `N`-products counted (solver work only; monitoring products are not counted).
-    pub matvecs: u64,
-    /// Solver time in seconds (init + steps; monitoring excluded).
-    pub time_s: f64,
-    /// Solver-specific counters at the end.
-    pub counters: Vec<(String, f64)>,
-    /// Error message when the solver failed, or the solver's own end-of-run message
-    /// ([`Solver::message`]).
-    pub message: Option<String>,
 }
 
 /// Runs a [`Solver`] on an instance under [`ExecSettings`].
@@ -204,19 +180,14 @@ impl Executor {
             result
         };
 
-        if !solver.supports(instance.class()) {
-            let msg = format!(
-                "{} does not support class {}",
-                solver.name(),
-                instance.class()
-            );
+        if let Err(e) = check_class(solver, instance.class()) {
             return Ok(finish(
                 Status::Unsupported,
                 best,
                 &state,
                 Duration::ZERO,
                 solver,
-                Some(msg),
+                Some(e.to_string()),
                 observers,
             ));
         }
