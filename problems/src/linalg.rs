@@ -633,5 +633,29 @@ mod tests {
                 .unwrap();
         let exact = 3.5 + (2.25f64 + 1.0).sqrt();
         assert!((a.power_iteration(200) - exact).abs() < 1e-10);
+        // PERMON's rule: stops on the relative change, counts its products
+        let (mut x, mut y) = ([0.0; 2], [0.0; 2]);
+        let apply = |x: &[f64], y: &mut [f64]| a.sym_matvec(x, y);
+        let rule = PowerRule::Relative {
+            max_iter: 500,
+            rtol: 1e-14,
+        };
+        let (lam, k) = power_iteration(apply, &mut x, &mut y, rule);
+        assert!((lam - exact).abs() < 1e-12, "{lam}");
+        assert!(k > 2 && k < 500, "{k}");
+        // the all-ones vector in the null space of [[1, -1], [-1, 1]]: one restart finds 2
+        let b = CscMatrix::from_triplets(
+            2,
+            2,
+            &[(0, 0, 1.0), (1, 1, 1.0), (0, 1, -1.0), (1, 0, -1.0)],
+        )
+        .unwrap();
+        let apply = |x: &[f64], y: &mut [f64]| b.sym_matvec(x, y);
+        let (lam, _) = power_iteration(apply, &mut x, &mut y, rule);
+        assert!((lam - 2.0).abs() < 1e-14, "{lam}");
+        // the fixed rule on it: A 1 = 0 gives 0 after one product
+        let apply = |x: &[f64], y: &mut [f64]| b.sym_matvec(x, y);
+        let fixed = PowerRule::Fixed { iters: 10 };
+        assert_eq!(power_iteration(apply, &mut x, &mut y, fixed), (0.0, 1));
     }
 }

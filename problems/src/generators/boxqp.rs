@@ -268,7 +268,23 @@ fn check_grid(generator: &str, nx: usize, ny: usize, c: f64) -> Result<()> {
 /// `((i+1) hx, (j+1) hy)`. MINPACK-2 uses `c = 5`. Named `torsion-<nx>x<ny>`.
 /// Errors: [`ProblemError::InvalidParameter`] for an empty grid or a non-finite `c`.
 pub fn torsion(nx: usize, ny: usize, c: f64) -> Result<Instance> {
-    check_grid("torsion", nx, ny, c)?;
+    grid_box_qp("torsion", nx, ny, c, |x, y| {
+        let d = x.min(1.0 - x).min(y).min(1.0 - y);
+        (-d, d)
+    })
+}
+
+/// The P1 box QP of a grid problem on `(0, 1)^2` shared by [`torsion`] and [`obstacle2d`]:
+/// `N` the 5-point stencil, `r_k = -c hx hy`, and the bounds `(lo, hi) = bounds(x, y)` at
+/// the interior node `(x, y)`. Named `<gname>-<nx>x<ny>`. Errors: those of `check_grid`.
+fn grid_box_qp(
+    gname: &str,
+    nx: usize,
+    ny: usize,
+    c: f64,
+    bounds: impl Fn(f64, f64) -> (f64, f64),
+) -> Result<Instance> {
+    check_grid(gname, nx, ny, c)?;
     let hx = 1.0 / (nx as f64 + 1.0);
     let hy = 1.0 / (ny as f64 + 1.0);
     let n = nx * ny;
@@ -277,20 +293,18 @@ pub fn torsion(nx: usize, ny: usize, c: f64) -> Result<Instance> {
     for j in 0..ny {
         for i in 0..nx {
             let (x, y) = ((i as f64 + 1.0) * hx, (j as f64 + 1.0) * hy);
-            let d = x.min(1.0 - x).min(y).min(1.0 - y);
-            lo[i + nx * j] = -d;
-            hi[i + nx * j] = d;
+            (lo[i + nx * j], hi[i + nx * j]) = bounds(x, y);
         }
     }
     build(
-        format!("torsion-{nx}x{ny}"),
+        format!("{gname}-{nx}x{ny}"),
         n,
         &unit_square_laplacian(nx, ny),
         vec![-c * hx * hy; n],
         lo,
         hi,
         provenance(
-            "torsion",
+            gname,
             &[
                 ("nx", nx.to_string()),
                 ("ny", ny.to_string()),
@@ -308,37 +322,10 @@ pub fn torsion(nx: usize, ny: usize, c: f64) -> Result<Instance> {
 /// stencil, `r_k = -c hx hy`, bounds sampled at the nodes. Named `obstacle-<nx>x<ny>`.
 /// Errors: [`ProblemError::InvalidParameter`] for an empty grid or a non-finite `c`.
 pub fn obstacle2d(nx: usize, ny: usize, c: f64) -> Result<Instance> {
-    check_grid("obstacle", nx, ny, c)?;
-    let hx = 1.0 / (nx as f64 + 1.0);
-    let hy = 1.0 / (ny as f64 + 1.0);
-    let n = nx * ny;
-    let mut lo = vec![0.0; n];
-    let mut hi = vec![0.0; n];
-    for j in 0..ny {
-        for i in 0..nx {
-            let (x, y) = ((i as f64 + 1.0) * hx, (j as f64 + 1.0) * hy);
-            let s = (9.2 * PI * x).sin() * (9.3 * PI * y).sin();
-            lo[i + nx * j] = s * s * s;
-            hi[i + nx * j] = s * s + 0.02;
-        }
-    }
-    build(
-        format!("obstacle-{nx}x{ny}"),
-        n,
-        &unit_square_laplacian(nx, ny),
-        vec![-c * hx * hy; n],
-        lo,
-        hi,
-        provenance(
-            "obstacle",
-            &[
-                ("nx", nx.to_string()),
-                ("ny", ny.to_string()),
-                ("c", c.to_string()),
-            ],
-            None,
-        ),
-    )
+    grid_box_qp("obstacle", nx, ny, c, |x, y| {
+        let s = (9.2 * PI * x).sin() * (9.3 * PI * y).sin();
+        (s * s * s, s * s + 0.02)
+    })
 }
 
 /// A random box QP together with its exact solution.

@@ -27,7 +27,7 @@
 use crate::executor::{ExecSettings, Executor};
 use crate::kernels::coulomb_mu;
 use crate::problem::Problem;
-use crate::solver::{Solver, StepOutcome};
+use crate::solver::{Solver, StepOutcome, StepResult};
 use crate::state::IterState;
 use crate::status::{SolverError, Status};
 use cpbench_problems::{Instance, ProblemClass, ResidualKind};
@@ -166,11 +166,7 @@ impl Solver for DeSaxce {
         Ok(())
     }
 
-    fn step(
-        &mut self,
-        problem: &Problem,
-        state: &mut IterState,
-    ) -> Result<StepOutcome, SolverError> {
+    fn step(&mut self, problem: &Problem, state: &mut IterState) -> StepResult {
         let inst = problem.instance();
         let mu = coulomb_mu(self, inst)?;
         let Some(ccp) = self.ccp.as_mut() else {

@@ -60,7 +60,7 @@ mod kkt;
 
 use crate::observer::IterInfo;
 use crate::problem::Problem;
-use crate::solver::{Solver, StepOutcome};
+use crate::solver::{Solver, StepOutcome, StepResult};
 use crate::state::IterState;
 use crate::status::{SolverError, Status};
 use cone::{jdiv, jprod, jsquare, nonneg_max_step, soc_max_step, SocScaling};
@@ -591,11 +591,7 @@ impl Solver for Ipm {
         Ok(())
     }
 
-    fn step(
-        &mut self,
-        problem: &Problem,
-        state: &mut IterState,
-    ) -> Result<StepOutcome, SolverError> {
+    fn step(&mut self, problem: &Problem, state: &mut IterState) -> StepResult {
         let n = self.x.len();
         let m = self.m_rows();
         let r = problem.instance().r();

@@ -9,11 +9,10 @@
 
 use crate::pgs::{block_scales, BlockStep};
 use crate::problem::Problem;
-use crate::solver::{Solver, StepOutcome};
+use crate::solver::{Solver, StepOutcome, StepResult};
 use crate::state::IterState;
 use crate::status::SolverError;
 use cpbench_problems::linalg::{power_iteration, PowerRule};
-use cpbench_problems::ProblemClass;
 use serde::{Deserialize, Serialize};
 
 /// Settings of [`Jacobi`]. Defaults: `omega = None` (automatic), `lambda = 1`.
@@ -80,11 +79,6 @@ impl Solver for Jacobi {
         "jacobi"
     }
 
-    fn supports(&self, class: ProblemClass) -> bool {
-        // the QP classes; the Coulomb problem is not a QP (see `desaxce`)
-        class.is_qp()
-    }
-
     fn init(&mut self, problem: &Problem, _state: &mut IterState) -> Result<(), SolverError> {
         let n = problem.n();
         let bs = problem.constraints().block_size();
@@ -129,11 +123,7 @@ impl Solver for Jacobi {
         Ok(())
     }
 
-    fn step(
-        &mut self,
-        problem: &Problem,
-        state: &mut IterState,
-    ) -> Result<StepOutcome, SolverError> {
+    fn step(&mut self, problem: &Problem, state: &mut IterState) -> StepResult {
         problem.gradient(&state.gamma, &mut self.g);
         let k = problem.constraints();
         let bs = k.block_size();

@@ -5,7 +5,7 @@
 
 use super::{Expansion, ProportioningTest};
 use crate::problem::Problem;
-use crate::solver::StepOutcome;
+use crate::solver::{StepOutcome, StepResult};
 use crate::state::IterState;
 use crate::status::SolverError;
 use cpbench_problems::linalg::{dot, norm2, power_iteration, PowerRule};
@@ -148,11 +148,7 @@ impl Core {
     }
 
     /// One MPRGP / MPGP iteration. Allocation free.
-    pub fn step(
-        &mut self,
-        problem: &Problem,
-        state: &mut IterState,
-    ) -> Result<StepOutcome, SolverError> {
+    pub fn step(&mut self, problem: &Problem, state: &mut IterState) -> StepResult {
         let k = problem.constraints();
         let x = &mut state.gamma;
         // The gradient is updated by recurrence in CG steps. Once the recurrence's projected
@@ -193,14 +189,7 @@ impl Core {
         };
         if bb <= self.s.gamma * self.s.gamma * rhs {
             // proportional iterate: trial conjugate gradient step
-            problem.matvec(&self.p, &mut self.ap);
-            self.products += 1;
-            let pap = dot(&self.p, &self.ap);
-            let acg = if pap > 0.0 {
-                dot(&self.g, &self.p) / pap
-            } else {
-                f64::INFINITY
-            };
+            let (pap, acg) = self.exact_step(problem);
             let (afeas, blocking) = k.max_feasible_step(x, &self.p);
             if acg <= afeas {
                 self.cg_steps += 1;
@@ -230,14 +219,7 @@ impl Core {
         match self.s.prop_step {
             ProportioningStep::ChoppedCg => {
                 self.p.copy_from_slice(&self.beta);
-                problem.matvec(&self.p, &mut self.ap);
-                self.products += 1;
-                let pap = dot(&self.p, &self.ap);
-                let acg = if pap > 0.0 {
-                    dot(&self.g, &self.p) / pap
-                } else {
-                    f64::INFINITY
-                };
+                let (_, acg) = self.exact_step(problem);
                 let (tf, blocking) = k.max_feasible_step(x, &self.p);
                 let t = acg.min(tf);
                 if !t.is_finite() {
@@ -265,6 +247,20 @@ impl Core {
         k.split_gradient(x, &self.g, &mut self.phi, &mut self.beta);
         self.p.copy_from_slice(&self.phi);
         Ok(StepOutcome::Continue)
+    }
+
+    /// `ap = N p` (one counted product) and the exact line-search step along `-p` of the
+    /// quadratic: `(p^T N p, g^T p / p^T N p)`, the step infinite where `p^T N p <= 0`.
+    fn exact_step(&mut self, problem: &Problem) -> (f64, f64) {
+        problem.matvec(&self.p, &mut self.ap);
+        self.products += 1;
+        let pap = dot(&self.p, &self.ap);
+        let acg = if pap > 0.0 {
+            dot(&self.g, &self.p) / pap
+        } else {
+            f64::INFINITY
+        };
+        (pap, acg)
     }
 
     /// `x = P_K(xold - alpha d)` with `d = gold` (`use_g`) or `phi`, then the fresh gradient

@@ -62,7 +62,7 @@
 pub(crate) mod core;
 
 use crate::problem::Problem;
-use crate::solver::{Solver, StepOutcome};
+use crate::solver::{Solver, StepResult};
 use crate::state::IterState;
 use crate::status::SolverError;
 use cpbench_problems::ProblemClass;
@@ -264,11 +264,7 @@ impl Solver for Mprgp {
         self.core.init(problem, state)
     }
 
-    fn step(
-        &mut self,
-        problem: &Problem,
-        state: &mut IterState,
-    ) -> Result<StepOutcome, SolverError> {
+    fn step(&mut self, problem: &Problem, state: &mut IterState) -> StepResult {
         self.core.step(problem, state)
     }
 

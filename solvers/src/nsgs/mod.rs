@@ -46,7 +46,7 @@
 
 use crate::kernels::{coulomb_mu, diag_block3, gather_block, lambda_max3, sym_part3, trace_mean3};
 use crate::problem::Problem;
-use crate::solver::{Solver, StepOutcome};
+use crate::solver::{Solver, StepOutcome, StepResult};
 use crate::state::IterState;
 use crate::status::SolverError;
 use cpbench_problems::constraints::project_coulomb_cone;
@@ -405,11 +405,7 @@ impl Solver for Nsgs {
         Ok(())
     }
 
-    fn step(
-        &mut self,
-        problem: &Problem,
-        state: &mut IterState,
-    ) -> Result<StepOutcome, SolverError> {
+    fn step(&mut self, problem: &Problem, state: &mut IterState) -> StepResult {
         let inst = problem.instance();
         let mu = coulomb_mu(self, inst)?;
         let rows = inst.row_matrix();

@@ -26,7 +26,7 @@
 
 use crate::kernels::{coulomb_mu, diag_block3, lambda_max3, sym_part3};
 use crate::problem::Problem;
-use crate::solver::{Solver, StepOutcome};
+use crate::solver::{Solver, StepOutcome, StepResult};
 use crate::state::IterState;
 use crate::status::SolverError;
 use cpbench_problems::ProblemClass;
@@ -271,11 +271,7 @@ impl Solver for NsnAc {
         Ok(())
     }
 
-    fn step(
-        &mut self,
-        problem: &Problem,
-        state: &mut IterState,
-    ) -> Result<StepOutcome, SolverError> {
+    fn step(&mut self, problem: &Problem, state: &mut IterState) -> StepResult {
         let inst = problem.instance();
         let mu = coulomb_mu(self, inst)?;
         let n = problem.n();

@@ -14,10 +14,9 @@
 
 use crate::kernels::{diag_block3, gather_block, lambda_max3, trace_mean3};
 use crate::problem::Problem;
-use crate::solver::{Solver, StepOutcome};
+use crate::solver::{Solver, StepOutcome, StepResult};
 use crate::state::IterState;
 use crate::status::SolverError;
-use cpbench_problems::ProblemClass;
 use serde::{Deserialize, Serialize};
 
 /// How the 3x3 block scale `d_c` is chosen (scalar blocks always use `N_cc`).
@@ -133,11 +132,6 @@ impl Solver for Pgs {
         "pgs"
     }
 
-    fn supports(&self, class: ProblemClass) -> bool {
-        // the QP classes; the Coulomb problem is not a QP (see `desaxce`)
-        class.is_qp()
-    }
-
     fn init(&mut self, problem: &Problem, _state: &mut IterState) -> Result<(), SolverError> {
         self.d = block_scales(problem, self.settings.block_step);
         if self.settings.block_step == BlockStep::Safeguarded
@@ -149,11 +143,7 @@ impl Solver for Pgs {
         Ok(())
     }
 
-    fn step(
-        &mut self,
-        problem: &Problem,
-        state: &mut IterState,
-    ) -> Result<StepOutcome, SolverError> {
+    fn step(&mut self, problem: &Problem, state: &mut IterState) -> StepResult {
         let inst = problem.instance();
         let n_mat = inst.n_mat();
         let r = inst.r();
