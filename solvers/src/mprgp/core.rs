@@ -9,6 +9,7 @@ use crate::solver::{StepOutcome, StepResult};
 use crate::state::IterState;
 use crate::status::SolverError;
 use cpbench_problems::linalg::{dot, norm2, power_iteration, PowerRule};
+use cpbench_problems::ConstraintSet;
 
 /// What the proportioning step does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -227,11 +228,7 @@ impl Core {
                 }
                 axpy(-t, &self.p, x);
                 if t == tf {
-                    if let Some(b) = blocking {
-                        let bs = k.block_size();
-                        let r = b * bs..(b + 1) * bs;
-                        k.land_on_boundary(b, &mut x[r.clone()], &self.p[r]);
-                    }
+                    land_blocking(k, blocking, x, &self.p);
                 }
                 k.project(x);
                 axpy(-t, &self.ap, &mut self.g);
@@ -333,11 +330,7 @@ impl Core {
         }
         // the largest feasible step along -p; the blocking block lands on its boundary
         axpy(-afeas, &self.p, x);
-        if let Some(b) = blocking {
-            let bs = k.block_size();
-            let r = b * bs..(b + 1) * bs;
-            k.land_on_boundary(b, &mut x[r.clone()], &self.p[r]);
-        }
+        land_blocking(k, blocking, x, &self.p);
         k.project(x);
         axpy(-afeas, &self.ap, &mut self.g);
         k.split_gradient(x, &self.g, &mut self.phi, &mut self.beta);
@@ -416,5 +409,15 @@ fn unbounded() -> SolverError {
 fn axpy(a: f64, x: &[f64], y: &mut [f64]) {
     for (yi, xi) in y.iter_mut().zip(x) {
         *yi += a * xi;
+    }
+}
+
+/// After a step to the largest feasible length along `-p`: put the blocking block (if any,
+/// from [`ConstraintSet::max_feasible_step`]) exactly on its boundary.
+fn land_blocking(k: &ConstraintSet, blocking: Option<usize>, x: &mut [f64], p: &[f64]) {
+    if let Some(b) = blocking {
+        let bs = k.block_size();
+        let r = b * bs..(b + 1) * bs;
+        k.land_on_boundary(b, &mut x[r.clone()], &p[r]);
     }
 }
