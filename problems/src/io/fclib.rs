@@ -150,13 +150,7 @@ fn read_raw(path: &Path, bytes: &[u8]) -> Result<Raw> {
         let w = h.sparse("/fclib_local/W")?;
         let q = h.floats("/fclib_local/vectors/q")?;
         let mu = h.floats("/fclib_local/vectors/mu")?;
-        let n = w.nrows();
-        if w.ncols() != n {
-            return Err(h.err(
-                "/fclib_local/W",
-                format!("W must be square, found {n} x {}", w.ncols()),
-            ));
-        }
+        let n = h.square_size("/fclib_local/W", "W", &w)?;
         h.check_len("/fclib_local/vectors/q", q.len(), n, "the size of W")?;
         h.check_cones("/fclib_local/vectors/mu", n, mu.len())?;
         Ok(Raw::Local(FrictionProblem { w, q, mu, spacedim }))
@@ -168,13 +162,7 @@ fn read_raw(path: &Path, bytes: &[u8]) -> Result<Raw> {
         let f = h.floats("/fclib_global/vectors/f")?;
         let w = h.floats("/fclib_global/vectors/w")?;
         let mu = h.floats("/fclib_global/vectors/mu")?;
-        let ndof = m.nrows();
-        if m.ncols() != ndof {
-            return Err(h.err(
-                "/fclib_global/M",
-                format!("M must be square, found {ndof} x {}", m.ncols()),
-            ));
-        }
+        let ndof = h.square_size("/fclib_global/M", "M", &m)?;
         if hm.nrows() != ndof {
             return Err(h.err(
                 "/fclib_global/H",
@@ -499,6 +487,18 @@ impl H5<'_> {
                 ),
             )),
         }
+    }
+
+    /// The size of the square matrix `mat` (called `name` in messages) read from `obj`.
+    fn square_size(&self, obj: &str, name: &str, mat: &CscMatrix) -> Result<usize> {
+        let n = mat.nrows();
+        if mat.ncols() != n {
+            return Err(self.err(
+                obj,
+                format!("{name} must be square, found {n} x {}", mat.ncols()),
+            ));
+        }
+        Ok(n)
     }
 
     fn check_len(&self, obj: &str, found: usize, expected: usize, what: &str) -> Result<()> {
