@@ -10,6 +10,16 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     cpbench_problems::io::write_atomic(path, bytes).map_err(|e| HarnessError::io(path, e))
 }
 
+/// Write `value` as pretty-printed JSON to `path`, atomically ([`write_atomic`]).
+pub fn write_json_atomic(path: &Path, value: &serde_json::Value) -> Result<()> {
+    write_atomic(
+        path,
+        serde_json::to_string_pretty(value)
+            .unwrap_or_default()
+            .as_bytes(),
+    )
+}
+
 /// Make a string safe as a file name component (keeps `[A-Za-z0-9._-]`, maps the rest to `_`).
 pub fn safe_file_name(s: &str) -> String {
     s.chars()

@@ -6,7 +6,7 @@
 //! manifest records the shard manifests; the convergence plots are drawn again from the traces.
 
 use crate::error::{HarnessError, Result};
-use crate::fsutil::write_atomic;
+use crate::fsutil::write_json_atomic;
 use crate::results::{read_summary, write_summary, SummaryRow};
 use crate::run::draw_iteration_plots;
 use cpbench_problems::ResidualKind;
@@ -114,12 +114,7 @@ pub fn merge(out: &Path, inputs: &[PathBuf], plots: bool) -> Result<Vec<SummaryR
         obj.remove("shard");
         obj.insert("merged_from".into(), serde_json::Value::Array(manifests));
     }
-    write_atomic(
-        &out.join("manifest.json"),
-        serde_json::to_string_pretty(&merged)
-            .unwrap_or_default()
-            .as_bytes(),
-    )?;
+    write_json_atomic(&out.join("manifest.json"), &merged)?;
     if plots {
         let residual = residuals
             .iter()

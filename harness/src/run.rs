@@ -17,7 +17,7 @@
 
 use crate::check::{check, CheckSpec};
 use crate::error::{HarnessError, Result};
-use crate::fsutil::{safe_file_name, write_atomic};
+use crate::fsutil::{safe_file_name, write_json_atomic};
 use crate::manifest;
 use crate::plot::{draw_plot, LinePlot, Series};
 use crate::results::{
@@ -314,12 +314,7 @@ pub fn run(instances: &[Instance], cfg: &RunConfig) -> Result<RunOutcome> {
         })).collect::<Vec<_>>(),
         "instances": instances.iter().map(manifest::instance_entry).collect::<Vec<_>>(),
     });
-    write_atomic(
-        &out.join("manifest.json"),
-        serde_json::to_string_pretty(&manifest)
-            .unwrap_or_default()
-            .as_bytes(),
-    )?;
+    write_json_atomic(&out.join("manifest.json"), &manifest)?;
 
     let bar = if cfg.progress {
         indicatif::ProgressBar::new(tasks.len() as u64)

@@ -16,6 +16,7 @@ pub mod instance;
 pub mod io;
 pub mod linalg;
 pub mod residual;
+pub mod rng;
 
 pub use constraints::{ConstraintSet, ProblemClass};
 pub use error::{ProblemError, Result};

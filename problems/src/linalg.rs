@@ -388,28 +388,103 @@ impl CscMatrix {
     }
 
     /// Largest eigenvalue estimate of a symmetric PSD matrix by `iters` power iterations from
-    /// the all-ones vector (returns 0 for the zero matrix). Costs `iters` products.
+    /// the all-ones vector (returns 0 for the zero matrix). Costs `iters` products; see
+    /// [`power_iteration`] with [`PowerRule::Fixed`].
     pub fn power_iteration(&self, iters: usize) -> f64 {
         let n = self.nrows();
-        if n == 0 {
-            return 0.0;
-        }
-        let mut x = vec![1.0 / (n as f64).sqrt(); n];
-        let mut y = vec![0.0; n];
-        let mut lam = 0.0;
-        for _ in 0..iters {
-            self.sym_matvec(&x, &mut y);
-            let ny = norm2(&y);
-            if ny == 0.0 {
-                return 0.0;
-            }
-            lam = dot(&x, &y);
-            for (xi, yi) in x.iter_mut().zip(&y) {
-                *xi = yi / ny;
-            }
-        }
-        lam.max(0.0)
+        let (mut x, mut y) = (vec![0.0; n], vec![0.0; n]);
+        let apply = |x: &[f64], y: &mut [f64]| self.sym_matvec(x, y);
+        power_iteration(apply, &mut x, &mut y, PowerRule::Fixed { iters }).0
     }
+}
+
+/// The stopping and scaling rule of [`power_iteration`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum PowerRule {
+    /// Exactly `iters` iterations `x <- A x / ||A x||` from the normalised all-ones vector,
+    /// `lambda = x^T A x` (`||x|| = 1`); stops early with `lambda = 0` when `A x = 0`.
+    Fixed {
+        /// Number of products.
+        iters: usize,
+    },
+    /// PERMON's `MatGetMaxEigenvalue` (used by its MPGP to set the expansion step): start from
+    /// the all-ones vector `v`, estimate `lambda_k = v^T A v / v^T v` (the Rayleigh quotient),
+    /// stop when `|lambda_k - lambda_{k-1}| / |lambda_k| < rtol` or after `max_iter` products,
+    /// else `v <- A v / ||v||`. PERMON's defaults are `rtol = 1e-4`, `max_iter = 50`. If the
+    /// all-ones vector lies in the null space of `A` (`lambda_1 = 0`), the iteration restarts
+    /// once from a fixed non-constant vector (PERMON draws a random one). The Rayleigh quotient
+    /// never exceeds `lambda_max(A)`; stopped early it underestimates it.
+    Relative {
+        /// Largest number of products.
+        max_iter: usize,
+        /// Relative change of the estimate that stops the iteration.
+        rtol: f64,
+    },
+}
+
+/// Largest eigenvalue of a symmetric positive semidefinite operator by the power method: the
+/// one power iteration of cpbench (the `lambda_max(N)` of [`CscMatrix::power_iteration`], the
+/// solvers' step lengths, PERMON's MPRGP/MPGP expansion step).
+///
+/// `apply(x, y)` writes `y = A x` (shapes `n`); `x`, `y` are scratch vectors of length `n`
+/// (overwritten; `x` ends as the last iterate). Returns `(lambda, products)`: the estimate,
+/// clamped to `>= 0` (0 for a zero operator or `n = 0`), and the number of `apply` calls.
+/// Allocates nothing.
+// `!(relerr >= rtol)` is deliberate: a NaN change also stops the iteration (as in PERMON).
+#[allow(clippy::neg_cmp_op_on_partial_ord)]
+pub fn power_iteration(
+    mut apply: impl FnMut(&[f64], &mut [f64]),
+    x: &mut [f64],
+    y: &mut [f64],
+    rule: PowerRule,
+) -> (f64, u64) {
+    let (max_iter, start) = match rule {
+        PowerRule::Fixed { iters } => (iters, 1.0 / (x.len().max(1) as f64).sqrt()),
+        PowerRule::Relative { max_iter, .. } => (max_iter, 1.0),
+    };
+    x.iter_mut().for_each(|v| *v = start);
+    let mut lam = 0.0f64;
+    let mut products = 0u64;
+    let mut restarted = false;
+    while (products as usize) < max_iter {
+        apply(x, y);
+        products += 1;
+        match rule {
+            PowerRule::Fixed { .. } => {
+                let ny = norm2(y);
+                if ny == 0.0 {
+                    return (0.0, products);
+                }
+                lam = dot(x, y);
+                for (xi, yi) in x.iter_mut().zip(y.iter()) {
+                    *xi = yi / ny;
+                }
+            }
+            PowerRule::Relative { rtol, .. } => {
+                let xx = dot(x, x);
+                let lam_new = if xx > 0.0 { dot(x, y) / xx } else { 0.0 };
+                if lam_new < f64::EPSILON && !restarted {
+                    // hit the null space: restart from a fixed non-constant vector
+                    restarted = true;
+                    for (k, xi) in x.iter_mut().enumerate() {
+                        *xi = ((k * 7919) % 104_729) as f64 / 104_729.0 - 0.5;
+                    }
+                    lam = 0.0;
+                    continue;
+                }
+                let relerr = (lam_new - lam).abs() / lam_new.abs();
+                lam = lam_new;
+                if !(relerr >= rtol) {
+                    break;
+                }
+                let s = 1.0 / xx.sqrt();
+                for (xi, yi) in x.iter_mut().zip(y.iter()) {
+                    *xi = yi * s;
+                }
+            }
+        }
+    }
+    (lam.max(0.0), products)
 }
 
 /// Dot product of two slices of equal length.
@@ -558,5 +633,29 @@ mod tests {
                 .unwrap();
         let exact = 3.5 + (2.25f64 + 1.0).sqrt();
         assert!((a.power_iteration(200) - exact).abs() < 1e-10);
+        // PERMON's rule: stops on the relative change, counts its products
+        let (mut x, mut y) = ([0.0; 2], [0.0; 2]);
+        let apply = |x: &[f64], y: &mut [f64]| a.sym_matvec(x, y);
+        let rule = PowerRule::Relative {
+            max_iter: 500,
+            rtol: 1e-14,
+        };
+        let (lam, k) = power_iteration(apply, &mut x, &mut y, rule);
+        assert!((lam - exact).abs() < 1e-12, "{lam}");
+        assert!(k > 2 && k < 500, "{k}");
+        // the all-ones vector in the null space of [[1, -1], [-1, 1]]: one restart finds 2
+        let b = CscMatrix::from_triplets(
+            2,
+            2,
+            &[(0, 0, 1.0), (1, 1, 1.0), (0, 1, -1.0), (1, 0, -1.0)],
+        )
+        .unwrap();
+        let apply = |x: &[f64], y: &mut [f64]| b.sym_matvec(x, y);
+        let (lam, _) = power_iteration(apply, &mut x, &mut y, rule);
+        assert!((lam - 2.0).abs() < 1e-14, "{lam}");
+        // the fixed rule on it: A 1 = 0 gives 0 after one product
+        let apply = |x: &[f64], y: &mut [f64]| b.sym_matvec(x, y);
+        let fixed = PowerRule::Fixed { iters: 10 };
+        assert_eq!(power_iteration(apply, &mut x, &mut y, fixed), (0.0, 1));
     }
 }

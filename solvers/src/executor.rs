@@ -1,8 +1,10 @@
 //! The executor owns the iteration loop: limits, the stopping test on a chosen residual,
 //! counted `N`-products, timing, observers, warm start, and the best iterate seen.
 
+use crate::kernels::check_class;
 use crate::observer::{IterInfo, IterRecord, Observer};
 use crate::problem::Problem;
+use crate::result::SolveResult;
 use crate::solver::{Solver, StepOutcome};
 use crate::state::IterState;
 use crate::status::{SolverError, Status};
@@ -83,32 +85,6 @@ impl ExecSettings {
         }
         Ok(())
     }
-}
-
-/// Outcome of one solve.
-#[derive(Clone, Debug)]
-pub struct SolveResult {
-    /// Solver name.
-    pub solver: String,
-    /// Claimed status.
-    pub status: Status,
-    /// The best iterate seen (smallest stopping residual), length `n`.
-    pub gamma: Vec<f64>,
-    /// All residuals of `gamma`, computed by the residual module.
-    pub residuals: Residuals,
-    /// Iteration at which `gamma` was produced (0 = the start point).
-    pub best_iteration: u64,
-    /// Iterations run.
-    pub iterations: u64,
-    /// `N`-products counted (solver work only; monitoring products are not counted).
-    pub matvecs: u64,
-    /// Solver time in seconds (init + steps; monitoring excluded).
-    pub time_s: f64,
-    /// Solver-specific counters at the end.
-    pub counters: Vec<(String, f64)>,
-    /// Error message when the solver failed, or the solver's own end-of-run message
-    /// ([`Solver::message`]).
-    pub message: Option<String>,
 }
 
 /// Runs a [`Solver`] on an instance under [`ExecSettings`].
@@ -204,62 +180,31 @@ impl Executor {
             result
         };
 
-        if !solver.supports(instance.class()) {
-            let msg = format!(
-                "{} does not support class {}",
-                solver.name(),
-                instance.class()
-            );
-            return Ok(finish(
-                Status::Unsupported,
-                best,
-                &state,
-                Duration::ZERO,
-                solver,
-                Some(msg),
-                observers,
-            ));
-        }
-        if !res0.is_finite() {
-            return Ok(finish(
-                Status::NumericalError,
-                best,
-                &state,
-                Duration::ZERO,
-                solver,
-                Some("non-finite residual at the start point".into()),
-                observers,
-            ));
-        }
-        if best.value <= s.tol {
-            return Ok(finish(
-                Status::Converged,
-                best,
-                &state,
-                Duration::ZERO,
-                solver,
-                None,
-                observers,
-            ));
-        }
-
+        // the ends before the first step: an unsupported class, a non-finite or already
+        // converged start point, a failed init
         let mut elapsed = Duration::ZERO;
-        let t = Instant::now();
-        let init = solver.init(&problem, &mut state);
-        elapsed += t.elapsed();
-        if let Err(e) = init {
-            return Ok(finish(
-                Status::NumericalError,
-                best,
-                &state,
-                elapsed,
-                solver,
-                Some(e.to_string()),
-                observers,
-            ));
+        let early = if let Err(e) = check_class(solver, instance.class()) {
+            Some((Status::Unsupported, Some(e.to_string())))
+        } else if !res0.is_finite() {
+            let msg = "non-finite residual at the start point";
+            Some((Status::NumericalError, Some(msg.to_string())))
+        } else if best.value <= s.tol {
+            Some((Status::Converged, None))
+        } else {
+            let t = Instant::now();
+            let init = solver.init(&problem, &mut state);
+            elapsed += t.elapsed();
+            init.err()
+                .map(|e| (Status::NumericalError, Some(e.to_string())))
+        };
+        if let Some((status, message)) = early {
+            let r = finish(status, best, &state, elapsed, solver, message, observers);
+            return Ok(r);
         }
         let diverge_at = s.divergence_factor * best.value.max(s.tol);
         let mut stall_ref = (best.value, 0u64);
+        // a step's error ends the solve as a numerical error with its message
+        let mut failure = None;
         let status = loop {
             state.grad_fresh = false;
             let t = Instant::now();
@@ -269,16 +214,8 @@ impl Executor {
             let out = match out {
                 Ok(o) => o,
                 Err(e) => {
-                    let r = finish(
-                        Status::NumericalError,
-                        best,
-                        &state,
-                        elapsed,
-                        solver,
-                        Some(e.to_string()),
-                        observers,
-                    );
-                    return Ok(r);
+                    failure = Some(e.to_string());
+                    break Status::NumericalError;
                 }
             };
             let res = if state.grad_fresh {
@@ -336,7 +273,7 @@ impl Executor {
                 break Status::MaxTime;
             }
         };
-        let message = solver.message();
+        let message = failure.or_else(|| solver.message());
         Ok(finish(
             status, best, &state, elapsed, solver, message, observers,
         ))

@@ -1,7 +1,7 @@
 //! Per-iteration observers (argmin's observer pattern): the executor calls `init` once,
 //! `iter` for the start point and after every iteration, and `finish` with the result.
 
-use crate::executor::SolveResult;
+use crate::result::SolveResult;
 use cpbench_problems::{Instance, Residuals};
 
 /// One iteration as observed: counters and every residual of the current iterate.

@@ -20,6 +20,10 @@ pub enum StepOutcome {
     Finished(crate::status::Status),
 }
 
+/// What [`Solver::step`] returns: the outcome, or an error that ends the solve as
+/// [`crate::Status::NumericalError`] with its message.
+pub type StepResult = Result<StepOutcome, SolverError>;
+
 /// An iterative method for `min 1/2 gamma^T N gamma + r^T gamma, gamma in K`.
 ///
 /// The solver keeps only its parameters and algorithm memory (momentum, step lengths, scratch
@@ -30,19 +34,19 @@ pub trait Solver {
     /// Registry name (`pgs`, `jacobi`, `apgd`, `spgqp`, ...).
     fn name(&self) -> &'static str;
 
-    /// Whether the solver handles this class.
-    fn supports(&self, class: ProblemClass) -> bool;
+    /// Whether the solver handles this class. Default: the QP classes (LCP, box QP, CCP,
+    /// [`ProblemClass::is_qp`]); the true Coulomb problem is not a QP, so the Coulomb solvers
+    /// (and QP solvers restricted further) override it.
+    fn supports(&self, class: ProblemClass) -> bool {
+        class.is_qp()
+    }
 
     /// Prepare for a solve from `state.gamma` (already projected onto `K`): allocate scratch,
     /// estimate constants. Products spent here are counted.
     fn init(&mut self, problem: &Problem, state: &mut IterState) -> Result<(), SolverError>;
 
     /// One iteration: update `state.gamma` (and `state.grad` / `state.grad_fresh` if known).
-    fn step(
-        &mut self,
-        problem: &Problem,
-        state: &mut IterState,
-    ) -> Result<StepOutcome, SolverError>;
+    fn step(&mut self, problem: &Problem, state: &mut IterState) -> StepResult;
 
     /// Solver-specific counters for the trace (e.g. backtracks, restarts), name and value.
     fn counters(&self) -> Vec<(&'static str, f64)> {

@@ -1,5 +1,6 @@
 //! Termination status and solver errors.
 
+use cpbench_problems::ProblemClass;
 use serde::{Deserialize, Serialize};
 
 /// Why a solve ended, as claimed by the executor and solver. The harness checks the answer
@@ -90,7 +91,29 @@ pub enum SolverError {
         /// Given length.
         found: usize,
     },
+    /// The solver does not handle the instance's class (see [`crate::kernels::check_class`]).
+    #[error(
+        "{solver} does not support class {class} (supported: {})",
+        class_list(supported)
+    )]
+    WrongClass {
+        /// Solver name.
+        solver: &'static str,
+        /// The instance's class.
+        class: ProblemClass,
+        /// The classes the solver supports.
+        supported: Vec<ProblemClass>,
+    },
     /// A numerical breakdown inside the solver.
     #[error("numerical failure: {0}")]
     Numerical(String),
+}
+
+/// `lcp, box, ccp`: class names separated by commas (`none` for an empty list).
+fn class_list(classes: &[ProblemClass]) -> String {
+    if classes.is_empty() {
+        return "none".into();
+    }
+    let names: Vec<&str> = classes.iter().map(|c| c.as_str()).collect();
+    names.join(", ")
 }

@@ -78,6 +78,14 @@ pub enum ProblemClass {
 }
 
 impl ProblemClass {
+    /// Every class, in the order of the enum.
+    pub const ALL: [ProblemClass; 4] = [
+        ProblemClass::Lcp,
+        ProblemClass::BoxQp,
+        ProblemClass::Ccp,
+        ProblemClass::Coulomb,
+    ];
+
     /// Short lower-case name used in CSV files and on the command line (`lcp`, `box`, `ccp`,
     /// `coulomb`).
     pub fn as_str(self) -> &'static str {

@@ -20,6 +20,7 @@ use crate::constraints::ConstraintSet;
 use crate::error::{ProblemError, Result};
 use crate::instance::{Instance, Provenance, ValidationOptions};
 use crate::linalg::CscMatrix;
+use crate::rng::SplitMix64;
 use std::collections::BTreeMap;
 use std::f64::consts::PI;
 
@@ -267,7 +268,23 @@ fn check_grid(generator: &str, nx: usize, ny: usize, c: f64) -> Result<()> {
 /// `((i+1) hx, (j+1) hy)`. MINPACK-2 uses `c = 5`. Named `torsion-<nx>x<ny>`.
 /// Errors: [`ProblemError::InvalidParameter`] for an empty grid or a non-finite `c`.
 pub fn torsion(nx: usize, ny: usize, c: f64) -> Result<Instance> {
-    check_grid("torsion", nx, ny, c)?;
+    grid_box_qp("torsion", nx, ny, c, |x, y| {
+        let d = x.min(1.0 - x).min(y).min(1.0 - y);
+        (-d, d)
+    })
+}
+
+/// The P1 box QP of a grid problem on `(0, 1)^2` shared by [`torsion`] and [`obstacle2d`]:
+/// `N` the 5-point stencil, `r_k = -c hx hy`, and the bounds `(lo, hi) = bounds(x, y)` at
+/// the interior node `(x, y)`. Named `<gname>-<nx>x<ny>`. Errors: those of `check_grid`.
+fn grid_box_qp(
+    gname: &str,
+    nx: usize,
+    ny: usize,
+    c: f64,
+    bounds: impl Fn(f64, f64) -> (f64, f64),
+) -> Result<Instance> {
+    check_grid(gname, nx, ny, c)?;
     let hx = 1.0 / (nx as f64 + 1.0);
     let hy = 1.0 / (ny as f64 + 1.0);
     let n = nx * ny;
@@ -276,20 +293,18 @@ pub fn torsion(nx: usize, ny: usize, c: f64) -> Result<Instance> {
     for j in 0..ny {
         for i in 0..nx {
             let (x, y) = ((i as f64 + 1.0) * hx, (j as f64 + 1.0) * hy);
-            let d = x.min(1.0 - x).min(y).min(1.0 - y);
-            lo[i + nx * j] = -d;
-            hi[i + nx * j] = d;
+            (lo[i + nx * j], hi[i + nx * j]) = bounds(x, y);
         }
     }
     build(
-        format!("torsion-{nx}x{ny}"),
+        format!("{gname}-{nx}x{ny}"),
         n,
         &unit_square_laplacian(nx, ny),
         vec![-c * hx * hy; n],
         lo,
         hi,
         provenance(
-            "torsion",
+            gname,
             &[
                 ("nx", nx.to_string()),
                 ("ny", ny.to_string()),
@@ -307,37 +322,10 @@ pub fn torsion(nx: usize, ny: usize, c: f64) -> Result<Instance> {
 /// stencil, `r_k = -c hx hy`, bounds sampled at the nodes. Named `obstacle-<nx>x<ny>`.
 /// Errors: [`ProblemError::InvalidParameter`] for an empty grid or a non-finite `c`.
 pub fn obstacle2d(nx: usize, ny: usize, c: f64) -> Result<Instance> {
-    check_grid("obstacle", nx, ny, c)?;
-    let hx = 1.0 / (nx as f64 + 1.0);
-    let hy = 1.0 / (ny as f64 + 1.0);
-    let n = nx * ny;
-    let mut lo = vec![0.0; n];
-    let mut hi = vec![0.0; n];
-    for j in 0..ny {
-        for i in 0..nx {
-            let (x, y) = ((i as f64 + 1.0) * hx, (j as f64 + 1.0) * hy);
-            let s = (9.2 * PI * x).sin() * (9.3 * PI * y).sin();
-            lo[i + nx * j] = s * s * s;
-            hi[i + nx * j] = s * s + 0.02;
-        }
-    }
-    build(
-        format!("obstacle-{nx}x{ny}"),
-        n,
-        &unit_square_laplacian(nx, ny),
-        vec![-c * hx * hy; n],
-        lo,
-        hi,
-        provenance(
-            "obstacle",
-            &[
-                ("nx", nx.to_string()),
-                ("ny", ny.to_string()),
-                ("c", c.to_string()),
-            ],
-            None,
-        ),
-    )
+    grid_box_qp("obstacle", nx, ny, c, |x, y| {
+        let s = (9.2 * PI * x).sin() * (9.3 * PI * y).sin();
+        (s * s * s, s * s + 0.02)
+    })
 }
 
 /// A random box QP together with its exact solution.
@@ -353,31 +341,9 @@ pub struct RandomBoxQp {
     pub active: Vec<usize>,
 }
 
-/// SplitMix64 (Steele, Lea & Flood 2014): a small, seedable, portable generator.
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    /// Uniform in `[0, 1)`.
-    fn uniform(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
-    /// Standard normal (Box-Muller).
-    fn normal(&mut self) -> f64 {
-        let u1 = 1.0 - self.uniform();
-        let u2 = self.uniform();
-        (-2.0 * u1.ln()).sqrt() * (2.0 * PI * u2).cos()
-    }
-}
-
 /// A dense random box QP with a prescribed spectrum, active-set fraction and known solution
-/// (seeded, deterministic across platforms: SplitMix64 and Box-Muller, no library RNG).
+/// (seeded, deterministic across platforms: [`crate::rng::SplitMix64`] and Box-Muller, no
+/// library RNG).
 ///
 /// Construction, in this order of random draws:
 /// 1. `N = Q diag(lambda) Q^T`, `lambda_i = kappa^(-i/(n-1))` (so `lambda_max = 1`,
@@ -411,7 +377,7 @@ pub fn random_box_qp(n: usize, kappa: f64, active_fraction: f64, seed: u64) -> R
             "must lie in [0, 1]",
         ));
     }
-    let mut rng = SplitMix64(seed);
+    let mut rng = SplitMix64::new(seed);
     // 1. Q by modified Gram-Schmidt on a Gaussian matrix (columns q_j, column-major)
     let mut q: Vec<f64> = (0..n * n).map(|_| rng.normal()).collect();
     for j in 0..n {
@@ -467,8 +433,8 @@ pub fn random_box_qp(n: usize, kappa: f64, active_fraction: f64, seed: u64) -> R
     let mut g = vec![0.0; n];
     for i in 0..n {
         if is_active[i] {
-            let upper = hi[i].is_finite() && rng.uniform() < 0.5;
-            let mult = 0.1 + 0.9 * rng.uniform();
+            let upper = hi[i].is_finite() && rng.next_f64() < 0.5;
+            let mult = 0.1 + 0.9 * rng.next_f64();
             if upper {
                 x[i] = hi[i];
                 g[i] = -mult;
@@ -477,7 +443,7 @@ pub fn random_box_qp(n: usize, kappa: f64, active_fraction: f64, seed: u64) -> R
                 g[i] = mult;
             }
         } else {
-            x[i] = -0.9 + 1.8 * rng.uniform();
+            x[i] = -0.9 + 1.8 * rng.next_f64();
         }
     }
     // 4. r = g* - N x*

@@ -250,19 +250,18 @@ fn load_impl(path: &Path, bytes: &[u8], format: Format, opts: &LoadOptions) -> R
             path: path.to_path_buf(),
             hint: "a bundle is a directory (N.mtx, r.mtx, instance.json); use read_bundle".into(),
         }),
-        Format::FclibHdf5 => {
-            let f = fclib::read_fclib(path, bytes)?;
-            prov.format = f.kind.format_name().into();
-            prov.parameters.extend(f.notes);
-            f.problem
-                .into_instance(&stem, prov, opts)
-                .map_err(|e| e.in_file(path))
-        }
-        Format::SiconosFc3d => {
-            let p = siconos::read_fc3d(path, bytes)?;
-            prov.format = "siconos-fc3d".into();
-            prov.parameters.extend(p.notes);
-            p.problem
+        Format::FclibHdf5 | Format::SiconosFc3d => {
+            let (problem, notes) = if let Format::FclibHdf5 = format {
+                let f = fclib::read_fclib(path, bytes)?;
+                prov.format = f.kind.format_name().into();
+                (f.problem, f.notes)
+            } else {
+                let p = siconos::read_fc3d(path, bytes)?;
+                prov.format = "siconos-fc3d".into();
+                (p.problem, p.notes)
+            };
+            prov.parameters.extend(notes);
+            problem
                 .into_instance(&stem, prov, opts)
                 .map_err(|e| e.in_file(path))
         }

@@ -22,11 +22,10 @@
 //! by the executor.
 
 use crate::problem::Problem;
-use crate::solver::{Solver, StepOutcome};
+use crate::solver::{Solver, StepOutcome, StepResult};
 use crate::state::IterState;
 use crate::status::SolverError;
 use cpbench_problems::linalg::norm2;
-use cpbench_problems::ProblemClass;
 use serde::{Deserialize, Serialize};
 
 /// Settings of [`Apgd`]. Defaults follow Mazhar et al. 2015: backtracking factor 2, shrink 0.9,
@@ -118,11 +117,6 @@ impl Solver for Apgd {
         "apgd"
     }
 
-    fn supports(&self, class: ProblemClass) -> bool {
-        // the QP classes; the Coulomb problem is not a QP (see `desaxce`)
-        class.is_qp()
-    }
-
     fn init(&mut self, problem: &Problem, state: &mut IterState) -> Result<(), SolverError> {
         let n = problem.n();
         self.y = state.gamma.clone();
@@ -159,11 +153,7 @@ impl Solver for Apgd {
         Ok(())
     }
 
-    fn step(
-        &mut self,
-        problem: &Problem,
-        state: &mut IterState,
-    ) -> Result<StepOutcome, SolverError> {
+    fn step(&mut self, problem: &Problem, state: &mut IterState) -> StepResult {
         let k = problem.constraints();
         let r = problem.instance().r();
         for ((gi, nyi), ri) in self.g.iter_mut().zip(&self.ny).zip(r) {

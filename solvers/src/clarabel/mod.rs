@@ -41,12 +41,12 @@
 //! [`Problem`], so the run's product count is 0; its work is in [`Solver::counters`].
 
 use crate::problem::Problem;
-use crate::solver::{Solver, StepOutcome};
+use crate::solver::{Solver, StepOutcome, StepResult};
 use crate::state::IterState;
 use crate::status::{SolverError, Status};
 use clarabel::algebra::CscMatrix as ClCsc;
 use clarabel::solver::{DefaultSettings, DefaultSolver, IPSolver, SolverStatus, SupportedConeT};
-use cpbench_problems::{ConstraintSet, ProblemClass};
+use cpbench_problems::ConstraintSet;
 use serde::{Deserialize, Serialize};
 
 /// Settings of [`Clarabel`]: the fields of Clarabel's `DefaultSettings` that matter here, with
@@ -451,22 +451,13 @@ impl Solver for Clarabel {
         "clarabel"
     }
 
-    fn supports(&self, class: ProblemClass) -> bool {
-        // The conic QP of the LCP / box QP / CCP; the true Coulomb problem is not a QP.
-        class.is_qp()
-    }
-
     fn init(&mut self, problem: &Problem, _state: &mut IterState) -> Result<(), SolverError> {
         self.form = Some(ConicForm::new(problem));
         self.report = None;
         Ok(())
     }
 
-    fn step(
-        &mut self,
-        _problem: &Problem,
-        state: &mut IterState,
-    ) -> Result<StepOutcome, SolverError> {
+    fn step(&mut self, _problem: &Problem, state: &mut IterState) -> StepResult {
         if let Some(r) = &self.report {
             return Ok(StepOutcome::Finished(Self::claim(r.status)));
         }

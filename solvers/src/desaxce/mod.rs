@@ -4,6 +4,8 @@
 //! Acary & Brogliato 2008, section 13.3; Acary, Cadoux, Lemarechal & Malick 2011, CMAME 200,
 //! "A formulation of the linear discrete Coulomb friction problem via convex optimization").
 //!
+//! Notation of fclib: `u = W r + q` is cpbench's `u = N gamma + r` (`W = N`, the reaction `r`
+//! is our unknown `gamma`, fclib's `q` our linear term, `lin` in the code).
 //! With `s_c = mu_c ||u_T,c||`, the Coulomb problem `u = W r + q`, `r in K`,
 //! `u + s e_n in K^*`, `r . (u + s e_n) = 0` is, for `s` fixed, the CCP with the shifted data
 //! `q_n + s`. Outer iteration `k` (one executor step):
@@ -23,11 +25,12 @@
 //! executor reports `stalled` or `max_iterations`.
 
 use crate::executor::{ExecSettings, Executor};
+use crate::kernels::coulomb_mu;
 use crate::problem::Problem;
-use crate::solver::{Solver, StepOutcome};
+use crate::solver::{Solver, StepOutcome, StepResult};
 use crate::state::IterState;
 use crate::status::{SolverError, Status};
-use cpbench_problems::{ConstraintSet, Instance, ProblemClass, ResidualKind};
+use cpbench_problems::{Instance, ProblemClass, ResidualKind};
 use serde::{Deserialize, Serialize};
 
 /// Settings of [`DeSaxce`]. Defaults: inner tolerance `1e-4`, tightened by `0.1` per outer
@@ -163,19 +166,9 @@ impl Solver for DeSaxce {
         Ok(())
     }
 
-    fn step(
-        &mut self,
-        problem: &Problem,
-        state: &mut IterState,
-    ) -> Result<StepOutcome, SolverError> {
+    fn step(&mut self, problem: &Problem, state: &mut IterState) -> StepResult {
         let inst = problem.instance();
-        let ConstraintSet::CoulombCones { mu } = inst.constraints() else {
-            return Err(SolverError::InvalidSetting {
-                name: "class",
-                value: inst.class().to_string(),
-                reason: "De Saxce's fixed point needs Coulomb cones",
-            });
-        };
+        let mu = coulomb_mu(self, inst)?;
         let Some(ccp) = self.ccp.as_mut() else {
             return Err(SolverError::InvalidSetting {
                 name: "init",
@@ -184,12 +177,12 @@ impl Solver for DeSaxce {
             });
         };
         problem.gradient(&state.gamma, &mut self.u);
-        let q = inst.r();
+        let lin = inst.r();
         for (c, &m) in mu.iter().enumerate() {
             let o = 3 * c;
-            self.shifted[o] = q[o] + m * self.u[o + 1].hypot(self.u[o + 2]);
-            self.shifted[o + 1] = q[o + 1];
-            self.shifted[o + 2] = q[o + 2];
+            self.shifted[o] = lin[o] + m * self.u[o + 1].hypot(self.u[o + 2]);
+            self.shifted[o + 1] = lin[o + 1];
+            self.shifted[o + 2] = lin[o + 2];
         }
         ccp.replace_r(&self.shifted)
             .map_err(|e| SolverError::InvalidSetting {

@@ -60,7 +60,7 @@ mod kkt;
 
 use crate::observer::IterInfo;
 use crate::problem::Problem;
-use crate::solver::{Solver, StepOutcome};
+use crate::solver::{Solver, StepOutcome, StepResult};
 use crate::state::IterState;
 use crate::status::{SolverError, Status};
 use cone::{jdiv, jprod, jsquare, nonneg_max_step, soc_max_step, SocScaling};
@@ -459,6 +459,29 @@ impl Ipm {
         }
         a
     }
+
+    /// The complementarity right-hand side without the second-order term:
+    /// `rc = -lambda o lambda` (Jordan square per block; `m` scalar rows first), plus
+    /// `shift e` (`e`: 1 on each scalar row, `(1, 0, 0)` on each cone) when given (the
+    /// centering term `sigma mu` of the corrector).
+    fn centering_rhs(&mut self, m: usize, shift: Option<f64>) {
+        for k in 0..m {
+            let l = self.lam[k];
+            let v = -l * l;
+            self.rc[k] = shift.map_or(v, |t| v + t);
+        }
+        for c in 0..self.cones.len() {
+            let o = m + 3 * c;
+            let l = [self.lam[o], self.lam[o + 1], self.lam[o + 2]];
+            let sq = jsquare(&l);
+            for i in 0..3 {
+                self.rc[o + i] = -sq[i];
+            }
+            if let Some(t) = shift {
+                self.rc[o] += t;
+            }
+        }
+    }
 }
 
 impl Solver for Ipm {
@@ -591,11 +614,7 @@ impl Solver for Ipm {
         Ok(())
     }
 
-    fn step(
-        &mut self,
-        problem: &Problem,
-        state: &mut IterState,
-    ) -> Result<StepOutcome, SolverError> {
+    fn step(&mut self, problem: &Problem, state: &mut IterState) -> StepResult {
         let n = self.x.len();
         let m = self.m_rows();
         let r = problem.instance().r();
@@ -633,17 +652,7 @@ impl Solver for Ipm {
         self.factorize()?;
 
         // Predictor: r_c = -lambda o lambda.
-        for k in 0..m {
-            self.rc[k] = -self.lam[k] * self.lam[k];
-        }
-        for c in 0..self.cones.len() {
-            let o = m + 3 * c;
-            let l = [self.lam[o], self.lam[o + 1], self.lam[o + 2]];
-            let sq = jsquare(&l);
-            for a in 0..3 {
-                self.rc[o + a] = -sq[a];
-            }
-        }
+        self.centering_rhs(m, None);
         self.direction();
         let alpha_aff = self.max_step().min(1.0);
         let mut mu_aff = 0.0;
@@ -676,19 +685,7 @@ impl Solver for Ipm {
                 self.rc[o] += sigma * mu;
             }
         } else {
-            for k in 0..m {
-                let l = self.lam[k];
-                self.rc[k] = -l * l + sigma * mu;
-            }
-            for c in 0..self.cones.len() {
-                let o = m + 3 * c;
-                let l = [self.lam[o], self.lam[o + 1], self.lam[o + 2]];
-                let sq = jsquare(&l);
-                for i in 0..3 {
-                    self.rc[o + i] = -sq[i];
-                }
-                self.rc[o] += sigma * mu;
-            }
+            self.centering_rhs(m, Some(sigma * mu));
         }
         self.direction();
         let alpha = (self.settings.step_fraction * self.max_step()).min(1.0);

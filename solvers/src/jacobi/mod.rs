@@ -9,10 +9,10 @@
 
 use crate::pgs::{block_scales, BlockStep};
 use crate::problem::Problem;
-use crate::solver::{Solver, StepOutcome};
+use crate::solver::{Solver, StepOutcome, StepResult};
 use crate::state::IterState;
 use crate::status::SolverError;
-use cpbench_problems::ProblemClass;
+use cpbench_problems::linalg::{power_iteration, PowerRule};
 use serde::{Deserialize, Serialize};
 
 /// Settings of [`Jacobi`]. Defaults: `omega = None` (automatic), `lambda = 1`.
@@ -79,11 +79,6 @@ impl Solver for Jacobi {
         "jacobi"
     }
 
-    fn supports(&self, class: ProblemClass) -> bool {
-        // the QP classes; the Coulomb problem is not a QP (see `desaxce`)
-        class.is_qp()
-    }
-
     fn init(&mut self, problem: &Problem, _state: &mut IterState) -> Result<(), SolverError> {
         let n = problem.n();
         let bs = problem.constraints().block_size();
@@ -104,27 +99,20 @@ impl Solver for Jacobi {
             None => {
                 // power iteration on B^{1/2} N B^{1/2}
                 let sq: Vec<f64> = self.binv.iter().map(|b| b.sqrt()).collect();
-                let mut x = vec![1.0 / (n.max(1) as f64).sqrt(); n];
-                let mut z = vec![0.0; n];
-                let mut y = vec![0.0; n];
-                let mut lam = 0.0;
-                for _ in 0..self.settings.power_iterations {
-                    for ((zi, xi), s) in z.iter_mut().zip(&x).zip(&sq) {
+                let (mut x, mut y, mut z) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+                let apply = |x: &[f64], y: &mut [f64]| {
+                    for ((zi, xi), s) in z.iter_mut().zip(x).zip(&sq) {
                         *zi = xi * s;
                     }
-                    problem.matvec(&z, &mut y);
+                    problem.matvec(&z, y);
                     for (yi, s) in y.iter_mut().zip(&sq) {
                         *yi *= s;
                     }
-                    lam = cpbench_problems::linalg::dot(&x, &y);
-                    let ny = cpbench_problems::linalg::norm2(&y);
-                    if ny == 0.0 {
-                        break;
-                    }
-                    for (xi, yi) in x.iter_mut().zip(&y) {
-                        *xi = yi / ny;
-                    }
-                }
+                };
+                let rule = PowerRule::Fixed {
+                    iters: self.settings.power_iterations,
+                };
+                let (lam, _) = power_iteration(apply, &mut x, &mut y, rule);
                 if lam > 0.0 {
                     1.0 / lam
                 } else {
@@ -135,11 +123,7 @@ impl Solver for Jacobi {
         Ok(())
     }
 
-    fn step(
-        &mut self,
-        problem: &Problem,
-        state: &mut IterState,
-    ) -> Result<StepOutcome, SolverError> {
+    fn step(&mut self, problem: &Problem, state: &mut IterState) -> StepResult {
         problem.gradient(&state.gamma, &mut self.g);
         let k = problem.constraints();
         let bs = k.block_size();

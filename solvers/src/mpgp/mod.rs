@@ -36,10 +36,9 @@
 use crate::mprgp::core::{Core, CoreSettings, ProportioningStep};
 use crate::mprgp::{validate_common, Expansion, ProportioningTest};
 use crate::problem::Problem;
-use crate::solver::{Solver, StepOutcome};
+use crate::solver::{Solver, StepResult};
 use crate::state::IterState;
 use crate::status::SolverError;
-use cpbench_problems::ProblemClass;
 use serde::{Deserialize, Serialize};
 
 /// Settings of [`Mpgp`]. Defaults: `gamma = 1`, `alpha_factor = 1.95`, proportioning test on
@@ -124,20 +123,11 @@ impl Solver for Mpgp {
         "mpgp"
     }
 
-    fn supports(&self, class: ProblemClass) -> bool {
-        // the QP classes; the Coulomb problem is not a QP (see `desaxce`)
-        class.is_qp()
-    }
-
     fn init(&mut self, problem: &Problem, state: &mut IterState) -> Result<(), SolverError> {
         self.core.init(problem, state)
     }
 
-    fn step(
-        &mut self,
-        problem: &Problem,
-        state: &mut IterState,
-    ) -> Result<StepOutcome, SolverError> {
+    fn step(&mut self, problem: &Problem, state: &mut IterState) -> StepResult {
         self.core.step(problem, state)
     }
 

@@ -5,13 +5,13 @@
 //! and the residual module).
 
 use super::geometry::ActiveSetGeometry;
-use super::power::power_method;
 use super::{Expansion, ProportioningTest};
 use crate::problem::Problem;
-use crate::solver::StepOutcome;
+use crate::solver::{StepOutcome, StepResult};
 use crate::state::IterState;
 use crate::status::SolverError;
-use cpbench_problems::linalg::{dot, norm2};
+use cpbench_problems::linalg::{dot, norm2, power_iteration, PowerRule};
+use cpbench_problems::ConstraintSet;
 
 /// What the proportioning step does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -122,13 +122,12 @@ impl Core {
         self.lambda = match self.s.lambda_max {
             Some(l) => l,
             None => {
-                let (l, k) = power_method(
-                    problem,
-                    &mut self.p,
-                    &mut self.ap,
-                    self.s.power_max_iter,
-                    self.s.power_rtol,
-                );
+                let rule = PowerRule::Relative {
+                    max_iter: self.s.power_max_iter,
+                    rtol: self.s.power_rtol,
+                };
+                let apply = |x: &[f64], y: &mut [f64]| problem.matvec(x, y);
+                let (l, k) = power_iteration(apply, &mut self.p, &mut self.ap, rule);
                 self.power_products = k;
                 l
             }
@@ -152,11 +151,7 @@ impl Core {
     }
 
     /// One MPRGP / MPGP iteration. Allocation free.
-    pub fn step(
-        &mut self,
-        problem: &Problem,
-        state: &mut IterState,
-    ) -> Result<StepOutcome, SolverError> {
+    pub fn step(&mut self, problem: &Problem, state: &mut IterState) -> StepResult {
         let k = problem.constraints();
         let x = &mut state.gamma;
         // The gradient is updated by recurrence in CG steps. Once the recurrence's projected
@@ -197,14 +192,7 @@ impl Core {
         };
         if bb <= self.s.gamma * self.s.gamma * rhs {
             // proportional iterate: trial conjugate gradient step
-            problem.matvec(&self.p, &mut self.ap);
-            self.products += 1;
-            let pap = dot(&self.p, &self.ap);
-            let acg = if pap > 0.0 {
-                dot(&self.g, &self.p) / pap
-            } else {
-                f64::INFINITY
-            };
+            let (pap, acg) = self.exact_step(problem);
             let (afeas, blocking) = k.max_feasible_step(x, &self.p);
             if acg <= afeas {
                 self.cg_steps += 1;
@@ -234,14 +222,7 @@ impl Core {
         match self.s.prop_step {
             ProportioningStep::ChoppedCg => {
                 self.p.copy_from_slice(&self.beta);
-                problem.matvec(&self.p, &mut self.ap);
-                self.products += 1;
-                let pap = dot(&self.p, &self.ap);
-                let acg = if pap > 0.0 {
-                    dot(&self.g, &self.p) / pap
-                } else {
-                    f64::INFINITY
-                };
+                let (_, acg) = self.exact_step(problem);
                 let (tf, blocking) = k.max_feasible_step(x, &self.p);
                 let t = acg.min(tf);
                 if !t.is_finite() {
@@ -249,11 +230,7 @@ impl Core {
                 }
                 axpy(-t, &self.p, x);
                 if t == tf {
-                    if let Some(b) = blocking {
-                        let bs = k.block_size();
-                        let r = b * bs..(b + 1) * bs;
-                        k.land_on_boundary(b, &mut x[r.clone()], &self.p[r]);
-                    }
+                    land_blocking(k, blocking, x, &self.p);
                 }
                 k.project(x);
                 axpy(-t, &self.ap, &mut self.g);
@@ -269,6 +246,20 @@ impl Core {
         k.split_gradient(x, &self.g, &mut self.phi, &mut self.beta);
         self.p.copy_from_slice(&self.phi);
         Ok(StepOutcome::Continue)
+    }
+
+    /// `ap = N p` (one counted product) and the exact line-search step along `-p` of the
+    /// quadratic: `(p^T N p, g^T p / p^T N p)`, the step infinite where `p^T N p <= 0`.
+    fn exact_step(&mut self, problem: &Problem) -> (f64, f64) {
+        problem.matvec(&self.p, &mut self.ap);
+        self.products += 1;
+        let pap = dot(&self.p, &self.ap);
+        let acg = if pap > 0.0 {
+            dot(&self.g, &self.p) / pap
+        } else {
+            f64::INFINITY
+        };
+        (pap, acg)
     }
 
     /// `x = P_K(xold - alpha d)` with `d = gold` (`use_g`) or `phi`, then the fresh gradient
@@ -341,11 +332,7 @@ impl Core {
         }
         // the largest feasible step along -p; the blocking block lands on its boundary
         axpy(-afeas, &self.p, x);
-        if let Some(b) = blocking {
-            let bs = k.block_size();
-            let r = b * bs..(b + 1) * bs;
-            k.land_on_boundary(b, &mut x[r.clone()], &self.p[r]);
-        }
+        land_blocking(k, blocking, x, &self.p);
         k.project(x);
         axpy(-afeas, &self.ap, &mut self.g);
         k.split_gradient(x, &self.g, &mut self.phi, &mut self.beta);
@@ -424,5 +411,15 @@ fn unbounded() -> SolverError {
 fn axpy(a: f64, x: &[f64], y: &mut [f64]) {
     for (yi, xi) in y.iter_mut().zip(x) {
         *yi += a * xi;
+    }
+}
+
+/// After a step to the largest feasible length along `-p`: put the blocking block (if any,
+/// from [`ConstraintSet::max_feasible_step`]) exactly on its boundary.
+fn land_blocking(k: &ConstraintSet, blocking: Option<usize>, x: &mut [f64], p: &[f64]) {
+    if let Some(b) = blocking {
+        let bs = k.block_size();
+        let r = b * bs..(b + 1) * bs;
+        k.land_on_boundary(b, &mut x[r.clone()], &p[r]);
     }
 }

@@ -61,10 +61,9 @@
 
 pub(crate) mod core;
 pub(crate) mod geometry;
-pub(crate) mod power;
 
 use crate::problem::Problem;
-use crate::solver::{Solver, StepOutcome};
+use crate::solver::{Solver, StepResult};
 use crate::state::IterState;
 use crate::status::SolverError;
 use cpbench_problems::ProblemClass;
@@ -266,11 +265,7 @@ impl Solver for Mprgp {
         self.core.init(problem, state)
     }
 
-    fn step(
-        &mut self,
-        problem: &Problem,
-        state: &mut IterState,
-    ) -> Result<StepOutcome, SolverError> {
+    fn step(&mut self, problem: &Problem, state: &mut IterState) -> StepResult {
         self.core.step(problem, state)
     }
 

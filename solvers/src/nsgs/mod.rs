@@ -4,17 +4,19 @@
 //! Siconos' `SICONOS_FRICTION_3D_NSGS` with the one-contact solver "projection on cone with
 //! local iteration").
 //!
-//! Notation of fclib: `u = W r + q` (cpbench: `W = N`, `q = r`, unknown `r = gamma`). One sweep
-//! visits every contact `c` (in order, or in a seeded random order each sweep) and solves the
-//! one-contact problem with the other contacts frozen:
+//! Notation: fclib writes `u = W r + q` with the reaction `r` as unknown; that is cpbench's
+//! `u = N gamma + r` (`W = N`, fclib's `r` our `gamma`, fclib's `q` our linear term `r`). To
+//! keep the two apart, the code says `reaction` (`gamma`) and `lin` (the linear term), never
+//! `r` and `q`. One sweep visits every contact `c` (in order, or in a seeded random order each
+//! sweep) and solves the one-contact problem with the other contacts frozen:
 //!
 //! ```text
-//! q_loc = u_c - W_cc r_c                      (u_c = (W r + q)_c with the latest r: exact)
+//! lin_c = u_c - W_cc gamma_c          (u_c = (W gamma + lin)_c with the latest gamma: exact)
 //! repeat (local iteration, at most local_max_iter times):
-//!     u   = W_cc r_c + q_loc
-//!     r_c = P_K(r_c - rho_c (u + mu_c ||u_T|| e_n))     (De Saxce & Feng 1991 modification)
-//! until ||change|| <= local_tol ||r_c||
-//! r_c <- omega r_c(new) + (1 - omega) r_c(old)
+//!     u       = W_cc gamma_c + lin_c
+//!     gamma_c = P_K(gamma_c - rho_c (u + mu_c ||u_T|| e_n))   (De Saxce & Feng 1991)
+//! until ||change|| <= local_tol ||gamma_c||
+//! gamma_c <- omega gamma_c(new) + (1 - omega) gamma_c(old)
 //! ```
 //!
 //! A fixed point of the local map is exactly a solution of the one-contact Coulomb problem
@@ -38,16 +40,18 @@
 //! residual exceeds `anderson_safeguard` times that of the step before is replaced by the plain
 //! sweep result and the history restarts. The safeguard matters: `1.0` stalls on Siconos'
 //! `Capsules-i100-1090` near `1e-7`, `1.5` (the default) takes every fclib / Siconos fc3d
-//! problem of `shared/data` to `1e-8` within 3264 sweeps (`BoxesStack1` 1435,
+//! problem of the fc3d data set to `1e-8` within 3264 sweeps (`BoxesStack1` 1435,
 //! `local_problem_test` 2985, `OneObject-i100000-499`, where Siconos' NSGS ends at `2e-3`,
 //! 2773), and to `1e-10` too.
 
+use crate::kernels::{coulomb_mu, diag_block3, gather_block, lambda_max3, sym_part3, trace_mean3};
 use crate::problem::Problem;
-use crate::solver::{Solver, StepOutcome};
+use crate::solver::{Solver, StepOutcome, StepResult};
 use crate::state::IterState;
 use crate::status::SolverError;
 use cpbench_problems::constraints::project_coulomb_cone;
-use cpbench_problems::{ConstraintSet, ProblemClass};
+use cpbench_problems::rng::SplitMix64;
+use cpbench_problems::ProblemClass;
 use serde::{Deserialize, Serialize};
 
 /// How the local step `rho_c` is chosen from the diagonal block `W_cc`.
@@ -78,7 +82,7 @@ pub struct NsgsSettings {
     pub local_rho: LocalRho,
     /// Visit the contacts in a new random order each sweep.
     pub shuffle: bool,
-    /// Seed of the shuffle (SplitMix64).
+    /// Seed of the shuffle ([`cpbench_problems::rng::SplitMix64`]).
     pub seed: u64,
     /// Depth `m` of Anderson acceleration of the sweep map (0 = plain NSGS, at most 20).
     pub anderson: usize,
@@ -211,7 +215,7 @@ pub struct Nsgs {
     /// Local steps `rho_c` (0: the block vanishes, the contact is skipped).
     rho: Vec<f64>,
     order: Vec<usize>,
-    rng: u64,
+    rng: SplitMix64,
     local_iters: u64,
     aa: Anderson,
 }
@@ -220,7 +224,7 @@ impl Nsgs {
     /// An NSGS solver; errors on invalid settings.
     pub fn new(settings: NsgsSettings) -> Result<Self, SolverError> {
         settings.validate()?;
-        let rng = settings.seed;
+        let rng = SplitMix64::new(settings.seed);
         Ok(Self {
             settings,
             blocks: Vec::new(),
@@ -233,15 +237,6 @@ impl Nsgs {
     }
 }
 
-/// SplitMix64 (Steele, Lea & Flood 2014): the next state and output.
-fn splitmix64(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
 /// `y = B x` for a row-major 3x3 block.
 #[inline]
 fn mul3(b: &[f64; 9], x: &[f64]) -> [f64; 3] {
@@ -252,31 +247,33 @@ fn mul3(b: &[f64; 9], x: &[f64]) -> [f64; 3] {
     ]
 }
 
-/// Solve the one-contact Coulomb problem `u = B r + q_loc` by the local De Saxce projection
-/// iteration from `r` (in place); returns the iterations used.
+/// Solve the one-contact Coulomb problem `u = B gamma_c + lin_c` by the local De Saxce
+/// projection iteration from `gamma_c` (the contact's reaction, in place); returns the
+/// iterations used.
 #[inline]
 fn local_solve(
     b: &[f64; 9],
-    q_loc: &[f64; 3],
+    lin_c: &[f64; 3],
     mu: f64,
     rho: f64,
     max_iter: u32,
     tol: f64,
-    r: &mut [f64],
+    gamma_c: &mut [f64],
 ) -> u32 {
+    let g = gamma_c;
     for it in 1..=max_iter {
-        let bu = mul3(b, r);
-        let u = [bu[0] + q_loc[0], bu[1] + q_loc[1], bu[2] + q_loc[2]];
+        let bu = mul3(b, g);
+        let u = [bu[0] + lin_c[0], bu[1] + lin_c[1], bu[2] + lin_c[2]];
         let s = mu * u[1].hypot(u[2]);
         let mut v = [
-            r[0] - rho * (u[0] + s),
-            r[1] - rho * u[1],
-            r[2] - rho * u[2],
+            g[0] - rho * (u[0] + s),
+            g[1] - rho * u[1],
+            g[2] - rho * u[2],
         ];
         project_coulomb_cone(&mut v, mu);
-        let d2 = (v[0] - r[0]).powi(2) + (v[1] - r[1]).powi(2) + (v[2] - r[2]).powi(2);
+        let d2 = (v[0] - g[0]).powi(2) + (v[1] - g[1]).powi(2) + (v[2] - g[2]).powi(2);
         let n2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
-        r[..3].copy_from_slice(&v);
+        g[..3].copy_from_slice(&v);
         if d2 <= tol * tol * n2.max(1e-300) {
             return it;
         }
@@ -383,28 +380,17 @@ impl Solver for Nsgs {
         self.blocks = Vec::with_capacity(nc);
         self.rho = Vec::with_capacity(nc);
         for c in 0..nc {
-            let o = 3 * c;
-            let mut b = [0.0; 9];
-            let mut m = nalgebra::Matrix3::<f64>::zeros();
-            for i in 0..3 {
-                for j in 0..3 {
-                    b[3 * i + j] = w.get(o + i, o + j);
-                }
-            }
-            for i in 0..3 {
-                for j in 0..3 {
-                    m[(i, j)] = 0.5 * (b[3 * i + j] + b[3 * j + i]);
-                }
-            }
+            let b = diag_block3(w, c);
+            let m = sym_part3(&b);
             let scale = match self.settings.local_rho {
-                LocalRho::MaxEigen => m.symmetric_eigenvalues().max(),
-                LocalRho::Trace => m.trace() / 3.0,
+                LocalRho::MaxEigen => lambda_max3(&m),
+                LocalRho::Trace => trace_mean3(&m),
             };
             self.blocks.push(b);
             self.rho.push(if scale > 0.0 { 1.0 / scale } else { 0.0 });
         }
         self.order = (0..nc).collect();
-        self.rng = self.settings.seed;
+        self.rng = SplitMix64::new(self.settings.seed);
         self.local_iters = 0;
         let (n, m) = (problem.n(), self.settings.anderson);
         self.aa = Anderson {
@@ -419,27 +405,16 @@ impl Solver for Nsgs {
         Ok(())
     }
 
-    fn step(
-        &mut self,
-        problem: &Problem,
-        state: &mut IterState,
-    ) -> Result<StepOutcome, SolverError> {
+    fn step(&mut self, problem: &Problem, state: &mut IterState) -> StepResult {
         let inst = problem.instance();
-        let ConstraintSet::CoulombCones { mu } = inst.constraints() else {
-            return Err(SolverError::InvalidSetting {
-                name: "class",
-                value: inst.class().to_string(),
-                reason: "nsgs needs Coulomb cones",
-            });
-        };
+        let mu = coulomb_mu(self, inst)?;
         let rows = inst.row_matrix();
-        let (cp, ri, va) = (rows.col_ptr(), rows.row_idx(), rows.values());
-        let q = inst.r();
+        let lin = inst.r();
         let s = &self.settings;
         if s.shuffle {
             // Fisher-Yates, allocation free
             for i in (1..self.order.len()).rev() {
-                let j = (splitmix64(&mut self.rng) % (i as u64 + 1)) as usize;
+                let j = self.rng.index_to(i);
                 self.order.swap(i, j);
             }
         }
@@ -447,7 +422,7 @@ impl Solver for Nsgs {
         if m > 0 {
             self.aa.x.copy_from_slice(&state.gamma);
         }
-        let r = &mut state.gamma;
+        let reaction = &mut state.gamma;
         for &c in &self.order {
             let rho = self.rho[c];
             if rho == 0.0 {
@@ -455,21 +430,14 @@ impl Solver for Nsgs {
             }
             let o = 3 * c;
             let b = &self.blocks[c];
-            // q_loc = (W r + q)_c - W_cc r_c, with the latest r
+            // lin_c = (W gamma + lin)_c - W_cc gamma_c, with the latest gamma (row c of W)
             let mut u = [0.0; 3];
-            for (i, ui) in u.iter_mut().enumerate() {
-                let (a, e) = (cp[o + i], cp[o + i + 1]);
-                let mut acc = q[o + i];
-                for (&k, &v) in ri[a..e].iter().zip(&va[a..e]) {
-                    acc += v * r[k];
-                }
-                *ui = acc;
-            }
-            let rc = &mut r[o..o + 3];
+            gather_block(rows, lin, reaction, o, &mut u);
+            let rc = &mut reaction[o..o + 3];
             let old = [rc[0], rc[1], rc[2]];
             let br = mul3(b, rc);
-            let q_loc = [u[0] - br[0], u[1] - br[1], u[2] - br[2]];
-            let it = local_solve(b, &q_loc, mu[c], rho, s.local_max_iter, s.local_tol, rc);
+            let lin_c = [u[0] - br[0], u[1] - br[1], u[2] - br[2]];
+            let it = local_solve(b, &lin_c, mu[c], rho, s.local_max_iter, s.local_tol, rc);
             self.local_iters += it as u64;
             if s.omega != 1.0 {
                 // a convex (omega < 1) or extrapolated combination; project back onto K

@@ -3,7 +3,9 @@
 //! to Newton like solution methods"; Christensen, Klarbring, Pang & Stromberg 1998, IJNME 42;
 //! Acary & Brogliato 2008, section 13.5; Siconos' `SICONOS_FRICTION_3D_NSN_AC`).
 //!
-//! With `u = W r + q` and a step `rho_c > 0` per contact (`1 / lambda_max(sym(W_cc))`), the
+//! In fclib's notation, as in Alart & Curnier: `u = W r + q` is cpbench's `u = N gamma + r`
+//! (`W = N`, the reaction `r` is our unknown `gamma`, fclib's `q` our linear term `r`); in the
+//! code `r` is the reaction and `u` the velocity. With `u = W r + q` and a step `rho_c > 0` per contact (`1 / lambda_max(sym(W_cc))`), the
 //! Alart-Curnier function of contact `c` is
 //!
 //! ```text
@@ -22,11 +24,12 @@
 //! `step` allocates the dense `n x n` Jacobian and its LU (faer); the vectors are allocated
 //! in `init`. Each Newton step counts one product for `u` and one per line-search trial.
 
+use crate::kernels::{coulomb_mu, diag_block3, lambda_max3, sym_part3};
 use crate::problem::Problem;
-use crate::solver::{Solver, StepOutcome};
+use crate::solver::{Solver, StepOutcome, StepResult};
 use crate::state::IterState;
 use crate::status::SolverError;
-use cpbench_problems::{ConstraintSet, ProblemClass};
+use cpbench_problems::ProblemClass;
 use faer::linalg::solvers::Solve;
 use faer::{Col, Mat, Side};
 use serde::{Deserialize, Serialize};
@@ -251,14 +254,7 @@ impl Solver for NsnAc {
         let nc = n / 3;
         self.rho = (0..nc)
             .map(|c| {
-                let o = 3 * c;
-                let mut m = nalgebra::Matrix3::<f64>::zeros();
-                for i in 0..3 {
-                    for j in 0..3 {
-                        m[(i, j)] = 0.5 * (w.get(o + i, o + j) + w.get(o + j, o + i));
-                    }
-                }
-                let l = m.symmetric_eigenvalues().max();
+                let l = lambda_max3(&sym_part3(&diag_block3(w, c)));
                 if l > 0.0 {
                     1.0 / l
                 } else {
@@ -275,19 +271,9 @@ impl Solver for NsnAc {
         Ok(())
     }
 
-    fn step(
-        &mut self,
-        problem: &Problem,
-        state: &mut IterState,
-    ) -> Result<StepOutcome, SolverError> {
+    fn step(&mut self, problem: &Problem, state: &mut IterState) -> StepResult {
         let inst = problem.instance();
-        let ConstraintSet::CoulombCones { mu } = inst.constraints() else {
-            return Err(SolverError::InvalidSetting {
-                name: "class",
-                value: inst.class().to_string(),
-                reason: "nsn-ac needs Coulomb cones",
-            });
-        };
+        let mu = coulomb_mu(self, inst)?;
         let n = problem.n();
         let theta0 = self.eval(problem, &state.gamma, mu, true);
         if theta0 == 0.0 {

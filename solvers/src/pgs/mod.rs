@@ -12,11 +12,11 @@
 //! where the trace step is not a descent step for the block (it diverges on Siconos'
 //! `Rover4396`, see yardstick.md) and `lambda_max(N_cc)` is used instead.
 
+use crate::kernels::{diag_block3, gather_block, lambda_max3, trace_mean3};
 use crate::problem::Problem;
-use crate::solver::{Solver, StepOutcome};
+use crate::solver::{Solver, StepOutcome, StepResult};
 use crate::state::IterState;
 use crate::status::SolverError;
-use cpbench_problems::ProblemClass;
 use serde::{Deserialize, Serialize};
 
 /// How the 3x3 block scale `d_c` is chosen (scalar blocks always use `N_cc`).
@@ -87,15 +87,9 @@ pub(crate) fn block_scales(problem: &Problem, rule: BlockStep) -> Vec<f64> {
             d.push(n_mat.get(c, c).max(0.0));
             continue;
         }
-        let o = 3 * c;
-        let mut m = nalgebra::Matrix3::<f64>::zeros();
-        for i in 0..3 {
-            for j in 0..3 {
-                m[(i, j)] = n_mat.get(o + i, o + j);
-            }
-        }
-        let trace3 = m.trace() / 3.0;
-        let lmax = || m.symmetric_eigenvalues().max();
+        let b = diag_block3(n_mat, c);
+        let trace3 = trace_mean3(&b);
+        let lmax = || lambda_max3(&b);
         let dc = match rule {
             BlockStep::Trace => trace3,
             BlockStep::MaxEigen => lmax(),
@@ -138,11 +132,6 @@ impl Solver for Pgs {
         "pgs"
     }
 
-    fn supports(&self, class: ProblemClass) -> bool {
-        // the QP classes; the Coulomb problem is not a QP (see `desaxce`)
-        class.is_qp()
-    }
-
     fn init(&mut self, problem: &Problem, _state: &mut IterState) -> Result<(), SolverError> {
         self.d = block_scales(problem, self.settings.block_step);
         if self.settings.block_step == BlockStep::Safeguarded
@@ -154,14 +143,9 @@ impl Solver for Pgs {
         Ok(())
     }
 
-    fn step(
-        &mut self,
-        problem: &Problem,
-        state: &mut IterState,
-    ) -> Result<StepOutcome, SolverError> {
+    fn step(&mut self, problem: &Problem, state: &mut IterState) -> StepResult {
         let inst = problem.instance();
         let n_mat = inst.n_mat();
-        let (cp, ri, va) = (n_mat.col_ptr(), n_mat.row_idx(), n_mat.values());
         let r = inst.r();
         let k = problem.constraints();
         let bs = k.block_size();
@@ -174,15 +158,8 @@ impl Solver for Pgs {
                 continue;
             }
             let o = c * bs;
-            for i in 0..bs {
-                // row o+i of the symmetric N is column o+i
-                let (a, b) = (cp[o + i], cp[o + i + 1]);
-                let mut s = r[o + i];
-                for (&kk, &v) in ri[a..b].iter().zip(&va[a..b]) {
-                    s += v * gamma[kk];
-                }
-                g[i] = s;
-            }
+            // rows o.. of the symmetric N are its columns o..
+            gather_block(n_mat, r, gamma, o, &mut g[..bs]);
             let blk = &mut gamma[o..o + bs];
             old[..bs].copy_from_slice(blk);
             let t = omega / dc;

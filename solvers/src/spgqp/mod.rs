@@ -16,11 +16,10 @@
 //! recomputes it by a counted product every `k` iterations to remove rounding drift.
 
 use crate::problem::Problem;
-use crate::solver::{Solver, StepOutcome};
+use crate::solver::{Solver, StepOutcome, StepResult};
 use crate::state::IterState;
 use crate::status::SolverError;
 use cpbench_problems::instance::objective_from_gradient;
-use cpbench_problems::ProblemClass;
 use serde::{Deserialize, Serialize};
 
 /// Settings of [`SpgQp`]. Defaults: `m = 12`, `gamma = 0.7` (Pospisil's `spgqp.m`), first step
@@ -106,11 +105,6 @@ impl Solver for SpgQp {
         "spgqp"
     }
 
-    fn supports(&self, class: ProblemClass) -> bool {
-        // the QP classes; the Coulomb problem is not a QP (see `desaxce`)
-        class.is_qp()
-    }
-
     fn init(&mut self, problem: &Problem, state: &mut IterState) -> Result<(), SolverError> {
         let n = problem.n();
         self.g = vec![0.0; n];
@@ -126,11 +120,7 @@ impl Solver for SpgQp {
         Ok(())
     }
 
-    fn step(
-        &mut self,
-        problem: &Problem,
-        state: &mut IterState,
-    ) -> Result<StepOutcome, SolverError> {
+    fn step(&mut self, problem: &Problem, state: &mut IterState) -> StepResult {
         let x = &mut state.gamma;
         for ((di, xi), gi) in self.d.iter_mut().zip(x.iter()).zip(&self.g) {
             *di = xi - self.alpha * gi;

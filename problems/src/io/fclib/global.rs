@@ -19,13 +19,7 @@ pub(super) fn read(h: &H5<'_>) -> Result<Raw> {
     let f = h.floats("/fclib_global/vectors/f")?;
     let w = h.floats("/fclib_global/vectors/w")?;
     let mu = h.floats("/fclib_global/vectors/mu")?;
-    let ndof = m.nrows();
-    if m.ncols() != ndof {
-        return Err(h.err(
-            "/fclib_global/M",
-            format!("M must be square, found {ndof} x {}", m.ncols()),
-        ));
-    }
+    let ndof = h.square_size("/fclib_global/M", "M", &m)?;
     if hm.nrows() != ndof {
         return Err(h.err(
             "/fclib_global/H",

@@ -64,41 +64,42 @@ impl<'a> H5<'a> {
             .map_err(|e| self.err(obj, format!("missing or unreadable dataset: {e}")))
     }
 
+    /// A dataset of an integer type that widens losslessly to `i64`, as `i64` values.
+    fn read_widened<T: H5Type + Default + Clone + Into<i64>>(
+        &self,
+        ds: &hdf5_reader::Dataset,
+        obj: &str,
+    ) -> Result<Vec<i64>> {
+        Ok(self
+            .read_as::<T>(ds, obj)?
+            .into_iter()
+            .map(Into::into)
+            .collect())
+    }
+
+    /// The size of the square matrix `mat` (called `name` in messages) read from `obj`.
+    pub(super) fn square_size(&self, obj: &str, name: &str, mat: &CscMatrix) -> Result<usize> {
+        let n = mat.nrows();
+        if mat.ncols() != n {
+            return Err(self.err(
+                obj,
+                format!("{name} must be square, found {n} x {}", mat.ncols()),
+            ));
+        }
+        Ok(n)
+    }
+
     /// Integer dataset of any integer width, as `i64`.
     pub(super) fn ints(&self, obj: &str) -> Result<Vec<i64>> {
         let ds = self.dataset(obj)?;
         match ds.dtype().clone() {
             Datatype::FixedPoint { size, signed, .. } => match (size, signed) {
-                (1, true) => Ok(self
-                    .read_as::<i8>(&ds, obj)?
-                    .into_iter()
-                    .map(i64::from)
-                    .collect()),
-                (1, false) => Ok(self
-                    .read_as::<u8>(&ds, obj)?
-                    .into_iter()
-                    .map(i64::from)
-                    .collect()),
-                (2, true) => Ok(self
-                    .read_as::<i16>(&ds, obj)?
-                    .into_iter()
-                    .map(i64::from)
-                    .collect()),
-                (2, false) => Ok(self
-                    .read_as::<u16>(&ds, obj)?
-                    .into_iter()
-                    .map(i64::from)
-                    .collect()),
-                (4, true) => Ok(self
-                    .read_as::<i32>(&ds, obj)?
-                    .into_iter()
-                    .map(i64::from)
-                    .collect()),
-                (4, false) => Ok(self
-                    .read_as::<u32>(&ds, obj)?
-                    .into_iter()
-                    .map(i64::from)
-                    .collect()),
+                (1, true) => self.read_widened::<i8>(&ds, obj),
+                (1, false) => self.read_widened::<u8>(&ds, obj),
+                (2, true) => self.read_widened::<i16>(&ds, obj),
+                (2, false) => self.read_widened::<u16>(&ds, obj),
+                (4, true) => self.read_widened::<i32>(&ds, obj),
+                (4, false) => self.read_widened::<u32>(&ds, obj),
                 (8, true) => self.read_as::<i64>(&ds, obj),
                 (8, false) => self
                     .read_as::<u64>(&ds, obj)?

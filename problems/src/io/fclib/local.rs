@@ -12,13 +12,7 @@ pub(super) fn read(h: &H5<'_>) -> Result<Raw> {
     let w = h.sparse("/fclib_local/W")?;
     let q = h.floats("/fclib_local/vectors/q")?;
     let mu = h.floats("/fclib_local/vectors/mu")?;
-    let n = w.nrows();
-    if w.ncols() != n {
-        return Err(h.err(
-            "/fclib_local/W",
-            format!("W must be square, found {n} x {}", w.ncols()),
-        ));
-    }
+    let n = h.square_size("/fclib_local/W", "W", &w)?;
     h.check_len("/fclib_local/vectors/q", q.len(), n, "the size of W")?;
     h.check_cones("/fclib_local/vectors/mu", n, mu.len())?;
     Ok(Raw::Local(FrictionProblem { w, q, mu, spacedim }))

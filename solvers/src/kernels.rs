@@ -1,0 +1,171 @@
+//! Small kernels shared by the solvers' `init` and `step` code: the 3x3 diagonal blocks of `N`
+//! and their eigenvalue bounds, the gather of one block of `N gamma + r` along the stored
+//! columns, and the check that an instance's class is one a solver handles. The power
+//! iteration lives in [`cpbench_problems::linalg::power_iteration`] (the problems crate needs
+//! it too).
+//!
+//! Every kernel keeps the operation order of the code it replaced, so results are bit for bit
+//! those of the per-solver copies.
+
+use crate::solver::Solver;
+use crate::status::SolverError;
+use cpbench_problems::{ConstraintSet, CscMatrix, Instance, ProblemClass};
+use nalgebra::Matrix3;
+
+/// The 3x3 diagonal block `N_cc` (rows and columns `3c..3c+3`) of `mat`, row-major.
+/// Panics (internal use) when `3c + 3 > n`.
+pub fn diag_block3(mat: &CscMatrix, c: usize) -> [f64; 9] {
+    let o = 3 * c;
+    let mut b = [0.0; 9];
+    for i in 0..3 {
+        for j in 0..3 {
+            b[3 * i + j] = mat.get(o + i, o + j);
+        }
+    }
+    b
+}
+
+/// The symmetric part `(B + B^T) / 2` of a row-major 3x3 block.
+pub fn sym_part3(b: &[f64; 9]) -> [f64; 9] {
+    let mut s = [0.0; 9];
+    for i in 0..3 {
+        for j in 0..3 {
+            s[3 * i + j] = 0.5 * (b[3 * i + j] + b[3 * j + i]);
+        }
+    }
+    s
+}
+
+/// `tr(B) / 3` of a row-major 3x3 block: the mean eigenvalue, a lower bound of
+/// `lambda_max(B)` for a symmetric `B` (Chrono's and Siconos' per-contact scale).
+pub fn trace_mean3(b: &[f64; 9]) -> f64 {
+    Matrix3::from_row_slice(b).trace() / 3.0
+}
+
+/// Largest eigenvalue of a symmetric row-major 3x3 block (nalgebra's symmetric
+/// eigen-decomposition; the block must be symmetric, see [`sym_part3`]).
+pub fn lambda_max3(b: &[f64; 9]) -> f64 {
+    Matrix3::from_row_slice(b).symmetric_eigenvalues().max()
+}
+
+/// `out[i] = r[o + i] + sum_k mat[k, o + i] x[k]` for `i < out.len()`: one block of
+/// `N x + r` at offset `o`, gathered along the stored columns `o..o + out.len()` of `mat`
+/// (for the symmetric `N` column `j` is row `j`; for a non-symmetric `W` pass
+/// [`Instance::row_matrix`]). Shapes: `r`, `x` of length `n`; `out` at most 3 long in the
+/// solvers' use. Allocation free; accumulates in storage order, starting from `r`.
+#[inline]
+pub fn gather_block(mat: &CscMatrix, r: &[f64], x: &[f64], o: usize, out: &mut [f64]) {
+    let (cp, ri, va) = (mat.col_ptr(), mat.row_idx(), mat.values());
+    for (i, oi) in out.iter_mut().enumerate() {
+        let (a, b) = (cp[o + i], cp[o + i + 1]);
+        let mut s = r[o + i];
+        for (&k, &v) in ri[a..b].iter().zip(&va[a..b]) {
+            s += v * x[k];
+        }
+        *oi = s;
+    }
+}
+
+/// `Ok` when `solver` supports `class`, else [`SolverError::WrongClass`] naming the classes it
+/// does support (of [`ProblemClass::ALL`]).
+pub fn check_class(solver: &dyn Solver, class: ProblemClass) -> Result<(), SolverError> {
+    if solver.supports(class) {
+        return Ok(());
+    }
+    Err(SolverError::WrongClass {
+        solver: solver.name(),
+        class,
+        supported: ProblemClass::ALL
+            .into_iter()
+            .filter(|&c| solver.supports(c))
+            .collect(),
+    })
+}
+
+/// The friction coefficients `mu` (one per contact) of a [`ProblemClass::Coulomb`] instance,
+/// for the Coulomb solvers' `step`; [`SolverError::WrongClass`] for any other class.
+pub fn coulomb_mu<'a>(solver: &dyn Solver, inst: &'a Instance) -> Result<&'a [f64], SolverError> {
+    check_class(solver, inst.class())?;
+    match inst.constraints() {
+        ConstraintSet::CoulombCones { mu } if inst.class() == ProblemClass::Coulomb => Ok(mu),
+        _ => Err(SolverError::WrongClass {
+            solver: solver.name(),
+            class: inst.class(),
+            supported: vec![ProblemClass::Coulomb],
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn block_eigen_bounds() {
+        // N = diag-block [[2, 1, 0], [1, 2, 0], [0, 0, 1]] plus a second contact
+        let t = [
+            (0, 0, 2.0),
+            (0, 1, 1.0),
+            (1, 0, 1.0),
+            (1, 1, 2.0),
+            (2, 2, 1.0),
+            (3, 3, 4.0),
+            (4, 4, 5.0),
+            (5, 5, 6.0),
+            (0, 3, 0.5),
+            (3, 0, 0.5),
+        ];
+        let n = CscMatrix::from_triplets(6, 6, &t).unwrap();
+        let b = diag_block3(&n, 0);
+        assert_eq!(b, [2.0, 1.0, 0.0, 1.0, 2.0, 0.0, 0.0, 0.0, 1.0]);
+        assert!((lambda_max3(&b) - 3.0).abs() < 1e-14);
+        assert!((trace_mean3(&b) - 5.0 / 3.0).abs() < 1e-15);
+        let b1 = diag_block3(&n, 1);
+        assert_eq!(lambda_max3(&b1), 6.0);
+        let ns = [1.0, 2.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
+        assert_eq!(sym_part3(&ns)[1], 1.0);
+        assert_eq!(sym_part3(&ns)[3], 1.0);
+        // (N x + r) rows 0..3 and 3..6 with x = (1, 0, 0, 2, 0, 0), r = 1
+        let (x, r) = ([1.0, 0.0, 0.0, 2.0, 0.0, 0.0], [1.0; 6]);
+        let mut g = [0.0; 3];
+        gather_block(&n, &r, &x, 0, &mut g);
+        assert_eq!(g, [4.0, 2.0, 1.0]);
+        gather_block(&n, &r, &x, 3, &mut g);
+        assert_eq!(g, [9.5, 1.0, 1.0]);
+        let mut g1 = [0.0; 1];
+        gather_block(&n, &r, &x, 4, &mut g1);
+        assert_eq!(g1, [1.0]);
+    }
+
+    #[test]
+    fn class_check_names_the_supported_classes() {
+        use crate::nsgs::{Nsgs, NsgsSettings};
+        use crate::pgs::{Pgs, PgsSettings};
+        use cpbench_problems::{Provenance, ValidationOptions};
+        let pgs = Pgs::new(PgsSettings::default()).unwrap();
+        assert!(check_class(&pgs, ProblemClass::Ccp).is_ok());
+        let e = check_class(&pgs, ProblemClass::Coulomb).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "pgs does not support class coulomb (supported: lcp, box, ccp)"
+        );
+        let w = CscMatrix::from_triplets(3, 3, &[(0, 0, 1.0), (1, 1, 1.0), (2, 2, 1.0)]).unwrap();
+        let (q, mu) = (vec![-1.0, 0.0, 0.0], vec![0.3]);
+        let (p, o) = (Provenance::default(), ValidationOptions::default());
+        let coulomb =
+            Instance::new_coulomb("c", w.clone(), q.clone(), mu.clone(), p.clone(), o).unwrap();
+        let ccp = Instance::new("k", w, q, ConstraintSet::CoulombCones { mu }, p, o).unwrap();
+        let nsgs = Nsgs::new(NsgsSettings::default()).unwrap();
+        assert_eq!(coulomb_mu(&nsgs, &coulomb).unwrap(), &[0.3]);
+        let e = coulomb_mu(&nsgs, &ccp).unwrap_err();
+        assert!(matches!(
+            &e,
+            SolverError::WrongClass { solver: "nsgs", class: ProblemClass::Ccp, supported }
+                if supported == &[ProblemClass::Coulomb]
+        ));
+        assert_eq!(
+            e.to_string(),
+            "nsgs does not support class ccp (supported: coulomb)"
+        );
+    }
+}
