@@ -23,6 +23,7 @@
 //! in `init`. Each Newton step counts one product for `u` and one per line-search trial.
 
 use crate::problem::Problem;
+use crate::settings::{SolverSettings, Validator};
 use crate::solver::{Solver, StepOutcome};
 use crate::state::IterState;
 use crate::status::SolverError;
@@ -53,24 +54,15 @@ impl Default for NsnAcSettings {
     }
 }
 
-impl NsnAcSettings {
-    /// Check `0 < sigma < 1/2`, `max_halvings >= 1`.
-    pub fn validate(&self) -> Result<(), SolverError> {
-        if !(self.sigma > 0.0 && self.sigma < 0.5) {
-            return Err(SolverError::InvalidSetting {
-                name: "sigma",
-                value: self.sigma.to_string(),
-                reason: "must lie in (0, 0.5)",
-            });
-        }
-        if self.max_halvings == 0 {
-            return Err(SolverError::InvalidSetting {
-                name: "max_halvings",
-                value: "0".into(),
-                reason: "must be at least 1",
-            });
-        }
-        Ok(())
+impl SolverSettings for NsnAcSettings {
+    const SOLVER: &'static str = "nsn-ac";
+
+    fn check(&self, v: &mut Validator) {
+        v.in_open("sigma", self.sigma, 0.0, 0.5).at_least(
+            "max_halvings",
+            self.max_halvings.into(),
+            1,
+        );
     }
 }
 
