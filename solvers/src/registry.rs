@@ -4,7 +4,8 @@
 //! description and source, supported classes, cost model, membership of the default `run`
 //! list, and a builder from JSON through its [`SolverSettings`] type). The name list, the
 //! default solver list, the cost model the report uses and `cpbench solvers` all derive from
-//! it. Adding a solver is its folder, `pub mod` in `lib.rs` and one [`entry!`] line below.
+//! it. Adding a solver is its folder, `pub mod` in `lib.rs` and one `entry!` line in
+//! [`SOLVERS`].
 //!
 //! A name may carry a preset after a colon, `name:preset` ([`PRESETS`]): the preset replaces the
 //! defaults and the JSON settings, if any, are applied on top of it. The full name (with the
