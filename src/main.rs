@@ -1,8 +1,9 @@
 //! `cpbench`: command-line front end of the workbench (thin: the work is in the crates).
 //!
 //! ```text
-//! cpbench run [--suite default|FILE] [--instances PATH...] [--solvers pgs,jacobi,apgd,spgqp]
-//!             [--tol 1e-6] [--max-iter N] [--time-limit S] [--out DIR]
+//! cpbench run [--suite default|FILE] [--instances PATH...] [--solvers NAME,...]
+//!             [--tol 1e-6] [--max-iter N] [--time-limit S] [--settings FILE] [--out DIR]
+//! cpbench solvers [--json]       (every solver: classes, cost model, settings and ranges)
 //! cpbench info PATH [--class lcp|ccp|coulomb] [--coulomb-gap]
 //! cpbench convert IN OUT        (OUT ending in .hdf5/.h5: fclib local problem; else a bundle)
 //! ```
@@ -37,6 +38,8 @@ enum Command {
     Merge(cmd::merge::MergeArgs),
     /// Compare a results folder with a baseline; exit code 1 on a regression.
     Check(cmd::check::CheckArgs),
+    /// List the solvers: supported classes, cost model, settings with defaults and ranges.
+    Solvers(cmd::solvers::SolversArgs),
     /// Simulate a granular scene (fill, pile, pyramid, tube) and export its contact problems.
     Generate(cmd::generate::GenerateArgs),
     /// Print class, sizes, nnz, symmetry error, mu range and norms of an instance file.
@@ -140,6 +143,7 @@ fn other_commands(command: Command) -> Result<(), AnyError> {
         Command::Report(a) => cmd::report::run(a),
         Command::Merge(a) => cmd::merge::run(a),
         Command::Run(a) => cmd::run::run(a),
+        Command::Solvers(a) => cmd::solvers::run(a),
         Command::Generate(a) => cmd::generate::generate(a),
         Command::Info {
             path,

@@ -347,16 +347,13 @@ pub fn report(dir: &Path, opts: &ReportOptions) -> Result<PathBuf> {
         }
         write_atomic(&rdir.join(format!("shgeom{suffix}.csv")), sg_csv.as_bytes())?;
         let _ = writeln!(md, "\nShifted geometric means are normalised: the best solver is 1.00 ([CSV](report/shgeom{suffix}.csv)).\n");
-        // Interior points: an iteration is a sparse factorisation, and their N-product count
-        // (the dual residual only, or none for an external solver) says nothing of their cost.
+        // Factorising and external solvers (the registry's cost model): an iteration is a
+        // factorisation, and their N-product count says nothing of their cost.
         let second_order: Vec<&str> = solvers
             .iter()
             .filter(|s| {
-                prow.iter().any(|r| {
-                    &r.solver == *s
-                        && (r.counters.contains("factorizations=")
-                            || r.counters.contains("clarabel_iterations="))
-                })
+                cpbench_solvers::registry::cost_model(s)
+                    .is_some_and(|c| c != cpbench_solvers::registry::CostModel::FirstOrder)
             })
             .map(|s| s.as_str())
             .collect();
@@ -364,9 +361,9 @@ pub fn report(dir: &Path, opts: &ReportOptions) -> Result<PathBuf> {
             let _ = writeln!(
                 md,
                 "Iterations and N-products do not measure the cost of {}: each of their \
-                 iterations factorises a sparse matrix (see `factorizations`, `factor_time_s`, \
-                 `factor_nnz` or `clarabel_factor_nnz` in the `counters` column); compare them \
-                 by time.\n",
+                 iterations factorises a matrix (see their factorisation counters, e.g. \
+                 `factorizations`, `factor_time_s`, `clarabel_factor_nnz`, in the `counters` \
+                 column); compare them by time.\n",
                 second_order
                     .iter()
                     .map(|s| format!("`{s}`"))

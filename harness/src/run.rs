@@ -24,7 +24,7 @@ use crate::results::{
     read_summary, read_trace, write_summary, write_trace, SummaryAppender, SummaryRow,
 };
 use cpbench_problems::{Instance, ResidualKind};
-use cpbench_solvers::registry::build;
+use cpbench_solvers::registry::{self, build};
 use cpbench_solvers::{ExecSettings, Executor, ObserverMode, TraceRecorder};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -140,12 +140,13 @@ pub struct RunConfig {
 }
 
 impl RunConfig {
-    /// Defaults: solvers `pgs, jacobi, apgd, spgqp, ipm`, executor defaults, profile `default`,
+    /// Defaults: the registry's default solvers ([`registry::default_solvers`]: `pgs, jacobi,
+    /// apgd, spgqp, ipm`), executor defaults, profile `default`,
     /// every iteration traced, plots and progress bar on, one job, no shard.
     pub fn new(out_dir: PathBuf) -> Self {
         Self {
             suite: "default".into(),
-            solvers: ["pgs", "jacobi", "apgd", "spgqp", "ipm"]
+            solvers: registry::default_solvers()
                 .iter()
                 .map(|s| SolverSpec::named(s))
                 .collect(),

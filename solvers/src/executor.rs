@@ -5,6 +5,7 @@ use crate::kernels::check_class;
 use crate::observer::{IterInfo, IterRecord, Observer};
 use crate::problem::Problem;
 use crate::result::SolveResult;
+use crate::settings::Validator;
 use crate::solver::{Solver, StepOutcome};
 use crate::state::IterState;
 use crate::status::{SolverError, Status};
@@ -51,39 +52,23 @@ impl Default for ExecSettings {
 }
 
 impl ExecSettings {
-    /// Check ranges: `tol > 0` finite, `max_iter >= 1`, positive time budget, factor `> 1`.
+    /// Check ranges: `tol > 0` finite, `max_iter >= 1`, `max_matvecs >= 1`, positive finite
+    /// time budget, `stall_window >= 1`, `divergence_factor > 1`. Errors:
+    /// [`SolverError::OutOfRange`] naming `the executor`, the field, the value and the range.
     pub fn validate(&self) -> Result<(), SolverError> {
-        if !(self.tol > 0.0 && self.tol.is_finite()) {
-            return Err(SolverError::InvalidSetting {
-                name: "tol",
-                value: self.tol.to_string(),
-                reason: "must be positive and finite",
-            });
-        }
-        if self.max_iter == 0 {
-            return Err(SolverError::InvalidSetting {
-                name: "max_iter",
-                value: "0".into(),
-                reason: "must be at least 1",
-            });
-        }
-        if let Some(t) = self.max_time_s {
-            if !(t > 0.0) {
-                return Err(SolverError::InvalidSetting {
-                    name: "max_time_s",
-                    value: t.to_string(),
-                    reason: "must be positive",
-                });
-            }
-        }
-        if !(self.divergence_factor > 1.0) {
-            return Err(SolverError::InvalidSetting {
-                name: "divergence_factor",
-                value: self.divergence_factor.to_string(),
-                reason: "must be > 1",
-            });
-        }
-        Ok(())
+        let mut v = Validator::new("the executor");
+        self.check(&mut v);
+        v.finish()
+    }
+
+    /// The checks of [`ExecSettings::validate`], recording into `v`.
+    pub fn check(&self, v: &mut Validator) {
+        v.positive("tol", self.tol)
+            .at_least("max_iter", self.max_iter, 1)
+            .at_least_opt("max_matvecs", self.max_matvecs, 1)
+            .positive_opt("max_time_s", self.max_time_s)
+            .at_least_opt("stall_window", self.stall_window, 1)
+            .greater("divergence_factor", self.divergence_factor, 1.0);
     }
 }
 
@@ -104,8 +89,9 @@ impl Executor {
     ///
     /// Every iterate's residuals are computed here (one uncounted product per iteration unless
     /// the solver supplies a fresh gradient) and passed to the observers; the best iterate by
-    /// the stopping residual is returned. Errors only for a warm start of the wrong size;
-    /// solver failures become [`Status::NumericalError`] with a message.
+    /// the stopping residual is returned. Errors: invalid executor settings
+    /// ([`ExecSettings::validate`], [`SolverError::OutOfRange`]) and a warm start of the wrong
+    /// size; solver failures become [`Status::NumericalError`] with a message.
     pub fn run(
         &self,
         solver: &mut dyn Solver,
@@ -114,6 +100,7 @@ impl Executor {
         observers: &mut [&mut dyn Observer],
     ) -> Result<SolveResult, SolverError> {
         let s = &self.settings;
+        s.validate()?;
         let kind = s.residual.default_for(instance.class());
         let n = instance.n();
         let mut gamma0 = match warm_start {

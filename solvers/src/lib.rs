@@ -17,6 +17,10 @@
 //! | `nsn-ac` | semismooth Newton on the Alart-Curnier function (Coulomb; dense) | Alart & Curnier 1991 |
 //! | `desaxce-<ccp solver>` | De Saxce's fixed point on `s = mu ||u_T||` around a CCP solver (Coulomb) | De Saxce & Feng 1991; Acary et al. 2011 |
 //!
+//! The authoritative list (with classes, cost models and settings ranges) is the registry's
+//! one table, [`registry::SOLVERS`], printed by `cpbench solvers`; settings are checked in one
+//! place, [`settings::SolverSettings`].
+//!
 //! Registry names may carry a preset, `name:preset` (see [`registry::PRESETS`]), e.g.
 //! `mprgp:permon-opt` for PERMON's settings with the `opt` expansion.
 #![warn(missing_docs)]
@@ -39,6 +43,7 @@ pub mod pgs;
 pub mod problem;
 pub mod registry;
 pub mod result;
+pub mod settings;
 pub mod solver;
 pub mod spgqp;
 pub mod state;
@@ -48,6 +53,7 @@ pub use executor::{ExecSettings, Executor};
 pub use observer::{IterInfo, IterRecord, Observer, ObserverMode, TraceRecorder};
 pub use problem::Problem;
 pub use result::SolveResult;
+pub use settings::{SolverSettings, Validator};
 pub use solver::{Solver, StepOutcome};
 pub use state::IterState;
 pub use status::{SolverError, Status};

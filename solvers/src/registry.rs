@@ -1,5 +1,12 @@
 //! Solvers by name, with settings from JSON (missing fields take their defaults).
 //!
+//! [`SOLVERS`] is the one registration table: one [`SolverEntry`] per solver (name,
+//! description and source, supported classes, cost model, membership of the default `run`
+//! list, and a builder from JSON through its [`SolverSettings`] type). The name list, the
+//! default solver list, the cost model the report uses and `cpbench solvers` all derive from
+//! it. Adding a solver is its folder, `pub mod` in `lib.rs` and one `entry!` line in
+//! [`SOLVERS`].
+//!
 //! A name may carry a preset after a colon, `name:preset` ([`PRESETS`]): the preset replaces the
 //! defaults and the JSON settings, if any, are applied on top of it. The full name (with the
 //! preset) is what result files show, so that variants of one solver can run side by side.
@@ -14,28 +21,218 @@ use crate::mprgp::{Expansion, Mprgp, MprgpSettings};
 use crate::nsgs::{Nsgs, NsgsSettings};
 use crate::nsn::{NsnAc, NsnAcSettings};
 use crate::pgs::{Pgs, PgsSettings};
+use crate::settings::{parse, SolverSettings};
 use crate::solver::Solver;
 use crate::spgqp::{SpgQp, SpgQpSettings};
 use crate::status::SolverError;
-use serde::de::DeserializeOwned;
+use cpbench_problems::ProblemClass;
 use serde::Serialize;
 
-/// Names of all registered solvers. Besides these, `desaxce-<name>` ([`DESAXCE_PREFIX`]) wraps
-/// any CCP solver `<name>` in De Saxce's fixed point for the Coulomb problem.
-pub const SOLVER_NAMES: [&str; 12] = [
-    "pgs",
-    "jacobi",
-    "apgd",
-    "spgqp",
-    "mprgp",
-    "mpgp",
-    "ipm",
-    "clarabel",
-    "nsgs",
-    "nsn-ac",
-    "desaxce-apgd",
-    "desaxce-spgqp",
+/// What a solver's iterations cost, for comparing solvers fairly in reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CostModel {
+    /// An iteration is a few `N`-products and vector operations: iterations and counted
+    /// `N`-products measure the work.
+    FirstOrder,
+    /// An iteration factorises a matrix (sparse KKT system, dense Jacobian): compare by time.
+    Factorising,
+    /// An external one-shot solver whose inner work is not counted: compare by time.
+    External,
+}
+
+impl CostModel {
+    /// Short snake-case name (`first_order`, `factorising`, `external`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CostModel::FirstOrder => "first_order",
+            CostModel::Factorising => "factorising",
+            CostModel::External => "external",
+        }
+    }
+}
+
+/// A solver with default settings as JSON plus the documented range of every checked field.
+#[derive(Clone, Debug)]
+pub struct SettingsDoc {
+    /// The default settings (a JSON object; field names as in settings files).
+    pub defaults: serde_json::Value,
+    /// `(field, allowed range)` as the validation enforces them ([`SolverSettings::ranges`]).
+    pub ranges: Vec<(&'static str, String)>,
+    /// Renamed fields, `(old name, field)` ([`SolverSettings::ALIASES`]).
+    pub aliases: &'static [(&'static str, &'static str)],
+}
+
+/// A built solver and its effective settings as JSON; what an entry's builder returns.
+type BuildResult = Result<(Box<dyn Solver + Send>, serde_json::Value), SolverError>;
+
+/// One registered solver.
+#[derive(Clone, Copy)]
+pub struct SolverEntry {
+    /// Registry name (`pgs`); what [`Solver::name`] of the built solver returns.
+    pub name: &'static str,
+    /// One line: the method.
+    pub description: &'static str,
+    /// Where the method comes from (paper, software).
+    pub source: &'static str,
+    /// The problem classes the solver supports (what [`Solver::supports`] accepts).
+    pub classes: &'static [ProblemClass],
+    /// What an iteration costs.
+    pub cost: CostModel,
+    /// Whether `cpbench run` runs it when neither `--solvers` nor the suite names solvers.
+    pub default_run: bool,
+    /// Build from the full name (with any preset, for messages) and the JSON settings
+    /// (`None` = defaults): parse, validate, construct.
+    pub build: fn(&str, Option<&serde_json::Value>) -> BuildResult,
+    /// Default settings and documented ranges.
+    pub settings: fn() -> SettingsDoc,
+}
+
+/// Parse and validate `S` from JSON, construct the solver with `ctor`, and return it with its
+/// effective settings (defaults filled in) as JSON.
+fn build_with<S: SolverSettings, T: Solver + Send + 'static>(
+    name: &str,
+    v: Option<&serde_json::Value>,
+    ctor: fn(S) -> Result<T, SolverError>,
+) -> BuildResult {
+    let s: S = parse(name, v)?;
+    let json = to_json(name, &s)?;
+    Ok((Box::new(ctor(s)?), json))
+}
+
+fn to_json<S: Serialize>(name: &str, s: &S) -> Result<serde_json::Value, SolverError> {
+    serde_json::to_value(s).map_err(|e| SolverError::BadSettings {
+        solver: name.to_string(),
+        message: e.to_string(),
+    })
+}
+
+/// The [`SettingsDoc`] of `S`.
+fn settings_doc<S: SolverSettings>() -> SettingsDoc {
+    SettingsDoc {
+        defaults: serde_json::to_value(S::default()).unwrap_or(serde_json::Value::Null),
+        ranges: S::ranges(),
+        aliases: S::ALIASES,
+    }
+}
+
+use ProblemClass::{BoxQp, Ccp, Coulomb, Lcp};
+const QP: &[ProblemClass] = &[Lcp, BoxQp, Ccp];
+
+/// One table line: `entry!(name, Settings => constructor, classes, cost, default_run,
+/// description, source)`, or `entry!(desaxce name, description, source)` for a listed member
+/// of the De Saxce family.
+macro_rules! entry {
+    ($name:literal, $settings:ty => $ctor:expr, $classes:expr, $cost:ident, $default:expr,
+     $desc:literal, $source:literal) => {
+        SolverEntry {
+            name: $name,
+            description: $desc,
+            source: $source,
+            classes: $classes,
+            cost: CostModel::$cost,
+            default_run: $default,
+            build: |name, v| build_with::<$settings, _>(name, v, $ctor),
+            settings: settings_doc::<$settings>,
+        }
+    };
+    (desaxce $name:literal, $desc:literal, $source:literal) => {
+        SolverEntry {
+            name: $name,
+            description: $desc,
+            source: $source,
+            classes: &[Coulomb],
+            cost: CostModel::FirstOrder,
+            default_run: false,
+            build: |name, v| build_desaxce(name, $name, v),
+            settings: settings_doc::<DeSaxceSettings>,
+        }
+    };
+}
+
+/// The registration table: every solver, in the order of listings and of the default list.
+pub const SOLVERS: &[SolverEntry] = &[
+    entry!("pgs", PgsSettings => Pgs::new, QP, FirstOrder, true,
+        "projected block Gauss-Seidel / PSOR", "Tasora & Anitescu 2011"),
+    entry!("jacobi", JacobiSettings => Jacobi::new, QP, FirstOrder, true,
+        "projected Jacobi", "Tasora & Anitescu 2011"),
+    entry!("apgd", ApgdSettings => Apgd::new, QP, FirstOrder, true,
+        "Nesterov APGD with backtracking and restart", "Mazhar et al. 2015"),
+    entry!("spgqp", SpgQpSettings => SpgQp::new, QP, FirstOrder, true,
+        "spectral projected gradient (BB + GLL)", "Pospisil & Dostal 2018"),
+    entry!("mprgp", MprgpSettings => Mprgp::new, &[Lcp, BoxQp], FirstOrder, false,
+        "MPRGP (box QP, LCP), with PERMON's expansion variants",
+        "Dostal & Schoberl 2005; Kruzik et al. 2020"),
+    entry!("mpgp", MpgpSettings => Mpgp::new, QP, FirstOrder, false,
+        "MPGP (separable convex sets: cones, boxes)", "Dostal & Kozubek 2012"),
+    entry!("ipm", IpmSettings => Ipm::new, QP, Factorising, true,
+        "primal-dual interior point (Mehrotra, NT scaling, sparse LDL^T)",
+        "Vandenberghe 2010; Mehrotra 1992"),
+    entry!("clarabel", ClarabelSettings => Clarabel::new, QP, External, false,
+        "external reference: Clarabel's conic interior point, one-shot", "Goulart & Chen 2024"),
+    entry!("nsgs", NsgsSettings => Nsgs::new, &[Coulomb], FirstOrder, false,
+        "non-smooth Gauss-Seidel for the true Coulomb problem",
+        "Acary & Brogliato 2008; De Saxce & Feng 1991"),
+    entry!("nsn-ac", NsnAcSettings => NsnAc::new, &[Coulomb], Factorising, false,
+        "semismooth Newton on the Alart-Curnier function (Coulomb; dense)",
+        "Alart & Curnier 1991"),
+    entry!(desaxce "desaxce-apgd",
+        "De Saxce's fixed point on s = mu ||u_T|| around APGD (Coulomb)",
+        "De Saxce & Feng 1991; Acary et al. 2011"),
+    entry!(desaxce "desaxce-spgqp",
+        "De Saxce's fixed point on s = mu ||u_T|| around SPG-QP (Coulomb)",
+        "De Saxce & Feng 1991; Acary et al. 2011"),
 ];
+
+/// Names of all registered solvers, in table order ([`SOLVERS`]). Besides these,
+/// `desaxce-<name>` ([`DESAXCE_PREFIX`]) wraps any CCP solver `<name>` in De Saxce's fixed
+/// point for the Coulomb problem.
+pub const SOLVER_NAMES: [&str; SOLVERS.len()] = {
+    let mut names = [""; SOLVERS.len()];
+    let mut i = 0;
+    while i < SOLVERS.len() {
+        names[i] = SOLVERS[i].name;
+        i += 1;
+    }
+    names
+};
+
+/// The table entry of `name` (a preset suffix `:preset` is ignored); `None` for a name that
+/// is not in the table (including `desaxce-<inner>` for an unlisted inner solver).
+pub fn entry(name: &str) -> Option<&'static SolverEntry> {
+    let base = name.split_once(':').map_or(name, |(b, _)| b);
+    SOLVERS.iter().find(|e| e.name == base)
+}
+
+/// The solvers `cpbench run` runs when neither `--solvers` nor the suite names any: the
+/// entries with `default_run`, in table order.
+pub fn default_solvers() -> Vec<&'static str> {
+    SOLVERS
+        .iter()
+        .filter(|e| e.default_run)
+        .map(|e| e.name)
+        .collect()
+}
+
+/// The cost model of a solver name as result files show it (`name`, `name:preset`,
+/// `desaxce-<inner>`: the inner solver's, which does the work); `None` for an unknown name.
+pub fn cost_model(name: &str) -> Option<CostModel> {
+    if let Some(e) = entry(name) {
+        return Some(e.cost);
+    }
+    let base = name.split_once(':').map_or(name, |(b, _)| b);
+    base.strip_prefix(DESAXCE_PREFIX).and_then(cost_model)
+}
+
+/// The known names for error messages: the table, the `desaxce-<ccp solver>` family and the
+/// presets.
+fn known_names() -> String {
+    format!(
+        "{}, {DESAXCE_PREFIX}<ccp solver>; presets: {}",
+        SOLVER_NAMES.join(", "),
+        PRESETS.join(", ")
+    )
+}
 
 /// Prefix of the De Saxce drivers: `desaxce-<inner>` solves the Coulomb problem by CCP solves
 /// with the inner solver `<inner>` ([`crate::desaxce`]); the settings are
@@ -90,27 +287,10 @@ pub struct Built {
     pub settings: serde_json::Value,
 }
 
-fn parse<T: DeserializeOwned + Serialize + Default>(
-    name: &str,
-    v: Option<&serde_json::Value>,
-) -> Result<(T, serde_json::Value), SolverError> {
-    let s: T = match v {
-        None => T::default(),
-        Some(v) => serde_json::from_value(v.clone()).map_err(|e| SolverError::BadSettings {
-            solver: name.to_string(),
-            message: e.to_string(),
-        })?,
-    };
-    let json = serde_json::to_value(&s).map_err(|e| SolverError::BadSettings {
-        solver: name.to_string(),
-        message: e.to_string(),
-    })?;
-    Ok((s, json))
-}
-
 /// Build the solver called `name` with `settings` (a JSON object of its settings struct, or
-/// `None` for defaults). Errors: [`SolverError::UnknownSolver`], [`SolverError::BadSettings`],
-/// [`SolverError::InvalidSetting`].
+/// `None` for defaults): parse, validate ([`SolverSettings::validate`]), construct. Errors:
+/// [`SolverError::UnknownSolver`] (listing the known names), [`SolverError::BadSettings`]
+/// (not an object, unknown or mistyped field, named), [`SolverError::OutOfRange`].
 ///
 /// `name` may be `solver:preset` ([`PRESETS`]); the user's settings then override the preset's
 /// field by field. An unknown preset is [`SolverError::UnknownSolver`].
@@ -119,88 +299,55 @@ pub fn build(name: &str, settings: Option<&serde_json::Value>) -> Result<Built, 
     let (base, settings) = match name.split_once(':') {
         None => (name, settings),
         Some((base, _)) => {
-            let mut v = preset(name).ok_or_else(|| {
-                SolverError::UnknownSolver(
-                    name.to_string(),
-                    format!(
-                        "{}; presets: {}",
-                        SOLVER_NAMES.join(", "),
-                        PRESETS.join(", ")
-                    ),
-                )
-            })?;
+            let mut v = preset(name)
+                .ok_or_else(|| SolverError::UnknownSolver(name.to_string(), known_names()))?;
             if let Some(user) = settings {
                 let user = user.as_object().ok_or_else(|| SolverError::BadSettings {
                     solver: name.to_string(),
                     message: "settings must be a JSON object".into(),
                 })?;
                 let obj = v.as_object_mut().expect("settings serialise to an object");
+                let aliases = entry(base).map_or(&[][..], |e| (e.settings)().aliases);
                 for (k, val) in user {
-                    obj.insert(k.clone(), val.clone());
+                    // an old field name replaces the preset's value of the renamed field
+                    let k = aliases
+                        .iter()
+                        .find(|(old, _)| old == k)
+                        .map_or(k.as_str(), |(_, new)| new);
+                    obj.insert(k.to_string(), val.clone());
                 }
             }
             merged = v;
             (base, Some(&merged))
         }
     };
-    let (solver, settings): (Box<dyn Solver + Send>, _) = match base {
-        "pgs" => {
-            let (s, j) = parse::<PgsSettings>(name, settings)?;
-            (Box::new(Pgs::new(s)?), j)
-        }
-        "jacobi" => {
-            let (s, j) = parse::<JacobiSettings>(name, settings)?;
-            (Box::new(Jacobi::new(s)?), j)
-        }
-        "apgd" => {
-            let (s, j) = parse::<ApgdSettings>(name, settings)?;
-            (Box::new(Apgd::new(s)?), j)
-        }
-        "spgqp" => {
-            let (s, j) = parse::<SpgQpSettings>(name, settings)?;
-            (Box::new(SpgQp::new(s)?), j)
-        }
-        "mprgp" => {
-            let (s, j) = parse::<MprgpSettings>(name, settings)?;
-            (Box::new(Mprgp::new(s)?), j)
-        }
-        "mpgp" => {
-            let (s, j) = parse::<MpgpSettings>(name, settings)?;
-            (Box::new(Mpgp::new(s)?), j)
-        }
-        "ipm" => {
-            let (s, j) = parse::<IpmSettings>(name, settings)?;
-            (Box::new(Ipm::new(s)?), j)
-        }
-        "clarabel" => {
-            let (s, j) = parse::<ClarabelSettings>(name, settings)?;
-            (Box::new(Clarabel::new(s)?), j)
-        }
-        "nsgs" => {
-            let (s, j) = parse::<NsgsSettings>(name, settings)?;
-            (Box::new(Nsgs::new(s)?), j)
-        }
-        "nsn-ac" => {
-            let (s, j) = parse::<NsnAcSettings>(name, settings)?;
-            (Box::new(NsnAc::new(s)?), j)
-        }
-        _ if base.starts_with(DESAXCE_PREFIX) => {
-            let inner_name = &base[DESAXCE_PREFIX.len()..];
-            let (mut s, _) = parse::<DeSaxceSettings>(name, settings)?;
-            let inner = build(inner_name, s.inner.as_ref())?;
-            s.inner = Some(inner.settings);
-            let j = serde_json::to_value(&s).map_err(|e| SolverError::BadSettings {
-                solver: name.to_string(),
-                message: e.to_string(),
-            })?;
-            (Box::new(DeSaxce::new(intern(base), inner.solver, s)?), j)
-        }
-        _ => {
-            return Err(SolverError::UnknownSolver(
-                name.to_string(),
-                SOLVER_NAMES.join(", "),
-            ))
-        }
+    let (solver, settings) = if let Some(e) = SOLVERS.iter().find(|e| e.name == base) {
+        (e.build)(name, settings)?
+    } else if base.starts_with(DESAXCE_PREFIX) {
+        build_desaxce(name, intern(base), settings)?
+    } else {
+        return Err(SolverError::UnknownSolver(name.to_string(), known_names()));
     };
     Ok(Built { solver, settings })
+}
+
+/// De Saxce's driver `base = desaxce-<inner>` with the inner solver built from the field
+/// `inner`; the effective inner settings replace it, so that they show in manifests and hashes.
+fn build_desaxce(name: &str, base: &'static str, v: Option<&serde_json::Value>) -> BuildResult {
+    let mut s: DeSaxceSettings = parse(name, v)?;
+    let inner = build(&base[DESAXCE_PREFIX.len()..], s.inner.as_ref())?;
+    s.inner = Some(inner.settings);
+    let json = to_json(name, &s)?;
+    Ok((Box::new(DeSaxce::new(base, inner.solver, s)?), json))
+}
+
+/// Check a settings file's map of solver name to settings: every key must be a name
+/// [`build`] accepts and its settings must build. Errors: as [`build`], for the first bad key.
+pub fn check_settings_map(
+    map: &serde_json::Map<String, serde_json::Value>,
+) -> Result<(), SolverError> {
+    for (name, v) in map {
+        build(name, Some(v))?;
+    }
+    Ok(())
 }

@@ -62,7 +62,7 @@ impl std::fmt::Display for Status {
 /// Errors of solver construction and of a solve.
 #[derive(Debug, thiserror::Error)]
 pub enum SolverError {
-    /// A setting is out of its valid range.
+    /// A setting or the instance does not suit the solver (found during a solve).
     #[error("invalid setting {name} = {value}: {reason}")]
     InvalidSetting {
         /// Setting name.
@@ -71,6 +71,26 @@ pub enum SolverError {
         value: String,
         /// Valid range.
         reason: &'static str,
+    },
+    /// A setting is out of its documented range (found by [`crate::settings::Validator`]).
+    #[error("invalid setting {field} = {value} for {owner}: must be {range}")]
+    OutOfRange {
+        /// Whose setting: `solver 'pgs'`, `the executor`.
+        owner: String,
+        /// Field name, as in the settings JSON.
+        field: &'static str,
+        /// Value given.
+        value: String,
+        /// Allowed range, e.g. `in (0, 2)`.
+        range: String,
+    },
+    /// An error in the settings read from a file (`--settings FILE`).
+    #[error("settings file {}: {error}", path.display())]
+    InFile {
+        /// The settings file.
+        path: std::path::PathBuf,
+        /// What is wrong in it (printed in this message, not as a separate cause).
+        error: Box<SolverError>,
     },
     /// No solver of this name.
     #[error("unknown solver '{0}' (known: {1})")]

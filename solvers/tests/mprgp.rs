@@ -142,7 +142,7 @@ fn presets_and_settings() {
     assert_eq!(b.settings["expansion"], "std");
     let b = build("mprgp:permon-opt", Some(&serde_json::json!({"gamma": 2.0}))).unwrap();
     assert_eq!(b.settings["expansion"], "opt");
-    assert_eq!(b.settings["gamma"], 2.0);
+    assert_eq!(b.settings["proportioning_constant"], 2.0);
     assert_eq!(b.settings["alpha_factor"], 2.0);
     let d = build("mprgp", None).unwrap();
     assert_eq!(d.settings["alpha_factor"], 1.95);

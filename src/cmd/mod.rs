@@ -6,3 +6,4 @@ pub mod info;
 pub mod merge;
 pub mod report;
 pub mod run;
+pub mod solvers;

@@ -5,6 +5,7 @@ use clap::Args;
 use cpbench_harness::run::{default_out_dir, format_table};
 use cpbench_harness::{Profile, RunConfig, Shard, SolverSpec, Suite};
 use cpbench_problems::ResidualKind;
+use cpbench_solvers::{registry, SolverError};
 use std::path::PathBuf;
 
 /// Arguments of `cpbench run`.
@@ -18,9 +19,8 @@ pub struct RunArgs {
     pub instances: Vec<PathBuf>,
     #[command(flatten)]
     pub read: ReadArgs,
-    /// Comma-separated solver names, `name` or `name:preset` [default: the suite's solvers,
-    /// else pgs,jacobi,apgd,spgqp].
-    #[arg(long, value_delimiter = ',')]
+    /// Comma-separated solver names (help generated from the registry).
+    #[arg(long, value_delimiter = ',', help = crate::cmd::solvers::run_solvers_help())]
     pub solvers: Option<Vec<String>>,
     /// Settings profiles (comma-separated): default (tol 1e-6), low (1e-4), high (1e-8)
     /// [default: the suite's tolerance (profile named after the suite), else default].
@@ -39,7 +39,8 @@ pub struct RunArgs {
     /// Time budget per solve, seconds.
     #[arg(long)]
     pub time_limit: Option<f64>,
-    /// Solver settings: a JSON file mapping solver name to its settings object.
+    /// Solver settings: a JSON file mapping solver name to its settings object (every key must
+    /// be a solver name, every field a setting of that solver).
     #[arg(long)]
     pub settings: Option<PathBuf>,
     /// Output folder (default results/runs/TIMESTAMP, UTC).
@@ -78,7 +79,7 @@ pub fn run(a: RunArgs) -> Result<(), AnyError> {
     };
     let default_solvers = || -> Vec<String> {
         suite.default_solvers.clone().unwrap_or_else(|| {
-            ["pgs", "jacobi", "apgd", "spgqp", "ipm"]
+            registry::default_solvers()
                 .iter()
                 .map(|s| s.to_string())
                 .collect()
@@ -88,7 +89,14 @@ pub fn run(a: RunArgs) -> Result<(), AnyError> {
     let settings: Option<serde_json::Map<String, serde_json::Value>> = match &a.settings {
         Some(p) => {
             let text = std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?;
-            Some(serde_json::from_str(&text).map_err(|e| format!("{}: {e}", p.display()))?)
+            let map: serde_json::Map<String, serde_json::Value> =
+                serde_json::from_str(&text).map_err(|e| format!("{}: {e}", p.display()))?;
+            // unknown solver names and bad settings fail here, naming the file
+            registry::check_settings_map(&map).map_err(|e| SolverError::InFile {
+                path: p.clone(),
+                error: Box::new(e),
+            })?;
+            Some(map)
         }
         None => None,
     };

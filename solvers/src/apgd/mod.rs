@@ -22,6 +22,7 @@
 //! by the executor.
 
 use crate::problem::Problem;
+use crate::settings::{SolverSettings, Validator};
 use crate::solver::{Solver, StepOutcome, StepResult};
 use crate::state::IterState;
 use crate::status::SolverError;
@@ -54,6 +55,16 @@ impl Default for ApgdSettings {
     }
 }
 
+impl SolverSettings for ApgdSettings {
+    const SOLVER: &'static str = "apgd";
+
+    fn check(&self, v: &mut Validator) {
+        v.greater("backtrack", self.backtrack, 1.0)
+            .in_open_closed("shrink", self.shrink, 0.0, 1.0)
+            .positive_opt("l0", self.l0);
+    }
+}
+
 /// APGD. Supports every class.
 #[derive(Clone, Debug)]
 pub struct Apgd {
@@ -73,29 +84,7 @@ pub struct Apgd {
 impl Apgd {
     /// An APGD solver; errors on invalid settings.
     pub fn new(settings: ApgdSettings) -> Result<Self, SolverError> {
-        if !(settings.backtrack > 1.0) {
-            return Err(SolverError::InvalidSetting {
-                name: "backtrack",
-                value: settings.backtrack.to_string(),
-                reason: "must be > 1",
-            });
-        }
-        if !(settings.shrink > 0.0 && settings.shrink <= 1.0) {
-            return Err(SolverError::InvalidSetting {
-                name: "shrink",
-                value: settings.shrink.to_string(),
-                reason: "must lie in (0, 1]",
-            });
-        }
-        if let Some(l) = settings.l0 {
-            if !(l > 0.0 && l.is_finite()) {
-                return Err(SolverError::InvalidSetting {
-                    name: "l0",
-                    value: l.to_string(),
-                    reason: "must be positive",
-                });
-            }
-        }
+        settings.validate()?;
         Ok(Self {
             settings,
             l: 1.0,

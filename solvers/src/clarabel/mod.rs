@@ -41,6 +41,7 @@
 //! [`Problem`], so the run's product count is 0; its work is in [`Solver::counters`].
 
 use crate::problem::Problem;
+use crate::settings::{SolverSettings, Validator};
 use crate::solver::{Solver, StepOutcome, StepResult};
 use crate::state::IterState;
 use crate::status::{SolverError, Status};
@@ -143,20 +144,14 @@ impl Default for ClarabelSettings {
     }
 }
 
-impl ClarabelSettings {
-    /// Check ranges and build Clarabel's settings. Errors: [`SolverError::InvalidSetting`]
-    /// for a zero `max_iter`, a non-positive or non-finite tolerance, time limit, scaling or
-    /// regularisation, `max_step_fraction` outside (0, 1], `equilibrate_min_scaling >
-    /// equilibrate_max_scaling`, or a `direct_solve_method` other than `qdldl` / `auto`.
-    pub fn to_clarabel(&self) -> Result<DefaultSettings<f64>, SolverError> {
-        if self.max_iter == 0 {
-            return Err(SolverError::InvalidSetting {
-                name: "max_iter",
-                value: "0".into(),
-                reason: "must be at least 1",
-            });
-        }
-        let positive: [(&'static str, f64); 14] = [
+impl SolverSettings for ClarabelSettings {
+    const SOLVER: &'static str = "clarabel";
+
+    fn check(&self, v: &mut Validator) {
+        v.at_least("max_iter", self.max_iter.into(), 1)
+            .positive_opt("time_limit_s", self.time_limit_s)
+            .in_open_closed("max_step_fraction", self.max_step_fraction, 0.0, 1.0);
+        for (field, x) in [
             ("tol_gap_abs", self.tol_gap_abs),
             ("tol_gap_rel", self.tol_gap_rel),
             ("tol_feas", self.tol_feas),
@@ -180,46 +175,29 @@ impl ClarabelSettings {
                 "dynamic_regularization_delta",
                 self.dynamic_regularization_delta,
             ),
-        ];
-        for (name, v) in positive {
-            if !(v > 0.0 && v.is_finite()) {
-                return Err(SolverError::InvalidSetting {
-                    name,
-                    value: v.to_string(),
-                    reason: "must be positive and finite",
-                });
-            }
+        ] {
+            v.positive(field, x);
         }
-        if let Some(t) = self.time_limit_s {
-            if !(t > 0.0) {
-                return Err(SolverError::InvalidSetting {
-                    name: "time_limit_s",
-                    value: t.to_string(),
-                    reason: "must be positive",
-                });
-            }
-        }
-        if !(self.max_step_fraction > 0.0 && self.max_step_fraction <= 1.0) {
-            return Err(SolverError::InvalidSetting {
-                name: "max_step_fraction",
-                value: self.max_step_fraction.to_string(),
-                reason: "must lie in (0, 1]",
-            });
-        }
-        if self.equilibrate_min_scaling > self.equilibrate_max_scaling {
-            return Err(SolverError::InvalidSetting {
-                name: "equilibrate_min_scaling",
-                value: self.equilibrate_min_scaling.to_string(),
-                reason: "must not exceed equilibrate_max_scaling",
-            });
-        }
-        if !matches!(self.direct_solve_method.as_str(), "qdldl" | "auto") {
-            return Err(SolverError::InvalidSetting {
-                name: "direct_solve_method",
-                value: self.direct_solve_method.clone(),
-                reason: "must be \"qdldl\" or \"auto\"",
-            });
-        }
+        let (lo, hi) = (self.equilibrate_min_scaling, self.equilibrate_max_scaling);
+        v.require("equilibrate_min_scaling", lo <= hi, lo, || {
+            "<= equilibrate_max_scaling".into()
+        })
+        .one_of(
+            "direct_solve_method",
+            &self.direct_solve_method,
+            &["qdldl", "auto"],
+        );
+    }
+}
+
+impl ClarabelSettings {
+    /// Check ranges ([`SolverSettings::validate`]) and build Clarabel's settings. Errors:
+    /// [`SolverError::OutOfRange`] for a zero `max_iter`, a non-positive or non-finite
+    /// tolerance, time limit, scaling or regularisation, `max_step_fraction` outside (0, 1],
+    /// `equilibrate_min_scaling > equilibrate_max_scaling`, or a `direct_solve_method` other
+    /// than `qdldl` / `auto`.
+    pub fn to_clarabel(&self) -> Result<DefaultSettings<f64>, SolverError> {
+        self.validate()?;
         Ok(DefaultSettings {
             max_iter: self.max_iter,
             time_limit: self.time_limit_s.unwrap_or(f64::INFINITY),

@@ -27,6 +27,7 @@
 use crate::executor::{ExecSettings, Executor};
 use crate::kernels::coulomb_mu;
 use crate::problem::Problem;
+use crate::settings::{SolverSettings, Validator};
 use crate::solver::{Solver, StepOutcome, StepResult};
 use crate::state::IterState;
 use crate::status::{SolverError, Status};
@@ -62,37 +63,14 @@ impl Default for DeSaxceSettings {
     }
 }
 
-impl DeSaxceSettings {
-    /// Check the ranges documented on the fields.
-    pub fn validate(&self) -> Result<(), SolverError> {
-        let pos = |name: &'static str, v: f64| {
-            if v > 0.0 && v.is_finite() {
-                Ok(())
-            } else {
-                Err(SolverError::InvalidSetting {
-                    name,
-                    value: v.to_string(),
-                    reason: "must be positive and finite",
-                })
-            }
-        };
-        pos("inner_tol_start", self.inner_tol_start)?;
-        pos("inner_tol_min", self.inner_tol_min)?;
-        if !(self.inner_tol_factor > 0.0 && self.inner_tol_factor <= 1.0) {
-            return Err(SolverError::InvalidSetting {
-                name: "inner_tol_factor",
-                value: self.inner_tol_factor.to_string(),
-                reason: "must lie in (0, 1]",
-            });
-        }
-        if self.inner_max_iter == 0 {
-            return Err(SolverError::InvalidSetting {
-                name: "inner_max_iter",
-                value: "0".into(),
-                reason: "must be at least 1",
-            });
-        }
-        Ok(())
+impl SolverSettings for DeSaxceSettings {
+    const SOLVER: &'static str = "desaxce";
+
+    fn check(&self, v: &mut Validator) {
+        v.positive("inner_tol_start", self.inner_tol_start)
+            .positive("inner_tol_min", self.inner_tol_min)
+            .in_open_closed("inner_tol_factor", self.inner_tol_factor, 0.0, 1.0)
+            .at_least("inner_max_iter", self.inner_max_iter, 1);
     }
 }
 

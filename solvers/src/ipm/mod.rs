@@ -60,6 +60,7 @@ mod kkt;
 
 use crate::observer::IterInfo;
 use crate::problem::Problem;
+use crate::settings::{SolverSettings, Validator};
 use crate::solver::{Solver, StepOutcome, StepResult};
 use crate::state::IterState;
 use crate::status::{SolverError, Status};
@@ -112,6 +113,19 @@ impl Default for IpmSettings {
             refine_tol: 1e-12,
             mu_min: 1e-20,
         }
+    }
+}
+
+impl SolverSettings for IpmSettings {
+    const SOLVER: &'static str = "ipm";
+
+    fn check(&self, v: &mut Validator) {
+        v.in_open("step_fraction", self.step_fraction, 0.0, 1.0)
+            .non_negative("reg_static", self.reg_static)
+            .non_negative("reg_dynamic_eps", self.reg_dynamic_eps)
+            .non_negative("reg_dynamic_delta", self.reg_dynamic_delta)
+            .non_negative("mu_min", self.mu_min)
+            .non_negative("refine_tol", self.refine_tol);
     }
 }
 
@@ -172,27 +186,7 @@ pub struct Ipm {
 impl Ipm {
     /// An interior point; errors on invalid settings.
     pub fn new(settings: IpmSettings) -> Result<Self, SolverError> {
-        let bad = |name, value: f64, reason| {
-            Err(SolverError::InvalidSetting {
-                name,
-                value: value.to_string(),
-                reason,
-            })
-        };
-        if !(settings.step_fraction > 0.0 && settings.step_fraction < 1.0) {
-            return bad("step_fraction", settings.step_fraction, "must be in (0, 1)");
-        }
-        for (name, v) in [
-            ("reg_static", settings.reg_static),
-            ("reg_dynamic_eps", settings.reg_dynamic_eps),
-            ("reg_dynamic_delta", settings.reg_dynamic_delta),
-            ("mu_min", settings.mu_min),
-            ("refine_tol", settings.refine_tol),
-        ] {
-            if !(v >= 0.0 && v.is_finite()) {
-                return bad(name, v, "must be finite and >= 0");
-            }
-        }
+        settings.validate()?;
         Ok(Self {
             settings,
             rows: Vec::new(),

@@ -9,6 +9,7 @@
 
 use crate::pgs::{block_scales, BlockStep};
 use crate::problem::Problem;
+use crate::settings::{SolverSettings, Validator};
 use crate::solver::{Solver, StepOutcome, StepResult};
 use crate::state::IterState;
 use crate::status::SolverError;
@@ -46,25 +47,19 @@ pub struct Jacobi {
     g: Vec<f64>,
 }
 
+impl SolverSettings for JacobiSettings {
+    const SOLVER: &'static str = "jacobi";
+
+    fn check(&self, v: &mut Validator) {
+        v.positive_opt("omega", self.omega)
+            .in_open_closed("lambda", self.lambda, 0.0, 1.0);
+    }
+}
+
 impl Jacobi {
     /// A projected Jacobi solver; errors on invalid settings.
     pub fn new(settings: JacobiSettings) -> Result<Self, SolverError> {
-        if let Some(w) = settings.omega {
-            if !(w > 0.0 && w.is_finite()) {
-                return Err(SolverError::InvalidSetting {
-                    name: "omega",
-                    value: w.to_string(),
-                    reason: "must be positive",
-                });
-            }
-        }
-        if !(settings.lambda > 0.0 && settings.lambda <= 1.0) {
-            return Err(SolverError::InvalidSetting {
-                name: "lambda",
-                value: settings.lambda.to_string(),
-                reason: "must lie in (0, 1]",
-            });
-        }
+        settings.validate()?;
         Ok(Self {
             settings,
             binv: Vec::new(),

@@ -34,20 +34,24 @@
 //! `f` is redone with `alpha / 2`) and gradient refresh. Counters as MPRGP's.
 
 use crate::mprgp::core::{Core, CoreSettings, ProportioningStep};
-use crate::mprgp::{validate_common, Expansion, ProportioningTest};
+use crate::mprgp::{check_common, Expansion, ProportioningTest};
 use crate::problem::Problem;
+use crate::settings::{SolverSettings, Validator};
 use crate::solver::{Solver, StepResult};
 use crate::state::IterState;
 use crate::status::SolverError;
 use serde::{Deserialize, Serialize};
 
-/// Settings of [`Mpgp`]. Defaults: `gamma = 1`, `alpha_factor = 1.95`, proportioning test on
+/// Settings of [`Mpgp`]. Defaults: `proportioning_constant = 1`, `alpha_factor = 1.95`, proportioning test on
 /// `phi~^T phi`, power method with `power_rtol = 1e-4` and at most 50 products, safeguard on.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct MpgpSettings {
-    /// Proportioning constant `Gamma > 0`.
-    pub gamma: f64,
+    /// Proportioning constant, the paper's `Gamma` (`> 0`): a step is a proportioning step when
+    /// the chopped gradient exceeds `Gamma` times the free one. JSON also accepts the old name
+    /// `gamma`.
+    #[serde(alias = "gamma")]
+    pub proportioning_constant: f64,
     /// `c` in `alpha = c / lambda_max(N)` (theory: `0 < c <= 2`).
     pub alpha_factor: f64,
     /// Proportioning test.
@@ -67,7 +71,7 @@ pub struct MpgpSettings {
 impl Default for MpgpSettings {
     fn default() -> Self {
         Self {
-            gamma: 1.0,
+            proportioning_constant: 1.0,
             alpha_factor: 1.95,
             proportioning: ProportioningTest::Reduced,
             lambda_max: None,
@@ -78,17 +82,19 @@ impl Default for MpgpSettings {
     }
 }
 
-impl MpgpSettings {
-    /// Check `gamma > 0`, `alpha_factor > 0`, `lambda_max > 0`, `power_max_iter >= 1`,
-    /// `power_rtol >= 0` (all finite).
-    pub fn validate(&self) -> Result<(), SolverError> {
-        validate_common(
-            self.gamma,
+impl SolverSettings for MpgpSettings {
+    const SOLVER: &'static str = "mpgp";
+    const ALIASES: &'static [(&'static str, &'static str)] = &[("gamma", "proportioning_constant")];
+
+    fn check(&self, v: &mut Validator) {
+        check_common(
+            v,
+            self.proportioning_constant,
             self.alpha_factor,
             self.lambda_max,
             self.power_max_iter,
             self.power_rtol,
-        )
+        );
     }
 }
 
@@ -99,12 +105,12 @@ pub struct Mpgp {
 }
 
 impl Mpgp {
-    /// An MPGP solver; errors on invalid settings ([`MpgpSettings::validate`]).
+    /// An MPGP solver; errors on invalid settings ([`SolverSettings::validate`]).
     pub fn new(settings: MpgpSettings) -> Result<Self, SolverError> {
         settings.validate()?;
         Ok(Self {
             core: Core::new(CoreSettings {
-                gamma: settings.gamma,
+                gamma: settings.proportioning_constant,
                 alpha_factor: settings.alpha_factor,
                 proportioning: settings.proportioning,
                 expansion: Expansion::Std,

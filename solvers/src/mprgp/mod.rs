@@ -63,6 +63,7 @@ pub(crate) mod core;
 pub(crate) mod geometry;
 
 use crate::problem::Problem;
+use crate::settings::{SolverSettings, Validator};
 use crate::solver::{Solver, StepResult};
 use crate::state::IterState;
 use crate::status::SolverError;
@@ -108,15 +109,18 @@ pub enum Expansion {
     Projcg,
 }
 
-/// Settings of [`Mprgp`]. Defaults (Dostal): `gamma = 1`, `alpha_factor = 1.95`, proportioning
+/// Settings of [`Mprgp`]. Defaults (Dostal): `proportioning_constant = 1`, `alpha_factor = 1.95`, proportioning
 /// test on `phi~^T phi`, standard expansion, `lambda_max` by the power method with PERMON's
 /// stopping rule (`power_rtol = 1e-4`, at most `power_max_iter = 50` products), safeguard on.
 /// [`MprgpSettings::permon`] gives PERMON's defaults.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct MprgpSettings {
-    /// Proportioning constant `Gamma > 0`.
-    pub gamma: f64,
+    /// Proportioning constant, the paper's `Gamma` (`> 0`): a step is a proportioning step when
+    /// the chopped gradient exceeds `Gamma` times the free one. JSON also accepts the old name
+    /// `gamma`.
+    #[serde(alias = "gamma")]
+    pub proportioning_constant: f64,
     /// `c` in the expansion steplength `alpha = c / lambda_max(N)`; Dostal's convergence
     /// theory needs `c <= 2` (`c > 0`).
     pub alpha_factor: f64,
@@ -139,7 +143,7 @@ pub struct MprgpSettings {
 impl Default for MprgpSettings {
     fn default() -> Self {
         Self {
-            gamma: 1.0,
+            proportioning_constant: 1.0,
             alpha_factor: 1.95,
             proportioning: ProportioningTest::Reduced,
             expansion: Expansion::Std,
@@ -164,66 +168,40 @@ impl MprgpSettings {
             ..Self::default()
         }
     }
+}
 
-    /// Check `gamma > 0`, `alpha_factor > 0`, `lambda_max > 0`, `power_max_iter >= 1`,
-    /// `power_rtol >= 0` (all finite).
-    pub fn validate(&self) -> Result<(), SolverError> {
-        validate_common(
-            self.gamma,
+impl SolverSettings for MprgpSettings {
+    const SOLVER: &'static str = "mprgp";
+    const ALIASES: &'static [(&'static str, &'static str)] = &[("gamma", "proportioning_constant")];
+
+    fn check(&self, v: &mut Validator) {
+        check_common(
+            v,
+            self.proportioning_constant,
             self.alpha_factor,
             self.lambda_max,
             self.power_max_iter,
             self.power_rtol,
-        )
+        );
     }
 }
 
-/// Range checks shared by MPRGP and MPGP settings.
-pub(crate) fn validate_common(
-    gamma: f64,
+/// Range checks shared by MPRGP and MPGP settings: `proportioning_constant > 0`,
+/// `0 < alpha_factor` (theory: `<= 2`), `lambda_max > 0` or null, `power_max_iter >= 1`,
+/// `power_rtol >= 0` (all finite).
+pub(crate) fn check_common(
+    v: &mut Validator,
+    proportioning_constant: f64,
     alpha_factor: f64,
     lambda_max: Option<f64>,
     power_max_iter: usize,
     power_rtol: f64,
-) -> Result<(), SolverError> {
-    if !(gamma > 0.0 && gamma.is_finite()) {
-        return Err(SolverError::InvalidSetting {
-            name: "gamma",
-            value: gamma.to_string(),
-            reason: "must be positive and finite",
-        });
-    }
-    if !(alpha_factor > 0.0 && alpha_factor.is_finite()) {
-        return Err(SolverError::InvalidSetting {
-            name: "alpha_factor",
-            value: alpha_factor.to_string(),
-            reason: "must be positive and finite (convergence theory: <= 2)",
-        });
-    }
-    if let Some(l) = lambda_max {
-        if !(l > 0.0 && l.is_finite()) {
-            return Err(SolverError::InvalidSetting {
-                name: "lambda_max",
-                value: l.to_string(),
-                reason: "must be positive and finite",
-            });
-        }
-    }
-    if power_max_iter == 0 {
-        return Err(SolverError::InvalidSetting {
-            name: "power_max_iter",
-            value: "0".into(),
-            reason: "must be at least 1",
-        });
-    }
-    if !(power_rtol >= 0.0 && power_rtol.is_finite()) {
-        return Err(SolverError::InvalidSetting {
-            name: "power_rtol",
-            value: power_rtol.to_string(),
-            reason: "must be non-negative and finite",
-        });
-    }
-    Ok(())
+) {
+    v.positive("proportioning_constant", proportioning_constant)
+        .positive("alpha_factor", alpha_factor)
+        .positive_opt("lambda_max", lambda_max)
+        .at_least("power_max_iter", power_max_iter as u64, 1)
+        .non_negative("power_rtol", power_rtol);
 }
 
 /// MPRGP. Supports LCP and box QP (use [`crate::mpgp::Mpgp`] for cones).
@@ -233,12 +211,12 @@ pub struct Mprgp {
 }
 
 impl Mprgp {
-    /// An MPRGP solver; errors on invalid settings ([`MprgpSettings::validate`]).
+    /// An MPRGP solver; errors on invalid settings ([`SolverSettings::validate`]).
     pub fn new(settings: MprgpSettings) -> Result<Self, SolverError> {
         settings.validate()?;
         Ok(Self {
             core: Core::new(CoreSettings {
-                gamma: settings.gamma,
+                gamma: settings.proportioning_constant,
                 alpha_factor: settings.alpha_factor,
                 proportioning: settings.proportioning,
                 expansion: settings.expansion,

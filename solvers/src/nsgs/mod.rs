@@ -46,6 +46,7 @@
 
 use crate::kernels::{coulomb_mu, diag_block3, gather_block, lambda_max3, sym_part3, trace_mean3};
 use crate::problem::Problem;
+use crate::settings::{SolverSettings, Validator};
 use crate::solver::{Solver, StepOutcome, StepResult};
 use crate::state::IterState;
 use crate::status::SolverError;
@@ -67,7 +68,7 @@ pub enum LocalRho {
 
 /// Settings of [`Nsgs`]. Defaults: `omega = 1`, 100 local iterations to a local tolerance of
 /// `1e-15`, `rho_c` from `lambda_max`, natural contact order, Anderson acceleration of depth
-/// 10 with safeguard 1.5 (`anderson = 0` gives plain NSGS, as in Siconos).
+/// 10 with safeguard 1.5 (`anderson_depth = 0` gives plain NSGS, as in Siconos).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct NsgsSettings {
@@ -84,8 +85,10 @@ pub struct NsgsSettings {
     pub shuffle: bool,
     /// Seed of the shuffle ([`cpbench_problems::rng::SplitMix64`]).
     pub seed: u64,
-    /// Depth `m` of Anderson acceleration of the sweep map (0 = plain NSGS, at most 20).
-    pub anderson: usize,
+    /// Depth of Anderson acceleration of the sweep map, the paper's memory `m` (0 = plain
+    /// NSGS, at most 20). JSON also accepts the old name `anderson`.
+    #[serde(alias = "anderson")]
+    pub anderson_depth: usize,
     /// Anderson safeguard `> 0`: an extrapolated point is kept when the fixed-point residual
     /// `||G(x) - x||` at it is at most this factor times that of the step that produced it;
     /// otherwise the plain sweep result is taken and the history restarts.
@@ -101,51 +104,26 @@ impl Default for NsgsSettings {
             local_rho: LocalRho::MaxEigen,
             shuffle: false,
             seed: 0,
-            anderson: 10,
+            anderson_depth: 10,
             anderson_safeguard: 1.5,
         }
     }
 }
 
-impl NsgsSettings {
-    /// Check `0 < omega < 2`, `local_max_iter >= 1`, `local_tol >= 0` finite.
-    pub fn validate(&self) -> Result<(), SolverError> {
-        if !(self.omega > 0.0 && self.omega < 2.0) {
-            return Err(SolverError::InvalidSetting {
-                name: "omega",
-                value: self.omega.to_string(),
-                reason: "must lie in (0, 2)",
-            });
-        }
-        if self.local_max_iter == 0 {
-            return Err(SolverError::InvalidSetting {
-                name: "local_max_iter",
-                value: "0".into(),
-                reason: "must be at least 1",
-            });
-        }
-        if self.anderson > MAX_ANDERSON {
-            return Err(SolverError::InvalidSetting {
-                name: "anderson",
-                value: self.anderson.to_string(),
-                reason: "must be at most 20",
-            });
-        }
-        if !(self.anderson_safeguard > 0.0) {
-            return Err(SolverError::InvalidSetting {
-                name: "anderson_safeguard",
-                value: self.anderson_safeguard.to_string(),
-                reason: "must be positive",
-            });
-        }
-        if !(self.local_tol >= 0.0 && self.local_tol.is_finite()) {
-            return Err(SolverError::InvalidSetting {
-                name: "local_tol",
-                value: self.local_tol.to_string(),
-                reason: "must be non-negative and finite",
-            });
-        }
-        Ok(())
+impl SolverSettings for NsgsSettings {
+    const SOLVER: &'static str = "nsgs";
+    const ALIASES: &'static [(&'static str, &'static str)] = &[("anderson", "anderson_depth")];
+
+    fn check(&self, v: &mut Validator) {
+        v.in_open("omega", self.omega, 0.0, 2.0)
+            .at_least("local_max_iter", self.local_max_iter.into(), 1)
+            .at_most(
+                "anderson_depth",
+                self.anderson_depth as u64,
+                MAX_ANDERSON as u64,
+            )
+            .greater("anderson_safeguard", self.anderson_safeguard, 0.0)
+            .non_negative("local_tol", self.local_tol);
     }
 }
 
@@ -288,7 +266,7 @@ impl Nsgs {
     /// the last `m` differences), solved by the normal equations with a `1e-12` relative
     /// Tikhonov term. The history restarts when `||f||` exceeds `10^3` times its best value.
     fn anderson_step(&mut self, mu: &[f64], g: &mut [f64]) {
-        let m = self.settings.anderson;
+        let m = self.settings.anderson_depth;
         let aa = &mut self.aa;
         let n = g.len();
         // f = g - x, kept in aa.x
@@ -392,7 +370,7 @@ impl Solver for Nsgs {
         self.order = (0..nc).collect();
         self.rng = SplitMix64::new(self.settings.seed);
         self.local_iters = 0;
-        let (n, m) = (problem.n(), self.settings.anderson);
+        let (n, m) = (problem.n(), self.settings.anderson_depth);
         self.aa = Anderson {
             x: vec![0.0; n],
             f_prev: vec![0.0; n],
@@ -418,7 +396,7 @@ impl Solver for Nsgs {
                 self.order.swap(i, j);
             }
         }
-        let m = s.anderson;
+        let m = s.anderson_depth;
         if m > 0 {
             self.aa.x.copy_from_slice(&state.gamma);
         }

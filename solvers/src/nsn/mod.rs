@@ -26,6 +26,7 @@
 
 use crate::kernels::{coulomb_mu, diag_block3, lambda_max3, sym_part3};
 use crate::problem::Problem;
+use crate::settings::{SolverSettings, Validator};
 use crate::solver::{Solver, StepOutcome, StepResult};
 use crate::state::IterState;
 use crate::status::SolverError;
@@ -56,24 +57,15 @@ impl Default for NsnAcSettings {
     }
 }
 
-impl NsnAcSettings {
-    /// Check `0 < sigma < 1/2`, `max_halvings >= 1`.
-    pub fn validate(&self) -> Result<(), SolverError> {
-        if !(self.sigma > 0.0 && self.sigma < 0.5) {
-            return Err(SolverError::InvalidSetting {
-                name: "sigma",
-                value: self.sigma.to_string(),
-                reason: "must lie in (0, 0.5)",
-            });
-        }
-        if self.max_halvings == 0 {
-            return Err(SolverError::InvalidSetting {
-                name: "max_halvings",
-                value: "0".into(),
-                reason: "must be at least 1",
-            });
-        }
-        Ok(())
+impl SolverSettings for NsnAcSettings {
+    const SOLVER: &'static str = "nsn-ac";
+
+    fn check(&self, v: &mut Validator) {
+        v.in_open("sigma", self.sigma, 0.0, 0.5).at_least(
+            "max_halvings",
+            self.max_halvings.into(),
+            1,
+        );
     }
 }
 

@@ -14,6 +14,7 @@
 
 use crate::kernels::{diag_block3, gather_block, lambda_max3, trace_mean3};
 use crate::problem::Problem;
+use crate::settings::{SolverSettings, Validator};
 use crate::solver::{Solver, StepOutcome, StepResult};
 use crate::state::IterState;
 use crate::status::SolverError;
@@ -54,24 +55,12 @@ impl Default for PgsSettings {
     }
 }
 
-impl PgsSettings {
-    /// Check `0 < omega < 2` and `0 < lambda <= 1`.
-    pub fn validate(&self) -> Result<(), SolverError> {
-        if !(self.omega > 0.0 && self.omega < 2.0) {
-            return Err(SolverError::InvalidSetting {
-                name: "omega",
-                value: self.omega.to_string(),
-                reason: "must lie in (0, 2)",
-            });
-        }
-        if !(self.lambda > 0.0 && self.lambda <= 1.0) {
-            return Err(SolverError::InvalidSetting {
-                name: "lambda",
-                value: self.lambda.to_string(),
-                reason: "must lie in (0, 1]",
-            });
-        }
-        Ok(())
+impl SolverSettings for PgsSettings {
+    const SOLVER: &'static str = "pgs";
+
+    fn check(&self, v: &mut Validator) {
+        v.in_open("omega", self.omega, 0.0, 2.0)
+            .in_open_closed("lambda", self.lambda, 0.0, 1.0);
     }
 }
 

@@ -16,21 +16,27 @@
 //! recomputes it by a counted product every `k` iterations to remove rounding drift.
 
 use crate::problem::Problem;
+use crate::settings::{SolverSettings, Validator};
 use crate::solver::{Solver, StepOutcome, StepResult};
 use crate::state::IterState;
 use crate::status::SolverError;
 use cpbench_problems::instance::objective_from_gradient;
 use serde::{Deserialize, Serialize};
 
-/// Settings of [`SpgQp`]. Defaults: `m = 12`, `gamma = 0.7` (Pospisil's `spgqp.m`), first step
+/// Settings of [`SpgQp`]. Defaults: GLL memory `m = 12`, GLL sufficient-decrease parameter
+/// `gamma = 0.7` (Pospisil's `spgqp.m`), first step
 /// `1 / lambda_max(N)` from 20 power iterations, no gradient refresh.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SpgQpSettings {
-    /// GLL memory `m >= 1` (1 = monotone).
-    pub m: usize,
-    /// GLL parameter `gamma` in `(0, 1)`.
-    pub gamma: f64,
+    /// GLL memory, the paper's `m` (`>= 1`; 1 = monotone): the step is accepted against the
+    /// largest of the last `m` objective values. JSON also accepts the old name `m`.
+    #[serde(alias = "m")]
+    pub gll_memory: usize,
+    /// GLL sufficient-decrease parameter, the paper's `gamma`, in `(0, 1)`. JSON also accepts
+    /// the old name `gamma`.
+    #[serde(alias = "gamma")]
+    pub gll_sufficient_decrease: f64,
     /// Power iterations for the first step `1 / lambda_max(N)`.
     pub power_iterations: usize,
     /// Recompute `g = N x + r` every this many iterations (`None`: never).
@@ -40,11 +46,28 @@ pub struct SpgQpSettings {
 impl Default for SpgQpSettings {
     fn default() -> Self {
         Self {
-            m: 12,
-            gamma: 0.7,
+            gll_memory: 12,
+            gll_sufficient_decrease: 0.7,
             power_iterations: 20,
             gradient_refresh: None,
         }
+    }
+}
+
+impl SolverSettings for SpgQpSettings {
+    const SOLVER: &'static str = "spgqp";
+    const ALIASES: &'static [(&'static str, &'static str)] =
+        &[("m", "gll_memory"), ("gamma", "gll_sufficient_decrease")];
+
+    fn check(&self, v: &mut Validator) {
+        v.at_least("gll_memory", self.gll_memory as u64, 1)
+            .in_open(
+                "gll_sufficient_decrease",
+                self.gll_sufficient_decrease,
+                0.0,
+                1.0,
+            )
+            .at_least_opt("gradient_refresh", self.gradient_refresh, 1);
     }
 }
 
@@ -65,27 +88,7 @@ pub struct SpgQp {
 impl SpgQp {
     /// An SPG-QP solver; errors on invalid settings.
     pub fn new(settings: SpgQpSettings) -> Result<Self, SolverError> {
-        if settings.m == 0 {
-            return Err(SolverError::InvalidSetting {
-                name: "m",
-                value: "0".into(),
-                reason: "must be at least 1",
-            });
-        }
-        if !(settings.gamma > 0.0 && settings.gamma < 1.0) {
-            return Err(SolverError::InvalidSetting {
-                name: "gamma",
-                value: settings.gamma.to_string(),
-                reason: "must lie in (0, 1)",
-            });
-        }
-        if settings.gradient_refresh == Some(0) {
-            return Err(SolverError::InvalidSetting {
-                name: "gradient_refresh",
-                value: "0".into(),
-                reason: "must be at least 1",
-            });
-        }
+        settings.validate()?;
         Ok(Self {
             settings,
             alpha: 1.0,
@@ -113,7 +116,7 @@ impl Solver for SpgQp {
         self.iter = 0;
         problem.gradient(&state.gamma, &mut self.g);
         self.f = objective_from_gradient(&state.gamma, &self.g, problem.instance().r());
-        self.fs = vec![self.f; self.settings.m];
+        self.fs = vec![self.f; self.settings.gll_memory];
         self.fs_pos = 0;
         let lmax = problem.lambda_max(self.settings.power_iterations);
         self.alpha = if lmax > 0.0 { 1.0 / lmax } else { 1.0 };
@@ -142,7 +145,7 @@ impl Solver for SpgQp {
         let beta = if dnd > 0.0 {
             let xi = (fmax - self.f) / dnd;
             let bbar = -gd / dnd;
-            let gam = self.settings.gamma;
+            let gam = self.settings.gll_sufficient_decrease;
             let bhat = gam * bbar + (gam * gam * bbar * bbar + 2.0 * xi).max(0.0).sqrt();
             bhat.clamp(0.0, 1.0)
         } else {
