@@ -10,6 +10,7 @@ pub mod check;
 pub mod error;
 pub mod fsutil;
 pub mod generate;
+pub mod lock;
 pub mod manifest;
 pub mod merge;
 pub mod plot;

@@ -55,9 +55,11 @@ fn read_manifest(dir: &Path) -> Result<serde_json::Value> {
 }
 
 /// Merge the result folders `inputs` into `out` (created; an existing `summary.csv` there is
-/// replaced). Returns the merged rows. Errors: a folder without `summary.csv` or
-/// `manifest.json`, the same run key with different results in two folders, I/O errors.
+/// replaced), holding its lock ([`crate::lock::FolderLock`]). Returns the merged rows. Errors:
+/// `out` locked by another process, a folder without `summary.csv` or `manifest.json`, the same
+/// run key with different results in two folders, I/O errors.
 pub fn merge(out: &Path, inputs: &[PathBuf], plots: bool) -> Result<Vec<SummaryRow>> {
+    let _lock = crate::lock::FolderLock::acquire(out)?;
     std::fs::create_dir_all(out.join("traces")).map_err(|e| HarnessError::io(out, e))?;
     let mut rows: Vec<SummaryRow> = Vec::new();
     let mut seen: HashMap<_, usize> = HashMap::new();

@@ -213,9 +213,12 @@ fn fmt_ratio(v: f64) -> String {
     }
 }
 
-/// Write `DIR/report.md` and `DIR/report/*`; return the path of `report.md`.
+/// Write `DIR/report.md` and `DIR/report/*`; return the path of `report.md`. The folder is
+/// locked while the report is written ([`crate::lock::FolderLock`]): a folder in use by a run
+/// gives [`HarnessError::Locked`].
 pub fn report(dir: &Path, opts: &ReportOptions) -> Result<PathBuf> {
     let mut rows = read_summary(&dir.join("summary.csv"))?;
+    let _lock = crate::lock::FolderLock::acquire(dir)?;
     let manifest: serde_json::Value = std::fs::read_to_string(dir.join("manifest.json"))
         .ok()
         .and_then(|t| serde_json::from_str(&t).ok())

@@ -223,8 +223,9 @@ struct Task<'a> {
 }
 
 /// Run the matrix; write summary rows as runs finish, traces, the manifest and plots into
-/// `cfg.out_dir`. Errors: invalid executor settings, unknown solver or invalid settings
-/// (before anything runs), a malformed existing `summary.csv`, file-system errors.
+/// `cfg.out_dir`, holding its lock ([`crate::lock::FolderLock`]) throughout. Errors: invalid
+/// executor settings, unknown solver or invalid settings (before anything runs), the folder
+/// locked by another process, a malformed existing `summary.csv`, file-system errors.
 pub fn run(instances: &[Instance], cfg: &RunConfig) -> Result<RunOutcome> {
     cfg.exec.validate()?;
     let jobs = cfg.jobs.max(1);
@@ -242,6 +243,7 @@ pub fn run(instances: &[Instance], cfg: &RunConfig) -> Result<RunOutcome> {
         effective.push(b.settings);
     }
     let out = &cfg.out_dir;
+    let _lock = crate::lock::FolderLock::acquire(out)?;
     std::fs::create_dir_all(out.join("traces")).map_err(|e| HarnessError::io(out, e))?;
     let summary_path = out.join("summary.csv");
 

@@ -99,6 +99,7 @@ pub fn generate(a: GenerateArgs) -> Result<(), AnyError> {
             ExportFormat::Bundle
         },
     };
+    let _lock = cpbench_harness::lock::FolderLock::acquire(&a.out)?;
     let every = a.print_every;
     let s = run_generate(&cfg, |r| {
         if every > 0 && r.step % every == 0 {
