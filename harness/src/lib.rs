@@ -13,6 +13,7 @@ pub mod generate;
 pub mod lock;
 pub mod manifest;
 pub mod merge;
+pub mod names;
 pub mod plot;
 pub mod regression;
 pub mod report;
