@@ -257,3 +257,73 @@ fn a_missing_file_is_reported_once() {
     let err = assert_error(&o, &["/nonexistent/x.dat", "No such file"]);
     assert_eq!(err.lines().count(), 1, "{err}");
 }
+
+#[test]
+fn info_refuses_devices_and_bad_headers_at_once() {
+    if Path::new("/dev/zero").exists() {
+        let t = std::time::Instant::now();
+        let o = cpbench().args(["info", "/dev/zero"]).output().unwrap();
+        assert_error(&o, &["/dev/zero: not a regular file"]);
+        assert!(t.elapsed().as_secs() < 10);
+    }
+    let d = tempfile::tempdir().unwrap();
+    for (name, text, needle) in [
+        (
+            "dim.dat",
+            "4\n2\n0\n8\n8\n",
+            "space dimension d = 4 is not supported",
+        ),
+        (
+            "neg.dat",
+            "3\n-2\n0\n-6\n-6\n",
+            "negative number of contacts -2",
+        ),
+        ("size.dat", "3 2 0 5 5\n5 5\n", "W is 5 x 5, but 2 contacts"),
+        (
+            "storage.dat",
+            "3 2 7 6 6\n",
+            "storage type '7' is not supported",
+        ),
+        (
+            "huge.dat",
+            "3 100000 0 300000 300000\n300000 300000\n1\n",
+            "the header declares 100000 contacts",
+        ),
+    ] {
+        let f = d.path().join(name);
+        std::fs::write(&f, text).unwrap();
+        let o = cpbench().arg("info").arg(&f).output().unwrap();
+        let err = assert_error(&o, &[name, needle, "(at line "]);
+        assert!(!err.contains("unrecognised format"), "{err}");
+    }
+}
+
+#[test]
+fn info_counts_summed_duplicates_of_a_bundle() {
+    let d = tempfile::tempdir().unwrap();
+    let b = d.path().join("b");
+    let o = cpbench()
+        .args(["convert", "--symmetrize"])
+        .arg(fixture("lcp/lcp_CPS_1.dat"))
+        .arg(&b)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let info = |p: &Path| {
+        let o = cpbench().arg("info").arg(p).output().unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    assert!(info(&b).contains("duplicates      0 "), "{}", info(&b));
+    // N = [[1, 1], [1, 1]]: store N_11 as 0.5 + 0.25 + 0.25 (two duplicates); the data, and so
+    // the content hash recorded in instance.json, are unchanged
+    let n = std::fs::read_to_string(b.join("N.mtx")).unwrap();
+    let n = n.replace("2 2 3\n", "2 2 5\n").replace(
+        "1 1 1.0000000000000000e0\n",
+        "1 1 0.5\n1 1 0.25\n1 1 0.25\n",
+    );
+    std::fs::write(b.join("N.mtx"), n).unwrap();
+    let text = info(&b);
+    assert!(text.contains("duplicates      2 "), "{text}");
+    assert!(text.contains("nnz(N)          4"), "{text}");
+}
