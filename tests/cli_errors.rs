@@ -41,11 +41,18 @@ fn assert_error(o: &Output, needles: &[&str]) -> String {
 }
 
 fn host() -> String {
-    std::fs::read_to_string("/etc/hostname")
-        .map(|s| s.trim().to_string())
-        .ok()
-        .filter(|s| !s.is_empty())
-        .unwrap_or_else(|| "unknown".into())
+    cpbench_harness::lock::host_name()
+}
+
+/// `cpbench CMD... ARGS... --out OUT`.
+fn cli_with_out(cmd: &[&str], args: &[&str], out: &Path) -> Output {
+    cpbench()
+        .args(cmd)
+        .args(args)
+        .arg("--out")
+        .arg(out)
+        .output()
+        .unwrap()
 }
 
 /// A tiny run into `out` (one LCP fixture, PGS, no plots).
@@ -153,15 +160,7 @@ fn two_concurrent_runs_do_not_both_write() {
 fn negative_numbers_reach_our_checks() {
     let d = tempfile::tempdir().unwrap();
     let out = d.path().join("res");
-    let run = |args: &[&str]| {
-        cpbench()
-            .arg("run")
-            .args(args)
-            .arg("--out")
-            .arg(&out)
-            .output()
-            .unwrap()
-    };
+    let run = |args: &[&str]| cli_with_out(&["run"], args, &out);
     assert_error(&run(&["--tol", "-1"]), &["invalid setting tol = -1"]);
     assert_error(
         &run(&["--max-iter", "-5"]),
@@ -173,15 +172,8 @@ fn negative_numbers_reach_our_checks() {
     );
     assert_error(&run(&["--jobs", "-2"]), &["--jobs -2: must be at least 1"]);
     assert!(!out.exists());
-    let gen = |args: &[&str]| {
-        cpbench()
-            .args(["generate", "--scene", "pile", "--size", "2"])
-            .args(args)
-            .arg("--out")
-            .arg(&out)
-            .output()
-            .unwrap()
-    };
+    let gen =
+        |args: &[&str]| cli_with_out(&["generate", "--scene", "pile", "--size", "2"], args, &out);
     assert_error(&gen(&["--tol", "-1"]), &["invalid setting tol = -1"]);
     assert_error(
         &gen(&["--max-iter", "-5"]),
@@ -198,15 +190,7 @@ fn negative_numbers_reach_our_checks() {
 fn empty_inputs_and_bad_counts() {
     let d = tempfile::tempdir().unwrap();
     let out = d.path().join("res");
-    let run = |args: &[&str]| {
-        cpbench()
-            .arg("run")
-            .args(args)
-            .arg("--out")
-            .arg(&out)
-            .output()
-            .unwrap()
-    };
+    let run = |args: &[&str]| cli_with_out(&["run"], args, &out);
     assert_error(&run(&["--jobs", "0"]), &["--jobs 0: must be at least 1"]);
     assert_error(
         &run(&["--trace-every", "0"]),

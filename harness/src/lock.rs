@@ -92,8 +92,9 @@ impl LockHolder {
     }
 }
 
-/// Host name from `/etc/hostname` (`unknown` when unreadable).
-fn host_name() -> String {
+/// Host name from `/etc/hostname` (`unknown` when unreadable or empty), as written in lock
+/// files.
+pub fn host_name() -> String {
     std::fs::read_to_string("/etc/hostname")
         .map(|s| s.trim().to_string())
         .ok()
