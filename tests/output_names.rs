@@ -106,3 +106,32 @@ fn a_clashing_instance_joining_a_folder_renames_the_earlier_traces() {
     assert_eq!(plots.len(), 4, "{plots:?}");
     assert!(!plots.contains(&"box.png".to_string()), "{plots:?}");
 }
+
+#[test]
+fn merged_shards_keep_clashing_instances_apart() {
+    let d = tempfile::tempdir().unwrap();
+    let instances = vec![lcp("box", -1.0), lcp("box", 0.5), lcp("a/x", -2.0)];
+    let mut shards = Vec::new();
+    for i in 1..=2 {
+        let out = d.path().join(format!("shard{i}"));
+        let mut cfg = RunConfig::new(out.clone());
+        cfg.solvers = vec![SolverSpec::named("pgs"), SolverSpec::named("apgd")];
+        cfg.progress = false;
+        cfg.plots = false;
+        cfg.shard = Some(format!("{i}/2").parse().unwrap());
+        cpbench_harness::run(&instances, &cfg).unwrap();
+        shards.push(out);
+    }
+    let merged = d.path().join("merged");
+    let rows = cpbench_harness::merge::merge(&merged, &shards, true).unwrap();
+    assert_eq!(rows.len(), 6);
+    let traces = files(&merged.join("traces"));
+    assert_eq!(traces.len(), 6, "{traces:?}");
+    assert_eq!(traces.iter().filter(|t| t.starts_with("box-")).count(), 4);
+    let pngs = files(&merged.join("plots"))
+        .into_iter()
+        .filter(|f| f.ends_with(".png"))
+        .count();
+    assert_eq!(pngs, 3);
+    assert!(!merged.join(".cpbench.lock").exists());
+}
