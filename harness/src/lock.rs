@@ -8,7 +8,7 @@
 //!
 //! - **Stale locks.** On Linux a lock whose `pid` no longer runs (no `/proc/<pid>`) on this host
 //!   is stale: it is taken over with a warning on stderr. On other platforms, and for a lock
-//!   written on another host (a shared file system), liveness cannot be checked without
+//!   written on another host (a network file system), liveness cannot be checked without
 //!   platform calls: the lock is treated as held, and the error says how to remove it by hand.
 //! - **Refusal.** A folder locked by a live process gives [`HarnessError::Locked`], which names
 //!   the folder, the holder and the lock file to delete if the holder is known to be gone.
