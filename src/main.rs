@@ -9,6 +9,7 @@
 //! ```
 #![warn(missing_docs)]
 
+mod chain;
 mod cmd;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -109,12 +110,7 @@ fn main() -> ExitCode {
     match real_main(cli) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e}");
-            let mut src = e.source();
-            while let Some(s) = src {
-                eprintln!("  caused by: {s}");
-                src = s.source();
-            }
+            eprint!("{}", chain::format_error_chain(e.as_ref()));
             ExitCode::from(2)
         }
     }

@@ -44,6 +44,21 @@ pub enum HarnessError {
         /// What went wrong.
         message: String,
     },
+    /// Another process holds the output folder's lock ([`crate::lock::FolderLock`]).
+    #[error(
+        "output folder {} is in use by another cpbench process ({holder}); wait for it to \
+         finish, or, if that process no longer runs, remove {}",
+        dir.display(),
+        lock.display()
+    )]
+    Locked {
+        /// The folder.
+        dir: PathBuf,
+        /// Who holds the lock (pid, host, start time, command).
+        holder: String,
+        /// The lock file.
+        lock: PathBuf,
+    },
 }
 
 impl HarnessError {

@@ -2,13 +2,15 @@
 //!
 //! Rows are deduplicated by their run key (instance hash, solver, settings hash, profile) and
 //! put in the canonical order of the first folder's manifest (instances, then solvers, then
-//! profiles), which is the order of an unsharded `--jobs 1` run; trace files are copied; the
+//! profiles), which is the order of an unsharded `--jobs 1` run; the traces of the merged rows
+//! are copied (renamed when the merged folder's file stems differ, see [`crate::names`]); the
 //! manifest records the shard manifests; the convergence plots are drawn again from the traces.
 
 use crate::error::{HarnessError, Result};
 use crate::fsutil::write_json_atomic;
+use crate::names::FileStems;
 use crate::results::{read_summary, write_summary, SummaryRow};
-use crate::run::draw_iteration_plots;
+use crate::run::{draw_iteration_plots, trace_path};
 use cpbench_problems::ResidualKind;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -55,17 +57,24 @@ fn read_manifest(dir: &Path) -> Result<serde_json::Value> {
 }
 
 /// Merge the result folders `inputs` into `out` (created; an existing `summary.csv` there is
-/// replaced). Returns the merged rows. Errors: a folder without `summary.csv` or
-/// `manifest.json`, the same run key with different results in two folders, I/O errors.
+/// replaced), holding its lock ([`crate::lock::FolderLock`]). Returns the merged rows. Errors:
+/// `out` locked by another process, a folder without `summary.csv` or `manifest.json`, the same
+/// run key with different results in two folders, I/O errors.
 pub fn merge(out: &Path, inputs: &[PathBuf], plots: bool) -> Result<Vec<SummaryRow>> {
+    let _lock = crate::lock::FolderLock::acquire(out)?;
     std::fs::create_dir_all(out.join("traces")).map_err(|e| HarnessError::io(out, e))?;
     let mut rows: Vec<SummaryRow> = Vec::new();
     let mut seen: HashMap<_, usize> = HashMap::new();
     let mut manifests = Vec::new();
     let mut residuals = HashSet::new();
-    for dir in inputs {
+    // (folder, row) of the first appearance of each run, for copying its trace
+    let mut sources: Vec<(usize, SummaryRow)> = Vec::new();
+    let mut folder_stems = Vec::new();
+    for (k, dir) in inputs.iter().enumerate() {
         let m = read_manifest(dir)?;
-        for r in read_summary(&dir.join("summary.csv"))? {
+        let shard_rows = read_summary(&dir.join("summary.csv"))?;
+        folder_stems.push(FileStems::from_rows(&shard_rows));
+        for r in shard_rows {
             residuals.insert(r.check_residual.clone());
             match seen.get(&r.key()) {
                 Some(&i) => {
@@ -85,22 +94,25 @@ pub fn merge(out: &Path, inputs: &[PathBuf], plots: bool) -> Result<Vec<SummaryR
                 }
                 None => {
                     seen.insert(r.key(), rows.len());
+                    sources.push((k, r.clone()));
                     rows.push(r);
                 }
             }
         }
-        let traces = dir.join("traces");
-        if traces.is_dir() {
-            for e in std::fs::read_dir(&traces).map_err(|e| HarnessError::io(&traces, e))? {
-                let e = e.map_err(|e| HarnessError::io(&traces, e))?;
-                let name = e.file_name();
-                if name.to_string_lossy().ends_with(".csv") {
-                    let to = out.join("traces").join(&name);
-                    std::fs::copy(e.path(), &to).map_err(|err| HarnessError::io(&to, err))?;
-                }
-            }
-        }
         manifests.push(serde_json::json!({"folder": dir.display().to_string(), "manifest": m}));
+    }
+    // traces, renamed to the stems of the merged folder (instances of two shards may clash)
+    let stems = FileStems::from_rows(&rows);
+    for (k, r) in &sources {
+        let from = inputs[*k].join(trace_path(
+            &folder_stems[*k].of_row(r),
+            &r.solver,
+            &r.profile,
+        ));
+        if from.exists() {
+            let to = out.join(trace_path(&stems.of_row(r), &r.solver, &r.profile));
+            std::fs::copy(&from, &to).map_err(|err| HarnessError::io(&to, err))?;
+        }
     }
     if let Some(first) = manifests.first() {
         sort_canonical(&mut rows, &first["manifest"]);

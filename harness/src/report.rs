@@ -27,6 +27,7 @@
 use crate::error::{HarnessError, Result};
 use crate::fsutil::{safe_file_name, write_atomic};
 use crate::merge::sort_canonical;
+use crate::names::FileStems;
 use crate::plot::{draw_grid, draw_plot, Axis, LinePlot, Series};
 use crate::regression::{compare, format_comparison, BaselineRow, RegressionOptions};
 use crate::results::{read_summary, read_trace, SummaryRow, TracePoint};
@@ -118,8 +119,14 @@ fn first_below(trace: &[TracePoint], residual: ResidualKind, tol: f64) -> Option
     trace.iter().find(|p| p.residuals.get(residual) <= tol)
 }
 
-/// Outcomes of the rows of one profile.
-pub fn outcomes(dir: &Path, rows: &[&SummaryRow], opts: &ReportOptions) -> Result<Vec<Outcome>> {
+/// Outcomes of the rows of one profile; `stems` are the file stems of the folder's instances
+/// (for the trace files).
+pub fn outcomes(
+    dir: &Path,
+    rows: &[&SummaryRow],
+    stems: &FileStems,
+    opts: &ReportOptions,
+) -> Result<Vec<Outcome>> {
     rows.iter()
         .map(|r| {
             let spent = [r.time_s, r.iterations as f64, r.matvecs as f64];
@@ -131,7 +138,7 @@ pub fn outcomes(dir: &Path, rows: &[&SummaryRow], opts: &ReportOptions) -> Resul
                         .residual
                         .or_else(|| ResidualKind::parse(&r.check_residual))
                         .unwrap_or_default();
-                    let p = dir.join(trace_path(&r.instance, &r.solver, &r.profile));
+                    let p = dir.join(trace_path(&stems.of_row(r), &r.solver, &r.profile));
                     let tr = read_trace(&p)?;
                     match first_below(&tr, res, tol) {
                         Some(q) => (true, [q.time_s, q.iteration as f64, q.matvecs as f64]),
@@ -213,15 +220,19 @@ fn fmt_ratio(v: f64) -> String {
     }
 }
 
-/// Write `DIR/report.md` and `DIR/report/*`; return the path of `report.md`.
+/// Write `DIR/report.md` and `DIR/report/*`; return the path of `report.md`. The folder is
+/// locked while the report is written ([`crate::lock::FolderLock`]): a folder in use by a run
+/// gives [`HarnessError::Locked`].
 pub fn report(dir: &Path, opts: &ReportOptions) -> Result<PathBuf> {
     let mut rows = read_summary(&dir.join("summary.csv"))?;
+    let _lock = crate::lock::FolderLock::acquire(dir)?;
     let manifest: serde_json::Value = std::fs::read_to_string(dir.join("manifest.json"))
         .ok()
         .and_then(|t| serde_json::from_str(&t).ok())
         .unwrap_or_default();
     sort_canonical(&mut rows, &manifest);
     let lim = limits(&manifest);
+    let stems = FileStems::from_rows(&rows);
     let rdir = dir.join("report");
     std::fs::create_dir_all(&rdir).map_err(|e| HarnessError::io(&rdir, e))?;
     let mut md = String::new();
@@ -275,7 +286,7 @@ pub fn report(dir: &Path, opts: &ReportOptions) -> Result<PathBuf> {
         } else {
             format!("__{}", safe_file_name(prof))
         };
-        let outs = outcomes(dir, &prow, opts)?;
+        let outs = outcomes(dir, &prow, &stems, opts)?;
         let tol = prow.first().map(|r| r.tol).unwrap_or(f64::NAN);
         let _ = writeln!(md, "## Profile `{prof}` (check tolerance {tol:e})\n");
         // success / correct / shifted geometric means
@@ -406,8 +417,8 @@ pub fn report(dir: &Path, opts: &ReportOptions) -> Result<PathBuf> {
                     }
                 })
                 .collect();
-            let stem = rdir.join(format!("profile_{}{suffix}", m.as_str()));
-            write_atomic(&stem.with_extension("csv"), csv.as_bytes())?;
+            let name = format!("profile_{}{suffix}", m.as_str());
+            write_atomic(&rdir.join(format!("{name}.csv")), csv.as_bytes())?;
             let plot = LinePlot {
                 title: format!(
                     "Performance profile by {} ({} problems){}",
@@ -426,10 +437,9 @@ pub fn report(dir: &Path, opts: &ReportOptions) -> Result<PathBuf> {
             };
             draw_plot(
                 &plot,
-                &stem.with_extension("png"),
-                &stem.with_extension("svg"),
+                &rdir.join(format!("{name}.png")),
+                &rdir.join(format!("{name}.svg")),
             )?;
-            let name = format!("profile_{}{suffix}", m.as_str());
             let _ = writeln!(
                 md,
                 "![profile by {m}](report/{name}.png)\n\n[SVG](report/{name}.svg) · [CSV](report/{name}.csv)\n",
@@ -446,9 +456,10 @@ pub fn report(dir: &Path, opts: &ReportOptions) -> Result<PathBuf> {
                 .residual
                 .or_else(|| ResidualKind::parse(&first.check_residual))
                 .unwrap_or_default();
+            let inst_stem = stems.of_row(first);
             let mut traces = Vec::new();
             for r in &group {
-                let p = dir.join(trace_path(&r.instance, &r.solver, &r.profile));
+                let p = dir.join(trace_path(&inst_stem, &r.solver, &r.profile));
                 if p.exists() {
                     traces.push((r.solver.clone(), read_trace(&p)?));
                 }
@@ -475,7 +486,7 @@ pub fn report(dir: &Path, opts: &ReportOptions) -> Result<PathBuf> {
                 );
             }
             let _ = writeln!(md);
-            let base = format!("{}{suffix}", safe_file_name(&inst));
+            let base = format!("{inst_stem}{suffix}");
             let mut links = Vec::new();
             for m in Metric::ALL {
                 let mut csv = String::from("solver,x,residual\n");
@@ -516,12 +527,12 @@ pub fn report(dir: &Path, opts: &ReportOptions) -> Result<PathBuf> {
                     Some(first.tol),
                 );
                 let name = format!("{base}__{}", m.as_str());
-                let stem = rdir.join("convergence").join(&name);
-                write_atomic(&stem.with_extension("csv"), csv.as_bytes())?;
+                let cdir = rdir.join("convergence");
+                write_atomic(&cdir.join(format!("{name}.csv")), csv.as_bytes())?;
                 draw_plot(
                     &plot,
-                    &stem.with_extension("png"),
-                    &stem.with_extension("svg"),
+                    &cdir.join(format!("{name}.png")),
+                    &cdir.join(format!("{name}.svg")),
                 )?;
                 if m == Metric::Iterations {
                     let _ = writeln!(md, "![{inst}](report/convergence/{name}.png)\n");

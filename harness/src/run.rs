@@ -6,8 +6,10 @@
 //! DIR/traces/<instance>__<solver>[__<profile>].csv one row per recorded iteration
 //! DIR/manifest.json                               revision, machine, versions, settings, instances
 //! DIR/plots/<instance>[__<profile>].png, .svg     residual vs iteration, one line per solver
+//! DIR/.cpbench.lock                               while a process writes the folder
 //! ```
-//! (the `__<profile>` suffix is left out for the `default` profile).
+//! (the `__<profile>` suffix is left out for the `default` profile; `<instance>` is the file
+//! stem of [`crate::names`]: the full instance name, made unique within the folder).
 //!
 //! Runs at scale: `jobs` runs execute concurrently on a rayon pool (each run on one thread;
 //! the `jobs` column records it so that timing-sensitive reports can insist on 1); a rerun into
@@ -19,6 +21,7 @@ use crate::check::{check, CheckSpec};
 use crate::error::{HarnessError, Result};
 use crate::fsutil::{safe_file_name, write_json_atomic};
 use crate::manifest;
+use crate::names::FileStems;
 use crate::plot::{draw_plot, LinePlot, Series};
 use crate::results::{
     read_summary, read_trace, write_summary, write_trace, SummaryAppender, SummaryRow,
@@ -198,23 +201,25 @@ fn profile_suffix(profile: &str) -> String {
     }
 }
 
-/// Trace file of a run, relative to the results folder.
-pub fn trace_path(instance: &str, solver: &str, profile: &str) -> PathBuf {
+/// Trace file of a run, relative to the results folder: `traces/<stem>__<solver>[__<profile>].csv`
+/// where `stem` is the instance's file stem ([`crate::names::FileStems`]).
+pub fn trace_path(stem: &str, solver: &str, profile: &str) -> PathBuf {
     Path::new("traces").join(format!(
-        "{}__{}{}.csv",
-        safe_file_name(instance),
+        "{stem}__{}{}.csv",
         safe_file_name(solver),
         profile_suffix(profile)
     ))
 }
 
-/// Plot file stem of an instance, relative to the results folder (`plots/<instance>[__<profile>]`).
-pub fn plot_stem(instance: &str, profile: &str) -> PathBuf {
-    Path::new("plots").join(format!(
-        "{}{}",
-        safe_file_name(instance),
-        profile_suffix(profile)
-    ))
+/// Plot files of an instance, relative to the results folder:
+/// `(plots/<stem>[__<profile>].png, plots/<stem>[__<profile>].svg)`, `stem` as in
+/// [`trace_path`]. The extensions are appended, so dots in the stem are kept.
+pub fn plot_paths(stem: &str, profile: &str) -> (PathBuf, PathBuf) {
+    let base = format!("{stem}{}", profile_suffix(profile));
+    (
+        Path::new("plots").join(format!("{base}.png")),
+        Path::new("plots").join(format!("{base}.svg")),
+    )
 }
 
 struct Task<'a> {
@@ -224,8 +229,9 @@ struct Task<'a> {
 }
 
 /// Run the matrix; write summary rows as runs finish, traces, the manifest and plots into
-/// `cfg.out_dir`. Errors: invalid executor settings, unknown solver or invalid settings
-/// (before anything runs), a malformed existing `summary.csv`, file-system errors.
+/// `cfg.out_dir`, holding its lock ([`crate::lock::FolderLock`]) throughout. Errors: invalid
+/// executor settings, unknown solver or invalid settings (before anything runs), the folder
+/// locked by another process, a malformed existing `summary.csv`, file-system errors.
 pub fn run(instances: &[Instance], cfg: &RunConfig) -> Result<RunOutcome> {
     cfg.exec.validate()?;
     let jobs = cfg.jobs.max(1);
@@ -243,6 +249,7 @@ pub fn run(instances: &[Instance], cfg: &RunConfig) -> Result<RunOutcome> {
         effective.push(b.settings);
     }
     let out = &cfg.out_dir;
+    let _lock = crate::lock::FolderLock::acquire(out)?;
     std::fs::create_dir_all(out.join("traces")).map_err(|e| HarnessError::io(out, e))?;
     let summary_path = out.join("summary.csv");
 
@@ -277,6 +284,15 @@ pub fn run(instances: &[Instance], cfg: &RunConfig) -> Result<RunOutcome> {
     } else {
         Vec::new()
     };
+    // file stems of every instance the folder will hold; traces of earlier runs whose stem
+    // changes (a clashing instance joins the folder) are renamed
+    let stems = FileStems::new(
+        existing
+            .iter()
+            .map(|r| (r.instance.as_str(), r.instance_hash.as_str()))
+            .chain(tasks.iter().map(|t| (t.inst.name(), t.inst.hash()))),
+    );
+    rename_changed_stems(out, &existing, &stems)?;
     let before = tasks.len();
     if cfg.rerun {
         let todo: HashSet<_> = tasks.iter().map(key_of).collect();
@@ -350,7 +366,11 @@ pub fn run(instances: &[Instance], cfg: &RunConfig) -> Result<RunOutcome> {
             },
         );
         write_trace(
-            &out.join(trace_path(t.inst.name(), &spec.name, &prof.name)),
+            &out.join(trace_path(
+                &stems.stem(t.inst.name(), t.inst.hash()),
+                &spec.name,
+                &prof.name,
+            )),
             &rec.records,
         )?;
         let row = SummaryRow {
@@ -415,6 +435,28 @@ pub fn run(instances: &[Instance], cfg: &RunConfig) -> Result<RunOutcome> {
     })
 }
 
+/// Move the traces and drop the plots of the rows of `existing` (the folder's rows before this
+/// run) whose file stem differs in `stems` (a clashing instance joined the folder).
+fn rename_changed_stems(out: &Path, existing: &[SummaryRow], stems: &FileStems) -> Result<()> {
+    let old = FileStems::from_rows(existing);
+    for r in existing {
+        let (a, b) = (old.of_row(r), stems.of_row(r));
+        if a == b {
+            continue;
+        }
+        let from = out.join(trace_path(&a, &r.solver, &r.profile));
+        let to = out.join(trace_path(&b, &r.solver, &r.profile));
+        if from.exists() && !to.exists() {
+            std::fs::rename(&from, &to).map_err(|e| HarnessError::io(&from, e))?;
+        }
+        let (png, svg) = plot_paths(&a, &r.profile);
+        for p in [png, svg] {
+            let _ = std::fs::remove_file(out.join(p));
+        }
+    }
+    Ok(())
+}
+
 /// For every (instance, profile) of `rows`, draw `plots/<instance>[__<profile>].png/.svg`:
 /// `residual` against iterations, one line per solver, from the trace files in `dir`.
 pub fn draw_iteration_plots(dir: &Path, rows: &[SummaryRow], residual: ResidualKind) -> Result<()> {
@@ -424,10 +466,12 @@ pub fn draw_iteration_plots(dir: &Path, rows: &[SummaryRow], residual: ResidualK
             solvers.push(&r.solver);
         }
     }
+    let stems = FileStems::from_rows(rows);
     for ((inst, prof), group) in group_rows(rows) {
+        let stem = stems.of_row(group[0]);
         let mut series = Vec::new();
         for r in &group {
-            let p = dir.join(trace_path(&r.instance, &r.solver, &r.profile));
+            let p = dir.join(trace_path(&stem, &r.solver, &r.profile));
             if !p.exists() {
                 continue;
             }
@@ -455,12 +499,8 @@ pub fn draw_iteration_plots(dir: &Path, rows: &[SummaryRow], residual: ResidualK
             series,
             Some(first.tol),
         );
-        let stem = dir.join(plot_stem(&inst, &prof));
-        draw_plot(
-            &plot,
-            &stem.with_extension("png"),
-            &stem.with_extension("svg"),
-        )?;
+        let (png, svg) = plot_paths(&stem, &prof);
+        draw_plot(&plot, &dir.join(png), &dir.join(svg))?;
     }
     Ok(())
 }
@@ -474,12 +514,16 @@ pub fn profile_title(profile: &str) -> String {
     }
 }
 
-/// Rows grouped by (instance, profile), in first-appearance order.
+/// Rows grouped by (instance, profile), in first-appearance order; two instances of the same
+/// name and different data (instance hash) are two groups.
 pub fn group_rows(rows: &[SummaryRow]) -> Vec<((String, String), Vec<&SummaryRow>)> {
     let mut groups: Vec<((String, String), Vec<&SummaryRow>)> = Vec::new();
     for r in rows {
         let k = (r.instance.clone(), r.profile.clone());
-        match groups.iter_mut().find(|(g, _)| *g == k) {
+        match groups
+            .iter_mut()
+            .find(|(g, v)| *g == k && v[0].instance_hash == r.instance_hash)
+        {
             Some((_, v)) => v.push(r),
             None => groups.push((k, vec![r])),
         }

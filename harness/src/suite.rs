@@ -246,7 +246,8 @@ impl Suite {
         }
     }
 
-    /// Read a suite file (see module docs). Errors name the file.
+    /// Read a suite file (see module docs). Errors name the file; a suite listing no instance
+    /// is an error.
     pub fn from_file(path: &Path) -> Result<Suite> {
         #[derive(Deserialize)]
         #[serde(deny_unknown_fields)]
@@ -268,6 +269,12 @@ impl Suite {
             path: path.to_path_buf(),
             message: e.to_string(),
         })?;
+        if f.instances.is_empty() {
+            return Err(HarnessError::Suite {
+                path: path.to_path_buf(),
+                message: format!("suite '{}' lists no instances", f.name),
+            });
+        }
         let base = path.parent().unwrap_or_else(|| Path::new("."));
         Ok(Suite::new(
             &f.name,
@@ -287,7 +294,8 @@ impl Suite {
     }
 
     /// A suite of the given files, bundle directories and directories of those (expanded one
-    /// level, sorted), all read with the same class and symmetrisation.
+    /// level, sorted), all read with the same class and symmetrisation. Errors: a directory
+    /// holding no instance ([`HarnessError::Suite`] naming it), an unreadable directory.
     pub fn from_paths(
         name: &str,
         paths: &[PathBuf],
@@ -306,6 +314,14 @@ impl Suite {
                                 .is_some_and(|x| x == "hdf5" || x == "h5" || x == "dat")
                     })
                     .collect();
+                if inner.is_empty() {
+                    return Err(HarnessError::Suite {
+                        path: p.clone(),
+                        message: "no instance in this folder (looked for bundle folders with \
+                                  instance.json and *.hdf5, *.h5, *.dat files)"
+                            .into(),
+                    });
+                }
                 inner.sort();
                 files.extend(inner);
             } else {

@@ -2,6 +2,7 @@
 //! contact problems of chosen steps as native bundles or, with `--fclib`, fclib HDF5 files (a
 //! folder usable as `cpbench run --instances DIR`), plus `trajectory.csv`.
 
+use crate::cmd::args;
 use crate::AnyError;
 use clap::Args;
 use cpbench_granular::{SceneKind, SceneSpec};
@@ -21,11 +22,11 @@ pub struct GenerateArgs {
     #[arg(long)]
     pub size: usize,
     /// Time steps to simulate.
-    #[arg(long, default_value_t = 300)]
-    pub steps: u64,
+    #[arg(long, default_value_t = 300, allow_negative_numbers = true)]
+    pub steps: i64,
     /// Export the problem of every k-th step (0: none).
-    #[arg(long, default_value_t = 50)]
-    pub export_every: u64,
+    #[arg(long, default_value_t = 50, allow_negative_numbers = true)]
+    pub export_every: i64,
     /// Frictionless mode: LCP on the normal impulses (default: CCP with Coulomb cones).
     #[arg(long)]
     pub frictionless: bool,
@@ -36,14 +37,14 @@ pub struct GenerateArgs {
     #[arg(long)]
     pub solver_settings: Option<String>,
     /// Tolerance of each solve (relative natural-map residual unless --residual).
-    #[arg(long, default_value_t = 1e-6)]
+    #[arg(long, default_value_t = 1e-6, allow_negative_numbers = true)]
     pub tol: f64,
     /// Stopping residual of each solve.
     #[arg(long, default_value = "nat_map_rel_2")]
     pub residual: String,
     /// Iteration budget of each solve.
-    #[arg(long, default_value_t = 20_000)]
-    pub max_iter: u64,
+    #[arg(long, default_value_t = 20_000, allow_negative_numbers = true)]
+    pub max_iter: i64,
     /// Scene seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -58,12 +59,23 @@ pub struct GenerateArgs {
     #[arg(long)]
     pub fclib: bool,
     /// Print a line every k steps (0: only the summary).
-    #[arg(long, default_value_t = 50)]
-    pub print_every: u64,
+    #[arg(long, default_value_t = 50, allow_negative_numbers = true)]
+    pub print_every: i64,
 }
 
 /// Run the simulation and print a per-phase timing summary.
 pub fn generate(a: GenerateArgs) -> Result<(), AnyError> {
+    let steps = args::at_least_one("--steps", a.steps, "time steps to simulate")?;
+    let export_every = args::non_negative("--export-every", a.export_every, "0 exports none")?;
+    let max_iter = args::at_least_one("--max-iter", a.max_iter, "iteration budget per solve")?;
+    let print_every =
+        args::non_negative("--print-every", a.print_every, "0 prints the summary only")?;
+    ExecSettings {
+        tol: a.tol,
+        max_iter,
+        ..Default::default()
+    }
+    .validate()?;
     let residual = ResidualKind::parse(&a.residual)
         .ok_or_else(|| format!("unknown residual '{}'", a.residual))?;
     let solver_settings = match &a.solver_settings {
@@ -81,15 +93,15 @@ pub fn generate(a: GenerateArgs) -> Result<(), AnyError> {
     };
     let cfg = GenerateConfig {
         spec,
-        steps: a.steps,
-        export_every: a.export_every,
+        steps,
+        export_every,
         out: a.out.clone(),
         solver: a.solver.clone(),
         solver_settings,
         exec: ExecSettings {
             tol: a.tol,
             residual,
-            max_iter: a.max_iter,
+            max_iter,
             ..Default::default()
         },
         save_state: a.save_state,
@@ -99,7 +111,8 @@ pub fn generate(a: GenerateArgs) -> Result<(), AnyError> {
             ExportFormat::Bundle
         },
     };
-    let every = a.print_every;
+    let _lock = cpbench_harness::lock::FolderLock::acquire(&a.out)?;
+    let every = print_every;
     let s = run_generate(&cfg, |r| {
         if every > 0 && r.step % every == 0 {
             eprintln!(

@@ -1,6 +1,7 @@
 //! `cpbench info`: what an instance file holds.
 
 use crate::{AnyError, ReadArgs};
+use cpbench_problems::io::bundle::DUPLICATES_KEY;
 use cpbench_problems::io::{load, ClassChoice};
 use cpbench_problems::linalg::norm2;
 use cpbench_problems::residual::coulomb_gap as gap_of;
@@ -8,7 +9,8 @@ use cpbench_problems::Instance;
 use cpbench_solvers::registry::build;
 use cpbench_solvers::{ExecSettings, Executor, SolveResult};
 
-/// Print class, sizes, nnz, symmetry error, `mu` range and norms of the instance at `path`.
+/// Print class, sizes, nnz, symmetry error, `mu` range and norms of the instance at `path`;
+/// for a bundle also the number of duplicate `N.mtx` entries that were summed.
 pub fn info(path: &std::path::Path, read: &ReadArgs) -> Result<(), AnyError> {
     let inst = load(path, &read.options())?;
     let n_mat = inst.n_mat();
@@ -23,6 +25,15 @@ pub fn info(path: &std::path::Path, read: &ReadArgs) -> Result<(), AnyError> {
     println!("n               {}", inst.n());
     println!("blocks          {}", inst.n_blocks());
     println!("nnz(N)          {}", n_mat.nnz());
+    if path.is_dir() {
+        let dups = inst
+            .provenance()
+            .parameters
+            .get(DUPLICATES_KEY)
+            .map(String::as_str)
+            .unwrap_or("0");
+        println!("duplicates      {dups} (entries of N.mtx at an earlier entry's position, summed as SciPy does)");
+    }
     println!(
         "density         {:.3e}",
         n_mat.nnz() as f64 / (inst.n() as f64 * inst.n() as f64).max(1.0)

@@ -1,5 +1,6 @@
 //! One module per subcommand.
 
+pub mod args;
 pub mod check;
 pub mod generate;
 pub mod info;

@@ -1,10 +1,12 @@
 //! `cpbench run`: solvers x suite -> results folder.
 
+use crate::cmd::args;
 use crate::{AnyError, ReadArgs};
 use clap::Args;
 use cpbench_harness::run::{default_out_dir, format_table};
 use cpbench_harness::{Profile, RunConfig, Shard, SolverSpec, Suite};
 use cpbench_problems::ResidualKind;
+use cpbench_solvers::ExecSettings;
 use cpbench_solvers::{registry, SolverError};
 use std::path::PathBuf;
 
@@ -27,17 +29,17 @@ pub struct RunArgs {
     #[arg(long, value_delimiter = ',')]
     pub profile: Option<Vec<String>>,
     /// A custom stopping and check tolerance (replaces the profiles by one named `custom`).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub tol: Option<f64>,
     /// Stopping residual: nat_map_rel_2, nat_map_rel_inf, nat_map_abs_2, nat_map_rel_max1_2, proj_grad_rel, res4, fc3d_error
     /// [default: the suite's, else nat_map_rel_2, which means fc3d_error on Coulomb instances].
     #[arg(long)]
     pub residual: Option<String>,
     /// Iteration budget per solve.
-    #[arg(long, default_value_t = 20_000)]
-    pub max_iter: u64,
+    #[arg(long, default_value_t = 20_000, allow_negative_numbers = true)]
+    pub max_iter: i64,
     /// Time budget per solve, seconds.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub time_limit: Option<f64>,
     /// Solver settings: a JSON file mapping solver name to its settings object (every key must
     /// be a solver name, every field a setting of that solver).
@@ -47,14 +49,15 @@ pub struct RunArgs {
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Record every k-th iteration in the traces.
-    #[arg(long, default_value_t = 1)]
-    pub trace_every: u64,
+    #[arg(long, default_value_t = 1, allow_negative_numbers = true)]
+    pub trace_every: i64,
     /// Skip the plots.
     #[arg(long)]
     pub no_plots: bool,
-    /// Runs executed concurrently (one thread each); times are comparable only with 1.
-    #[arg(long, default_value_t = 1)]
-    pub jobs: usize,
+    /// Runs executed concurrently (one thread each); times are comparable only with 1. At least
+    /// 1; more than the machine's threads is capped with a warning.
+    #[arg(long, default_value_t = 1, allow_negative_numbers = true)]
+    pub jobs: i64,
     /// Execute again the runs already present in the output folder (default: skip them).
     #[arg(long)]
     pub rerun: bool,
@@ -65,6 +68,18 @@ pub struct RunArgs {
 
 /// Run the matrix and print the summary table.
 pub fn run(a: RunArgs) -> Result<(), AnyError> {
+    // numeric arguments first, before anything is read
+    let max_iter = args::at_least_one("--max-iter", a.max_iter, "iteration budget per solve")?;
+    let trace_every =
+        args::at_least_one("--trace-every", a.trace_every, "1 records every iteration")?;
+    let jobs = args::jobs(a.jobs)?;
+    ExecSettings {
+        tol: a.tol.unwrap_or(1e-6),
+        max_iter,
+        max_time_s: a.time_limit,
+        ..Default::default()
+    }
+    .validate()?;
     let suite = if !a.instances.is_empty() {
         let o = a.read.options();
         Suite::from_paths("instances", &a.instances, o.class, a.read.symmetrize)?
@@ -101,6 +116,9 @@ pub fn run(a: RunArgs) -> Result<(), AnyError> {
         None => None,
     };
     let instances = suite.load()?;
+    if instances.is_empty() {
+        return Err(format!("suite '{}' has no instances: nothing to run", suite.name).into());
+    }
     let out = a.out.unwrap_or_else(default_out_dir);
     let mut cfg = RunConfig::new(out.clone());
     cfg.suite = suite.name.clone();
@@ -130,14 +148,14 @@ pub fn run(a: RunArgs) -> Result<(), AnyError> {
             })
             .collect::<Result<_, _>>()?,
     };
-    cfg.jobs = a.jobs;
+    cfg.jobs = jobs;
     cfg.rerun = a.rerun;
     cfg.shard = a.shard;
     cfg.exec.residual = residual;
     cfg.check_residual = residual;
-    cfg.exec.max_iter = a.max_iter;
+    cfg.exec.max_iter = max_iter;
     cfg.exec.max_time_s = a.time_limit;
-    cfg.trace_every = a.trace_every;
+    cfg.trace_every = trace_every;
     cfg.plots = !a.no_plots;
     eprintln!(
         "suite '{}': {} instances x {} solvers -> {}",

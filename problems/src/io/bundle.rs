@@ -236,6 +236,10 @@ fn write_files(instance: &Instance, dir: &Path) -> Result<()> {
     })
 }
 
+/// Provenance parameter holding the number of duplicate entries of `N.mtx` that were summed
+/// (as SciPy's `mmread` does; set only when there are any).
+pub const DUPLICATES_KEY: &str = "n_mtx_duplicates_summed";
+
 /// Read the bundle directory `dir` written by [`write_bundle`] (or by hand, see the module
 /// documentation) and validate it into an [`Instance`] with `validation`.
 ///
@@ -264,10 +268,10 @@ pub fn read_bundle(dir: &Path, validation: ValidationOptions) -> Result<Instance
         ));
     }
     let npath = dir.join("N.mtx");
-    let bytes = std::fs::read(&npath).map_err(|e| io_err(&npath, e))?;
-    let n_mat = mtx::read_matrix(&npath, &bytes)?;
+    let bytes = mtx::read_file(&npath)?;
+    let (n_mat, duplicates) = mtx::read_matrix_counted(&npath, &bytes)?;
     let rpath = dir.join("r.mtx");
-    let bytes = std::fs::read(&rpath).map_err(|e| io_err(&rpath, e))?;
+    let bytes = mtx::read_file(&rpath)?;
     let r = mtx::read_vector(&rpath, &bytes)?;
     if meta.n != r.len() || meta.n != n_mat.nrows() {
         return Err(perr(
@@ -327,12 +331,17 @@ pub fn read_bundle(dir: &Path, validation: ValidationOptions) -> Result<Instance
             ))
         }
     };
-    let provenance = meta.provenance.unwrap_or_else(|| Provenance {
+    let mut provenance = meta.provenance.unwrap_or_else(|| Provenance {
         source: dir.display().to_string(),
         format: "bundle".into(),
         derivation: "as-is".into(),
         ..Provenance::default()
     });
+    if duplicates > 0 {
+        provenance
+            .parameters
+            .insert(DUPLICATES_KEY.into(), duplicates.to_string());
+    }
     let inst = match (meta.class.as_str(), constraints) {
         ("coulomb", ConstraintSet::CoulombCones { mu }) => {
             Instance::new_coulomb(meta.name, n_mat, r, mu, provenance, validation)

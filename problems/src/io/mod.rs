@@ -189,17 +189,75 @@ pub fn detect_format_bytes(bytes: &[u8]) -> Option<Format> {
 ///
 /// Errors: [`ProblemError::Io`] when the path cannot be read, [`ProblemError::UnknownFormat`]
 /// when the content matches no format.
+///
+/// Only the first [`HEAD_BYTES`] of a file are read. Errors also: a path that is neither a
+/// directory nor a regular file (a device such as `/dev/zero`, a FIFO), and for a text that
+/// looks like a Siconos `.dat` but whose header is wrong, the [`siconos::diagnose`] error
+/// (file, line and token) instead of [`ProblemError::UnknownFormat`].
 pub fn detect_format(path: &Path) -> Result<Format> {
     let meta = std::fs::metadata(path).map_err(|e| io_err(path, e))?;
     if meta.is_dir() {
         return Ok(Format::Bundle);
     }
-    let bytes = std::fs::read(path).map_err(|e| io_err(path, e))?;
-    detect_format_bytes(&bytes).ok_or_else(|| unknown(path))
+    if !meta.is_file() {
+        return Err(not_regular(path));
+    }
+    let head = read_head(path, HEAD_BYTES)?;
+    sniff(path, &head)
+}
+
+/// Bytes read from the start of a file to detect its format and check its declared sizes
+/// before it is read whole.
+pub const HEAD_BYTES: u64 = 64 * 1024;
+
+/// The format of a file from its first bytes `head`; errors as [`detect_format`].
+fn sniff(path: &Path, head: &[u8]) -> Result<Format> {
+    if let Some(f) = detect_format_bytes(head) {
+        return Ok(f);
+    }
+    if let Some(e) = siconos::diagnose(path, head) {
+        return Err(e);
+    }
+    if head
+        .get(..14)
+        .is_some_and(|b| b.eq_ignore_ascii_case(b"%%MatrixMarket"))
+    {
+        return Err(ProblemError::UnknownFormat {
+            path: path.to_path_buf(),
+            hint: "a MatrixMarket file holds one matrix, not an instance: put N.mtx, r.mtx and \
+                   instance.json in a bundle folder (see `cpbench convert`)"
+                .into(),
+        });
+    }
+    Err(unknown(path))
+}
+
+/// At most `max` bytes from the start of the file `path`.
+pub(crate) fn read_head(path: &Path, max: u64) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let f = std::fs::File::open(path).map_err(|e| io_err(path, e))?;
+    let mut head = Vec::new();
+    f.take(max)
+        .read_to_end(&mut head)
+        .map_err(|e| io_err(path, e))?;
+    Ok(head)
+}
+
+/// The error for a path that is neither a regular file nor a directory.
+pub(crate) fn not_regular(path: &Path) -> ProblemError {
+    ProblemError::Parse {
+        path: path.to_path_buf(),
+        location: None,
+        message: "not a regular file (a device, FIFO or socket?): instances are read from \
+                  regular files and bundle folders"
+            .into(),
+    }
 }
 
 /// Load an instance from a file or bundle directory of any supported [`Format`] (detected
-/// with [`detect_format`]).
+/// with [`detect_format`] from the first [`HEAD_BYTES`]; a Siconos file whose header declares
+/// more numbers than its length can hold is refused before it is read whole,
+/// [`siconos::check_declared_size`]).
 ///
 /// The instance name is the file stem plus `__ccp`/`__lcp` for frictional files (the stem
 /// alone for LCP files, the stored name for bundles); `provenance.source` is `path` as given.
@@ -219,8 +277,16 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Instance> {
             _ => Ok(inst),
         };
     }
+    if !meta.is_file() {
+        return Err(not_regular(path));
+    }
+    // format and declared sizes from the first bytes, before the file is read whole
+    let head = read_head(path, HEAD_BYTES)?;
+    let format = sniff(path, &head)?;
+    if matches!(format, Format::SiconosFc3d | Format::SiconosLcp) {
+        siconos::check_declared_size(path, &head, meta.len())?;
+    }
     let bytes = std::fs::read(path).map_err(|e| io_err(path, e))?;
-    let format = detect_format_bytes(&bytes).ok_or_else(|| unknown(path))?;
     load_impl(path, &bytes, format, opts)
 }
 
@@ -372,6 +438,49 @@ mod tests {
         );
         assert_eq!(detect_format_bytes(b"hello world"), None);
         assert_eq!(detect_format_bytes(b""), None);
+    }
+
+    #[test]
+    fn header_defects_are_not_unknown_formats() {
+        let dir = std::env::temp_dir().join(format!("cpbench-io-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for (name, text, needle) in [
+            ("d.dat", &b"4 2 0 8 8\n"[..], "space dimension d = 4"),
+            (
+                "nc.dat",
+                b"3 -2 0 -6 -6\n",
+                "negative number of contacts -2",
+            ),
+            ("size.dat", b"3 2 0 5 5\n", "W is 5 x 5"),
+            ("storage.dat", b"3 2 7 6 6\n", "storage type '7'"),
+            (
+                "big.dat",
+                b"3 9 0 27 27\n27 27\n1\n",
+                "at least 765 numbers",
+            ),
+        ] {
+            let f = dir.join(name);
+            std::fs::write(&f, text).unwrap();
+            let e = load(&f, &LoadOptions::default()).unwrap_err();
+            assert!(matches!(e, ProblemError::Parse { .. }), "{e}");
+            let msg = e.to_string();
+            assert!(msg.contains(needle) && msg.contains(name), "{msg}");
+            assert!(msg.contains("(at line 1, token"), "{msg}");
+        }
+        let f = dir.join("m.mtx");
+        std::fs::write(
+            &f,
+            "%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 1\n",
+        )
+        .unwrap();
+        let msg = load(&f, &LoadOptions::default()).unwrap_err().to_string();
+        assert!(msg.contains("holds one matrix, not an instance"), "{msg}");
+        let _ = std::fs::remove_dir_all(&dir);
+        if Path::new("/dev/zero").exists() {
+            let e = load(Path::new("/dev/zero"), &LoadOptions::default()).unwrap_err();
+            assert!(e.to_string().contains("not a regular file"), "{e}");
+            assert!(detect_format(Path::new("/dev/zero")).is_err());
+        }
     }
 
     #[test]

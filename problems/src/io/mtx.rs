@@ -227,14 +227,24 @@ fn parse_value(path: &Path, line: usize, tok: &str) -> Result<f64> {
 ///
 /// `coordinate general`: as stored; `coordinate symmetric`: the stored lower triangle is
 /// mirrored into full storage; `array general`: column-major values, exact zeros not stored.
-/// Duplicate coordinate entries are summed. Errors ([`ProblemError::Parse`] with the line):
+/// Duplicate coordinate entries are summed, as SciPy's `mmread` does (their count is returned
+/// by [`read_matrix_counted`]). Errors ([`ProblemError::Parse`] with the line):
 /// bad banner or size line, an index outside `1..=nrows` / `1..=ncols`, an entry above the
 /// diagonal of a symmetric file, a malformed or non-finite value, a wrong number of entries.
 pub fn read_matrix(path: &Path, bytes: &[u8]) -> Result<CscMatrix> {
+    read_matrix_counted(path, bytes).map(|(m, _)| m)
+}
+
+/// [`read_matrix`], also returning the number of duplicate coordinate entries that were
+/// summed into an earlier entry of the same position (0 for `array` files; for a symmetric
+/// file, counted on the stored lower triangle).
+pub fn read_matrix_counted(path: &Path, bytes: &[u8]) -> Result<(CscMatrix, usize)> {
     let (layout, mut lines) = parse_header(path, bytes)?;
     if layout == Layout::ArrayGeneral {
         let (nrows, ncols, vals) = read_array_body(&mut lines)?;
-        return CscMatrix::from_dense_col_major(nrows, ncols, &vals).map_err(|e| e.in_file(path));
+        return CscMatrix::from_dense_col_major(nrows, ncols, &vals)
+            .map(|m| (m, 0))
+            .map_err(|e| e.in_file(path));
     }
     let (sl, size) = lines
         .next()
@@ -314,7 +324,84 @@ pub fn read_matrix(path: &Path, bytes: &[u8]) -> Result<CscMatrix> {
             format!("more entries than the {nnz} declared: '{text}'"),
         ));
     }
-    CscMatrix::from_triplets(nrows, ncols, &trip).map_err(|e| e.in_file(path))
+    let mut stored: Vec<(usize, usize)> = trip
+        .iter()
+        .filter(|(i, j, _)| !sym || i >= j)
+        .map(|&(i, j, _)| (i, j))
+        .collect();
+    let count = stored.len();
+    stored.sort_unstable();
+    stored.dedup();
+    let duplicates = count - stored.len();
+    CscMatrix::from_triplets(nrows, ncols, &trip)
+        .map(|m| (m, duplicates))
+        .map_err(|e| e.in_file(path))
+}
+
+/// Bytes read from the start of a MatrixMarket file to check its declared sizes.
+const HEAD_BYTES: u64 = 64 * 1024;
+
+/// Read the MatrixMarket file `path` after checking, from its first bytes only, that it is a
+/// regular file and that its declared size can fit in the bytes after the size line:
+/// `coordinate` entries take at least 6 bytes (`1 1 1` and a line break), `array` values at
+/// least 2. So a corrupt header or a device
+/// (`/dev/zero`) is refused at once instead of being read whole.
+///
+/// Errors: [`ProblemError::Io`], [`ProblemError::Parse`] for a file that is not a regular file,
+/// a bad banner or size line, or a declared size larger than the file can hold.
+pub fn read_file(path: &Path) -> Result<Vec<u8>> {
+    let meta = std::fs::metadata(path).map_err(|e| super::io_err(path, e))?;
+    if !meta.is_file() {
+        return Err(super::not_regular(path));
+    }
+    let head = super::read_head(path, HEAD_BYTES)?;
+    let len = meta.len();
+    // banner errors (not text, not MatrixMarket) are found in the head, at once
+    let (layout, mut lines) = parse_header(path, valid_utf8_prefix(&head))?;
+    {
+        if let Some((sl, size)) = lines.next() {
+            let toks: Vec<u64> = size
+                .split_whitespace()
+                .filter_map(|t| t.parse().ok())
+                .collect();
+            let (entries, per) = match (layout, toks.as_slice()) {
+                (Layout::ArrayGeneral, [r, c]) => (r.saturating_mul(*c), 2u64),
+                (Layout::CoordinateGeneral | Layout::CoordinateSymmetric, [_, _, nnz]) => {
+                    (*nnz, 6u64)
+                }
+                _ => (0, 0),
+            };
+            let need = entries.saturating_mul(per).saturating_sub(1);
+            // bytes after the size line
+            let body_start: usize = head
+                .split(|&b| b == b'\n')
+                .take(sl)
+                .map(|l| l.len() + 1)
+                .sum();
+            let body = len.saturating_sub(body_start as u64);
+            if need > body {
+                return Err(perr(
+                    path,
+                    format!("line {sl}"),
+                    format!(
+                        "the size line '{size}' declares {entries} entries, which need at least \
+                         {need} bytes, but {body} bytes follow the size line (truncated file or \
+                         corrupt header)"
+                    ),
+                ));
+            }
+        }
+    }
+    std::fs::read(path).map_err(|e| super::io_err(path, e))
+}
+
+/// `bytes` without a UTF-8 character cut at its end (a head cut inside a character stays
+/// readable; invalid bytes elsewhere are kept, for the parser to report).
+fn valid_utf8_prefix(bytes: &[u8]) -> &[u8] {
+    match std::str::from_utf8(bytes) {
+        Err(e) if e.error_len().is_none() => &bytes[..e.valid_up_to()],
+        _ => bytes,
+    }
 }
 
 fn read_array_body(lines: &mut Lines<'_>) -> Result<(usize, usize, Vec<f64>)> {
@@ -400,6 +487,74 @@ mod tests {
             1.234_567_891_234_568e108,
             9.999999999999999e-301,
         ]
+    }
+
+    #[test]
+    fn duplicates_are_summed_and_counted() {
+        let text = b"%%MatrixMarket matrix coordinate real general\n2 2 5\n1 1 1\n1 1 2.5\n2 1 1\n2 2 4\n1 1 -0.5\n";
+        let (m, d) = read_matrix_counted(p(), text).unwrap();
+        assert_eq!(d, 2);
+        assert_eq!(m.get(0, 0), 3.0);
+        assert_eq!(m.get(1, 0), 1.0);
+        assert_eq!(m.nnz(), 3);
+        // symmetric: counted on the stored lower triangle, mirrored once
+        let text = b"%%MatrixMarket matrix coordinate real symmetric\n2 2 3\n2 1 1\n2 1 2\n1 1 1\n";
+        let (m, d) = read_matrix_counted(p(), text).unwrap();
+        assert_eq!(d, 1);
+        assert_eq!((m.get(1, 0), m.get(0, 1)), (3.0, 3.0));
+        let (_, d) =
+            read_matrix_counted(p(), b"%%MatrixMarket matrix array real general\n1 1\n1\n")
+                .unwrap();
+        assert_eq!(d, 0);
+    }
+
+    #[test]
+    fn declared_sizes_are_checked_before_reading() {
+        let dir = tempfile_dir();
+        let f = dir.join("N.mtx");
+        std::fs::write(
+            &f,
+            b"%%MatrixMarket matrix coordinate real general\n% c\n3 3 100000000\n1 1 1\n",
+        )
+        .unwrap();
+        let e = read_file(&f).unwrap_err().to_string();
+        assert!(
+            e.contains("(at line 3)") && e.contains("100000000 entries"),
+            "{e}"
+        );
+        std::fs::write(
+            &f,
+            b"%%MatrixMarket matrix array real general\n4 1\n1\n2\n3\n",
+        )
+        .unwrap();
+        assert!(read_file(&f).unwrap_err().to_string().contains("4 entries"));
+        std::fs::write(
+            &f,
+            b"%%MatrixMarket matrix array real general\n3 1\n1\n2\n3\n",
+        )
+        .unwrap();
+        assert!(read_file(&f).is_ok());
+        std::fs::write(&f, b"not a matrix").unwrap();
+        assert!(read_file(&f)
+            .unwrap_err()
+            .to_string()
+            .contains("not a MatrixMarket file"));
+        if Path::new("/dev/zero").exists() {
+            let e = read_file(Path::new("/dev/zero")).unwrap_err().to_string();
+            assert!(e.contains("not a regular file"), "{e}");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A fresh directory under the system temporary directory.
+    fn tempfile_dir() -> std::path::PathBuf {
+        let d = std::env::temp_dir().join(format!(
+            "cpbench-mtx-{}-{:?}",
+            std::process::id(),
+            std::thread::current().id()
+        ));
+        std::fs::create_dir_all(&d).unwrap();
+        d
     }
 
     #[test]

@@ -79,6 +79,181 @@ pub fn detect(bytes: &[u8]) -> Option<Format> {
     None
 }
 
+/// The first (up to) 5 tokens of `bytes` as integers (`None` for a token that is not one).
+fn header_ints(t: &Tokens<'_>) -> Vec<Option<i128>> {
+    t.toks
+        .iter()
+        .take(5)
+        .map(|k| {
+            std::str::from_utf8(k.text)
+                .ok()
+                .and_then(|s| s.parse::<i128>().ok())
+        })
+        .collect()
+}
+
+/// Which header a text that [`detect`] refused was meant to have, from the shapes of its first
+/// five integers: `n type size0 size1` with `size0 = size1` (LCP) or `d nc type size0 size1`
+/// with `size0 = size1` (fc3d); `None` when the text does not look like a Siconos file.
+fn intended(v: &[Option<i128>]) -> Option<Format> {
+    let at = |k: usize| v.get(k).copied().flatten();
+    let t0 = at(0)?;
+    let lcp = at(1).is_some_and(|s| (0..=9).contains(&s)) && at(2).is_some() && at(2) == at(3);
+    let fc3d = at(3).is_some() && at(3) == at(4);
+    match (lcp, fc3d) {
+        (true, true) if t0 == 2 || t0 == 3 => Some(Format::SiconosFc3d),
+        (true, _) => Some(Format::SiconosLcp),
+        (false, true) => Some(Format::SiconosFc3d),
+        (false, false) => None,
+    }
+}
+
+/// Explain why the text `bytes` of `path` (its first bytes suffice), which [`detect`] did not
+/// recognise, is not a readable Siconos file, when it looks like one: a space dimension other
+/// than 3, a negative or non-integer contact count or size, a matrix size inconsistent with
+/// `3 * contacts` (or `n`), an unknown NumericsMatrix storage type. The error
+/// ([`crate::ProblemError::Parse`]) names the file, the line and the token. `None` when the
+/// text does not look like a Siconos `.dat` at all or no such defect is found.
+pub fn diagnose(path: &Path, bytes: &[u8]) -> Option<crate::ProblemError> {
+    let t = Tokens::new(path, bytes);
+    let v = header_ints(&t);
+    let format = intended(&v)?;
+    let at = |k: usize| v.get(k).copied().flatten();
+    let text = |k: usize| {
+        t.toks
+            .get(k)
+            .map(|x| short(&String::from_utf8_lossy(x.text)))
+            .unwrap_or_default()
+    };
+    let storage = |k: usize, what: &str| -> Option<crate::ProblemError> {
+        match at(k) {
+            Some(0 | 1) => None,
+            _ => Some(t.err_at(
+                k,
+                format!(
+                    "{what}: NumericsMatrix storage type '{}' is not supported (0 dense, 1 \
+                     sparse block; 2, sparse CSC or triplet, is not read)",
+                    text(k)
+                ),
+            )),
+        }
+    };
+    match format {
+        Format::SiconosFc3d => {
+            let d = at(0)?;
+            if d != 3 {
+                return Some(t.err_at(
+                    0,
+                    format!(
+                        "space dimension d = {d} is not supported: only 3-D friction problems \
+                         (d = 3) can be read"
+                    ),
+                ));
+            }
+            let nc = match at(1) {
+                Some(nc) if nc >= 0 => nc,
+                Some(nc) => {
+                    return Some(t.err_at(1, format!("negative number of contacts {nc}")));
+                }
+                None => {
+                    return Some(t.err_at(
+                        1,
+                        format!(
+                            "number of contacts: expected a non-negative integer, found '{}'",
+                            text(1)
+                        ),
+                    ))
+                }
+            };
+            if let Some(e) = storage(2, "W") {
+                return Some(e);
+            }
+            let size = at(3)?;
+            let need = nc.saturating_mul(3);
+            if size != need {
+                return Some(t.err_at(
+                    3,
+                    format!(
+                        "W is {size} x {size}, but {nc} contacts in 3-D need a {} x {} matrix \
+                         (3 * number of contacts): the contact count and the matrix size \
+                         disagree",
+                        need, need
+                    ),
+                ));
+            }
+            None
+        }
+        _ => {
+            let n = at(0)?;
+            if n < 0 {
+                return Some(t.err_at(0, format!("negative problem size n = {n}")));
+            }
+            if let Some(e) = storage(1, "M") {
+                return Some(e);
+            }
+            let size = at(2)?;
+            if size != n {
+                return Some(t.err_at(
+                    2,
+                    format!("M is {size} x {size}, but the header says n = {n}"),
+                ));
+            }
+            None
+        }
+    }
+}
+
+/// Refuse, before the file is read whole, a Siconos file (detected by [`detect`] from its first
+/// bytes `head`) whose header declares more numbers than its `file_len` bytes can hold: every
+/// number takes at least 2 bytes (a digit and a separator). An fc3d file needs `3 nc` values
+/// of `q` and `nc` of `mu`, plus `(3 nc)^2` matrix values when `W` is dense; an LCP `n` values
+/// of `q`, plus `n^2` when `M` is dense. Errors: [`crate::ProblemError::Parse`] at the count
+/// token.
+pub fn check_declared_size(path: &Path, head: &[u8], file_len: u64) -> Result<()> {
+    let t = Tokens::new(path, head);
+    let v = header_ints(&t);
+    let at = |k: usize| -> u128 { v.get(k).copied().flatten().unwrap_or(0).max(0) as u128 };
+    let (numbers, token, what) = match detect(head) {
+        Some(Format::SiconosFc3d) => {
+            let (nc, n) = (at(1), at(0).saturating_mul(at(1)));
+            let dense = if at(2) == 0 { n.saturating_mul(n) } else { 0 };
+            (
+                dense.saturating_add(n).saturating_add(nc),
+                1,
+                format!(
+                    "{nc} contacts ({n} x {n} {} W, q and mu)",
+                    if dense > 0 { "dense" } else { "sparse" }
+                ),
+            )
+        }
+        Some(Format::SiconosLcp) => {
+            let n = at(0);
+            let dense = if at(1) == 0 { n.saturating_mul(n) } else { 0 };
+            (
+                dense.saturating_add(n),
+                0,
+                format!(
+                    "n = {n} ({n} x {n} {} M and q)",
+                    if dense > 0 { "dense" } else { "sparse" }
+                ),
+            )
+        }
+        _ => return Ok(()),
+    };
+    let bytes = numbers.saturating_mul(2).saturating_sub(1);
+    if bytes > file_len as u128 {
+        return Err(t.err_at(
+            token,
+            format!(
+                "the header declares {what}: at least {numbers} numbers, which need at least \
+                 {bytes} bytes, but the file has {file_len} bytes (truncated file or corrupt \
+                 header)"
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// Read a Siconos fc3d friction problem (`d`, `nc`, `W`, `q`, `mu`) from the bytes of `path`.
 ///
 /// Shapes: `W` is `3 nc x 3 nc`, `q` has `3 nc` entries, `mu` has `nc`. Errors
@@ -497,6 +672,66 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.to_string().contains("file ends early"), "{e}");
+    }
+
+    /// `(location, message)` of a Parse error.
+    fn parse_err(e: Option<ProblemError>) -> (String, String) {
+        match e {
+            Some(ProblemError::Parse {
+                location, message, ..
+            }) => (location.unwrap_or_default(), message),
+            e => panic!("{e:?}"),
+        }
+    }
+
+    #[test]
+    fn header_defects_get_their_own_messages() {
+        // wrong space dimension
+        let (l, m) = parse_err(diagnose(p(), b"4\n2\n0\n8\n8\n8 8\n"));
+        assert_eq!(l, "line 1, token 1");
+        assert!(m.contains("space dimension d = 4 is not supported"), "{m}");
+        // negative contact count
+        let (l, m) = parse_err(diagnose(p(), b"3\n-2\n0\n-6\n-6\n"));
+        assert_eq!(l, "line 2, token 2");
+        assert_eq!(m, "negative number of contacts -2");
+        // contact count inconsistent with the matrix size
+        let (l, m) = parse_err(diagnose(p(), b"3 2 0 5 5\n5 5\n"));
+        assert_eq!(l, "line 1, token 4");
+        assert!(
+            m.starts_with("W is 5 x 5, but 2 contacts in 3-D need a 6 x 6 matrix"),
+            "{m}"
+        );
+        // unknown storage types, fc3d and LCP
+        let (l, m) = parse_err(diagnose(p(), b"3 2 7 6 6\n"));
+        assert_eq!(l, "line 1, token 3");
+        assert!(
+            m.starts_with("W: NumericsMatrix storage type '7' is not supported"),
+            "{m}"
+        );
+        let (l, m) = parse_err(diagnose(p(), b"4\n7\n4\n4\n"));
+        assert_eq!(l, "line 2, token 2");
+        assert!(m.starts_with("M: NumericsMatrix storage type '7'"), "{m}");
+        // LCP size inconsistent with n
+        let (l, m) = parse_err(diagnose(p(), b"5 0 4 4 4 4\n"));
+        assert_eq!(l, "line 1, token 3");
+        assert_eq!(m, "M is 4 x 4, but the header says n = 5");
+        // not a Siconos text at all
+        assert!(diagnose(p(), b"hello world").is_none());
+        assert!(diagnose(p(), b"1 2 3 4 5").is_none());
+    }
+
+    #[test]
+    fn declared_sizes_must_fit_the_file() {
+        let head = b"3 1000 0 3000 3000\n3000 3000\n1 2\n";
+        let e = check_declared_size(p(), head, head.len() as u64).unwrap_err();
+        let (l, m) = parse_err(Some(e));
+        assert_eq!(l, "line 1, token 2");
+        assert!(m.contains("at least 9004000 numbers"), "{m}");
+        // 2 x 2 dense LCP: 4 + 2 numbers, 11 bytes at least
+        let lcp = b"2 0 2 2 2 2 1 0 0 1 -1 -1";
+        assert!(check_declared_size(p(), lcp, lcp.len() as u64).is_ok());
+        assert!(check_declared_size(p(), lcp, 10).is_err());
+        assert!(check_declared_size(p(), lcp, 11).is_ok());
     }
 
     #[test]

@@ -1,0 +1,57 @@
+//! Checks of numeric command-line arguments that clap parses as signed numbers, so that a
+//! negative value after a space (`--max-iter -5`) reaches our message instead of clap's
+//! "unexpected argument '-5'".
+
+/// `value` of `flag` as a count of at least 1. Errors: `"{flag} {value}: must be at least 1
+/// ({what})"`.
+pub fn at_least_one(flag: &str, value: i64, what: &str) -> Result<u64, String> {
+    u64::try_from(value)
+        .ok()
+        .filter(|&v| v >= 1)
+        .ok_or_else(|| format!("{flag} {value}: must be at least 1 ({what})"))
+}
+
+/// `value` of `flag` as a count that may be 0. Errors: `"{flag} {value}: must not be
+/// negative ({what})"`.
+pub fn non_negative(flag: &str, value: i64, what: &str) -> Result<u64, String> {
+    u64::try_from(value).map_err(|_| format!("{flag} {value}: must not be negative ({what})"))
+}
+
+/// `--jobs`: at least 1, capped at the machine's thread limit
+/// ([`std::thread::available_parallelism`]) with a warning on stderr.
+pub fn jobs(value: i64) -> Result<usize, String> {
+    let j = at_least_one("--jobs", value, "runs executed concurrently")?;
+    let limit = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
+    let j = usize::try_from(j).unwrap_or(usize::MAX);
+    if j > limit {
+        eprintln!(
+            "warning: --jobs {j} is more than the {limit} threads this machine runs at once; \
+             using --jobs {limit}"
+        );
+        return Ok(limit);
+    }
+    Ok(j)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts() {
+        assert_eq!(at_least_one("--max-iter", 5, "x"), Ok(5));
+        assert_eq!(
+            at_least_one("--max-iter", -5, "iterations per solve"),
+            Err("--max-iter -5: must be at least 1 (iterations per solve)".to_string())
+        );
+        assert!(at_least_one("--trace-every", 0, "x").is_err());
+        assert_eq!(non_negative("--steps", 0, "x"), Ok(0));
+        assert!(non_negative("--steps", -1, "x").is_err());
+        assert!(jobs(0).is_err());
+        assert_eq!(jobs(1), Ok(1));
+        let limit = std::thread::available_parallelism().unwrap().get();
+        assert_eq!(jobs(i64::MAX), Ok(limit));
+    }
+}
