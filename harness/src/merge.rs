@@ -9,8 +9,7 @@ use crate::error::{HarnessError, Result};
 use crate::fsutil::write_atomic;
 use crate::results::{read_summary, write_summary, SummaryRow};
 use crate::run::draw_iteration_plots;
-use cpbench_problems::ResidualKind;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// Canonical sort positions from a manifest: instance names, solver names, profile names.
@@ -62,11 +61,9 @@ pub fn merge(out: &Path, inputs: &[PathBuf], plots: bool) -> Result<Vec<SummaryR
     let mut rows: Vec<SummaryRow> = Vec::new();
     let mut seen: HashMap<_, usize> = HashMap::new();
     let mut manifests = Vec::new();
-    let mut residuals = HashSet::new();
     for dir in inputs {
         let m = read_manifest(dir)?;
         for r in read_summary(&dir.join("summary.csv"))? {
-            residuals.insert(r.check_residual.clone());
             match seen.get(&r.key()) {
                 Some(&i) => {
                     let a = &rows[i];
@@ -121,12 +118,8 @@ pub fn merge(out: &Path, inputs: &[PathBuf], plots: bool) -> Result<Vec<SummaryR
             .as_bytes(),
     )?;
     if plots {
-        let residual = residuals
-            .iter()
-            .next()
-            .and_then(|s| ResidualKind::parse(s))
-            .unwrap_or_default();
-        draw_iteration_plots(out, &rows, residual)?;
+        // each instance's plot shows its rows' own check residual
+        draw_iteration_plots(out, &rows, None)?;
     }
     Ok(rows)
 }

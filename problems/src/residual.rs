@@ -27,7 +27,7 @@
 //! `shared/data/reference/reference.csv`, "rel. to ||q||") both normalisations coincide.
 //! For LCP and box instances the column holds Siconos' LCP error
 //! `||z - max(0, z - w)|| / ||q||` (`lcp_compute_error`), the natural map over `||r||`.
-//! It is the default stopping residual of Coulomb instances ([`ResidualKind::default_for`]).
+//! It is the default stopping residual of Coulomb instances ([`ResidualKind::class_default`]).
 //!
 //! For a box, component `i` contributes `c_i = max(g_i, 0)(gamma_i - lo_i) + max(-g_i, 0)(hi_i - gamma_i)`
 //! (terms with an infinite bound are left out: they are dual infeasibility).
@@ -83,7 +83,8 @@ pub struct Residuals {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum ResidualKind {
-    /// Relative natural map, 2-norm (the default everywhere in cpbench).
+    /// Relative natural map, 2-norm (the class default of LCP, box QP and CCP instances, see
+    /// [`ResidualKind::class_default`]).
     #[default]
     NatMapRel2,
     /// Relative natural map, inf-norm.
@@ -112,15 +113,22 @@ impl ResidualKind {
         ResidualKind::Fc3dError,
     ];
 
-    /// The residual to use on an instance of `class` when `self` was chosen for all classes:
-    /// on a Coulomb instance the natural-map and projected-gradient kinds measure the CCP
-    /// relaxation, a different problem, so [`ResidualKind::NatMapRel2`] (the default) becomes
-    /// [`ResidualKind::Fc3dError`]; every other choice, and every other class, is kept.
-    pub fn default_for(self, class: crate::ProblemClass) -> Self {
-        match (self, class) {
-            (ResidualKind::NatMapRel2, crate::ProblemClass::Coulomb) => ResidualKind::Fc3dError,
-            (k, _) => k,
+    /// The residual of an instance of `class` when none is chosen (no `--residual`, no suite
+    /// default): Siconos' fc3d error ([`ResidualKind::Fc3dError`]) on a Coulomb instance, where
+    /// the natural-map and projected-gradient kinds measure the CCP relaxation, a different
+    /// problem; the relative natural map ([`ResidualKind::NatMapRel2`]) on every other class.
+    pub fn class_default(class: crate::ProblemClass) -> Self {
+        match class {
+            crate::ProblemClass::Coulomb => ResidualKind::Fc3dError,
+            _ => ResidualKind::NatMapRel2,
         }
+    }
+
+    /// The residual used on an instance of `class`: `choice` when given (an explicit choice is
+    /// always honoured, `nat_map_rel_2` on a Coulomb instance included), else
+    /// [`ResidualKind::class_default`].
+    pub fn resolve(choice: Option<Self>, class: crate::ProblemClass) -> Self {
+        choice.unwrap_or_else(|| Self::class_default(class))
     }
 
     /// The column name of this residual in [`Residuals`].

@@ -84,7 +84,7 @@ fn random_box_qps_are_solved_to_their_known_solution() {
                 &q.instance,
                 ExecSettings {
                     tol: 1e-12,
-                    residual: ResidualKind::ProjGradRel,
+                    residual: Some(ResidualKind::ProjGradRel),
                     max_iter: 5000,
                     ..Default::default()
                 },
@@ -117,7 +117,7 @@ fn step_accounting_follows_permon() {
         &inst,
         ExecSettings {
             tol: 1e-5,
-            residual: ResidualKind::ProjGradRel,
+            residual: Some(ResidualKind::ProjGradRel),
             ..Default::default()
         },
     );
