@@ -21,10 +21,10 @@
 //! `u = g`, `q = r`; De Saxce's modified velocity `u + mu ||u_T|| e_n`), divided by
 //! `max(||q||, ||r||, ||u||)` as formulation.md section 4 states and as Siconos 4.4's NSGS
 //! reports it: `scripts/peer_siconos.py` recomputes this value from Siconos' answer and it equals
-//! Siconos' own reported error on all 13 shared 3-D files (fclib `Spheres-i099-356-679`: 7.314e-9
+//! Siconos' own reported error on all 13 Siconos and fclib 3-D files (fclib `Spheres-i099-356-679`: 7.314e-9
 //! both; dividing by `||q||` alone would give 1.099e-8). No division when the norm is below
 //! `f64::EPSILON`. On files where `||q||` is the largest of the three (the `coulomb` rows of
-//! `shared/data/reference/reference.csv`, "rel. to ||q||") both normalisations coincide.
+//! `tests/fixtures/reference/reference.csv`, "rel. to ||q||") both normalisations coincide.
 //! For LCP and box instances the column holds Siconos' LCP error
 //! `||z - max(0, z - w)|| / ||q||` (`lcp_compute_error`), the natural map over `||r||`.
 //! It is the default stopping residual of Coulomb instances ([`ResidualKind::class_default`]).
@@ -376,7 +376,7 @@ pub fn residuals_with_gradient(
     let pg2 = pg2.sqrt();
     let fc3d_abs = if bs == 3 { fc3d2.sqrt() } else { nm2 };
     // Siconos' relative scaling: max(||q||, ||r||, ||u||) for the fc3d error (what Siconos 4.4's
-    // NSGS reports: checked against its output on all 13 shared fc3d files, e.g. fclib Spheres
+    // NSGS reports: checked against its output on all 13 Siconos and fclib fc3d files, e.g. fclib Spheres
     // 7.314e-9 where ||q|| alone would give 1.099e-8), ||q|| for the LCP error.
     let siconos_norm = if bs == 3 {
         norm_r.max(norm2(gamma)).max(norm2(g))

@@ -2,7 +2,7 @@
 //! discrete 3D frictional contact problems", 2014; <https://github.com/FrictionalContactLibrary/fclib>),
 //! read with the pure-Rust `hdf5-reader` crate.
 //!
-//! Layout (`shared/data/README.md`):
+//! Layout (`tests/fixtures/README.md`):
 //!
 //! - local problem `u = W r + q`: `/fclib_local/{W, vectors/{q, mu}, spacedim}`;
 //! - global problem `M v = H r + f`, `u = H^T v + w`: `/fclib_global/{M, H, vectors/{f, w, mu},
@@ -71,6 +71,7 @@ pub struct FclibFile {
 /// sizes, a non-finite value, or `spacedim != 3`; [`ProblemError::Factorization`] (wrapped in
 /// [`ProblemError::InFile`]) when the global `M` is singular.
 pub fn read_fclib(path: &Path, bytes: &[u8]) -> Result<FclibFile> {
+    check_end_of_file(path, bytes)?;
     // The HDF5 decoder is hardened against malformed input; catching a panic all the same
     // keeps the promise that no file can crash a caller.
     let res = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| read_raw(path, bytes)));
@@ -128,6 +129,48 @@ enum Raw {
         mu: Vec<f64>,
         notes: Notes,
     },
+}
+
+/// A truncated file is an error: the HDF5 superblock at the start of the file (versions 0 to 3)
+/// records the end-of-file address, and the file must be at least that long. (The decoder
+/// alone accepts a file cut in unused trailing bytes.) Files whose superblock is elsewhere
+/// (behind a user block) are left to the decoder.
+fn check_end_of_file(path: &Path, bytes: &[u8]) -> Result<()> {
+    const SIGNATURE: &[u8] = b"\x89HDF\r\n\x1a\n";
+    if !bytes.starts_with(SIGNATURE) || bytes.len() < 16 {
+        return Ok(());
+    }
+    // (size of offsets, position of the base address): version 0 and 1 keep the sizes at byte
+    // 13, version 1 has 4 more bytes before the addresses; versions 2 and 3 at byte 9.
+    let (size, base_at) = match bytes[8] {
+        0 => (bytes[13] as usize, 24),
+        1 => (bytes[13] as usize, 28),
+        _ => (bytes[9] as usize, 12),
+    };
+    let addr = |at: usize| -> Option<u64> {
+        let b = bytes.get(at..at + size)?;
+        (size <= 8).then(|| b.iter().rev().fold(0u64, |a, &x| (a << 8) | u64::from(x)))
+    };
+    // base address, then (free space or superblock extension), then the end-of-file address
+    let (Some(base), Some(eof)) = (addr(base_at), addr(base_at + 2 * size)) else {
+        return Err(perr(
+            path,
+            "HDF5 superblock",
+            "the file ends inside its superblock",
+        ));
+    };
+    let needed = base.saturating_add(eof);
+    if (bytes.len() as u64) < needed {
+        return Err(perr(
+            path,
+            "HDF5 superblock",
+            format!(
+                "truncated file: the superblock gives {needed} bytes, the file has {}",
+                bytes.len()
+            ),
+        ));
+    }
+    Ok(())
 }
 
 fn read_raw(path: &Path, bytes: &[u8]) -> Result<Raw> {
