@@ -11,13 +11,10 @@ use cpbench_problems::{
     residuals, ConstraintSet, CscMatrix, Instance, ProblemClass, ProblemError, Provenance,
     ValidationOptions,
 };
+use cpbench_test_support::fixtures;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
-
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures")
-}
 
 /// Problem files of reference.csv that the repository does not carry (too large for test
 /// fixtures: 0.4 to 4 MB each); every other file of reference.csv is a fixture.
