@@ -2,9 +2,12 @@
 //! `N = [1]`, `r = [-1]` (solution `gamma = 1`), where the relative natural-map residual of an
 //! iterate `gamma >= 0` is exactly `|gamma - 1|`: stall window, divergence factor, product and
 //! time budgets, non-finite iterates, the best (not the last) iterate returned, and the
-//! observer modes.
+//! observer modes; and the stopping residual on a one-contact Coulomb instance (class default
+//! or explicit).
 
-use cpbench_problems::{ConstraintSet, Instance, ProblemClass};
+use cpbench_problems::{
+    ConstraintSet, CscMatrix, Instance, ProblemClass, Provenance, ResidualKind, ValidationOptions,
+};
 use cpbench_solvers::{
     ExecSettings, Executor, IterState, ObserverMode, Problem, SolveResult, Solver, SolverError,
     Status, StepOutcome, TraceRecorder,
@@ -12,10 +15,10 @@ use cpbench_solvers::{
 use cpbench_test_support::dense;
 use std::time::Duration;
 
-/// Sets `gamma` to the next scripted value at each step (holding the last one), counting
+/// Sets `gamma` to the next scripted point at each step (holding the last one), counting
 /// `init_matvecs` products in `init` and `step_matvecs` per step, sleeping `sleep` per step.
 struct Scripted {
-    values: Vec<f64>,
+    points: Vec<Vec<f64>>,
     next: usize,
     init_matvecs: u64,
     step_matvecs: u64,
@@ -23,9 +26,14 @@ struct Scripted {
 }
 
 impl Scripted {
+    /// Points of one variable.
     fn new(values: &[f64]) -> Self {
+        Self::points(values.iter().map(|&v| vec![v]).collect())
+    }
+
+    fn points(points: Vec<Vec<f64>>) -> Self {
         Self {
-            values: values.to_vec(),
+            points,
             next: 0,
             init_matvecs: 0,
             step_matvecs: 1,
@@ -58,7 +66,9 @@ impl Solver for Scripted {
             std::thread::sleep(self.sleep);
         }
         problem.add_matvecs(self.step_matvecs);
-        state.gamma[0] = self.values[self.next.min(self.values.len() - 1)];
+        state
+            .gamma
+            .copy_from_slice(&self.points[self.next.min(self.points.len() - 1)]);
         self.next += 1;
         Ok(StepOutcome::Continue)
     }
@@ -223,4 +233,45 @@ fn the_time_budget_stops_as_max_time() {
     assert_eq!(res.status, Status::MaxTime);
     assert!((1..=3).contains(&res.iterations), "{}", res.iterations);
     assert!(res.time_s >= 0.005, "{}", res.time_s);
+}
+
+#[test]
+fn the_stopping_residual_is_the_class_default_or_the_explicit_choice() {
+    // W = I, q = (-1, 2, 0), mu = 0.5: the Coulomb solution is (1, -0.5, 0) (fc3d error 0),
+    // the CCP solution (1.6, -0.8, 0) (natural map 0, fc3d error sqrt(0.288 / 5) = 0.24; see
+    // coulomb.rs). The script visits the CCP solution, then the Coulomb one.
+    let eye = CscMatrix::from_dense_col_major(3, 3, &[1., 0., 0., 0., 1., 0., 0., 0., 1.]).unwrap();
+    let inst = Instance::new_coulomb(
+        "one",
+        eye,
+        vec![-1.0, 2.0, 0.0],
+        vec![0.5],
+        Provenance::default(),
+        ValidationOptions::default(),
+    )
+    .unwrap();
+    let script = || Scripted::points(vec![vec![1.6, -0.8, 0.0], vec![1.0, -0.5, 0.0]]);
+    let solve = |residual: Option<ResidualKind>| {
+        let settings = ExecSettings {
+            residual,
+            ..exec(10)
+        };
+        Executor::new(settings)
+            .run(&mut script(), &inst, None, &mut [])
+            .unwrap()
+    };
+    // no choice: Siconos' fc3d error, met at the Coulomb solution only
+    let res = solve(None);
+    assert_eq!(res.status, Status::Converged);
+    assert_eq!(res.iterations, 2);
+    assert_eq!(res.gamma, vec![1.0, -0.5, 0.0]);
+    assert!(res.residuals.fc3d_error < 1e-15);
+    // the same chosen explicitly
+    assert_eq!(solve(Some(ResidualKind::Fc3dError)).iterations, 2);
+    // an explicit natural map is honoured on a Coulomb instance: the CCP solution stops it
+    let res = solve(Some(ResidualKind::NatMapRel2));
+    assert_eq!(res.status, Status::Converged);
+    assert_eq!(res.iterations, 1);
+    assert_eq!(res.gamma, vec![1.6, -0.8, 0.0]);
+    assert!((res.residuals.fc3d_error - (0.288f64 / 5.0).sqrt()).abs() < 1e-15);
 }
