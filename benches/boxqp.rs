@@ -26,7 +26,7 @@ fn solve(name: &str, inst: &Instance) -> SolveResult {
     let mut b = build(name, None).expect("default settings are valid");
     let ex = Executor::new(ExecSettings {
         tol: 1e-6,
-        residual: ResidualKind::ProjGradRel,
+        residual: Some(ResidualKind::ProjGradRel),
         max_iter: 100_000,
         ..Default::default()
     });

@@ -33,7 +33,7 @@ asymmetric). `proj_grad_2`, `proj_grad_rel` are NaN (not computed). `matvecs` is
 on rows, not N-products). The `fc3d_error` column (and `counters`) holds
   fc3d_error   = sqrt(sum_c ||r_c - P_K(r_c - (u_c + mu_c ||u_T,c|| e_n))||^2)
                  / max(||q||, ||r||, ||u||), u = W r + q (formulation.md section 4; cpbench's
-                 fc3d_error column; equal to Siconos 4.4's reported error on the shared files),
+                 fc3d_error column; equal to Siconos 4.4's reported error on the Siconos/fclib files),
   siconos_error = Siconos' own reported error (dparam[SICONOS_DPARAM_RESIDU]), info, contacts, asymmetry;
 `check_residual` is `fc3d_error` and `success` is `yes` when fc3d_error <= tol; `status` is
 `converged` when Siconos returns info = 0, else `max_iterations`.

@@ -254,10 +254,29 @@ fn class_coulomb_loading_bundle_and_gap() {
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(String::from_utf8_lossy(&o.stdout).contains("class           coulomb"));
-    // nsgs through `run` on the Coulomb file stops on the fc3d error
-    let out = dir.path().join("res");
-    let o = cpbench()
-        .args([
+    // `run` on it: see residual_default_is_per_class_and_an_explicit_one_is_honoured
+}
+
+/// The header and the rows of `DIR/summary.csv`.
+fn summary(dir: &Path) -> (csv::StringRecord, Vec<csv::StringRecord>) {
+    let mut rdr = csv::Reader::from_path(dir.join("summary.csv")).unwrap();
+    let h = rdr.headers().unwrap().clone();
+    (h, rdr.records().map(|r| r.unwrap()).collect())
+}
+
+/// `--residual` on a Coulomb instance: without it the stopping and check residual is the class
+/// default `fc3d_error`; an explicit `nat_map_rel_2` is honoured (it used to be read as "the
+/// default" and silently replaced by `fc3d_error`). On Rover4396 the Coulomb solution is not a
+/// CCP solution: its natural map stays at 0.235, so that run cannot converge.
+#[test]
+fn residual_default_is_per_class_and_an_explicit_one_is_honoured() {
+    let rover =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/siconos-fc3d/Rover4396.dat");
+    let dir = tempfile::tempdir().unwrap();
+    let run = |name: &str, residual: Option<&str>| -> (csv::StringRecord, csv::StringRecord) {
+        let out = dir.path().join(name);
+        let mut c = cpbench();
+        c.args([
             "run",
             "--class",
             "coulomb",
@@ -266,20 +285,43 @@ fn class_coulomb_loading_bundle_and_gap() {
             "--tol",
             "1e-8",
         ])
-        .args(["--no-plots", "--instances"])
+        .args(["--max-iter", "200", "--no-plots", "--instances"])
         .arg(&rover)
         .arg("--out")
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let mut rdr = csv::Reader::from_path(out.join("summary.csv")).unwrap();
-    let h = rdr.headers().unwrap().clone();
-    let rows: Vec<csv::StringRecord> = rdr.records().map(|r| r.unwrap()).collect();
-    let col = |name: &str| h.iter().position(|x| x == name).unwrap();
-    assert_eq!(rows.len(), 1);
-    assert_eq!(&rows[0][col("class")], "coulomb");
-    assert_eq!(&rows[0][col("check_residual")], "fc3d_error");
-    assert_eq!(&rows[0][col("success")], "yes");
-    assert!(rows[0][col("fc3d_error")].parse::<f64>().unwrap() <= 1e-8);
+        .arg(&out);
+        if let Some(r) = residual {
+            c.args(["--residual", r]);
+        }
+        let o = c.output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let manifest = std::fs::read_to_string(out.join("manifest.json")).unwrap();
+        let check = format!("\"residual\": \"{}\"", residual.unwrap_or("class default"));
+        assert!(manifest.contains(&check), "{manifest}");
+        let (h, rows) = summary(&out);
+        assert_eq!(rows.len(), 1);
+        (h, rows[0].clone())
+    };
+    let num = |h: &csv::StringRecord, r: &csv::StringRecord, c: &str| -> f64 {
+        r[h.iter().position(|x| x == c).unwrap()].parse().unwrap()
+    };
+    let col = |h: &csv::StringRecord, r: &csv::StringRecord, c: &str| -> String {
+        r[h.iter().position(|x| x == c).unwrap()].to_string()
+    };
+
+    let (h, r) = run("default", None);
+    assert_eq!(col(&h, &r, "class"), "coulomb");
+    assert_eq!(col(&h, &r, "check_residual"), "fc3d_error");
+    assert_eq!(col(&h, &r, "status"), "converged");
+    assert_eq!(col(&h, &r, "success"), "yes");
+    assert_eq!(num(&h, &r, "iterations"), 3.0);
+    assert!(num(&h, &r, "fc3d_error") <= 1e-8);
+    let ccp_residual = num(&h, &r, "nat_map_rel_2");
+    assert!((ccp_residual - 0.2352).abs() < 1e-3, "{ccp_residual}");
+
+    let (h, r) = run("explicit", Some("nat_map_rel_2"));
+    assert_eq!(col(&h, &r, "check_residual"), "nat_map_rel_2");
+    assert_eq!(col(&h, &r, "status"), "max_iterations");
+    assert_eq!(col(&h, &r, "success"), "no");
+    assert_eq!(num(&h, &r, "iterations"), 200.0);
+    assert!((num(&h, &r, "nat_map_rel_2") - 0.2352).abs() < 1e-3);
 }

@@ -7,25 +7,11 @@
 use cpbench_harness::check::{check, CheckSpec};
 use cpbench_harness::Suite;
 use cpbench_problems::io::{load, ClassChoice, LoadOptions};
-use cpbench_problems::{Instance, ResidualKind, ValidationOptions};
-use cpbench_solvers::registry::build;
-use cpbench_solvers::{ExecSettings, Executor, SolveResult, Status};
+use cpbench_problems::{ResidualKind, ValidationOptions};
+use cpbench_solvers::Status;
+use cpbench_test_support::{fixtures, solve};
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-
-fn solve(name: &str, inst: &Instance, tol: f64, max_iter: u64) -> SolveResult {
-    let mut b = build(name, None).unwrap();
-    let ex = Executor::new(ExecSettings {
-        tol,
-        max_iter,
-        ..Default::default()
-    });
-    ex.run(b.solver.as_mut(), inst, None, &mut []).unwrap()
-}
-
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
-}
+use std::path::Path;
 
 #[test]
 fn default_suite_loads_with_expected_sizes() {

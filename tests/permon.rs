@@ -16,7 +16,7 @@ fn solve(name: &str, inst: &Instance, residual: ResidualKind, tol: f64) -> Solve
     let mut b = build(name, None).unwrap();
     let ex = Executor::new(ExecSettings {
         tol,
-        residual,
+        residual: Some(residual),
         max_iter: 50_000,
         stall_window: None,
         ..Default::default()

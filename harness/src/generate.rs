@@ -10,7 +10,7 @@ use cpbench_granular::{
     ContactSolution, ContactSolver, GranularError, SceneSpec, Snapshot, StepReport,
 };
 use cpbench_problems::io::{write_bundle, write_fclib, ClassChoice, FclibInfo};
-use cpbench_problems::{Instance, ProblemError};
+use cpbench_problems::{Instance, ProblemError, ResidualKind};
 use cpbench_solvers::registry::build;
 use cpbench_solvers::{ExecSettings, Executor, Solver, SolverError, Status};
 use std::fmt::Write as _;
@@ -91,7 +91,10 @@ impl ContactSolver for RegistrySolver {
                 res.message.map(|m| format!(" ({m})")).unwrap_or_default()
             )),
             st => Ok(ContactSolution {
-                residual: res.residuals.get(self.executor.settings.residual),
+                residual: res.residuals.get(ResidualKind::resolve(
+                    self.executor.settings.residual,
+                    inst.class(),
+                )),
                 converged: st == Status::Converged,
                 iterations: res.iterations,
                 gamma: res.gamma,

@@ -11,8 +11,7 @@ use crate::fsutil::write_json_atomic;
 use crate::names::FileStems;
 use crate::results::{read_summary, write_summary, SummaryRow};
 use crate::run::{draw_iteration_plots, trace_path};
-use cpbench_problems::ResidualKind;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// Canonical sort positions from a manifest: instance names, solver names, profile names.
@@ -66,7 +65,6 @@ pub fn merge(out: &Path, inputs: &[PathBuf], plots: bool) -> Result<Vec<SummaryR
     let mut rows: Vec<SummaryRow> = Vec::new();
     let mut seen: HashMap<_, usize> = HashMap::new();
     let mut manifests = Vec::new();
-    let mut residuals = HashSet::new();
     // (folder, row) of the first appearance of each run, for copying its trace
     let mut sources: Vec<(usize, SummaryRow)> = Vec::new();
     let mut folder_stems = Vec::new();
@@ -75,7 +73,6 @@ pub fn merge(out: &Path, inputs: &[PathBuf], plots: bool) -> Result<Vec<SummaryR
         let shard_rows = read_summary(&dir.join("summary.csv"))?;
         folder_stems.push(FileStems::from_rows(&shard_rows));
         for r in shard_rows {
-            residuals.insert(r.check_residual.clone());
             match seen.get(&r.key()) {
                 Some(&i) => {
                     let a = &rows[i];
@@ -128,12 +125,8 @@ pub fn merge(out: &Path, inputs: &[PathBuf], plots: bool) -> Result<Vec<SummaryR
     }
     write_json_atomic(&out.join("manifest.json"), &merged)?;
     if plots {
-        let residual = residuals
-            .iter()
-            .next()
-            .and_then(|s| ResidualKind::parse(s))
-            .unwrap_or_default();
-        draw_iteration_plots(out, &rows, residual)?;
+        // each instance's plot shows its rows' own check residual
+        draw_iteration_plots(out, &rows, None)?;
     }
     Ok(rows)
 }

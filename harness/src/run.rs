@@ -124,8 +124,9 @@ pub struct RunConfig {
     pub exec: ExecSettings,
     /// Settings profiles.
     pub profiles: Vec<Profile>,
-    /// Residual the harness checks at the profile's tolerance.
-    pub check_residual: ResidualKind,
+    /// Residual the harness checks at the profile's tolerance, always honoured when given;
+    /// `None` means each instance's class default ([`ResidualKind::class_default`]).
+    pub check_residual: Option<ResidualKind>,
     /// Output folder.
     pub out_dir: PathBuf,
     /// Record every k-th iteration in traces (1 = all).
@@ -155,7 +156,7 @@ impl RunConfig {
                 .collect(),
             exec: ExecSettings::default(),
             profiles: vec![Profile::builtin("default").expect("built in")],
-            check_residual: ResidualKind::NatMapRel2,
+            check_residual: None,
             out_dir,
             trace_every: 1,
             plots: true,
@@ -316,7 +317,7 @@ pub fn run(instances: &[Instance], cfg: &RunConfig) -> Result<RunOutcome> {
         "suite": cfg.suite,
         "exec": cfg.exec,
         "profiles": cfg.profiles,
-        "check": {"residual": cfg.check_residual.as_str()},
+        "check": {"residual": cfg.check_residual.map_or("class default", |k| k.as_str())},
         "trace_every": cfg.trace_every,
         "jobs": jobs,
         "shard": cfg.shard,
@@ -355,13 +356,14 @@ pub fn run(instances: &[Instance], cfg: &RunConfig) -> Result<RunOutcome> {
         let mut exec = cfg.exec.clone();
         exec.tol = prof.tol;
         let mut built = build(&spec.name, spec.settings.as_ref())?;
+        let check_residual = ResidualKind::resolve(cfg.check_residual, t.inst.class());
         let mut rec = TraceRecorder::new(mode);
         let res = Executor::new(exec).run(built.solver.as_mut(), t.inst, None, &mut [&mut rec])?;
         let verdict = check(
             t.inst,
             &res.gamma,
             CheckSpec {
-                residual: cfg.check_residual.default_for(t.inst.class()),
+                residual: check_residual,
                 tol: prof.tol,
             },
         );
@@ -388,11 +390,7 @@ pub fn run(instances: &[Instance], cfg: &RunConfig) -> Result<RunOutcome> {
             residuals: verdict.residuals,
             instance_hash: t.inst.hash().to_string(),
             best_iteration: res.best_iteration,
-            check_residual: cfg
-                .check_residual
-                .default_for(t.inst.class())
-                .as_str()
-                .to_string(),
+            check_residual: check_residual.as_str().to_string(),
             tol: prof.tol,
             profile: prof.name.clone(),
             jobs,
@@ -458,8 +456,13 @@ fn rename_changed_stems(out: &Path, existing: &[SummaryRow], stems: &FileStems) 
 }
 
 /// For every (instance, profile) of `rows`, draw `plots/<instance>[__<profile>].png/.svg`:
-/// `residual` against iterations, one line per solver, from the trace files in `dir`.
-pub fn draw_iteration_plots(dir: &Path, rows: &[SummaryRow], residual: ResidualKind) -> Result<()> {
+/// `residual` (`None`: the check residual of the group's first row) against iterations, one
+/// line per solver, from the trace files in `dir`.
+pub fn draw_iteration_plots(
+    dir: &Path,
+    rows: &[SummaryRow],
+    residual: Option<ResidualKind>,
+) -> Result<()> {
     let mut solvers: Vec<&str> = Vec::new();
     for r in rows {
         if !solvers.contains(&r.solver.as_str()) {
@@ -469,6 +472,10 @@ pub fn draw_iteration_plots(dir: &Path, rows: &[SummaryRow], residual: ResidualK
     let stems = FileStems::from_rows(rows);
     for ((inst, prof), group) in group_rows(rows) {
         let stem = stems.of_row(group[0]);
+        let first = group[0];
+        let residual = residual
+            .or_else(|| ResidualKind::parse(&first.check_residual))
+            .unwrap_or_default();
         let mut series = Vec::new();
         for r in &group {
             let p = dir.join(trace_path(&stem, &r.solver, &r.profile));
@@ -485,7 +492,6 @@ pub fn draw_iteration_plots(dir: &Path, rows: &[SummaryRow], residual: ResidualK
                 color: solvers.iter().position(|s| *s == r.solver),
             });
         }
-        let first = group[0];
         let plot = LinePlot::convergence(
             format!(
                 "{} ({}, n = {}){}",

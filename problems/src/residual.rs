@@ -21,13 +21,13 @@
 //! `u = g`, `q = r`; De Saxce's modified velocity `u + mu ||u_T|| e_n`), divided by
 //! `max(||q||, ||r||, ||u||)` as formulation.md section 4 states and as Siconos 4.4's NSGS
 //! reports it: `scripts/peer_siconos.py` recomputes this value from Siconos' answer and it equals
-//! Siconos' own reported error on all 13 shared 3-D files (fclib `Spheres-i099-356-679`: 7.314e-9
+//! Siconos' own reported error on all 13 Siconos and fclib 3-D files (fclib `Spheres-i099-356-679`: 7.314e-9
 //! both; dividing by `||q||` alone would give 1.099e-8). No division when the norm is below
 //! `f64::EPSILON`. On files where `||q||` is the largest of the three (the `coulomb` rows of
-//! `shared/data/reference/reference.csv`, "rel. to ||q||") both normalisations coincide.
+//! `tests/fixtures/reference/reference.csv`, "rel. to ||q||") both normalisations coincide.
 //! For LCP and box instances the column holds Siconos' LCP error
 //! `||z - max(0, z - w)|| / ||q||` (`lcp_compute_error`), the natural map over `||r||`.
-//! It is the default stopping residual of Coulomb instances ([`ResidualKind::default_for`]).
+//! It is the default stopping residual of Coulomb instances ([`ResidualKind::class_default`]).
 //!
 //! For a box, component `i` contributes `c_i = max(g_i, 0)(gamma_i - lo_i) + max(-g_i, 0)(hi_i - gamma_i)`
 //! (terms with an infinite bound are left out: they are dual infeasibility).
@@ -83,7 +83,8 @@ pub struct Residuals {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum ResidualKind {
-    /// Relative natural map, 2-norm (the default everywhere in cpbench).
+    /// Relative natural map, 2-norm (the class default of LCP, box QP and CCP instances, see
+    /// [`ResidualKind::class_default`]).
     #[default]
     NatMapRel2,
     /// Relative natural map, inf-norm.
@@ -112,15 +113,22 @@ impl ResidualKind {
         ResidualKind::Fc3dError,
     ];
 
-    /// The residual to use on an instance of `class` when `self` was chosen for all classes:
-    /// on a Coulomb instance the natural-map and projected-gradient kinds measure the CCP
-    /// relaxation, a different problem, so [`ResidualKind::NatMapRel2`] (the default) becomes
-    /// [`ResidualKind::Fc3dError`]; every other choice, and every other class, is kept.
-    pub fn default_for(self, class: crate::ProblemClass) -> Self {
-        match (self, class) {
-            (ResidualKind::NatMapRel2, crate::ProblemClass::Coulomb) => ResidualKind::Fc3dError,
-            (k, _) => k,
+    /// The residual of an instance of `class` when none is chosen (no `--residual`, no suite
+    /// default): Siconos' fc3d error ([`ResidualKind::Fc3dError`]) on a Coulomb instance, where
+    /// the natural-map and projected-gradient kinds measure the CCP relaxation, a different
+    /// problem; the relative natural map ([`ResidualKind::NatMapRel2`]) on every other class.
+    pub fn class_default(class: crate::ProblemClass) -> Self {
+        match class {
+            crate::ProblemClass::Coulomb => ResidualKind::Fc3dError,
+            _ => ResidualKind::NatMapRel2,
         }
+    }
+
+    /// The residual used on an instance of `class`: `choice` when given (an explicit choice is
+    /// always honoured, `nat_map_rel_2` on a Coulomb instance included), else
+    /// [`ResidualKind::class_default`].
+    pub fn resolve(choice: Option<Self>, class: crate::ProblemClass) -> Self {
+        choice.unwrap_or_else(|| Self::class_default(class))
     }
 
     /// The column name of this residual in [`Residuals`].
@@ -368,7 +376,7 @@ pub fn residuals_with_gradient(
     let pg2 = pg2.sqrt();
     let fc3d_abs = if bs == 3 { fc3d2.sqrt() } else { nm2 };
     // Siconos' relative scaling: max(||q||, ||r||, ||u||) for the fc3d error (what Siconos 4.4's
-    // NSGS reports: checked against its output on all 13 shared fc3d files, e.g. fclib Spheres
+    // NSGS reports: checked against its output on all 13 Siconos and fclib fc3d files, e.g. fclib Spheres
     // 7.314e-9 where ||q|| alone would give 1.099e-8), ||q|| for the LCP error.
     let siconos_norm = if bs == 3 {
         norm_r.max(norm2(gamma)).max(norm2(g))

@@ -1,7 +1,7 @@
 //! Integration tests of `cpbench_problems::io`: every reader on the repository fixtures
-//! (`tests/fixtures`, always) and on the shared data set (`../shared/data`, when present),
-//! checked against the independently computed reference solutions; bundle round trips;
-//! malformed inputs.
+//! (`tests/fixtures`, origin and licences in `tests/fixtures/NOTICE`), checked against the
+//! independently computed reference solutions (`tests/fixtures/reference/README.md`); bundle
+//! round trips; malformed and truncated inputs.
 
 use cpbench_problems::io::{
     self, detect_format, load, load_bytes, read_bundle, write_bundle, ClassChoice, Format,
@@ -11,24 +11,18 @@ use cpbench_problems::{
     residuals, ConstraintSet, CscMatrix, Instance, ProblemClass, ProblemError, Provenance,
     ValidationOptions,
 };
+use cpbench_test_support::fixtures;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures")
-}
-
-/// The shared data set next to the workspace, if this checkout has it.
-fn shared_data() -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data");
-    if p.is_dir() {
-        Some(p)
-    } else {
-        println!("SKIPPED: shared data set {} not found", p.display());
-        None
-    }
-}
+/// Problem files of reference.csv that the repository does not carry (too large for test
+/// fixtures: 0.4 to 4 MB each); every other file of reference.csv is a fixture.
+const NOT_CARRIED: [&str; 3] = [
+    "Capsules-i100-1090.dat",
+    "Capsules-i100-889.dat",
+    "KaplasTower-i1061-4.hdf5.dat",
+];
 
 fn opts(class: ClassChoice, symmetrize: bool) -> LoadOptions {
     LoadOptions {
@@ -113,27 +107,24 @@ fn load_for_kind(root: &Path, file: &str, kind: &str) -> Instance {
     load(&path, &opts(class, true)).unwrap_or_else(|e| panic!("{file}: {e}"))
 }
 
-/// Check every `ok` QP row of reference.csv whose file is under `root` (and whose solution
-/// file is under `solutions`): size, objective to 1e-9 relative, natural-map residual.
-fn check_against_reference(root: &Path, solutions: &Path) -> usize {
+/// Check every `ok` QP/LCP row of reference.csv (all but the [`NOT_CARRIED`] files) against
+/// its solution file in `root/reference/solutions`: size, objective to 1e-9 relative,
+/// natural-map residual. A missing problem or solution file fails.
+fn check_against_reference(root: &Path) -> usize {
+    let solutions = root.join("reference/solutions");
     let mut checked = 0;
     for row in reference_rows() {
-        if row.kind == "coulomb" || row.status != "ok" {
+        if row.kind == "coulomb" || row.status != "ok" || NOT_CARRIED.contains(&row.file.as_str()) {
             continue;
         }
         let data = root.join(folder_of(&row.file)).join(&row.file);
         let sol = solutions.join(format!("{}__{}.txt", row.file, row.kind));
-        if !data.exists() || !sol.exists() {
-            continue;
-        }
-        if root != fixtures()
-            && fixtures()
-                .join(folder_of(&row.file))
-                .join(&row.file)
-                .exists()
-        {
-            continue; // checked by `fixtures_match_reference_solutions`
-        }
+        assert!(data.is_file(), "missing fixture {}", data.display());
+        assert!(
+            sol.is_file(),
+            "missing reference solution {}",
+            sol.display()
+        );
         let inst = load_for_kind(root, &row.file, &row.kind);
         assert_eq!(inst.n(), row.n, "{} {}", row.file, row.kind);
         let x = read_solution(&sol);
@@ -182,18 +173,11 @@ fn check_against_reference(root: &Path, solutions: &Path) -> usize {
 
 #[test]
 fn fixtures_match_reference_solutions() {
-    let root = fixtures();
-    let n = check_against_reference(&root, &root.join("reference/solutions"));
-    // 7 frictional fixtures x (ccp, lcp_normal) + 5 LCPs (one non-symmetric, Lemke)
-    assert_eq!(n, 19, "number of reference rows checked");
-}
-
-#[test]
-fn shared_data_matches_reference_solutions() {
-    let Some(root) = shared_data() else { return };
-    let n = check_against_reference(&root, &root.join("reference/solutions"));
-    // 33 ok QP/LCP rows with a solution, 19 of them for the repository fixtures
-    assert_eq!(n, 33 - 19, "reference rows checked beyond the fixtures");
+    let n = check_against_reference(&fixtures());
+    // 10 frictional fixtures x (ccp, lcp_normal) + 7 LCPs (lcp_CPS_2, lcp_Pang_isolated_sol
+    // and lcp_tobenna non-symmetric, checked by Siconos' LCP error): the 33 `ok` QP/LCP rows
+    // of reference.csv minus the 6 of the 3 files not carried
+    assert_eq!(n, 27, "number of reference rows checked");
 }
 
 #[test]
@@ -481,8 +465,8 @@ fn load_bytes_names_from_the_file_name() {
 }
 
 #[test]
-fn all_shared_files_load() {
-    let Some(root) = shared_data() else { return };
+fn every_fixture_file_loads_in_every_class() {
+    let root = fixtures();
     let refs = reference_rows();
     let mut by_file: HashMap<String, Vec<RefRow>> = HashMap::new();
     for r in refs {
@@ -548,7 +532,8 @@ fn all_shared_files_load() {
             }
         }
     }
-    assert!(count >= 46, "{count}");
+    // (5 fclib + 5 siconos-fc3d files) x (ccp, lcp, coulomb) + 8 LCP files
+    assert_eq!(count, 38);
 }
 
 #[test]
@@ -847,38 +832,107 @@ fn malformed_inputs_give_typed_errors() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Byte ranges of the whitespace-separated tokens of a text file.
+fn token_spans(bytes: &[u8]) -> Vec<(usize, usize)> {
+    let mut spans = Vec::new();
+    let mut start = None;
+    for (k, b) in bytes.iter().enumerate() {
+        match (b.is_ascii_whitespace(), start) {
+            (true, Some(s)) => {
+                spans.push((s, k));
+                start = None;
+            }
+            (false, None) => start = Some(k),
+            _ => {}
+        }
+    }
+    if let Some(s) = start {
+        spans.push((s, bytes.len()));
+    }
+    spans
+}
+
+/// Whether the first `cut` bytes of a Siconos text file hold the same problem as the whole
+/// file: every token the reader uses is present, the last one possibly cut to a prefix that is
+/// the same number (`-6.000e+00` cut to `-6.00`); the free trailing tokens the reader ignores
+/// (`ignored_trailing_tokens`) may be cut anywhere.
+fn text_cut_is_complete(bytes: &[u8], cut: usize, format: Format) -> bool {
+    let p = Path::new("complete.dat");
+    let notes = match format {
+        Format::SiconosFc3d => io::siconos::read_fc3d(p, bytes).unwrap().notes,
+        _ => io::siconos::read_lcp(p, bytes).unwrap().notes,
+    };
+    let ignored: usize = notes
+        .get("ignored_trailing_tokens")
+        .map_or(0, |v| v.parse().unwrap());
+    let spans = token_spans(bytes);
+    let (start, end) = spans[spans.len() - ignored - 1];
+    let number = |b: &[u8]| std::str::from_utf8(b).unwrap().parse::<f64>().ok();
+    cut >= end || (cut > start && number(&bytes[start..cut]) == number(&bytes[start..end]))
+}
+
 #[test]
-fn no_truncation_or_corruption_panics() {
-    // Cut every fixture at many points and flip bytes of the HDF5 files: every outcome must be
-    // an Ok or a typed error, never a panic.
+fn truncated_files_are_errors_unless_complete() {
+    // Cut every fixture at 40 points: a cut that keeps the whole problem (see
+    // `text_cut_is_complete`; never for HDF5, whose structure covers the whole file) must load
+    // the same instance, every other cut must be a typed error (never an Ok, never a panic).
     let f = fixtures();
     let files = [
-        ("siconos-fc3d/Rover4396.dat", Format::SiconosFc3d),
-        ("siconos-fc3d/FC3D_Example1_SBM.dat", Format::SiconosFc3d),
-        ("siconos-fc3d/NESpheres_10_1.dat", Format::SiconosFc3d),
-        ("lcp/lcp_deudeu.dat", Format::SiconosLcp),
-        ("fclib/CubeH8.hdf5", Format::FclibHdf5),
-        ("fclib/Box_Stacks-i0122-82-5.hdf5", Format::FclibHdf5),
+        ("siconos-fc3d/Rover4396.dat", Format::SiconosFc3d, 0),
+        ("siconos-fc3d/FC3D_Example1_SBM.dat", Format::SiconosFc3d, 0),
+        ("siconos-fc3d/NESpheres_10_1.dat", Format::SiconosFc3d, 0),
+        ("lcp/lcp_deudeu.dat", Format::SiconosLcp, 5),
+        ("lcp/lcp_CPS_2.dat", Format::SiconosLcp, 15),
+        ("fclib/CubeH8.hdf5", Format::FclibHdf5, 0),
+        ("fclib/Box_Stacks-i0122-82-5.hdf5", Format::FclibHdf5, 0),
     ];
-    for (file, format) in files {
+    let o = opts(ClassChoice::Ccp, true);
+    for (file, format, complete_cuts) in files {
         let bytes = std::fs::read(f.join(file)).unwrap();
+        let whole = load_bytes(file, &bytes, format, &o).unwrap();
+        let mut complete = 0;
         for k in 0..40 {
             let cut = bytes.len() * k / 40;
-            let _ = load_bytes(file, &bytes[..cut], format, &LoadOptions::default());
-        }
-        if format == Format::FclibHdf5 {
-            let mut state = 0x2545_f491_4f6c_dd1du64;
-            for _ in 0..60 {
-                let mut b = bytes.clone();
-                for _ in 0..4 {
-                    state ^= state << 13;
-                    state ^= state >> 7;
-                    state ^= state << 17;
-                    let pos = (state % b.len() as u64) as usize;
-                    b[pos] ^= (state >> 32) as u8 | 1;
+            let r = load_bytes(file, &bytes[..cut], format, &o);
+            let expect_ok =
+                format != Format::FclibHdf5 && text_cut_is_complete(&bytes, cut, format);
+            match r {
+                Ok(i) if expect_ok => {
+                    assert_eq!(i.hash(), whole.hash(), "{file} cut at {cut}: other content");
+                    complete += 1;
                 }
-                let _ = load_bytes(file, &b, format, &LoadOptions::default());
+                Ok(i) => panic!(
+                    "{file} cut at {cut} of {} bytes: loaded as {} (n = {})",
+                    bytes.len(),
+                    i.name(),
+                    i.n()
+                ),
+                Err(e) if expect_ok => panic!("{file} cut at {cut} keeps the problem: {e}"),
+                Err(e) => assert!(matches!(e, ProblemError::Parse { .. }), "{file}: {e:?}"),
             }
+        }
+        assert_eq!(complete, complete_cuts, "{file}: complete cuts");
+    }
+}
+
+#[test]
+fn no_corruption_panics() {
+    // Flip bytes of the HDF5 fixtures: every outcome must be an Ok (a flip in unused bytes) or a
+    // typed error, never a panic.
+    let f = fixtures();
+    for file in ["fclib/CubeH8.hdf5", "fclib/Box_Stacks-i0122-82-5.hdf5"] {
+        let bytes = std::fs::read(f.join(file)).unwrap();
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..60 {
+            let mut b = bytes.clone();
+            for _ in 0..4 {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                let pos = (state % b.len() as u64) as usize;
+                b[pos] ^= (state >> 32) as u8 | 1;
+            }
+            let _ = load_bytes(file, &b, Format::FclibHdf5, &LoadOptions::default());
         }
     }
 }

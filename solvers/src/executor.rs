@@ -20,9 +20,10 @@ use std::time::{Duration, Instant};
 pub struct ExecSettings {
     /// Stop when the chosen residual is `<= tol` (default `1e-6`).
     pub tol: f64,
-    /// The stopping residual (default: relative natural map, 2-norm; on a Coulomb instance the
-    /// default means Siconos' fc3d error, see [`ResidualKind::default_for`]).
-    pub residual: ResidualKind,
+    /// The stopping residual, always honoured when given; `None` (the default) means the
+    /// instance's class default ([`ResidualKind::class_default`]: Siconos' fc3d error on a
+    /// Coulomb instance, the relative natural map, 2-norm, otherwise).
+    pub residual: Option<ResidualKind>,
     /// Iteration budget (default 20000).
     pub max_iter: u64,
     /// Budget of counted `N`-products (default: none).
@@ -41,7 +42,7 @@ impl Default for ExecSettings {
     fn default() -> Self {
         Self {
             tol: 1e-6,
-            residual: ResidualKind::NatMapRel2,
+            residual: None,
             max_iter: 20_000,
             max_matvecs: None,
             max_time_s: None,
@@ -101,7 +102,7 @@ impl Executor {
     ) -> Result<SolveResult, SolverError> {
         let s = &self.settings;
         s.validate()?;
-        let kind = s.residual.default_for(instance.class());
+        let kind = ResidualKind::resolve(s.residual, instance.class());
         let n = instance.n();
         let mut gamma0 = match warm_start {
             Some(w) if w.len() != n => {

@@ -4,32 +4,14 @@
 //! compared to 1e-7.
 
 use clarabel::solver::SupportedConeT;
-use cpbench_problems::{ConstraintSet, CscMatrix, Instance, Provenance, ValidationOptions};
+use cpbench_problems::{ConstraintSet, Instance};
 use cpbench_solvers::clarabel::{Clarabel, ClarabelSettings, ConicForm};
 use cpbench_solvers::registry::build;
 use cpbench_solvers::{ExecSettings, Executor, Problem, SolveResult, Status};
-
-fn dense(n: usize, vals: &[f64], r: Vec<f64>, k: ConstraintSet) -> Instance {
-    let m = CscMatrix::from_dense_col_major(n, n, vals).unwrap();
-    Instance::new(
-        "t",
-        m,
-        r,
-        k,
-        Provenance::default(),
-        ValidationOptions::default(),
-    )
-    .unwrap()
-}
+use cpbench_test_support::{dense, solve_with};
 
 fn solve(inst: &Instance) -> SolveResult {
-    let mut b = build("clarabel", None).unwrap();
-    Executor::new(ExecSettings {
-        tol: 1e-6,
-        ..Default::default()
-    })
-    .run(b.solver.as_mut(), inst, None, &mut [])
-    .unwrap()
+    solve_with("clarabel", inst, ExecSettings::default())
 }
 
 fn assert_close(name: &str, got: &[f64], want: &[f64], tol: f64) {

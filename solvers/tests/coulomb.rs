@@ -4,9 +4,8 @@
 use cpbench_problems::io::{load, ClassChoice, LoadOptions};
 use cpbench_problems::residual::{coulomb_gap, residuals};
 use cpbench_problems::{CscMatrix, Instance, ProblemClass, Provenance, ValidationOptions};
-use cpbench_solvers::registry::build;
-use cpbench_solvers::{ExecSettings, Executor, SolveResult, Status};
-use std::path::PathBuf;
+use cpbench_solvers::Status;
+use cpbench_test_support::{fixture, solve};
 
 fn one_contact(w: &[f64], q: [f64; 3], mu: f64) -> Instance {
     let m = CscMatrix::from_dense_col_major(3, 3, w).unwrap();
@@ -22,22 +21,6 @@ fn one_contact(w: &[f64], q: [f64; 3], mu: f64) -> Instance {
 }
 
 const EYE: [f64; 9] = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
-
-fn solve(name: &str, inst: &Instance, tol: f64, max_iter: u64) -> SolveResult {
-    let mut b = build(name, None).unwrap();
-    let ex = Executor::new(ExecSettings {
-        tol,
-        max_iter,
-        ..Default::default()
-    });
-    ex.run(b.solver.as_mut(), inst, None, &mut []).unwrap()
-}
-
-fn fixture(rel: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/fixtures")
-        .join(rel)
-}
 
 #[test]
 fn fc3d_error_of_analytic_solutions() {

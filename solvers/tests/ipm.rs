@@ -2,31 +2,13 @@
 //! fixed bounds), one Coulomb contact sticking / sliding / frictionless, a degenerate LCP
 //! (strict complementarity fails) and singular PSD `N`.
 
-use cpbench_problems::{ConstraintSet, CscMatrix, Instance, Provenance, ValidationOptions};
+use cpbench_problems::{ConstraintSet, Instance};
 use cpbench_solvers::registry::build;
 use cpbench_solvers::{ExecSettings, Executor, ObserverMode, SolveResult, Status, TraceRecorder};
-
-fn dense(n: usize, vals: &[f64], r: Vec<f64>, k: ConstraintSet) -> Instance {
-    let m = CscMatrix::from_dense_col_major(n, n, vals).unwrap();
-    Instance::new(
-        "t",
-        m,
-        r,
-        k,
-        Provenance::default(),
-        ValidationOptions::default(),
-    )
-    .unwrap()
-}
+use cpbench_test_support::{dense, solve};
 
 fn ipm(inst: &Instance, tol: f64) -> SolveResult {
-    let mut b = build("ipm", None).unwrap();
-    let ex = Executor::new(ExecSettings {
-        tol,
-        max_iter: 100,
-        ..Default::default()
-    });
-    ex.run(b.solver.as_mut(), inst, None, &mut []).unwrap()
+    solve("ipm", inst, tol, 100)
 }
 
 fn assert_close(x: &[f64], want: &[f64], tol: f64) {

@@ -3,25 +3,11 @@
 //! feasible and the objective never increases.
 
 use cpbench_problems::generators::boxqp::{permon_ex1, random_box_qp};
-use cpbench_problems::{
-    ConstraintSet, CscMatrix, Instance, ProblemClass, Provenance, ResidualKind, ValidationOptions,
-};
+use cpbench_problems::{ConstraintSet, Instance, ProblemClass, ResidualKind};
 use cpbench_solvers::registry::build;
 use cpbench_solvers::{ExecSettings, Executor, ObserverMode, SolveResult, Status, TraceRecorder};
+use cpbench_test_support::{dense, random_psd, Lcg};
 use proptest::prelude::*;
-
-fn dense(n: usize, vals: &[f64], r: Vec<f64>, k: ConstraintSet) -> Instance {
-    let m = CscMatrix::from_dense_col_major(n, n, vals).unwrap();
-    Instance::new(
-        "t",
-        m,
-        r,
-        k,
-        Provenance::default(),
-        ValidationOptions::default(),
-    )
-    .unwrap()
-}
 
 fn run(
     name: &str,
@@ -84,7 +70,7 @@ fn random_box_qps_are_solved_to_their_known_solution() {
                 &q.instance,
                 ExecSettings {
                     tol: 1e-12,
-                    residual: ResidualKind::ProjGradRel,
+                    residual: Some(ResidualKind::ProjGradRel),
                     max_iter: 5000,
                     ..Default::default()
                 },
@@ -117,7 +103,7 @@ fn step_accounting_follows_permon() {
         &inst,
         ExecSettings {
             tol: 1e-5,
-            residual: ResidualKind::ProjGradRel,
+            residual: Some(ResidualKind::ProjGradRel),
             ..Default::default()
         },
     );
@@ -161,31 +147,6 @@ fn presets_and_settings() {
     assert!(build("mprgp", Some(&serde_json::json!({"lambda_max": 0.0}))).is_err());
 }
 
-/// Deterministic pseudo-random numbers in [-1, 1) (64-bit LCG, Knuth's constants).
-struct Lcg(u64);
-impl Lcg {
-    fn next(&mut self) -> f64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((self.0 >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
-    }
-}
-
-/// `N = B^T B + shift I` (`B` is `m x n`), column-major.
-fn random_spd(n: usize, m: usize, shift: f64, rng: &mut Lcg) -> Vec<f64> {
-    let b: Vec<f64> = (0..m * n).map(|_| rng.next()).collect();
-    let mut out = vec![0.0; n * n];
-    for i in 0..n {
-        for j in 0..n {
-            out[i + j * n] = (0..m).map(|k| b[k * n + i] * b[k * n + j]).sum();
-        }
-        out[i + i * n] += shift;
-    }
-    out
-}
-
 /// Every recorded iterate is feasible and `f` never increases (up to rounding).
 fn assert_feasible_and_monotone(rec: &TraceRecorder, what: &str) {
     for w in rec.records.windows(2) {
@@ -216,7 +177,7 @@ proptest! {
         two_sided in any::<bool>(),
     ) {
         let mut rng = Lcg(seed);
-        let vals = random_spd(n, m, 1e-3, &mut rng);
+        let vals = random_psd(n, m, 1e-3, &mut rng);
         let r: Vec<f64> = (0..n).map(|_| 3.0 * rng.next()).collect();
         let lo: Vec<f64> = (0..n)
             .map(|i| if i % 5 == 4 { f64::NEG_INFINITY } else { -0.5 * rng.next().abs() })
@@ -237,7 +198,7 @@ proptest! {
     ) {
         let n = 3 * contacts;
         let mut rng = Lcg(seed);
-        let vals = random_spd(n, n + 2, 1e-3, &mut rng);
+        let vals = random_psd(n, n + 2, 1e-3, &mut rng);
         let r: Vec<f64> = (0..n).map(|_| 3.0 * rng.next()).collect();
         let mu: Vec<f64> = (0..contacts).map(|_| 0.8 * rng.next().abs()).collect();
         let inst = dense(n, &vals, r, ConstraintSet::CoulombCones { mu });

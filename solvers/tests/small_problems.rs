@@ -1,34 +1,19 @@
 //! Every solver on small problems with known solutions, and cross-solver agreement on random
 //! PSD instances of every class.
 
-use cpbench_problems::{
-    ConstraintSet, CscMatrix, Instance, ProblemClass, Provenance, ValidationOptions,
-};
+use cpbench_problems::{ConstraintSet, Instance, ProblemClass};
 use cpbench_solvers::registry::{build, SOLVER_NAMES};
 use cpbench_solvers::{ExecSettings, Executor, ObserverMode, Status, TraceRecorder};
-
-fn dense(n: usize, vals: &[f64], r: Vec<f64>, k: ConstraintSet) -> Instance {
-    let m = CscMatrix::from_dense_col_major(n, n, vals).unwrap();
-    Instance::new(
-        "t",
-        m,
-        r,
-        k,
-        Provenance::default(),
-        ValidationOptions::default(),
-    )
-    .unwrap()
-}
+use cpbench_test_support::{dense, random_psd, solve_with, Lcg};
 
 fn solve(name: &str, inst: &Instance, tol: f64) -> cpbench_solvers::SolveResult {
-    let mut b = build(name, None).unwrap();
-    let ex = Executor::new(ExecSettings {
+    let exec = ExecSettings {
         tol,
         max_iter: 50_000,
         stall_window: None,
         ..Default::default()
-    });
-    ex.run(b.solver.as_mut(), inst, None, &mut []).unwrap()
+    };
+    solve_with(name, inst, exec)
 }
 
 /// The registered solvers that stop on the executor's tolerance. Clarabel stops on its own
@@ -43,31 +28,6 @@ fn solvers_for(class: ProblemClass) -> Vec<&'static str> {
     iterative_solvers()
         .filter(|n| build(n, None).unwrap().solver.supports(class))
         .collect()
-}
-
-/// Deterministic pseudo-random numbers in [-1, 1) (64-bit LCG, Knuth's constants).
-struct Lcg(u64);
-impl Lcg {
-    fn next(&mut self) -> f64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((self.0 >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
-    }
-}
-
-/// `N = A^T A` with `A` (m x n) random: PSD, rank min(m, n).
-fn random_psd(n: usize, m: usize, seed: u64) -> Vec<f64> {
-    let mut rng = Lcg(seed);
-    let a: Vec<f64> = (0..m * n).map(|_| rng.next()).collect();
-    let mut out = vec![0.0; n * n];
-    for i in 0..n {
-        for j in 0..n {
-            out[i + j * n] = (0..m).map(|k| a[k * n + i] * a[k * n + j]).sum();
-        }
-    }
-    out
 }
 
 #[test]
@@ -169,7 +129,7 @@ fn random_instances_all_solvers_agree() {
     for (seed, class) in [(1u64, "lcp"), (2, "box"), (3, "ccp"), (4, "ccp-rankdef")] {
         let n = 30;
         let m = if class == "ccp-rankdef" { 20 } else { 40 };
-        let vals = random_psd(n, m, seed);
+        let vals = random_psd(n, m, 0.0, &mut Lcg(seed));
         let mut rng = Lcg(seed + 100);
         let r: Vec<f64> = (0..n).map(|_| rng.next() * 5.0).collect();
         let k = match class {
@@ -213,7 +173,7 @@ fn random_instances_all_solvers_agree() {
 
 #[test]
 fn executor_limits_warm_start_and_trace() {
-    let vals = random_psd(12, 12, 7);
+    let vals = random_psd(12, 12, 0.0, &mut Lcg(7));
     let inst = dense(12, &vals, vec![-1.0; 12], ConstraintSet::NonNegative);
     // iteration cap
     let mut b = build("pgs", None).unwrap();

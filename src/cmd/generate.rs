@@ -36,12 +36,13 @@ pub struct GenerateArgs {
     /// Solver settings as a JSON object, e.g. '{"omega": 0.8}'.
     #[arg(long)]
     pub solver_settings: Option<String>,
-    /// Tolerance of each solve (relative natural-map residual unless --residual).
+    /// Tolerance of each solve (on the class default residual unless --residual).
     #[arg(long, default_value_t = 1e-6, allow_negative_numbers = true)]
     pub tol: f64,
-    /// Stopping residual of each solve.
-    #[arg(long, default_value = "nat_map_rel_2")]
-    pub residual: String,
+    /// Stopping residual of each solve, always honoured when given [default: the class
+    /// default: fc3d_error on Coulomb instances, nat_map_rel_2 on the others].
+    #[arg(long)]
+    pub residual: Option<String>,
     /// Iteration budget of each solve.
     #[arg(long, default_value_t = 20_000, allow_negative_numbers = true)]
     pub max_iter: i64,
@@ -76,8 +77,10 @@ pub fn generate(a: GenerateArgs) -> Result<(), AnyError> {
         ..Default::default()
     }
     .validate()?;
-    let residual = ResidualKind::parse(&a.residual)
-        .ok_or_else(|| format!("unknown residual '{}'", a.residual))?;
+    let residual = match &a.residual {
+        Some(r) => Some(ResidualKind::parse(r).ok_or_else(|| format!("unknown residual '{r}'"))?),
+        None => None,
+    };
     let solver_settings = match &a.solver_settings {
         Some(s) => Some(
             serde_json::from_str::<serde_json::Value>(s)

@@ -31,8 +31,10 @@ pub struct RunArgs {
     /// A custom stopping and check tolerance (replaces the profiles by one named `custom`).
     #[arg(long, allow_negative_numbers = true)]
     pub tol: Option<f64>,
-    /// Stopping residual: nat_map_rel_2, nat_map_rel_inf, nat_map_abs_2, nat_map_rel_max1_2, proj_grad_rel, res4, fc3d_error
-    /// [default: the suite's, else nat_map_rel_2, which means fc3d_error on Coulomb instances].
+    /// Stopping and check residual: nat_map_rel_2, nat_map_rel_inf, nat_map_abs_2,
+    /// nat_map_rel_max1_2, proj_grad_rel, res4, fc3d_error. A residual given here is used on
+    /// every instance, Coulomb ones included [default: the suite's, else each instance's class
+    /// default: fc3d_error on Coulomb instances, nat_map_rel_2 on the others].
     #[arg(long)]
     pub residual: Option<String>,
     /// Iteration budget per solve.
@@ -89,8 +91,8 @@ pub fn run(a: RunArgs) -> Result<(), AnyError> {
         Suite::from_file(std::path::Path::new(&a.suite))?
     };
     let residual = match &a.residual {
-        Some(r) => ResidualKind::parse(r).ok_or_else(|| format!("unknown residual '{r}'"))?,
-        None => suite.default_residual.unwrap_or_default(),
+        Some(r) => Some(ResidualKind::parse(r).ok_or_else(|| format!("unknown residual '{r}'"))?),
+        None => suite.default_residual,
     };
     let default_solvers = || -> Vec<String> {
         suite.default_solvers.clone().unwrap_or_else(|| {

@@ -9,7 +9,7 @@
 //!
 //! A Coulomb-cone instance is written as an fclib local problem by [`fclib_write`]
 //! ([`write_fclib`]). MatrixMarket reading and writing is in [`mtx`]. The layouts are described in
-//! `shared/data/README.md`; the sign conventions in `shared/docs/formulation.md`.
+//! `tests/fixtures/README.md`; the sign conventions below.
 //!
 //! **Sign convention.** fclib and Siconos write a frictional problem as `u = W r + q` (unknown
 //! `r`, velocity `u`). cpbench writes `g = N gamma + r`; a frictional file is therefore read with

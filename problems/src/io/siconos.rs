@@ -5,7 +5,7 @@
 //! numbers; line breaks carry no meaning. They are read token by token, and every error names
 //! the line and the token (1-based index in the file) where it was found.
 //!
-//! Layout (`shared/data/README.md`):
+//! Layout (`tests/fixtures/README.md`):
 //!
 //! - fc3d: `d` (space dimension; only 3 is supported), `nc` (number of contacts), a
 //!   NumericsMatrix of size `d nc x d nc` (`W`), `q` (`d nc` numbers), `mu` (`nc` numbers).

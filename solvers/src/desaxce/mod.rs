@@ -170,7 +170,7 @@ impl Solver for DeSaxce {
             })?;
         let exec = Executor::new(ExecSettings {
             tol: self.inner_tol,
-            residual: ResidualKind::NatMapRel2,
+            residual: Some(ResidualKind::NatMapRel2),
             max_iter: self.settings.inner_max_iter,
             ..ExecSettings::default()
         });

@@ -40,7 +40,7 @@
 //! residual exceeds `anderson_safeguard` times that of the step before is replaced by the plain
 //! sweep result and the history restarts. The safeguard matters: `1.0` stalls on Siconos'
 //! `Capsules-i100-1090` near `1e-7`, `1.5` (the default) takes every fclib / Siconos fc3d
-//! problem of the fc3d data set to `1e-8` within 3264 sweeps (`BoxesStack1` 1435,
+//! problem of the Siconos and fclib collection (`tests/fixtures/NOTICE`) to `1e-8` within 3264 sweeps (`BoxesStack1` 1435,
 //! `local_problem_test` 2985, `OneObject-i100000-499`, where Siconos' NSGS ends at `2e-3`,
 //! 2773), and to `1e-10` too.
 

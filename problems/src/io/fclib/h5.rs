@@ -290,3 +290,45 @@ impl<'a> H5<'a> {
         CscMatrix::from_triplets(m, n, &trip).map_err(|e| self.err(g, e.to_string()))
     }
 }
+
+/// A truncated file is an error: the HDF5 superblock at the start of the file (versions 0 to 3)
+/// records the end-of-file address, and the file must be at least that long. (The decoder
+/// alone accepts a file cut in unused trailing bytes.) Files whose superblock is elsewhere
+/// (behind a user block) are left to the decoder.
+pub(super) fn check_end_of_file(path: &Path, bytes: &[u8]) -> Result<()> {
+    const SIGNATURE: &[u8] = b"\x89HDF\r\n\x1a\n";
+    if !bytes.starts_with(SIGNATURE) || bytes.len() < 16 {
+        return Ok(());
+    }
+    // (size of offsets, position of the base address): version 0 and 1 keep the sizes at byte
+    // 13, version 1 has 4 more bytes before the addresses; versions 2 and 3 at byte 9.
+    let (size, base_at) = match bytes[8] {
+        0 => (bytes[13] as usize, 24),
+        1 => (bytes[13] as usize, 28),
+        _ => (bytes[9] as usize, 12),
+    };
+    let addr = |at: usize| -> Option<u64> {
+        let b = bytes.get(at..at + size)?;
+        (size <= 8).then(|| b.iter().rev().fold(0u64, |a, &x| (a << 8) | u64::from(x)))
+    };
+    // base address, then (free space or superblock extension), then the end-of-file address
+    let (Some(base), Some(eof)) = (addr(base_at), addr(base_at + 2 * size)) else {
+        return Err(perr(
+            path,
+            "HDF5 superblock",
+            "the file ends inside its superblock",
+        ));
+    };
+    let needed = base.saturating_add(eof);
+    if (bytes.len() as u64) < needed {
+        return Err(perr(
+            path,
+            "HDF5 superblock",
+            format!(
+                "truncated file: the superblock gives {needed} bytes, the file has {}",
+                bytes.len()
+            ),
+        ));
+    }
+    Ok(())
+}

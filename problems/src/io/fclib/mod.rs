@@ -82,6 +82,7 @@ pub struct FclibFile {
 /// sizes, a non-finite value, or `spacedim != 3`; [`ProblemError::Factorization`] (wrapped in
 /// [`ProblemError::InFile`]) when the global `M` is singular.
 pub fn read_fclib(path: &Path, bytes: &[u8]) -> Result<FclibFile> {
+    h5::check_end_of_file(path, bytes)?;
     // The HDF5 decoder is hardened against malformed input; catching a panic all the same
     // keeps the promise that no file can crash a caller.
     let res = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| read_raw(path, bytes)));

@@ -3,7 +3,7 @@
 //! 2014; <https://github.com/FrictionalContactLibrary/fclib>), encoded with the pure-Rust
 //! `hdf5-pure` crate.
 //!
-//! Layout written (the one of fclib's own data files, e.g.
+//! Layout written (the one of the fclib files in `tests/fixtures/fclib/`, e.g.
 //! `local_problem_test.hdf5`, objects, datatypes and shapes alike):
 //!
 //! | object | HDF5 type | shape |

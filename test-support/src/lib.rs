@@ -1,0 +1,94 @@
+//! # cpbench-test-support
+//!
+//! Helpers shared by the test suites of the workspace (`problems/tests`, `solvers/tests`,
+//! `tests/`), so that each exists once: the repository's fixture folder, small dense instances,
+//! a deterministic pseudo-random generator and random PSD matrices, and one-call solves through
+//! the registry and the executor. Test-only (`publish = false`); every helper panics on misuse,
+//! as a test should.
+#![warn(missing_docs)]
+
+use cpbench_problems::{ConstraintSet, CscMatrix, Instance, Provenance, ValidationOptions};
+use cpbench_solvers::registry::build;
+use cpbench_solvers::{ExecSettings, Executor, SolveResult};
+use std::path::{Path, PathBuf};
+
+/// The repository's fixture folder `tests/fixtures` (origin and licences in its `NOTICE`,
+/// layouts in its `README.md`), as an absolute path.
+pub fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures")
+}
+
+/// A file of [`fixtures`], e.g. `fixture("siconos-fc3d/Rover4396.dat")`.
+pub fn fixture(rel: &str) -> PathBuf {
+    fixtures().join(rel)
+}
+
+/// Instance `"t"` with the dense `n x n` matrix `vals` (column-major, `n * n` entries), linear
+/// term `r` (length `n`) and constraint set `k`, validated with the default options.
+/// Panics when the data are invalid (non-finite, not symmetric, wrong sizes).
+pub fn dense(n: usize, vals: &[f64], r: Vec<f64>, k: ConstraintSet) -> Instance {
+    let m = CscMatrix::from_dense_col_major(n, n, vals).unwrap();
+    Instance::new(
+        "t",
+        m,
+        r,
+        k,
+        Provenance::default(),
+        ValidationOptions::default(),
+    )
+    .unwrap()
+}
+
+/// Deterministic pseudo-random numbers in `[-1, 1)`: a 64-bit linear congruential generator
+/// with Knuth's MMIX constants; the field is the state (the seed).
+#[derive(Clone, Debug)]
+pub struct Lcg(pub u64);
+
+impl Lcg {
+    /// The next number, uniform in `[-1, 1)` (53 bits of the state).
+    #[allow(clippy::should_implement_trait)]
+    pub fn next(&mut self) -> f64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((self.0 >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+    }
+}
+
+/// `N = B^T B + shift I`, `n x n` column-major, with `B` (`m x n`) drawn from `rng` row by row:
+/// PSD of rank `min(m, n)` for `shift = 0`, positive definite for `shift > 0`.
+pub fn random_psd(n: usize, m: usize, shift: f64, rng: &mut Lcg) -> Vec<f64> {
+    let b: Vec<f64> = (0..m * n).map(|_| rng.next()).collect();
+    let mut out = vec![0.0; n * n];
+    for i in 0..n {
+        for j in 0..n {
+            out[i + j * n] = (0..m).map(|k| b[k * n + i] * b[k * n + j]).sum();
+        }
+        out[i + i * n] += shift;
+    }
+    out
+}
+
+/// Solve `inst` from zero with registry solver `name` (default settings) under `exec`, no
+/// observers. Panics on an unknown solver or a warm-start error (none here).
+pub fn solve_with(name: &str, inst: &Instance, exec: ExecSettings) -> SolveResult {
+    let mut b = build(name, None).unwrap();
+    Executor::new(exec)
+        .run(b.solver.as_mut(), inst, None, &mut [])
+        .unwrap()
+}
+
+/// [`solve_with`] to tolerance `tol` within `max_iter` iterations, other executor settings at
+/// their defaults.
+pub fn solve(name: &str, inst: &Instance, tol: f64, max_iter: u64) -> SolveResult {
+    solve_with(
+        name,
+        inst,
+        ExecSettings {
+            tol,
+            max_iter,
+            ..Default::default()
+        },
+    )
+}
