@@ -296,16 +296,8 @@ impl<'a> H5<'a> {
 /// alone accepts a file cut in unused trailing bytes.) Files whose superblock is elsewhere
 /// (behind a user block) are left to the decoder.
 pub(super) fn check_end_of_file(path: &Path, bytes: &[u8]) -> Result<()> {
-    const SIGNATURE: &[u8] = b"\x89HDF\r\n\x1a\n";
-    if !bytes.starts_with(SIGNATURE) || bytes.len() < 16 {
+    let Some((size, base_at)) = superblock_addresses(bytes) else {
         return Ok(());
-    }
-    // (size of offsets, position of the base address): version 0 and 1 keep the sizes at byte
-    // 13, version 1 has 4 more bytes before the addresses; versions 2 and 3 at byte 9.
-    let (size, base_at) = match bytes[8] {
-        0 => (bytes[13] as usize, 24),
-        1 => (bytes[13] as usize, 28),
-        _ => (bytes[9] as usize, 12),
     };
     let addr = |at: usize| -> Option<u64> {
         let b = bytes.get(at..at + size)?;
@@ -331,4 +323,21 @@ pub(super) fn check_end_of_file(path: &Path, bytes: &[u8]) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+/// Where the superblock (versions 0 to 3) at the start of an HDF5 file keeps its addresses:
+/// `(size of an address in bytes, position of the base address)`; the end-of-file address is
+/// the third address from there. `None` when the file does not start with the HDF5 signature.
+fn superblock_addresses(bytes: &[u8]) -> Option<(usize, usize)> {
+    const SIGNATURE: &[u8] = b"\x89HDF\r\n\x1a\n";
+    if !bytes.starts_with(SIGNATURE) || bytes.len() < 16 {
+        return None;
+    }
+    // versions 0 and 1 keep the sizes at byte 13, version 1 has 4 more bytes before the
+    // addresses; versions 2 and 3 keep them at byte 9
+    Some(match bytes[8] {
+        0 => (bytes[13] as usize, 24),
+        1 => (bytes[13] as usize, 28),
+        _ => (bytes[9] as usize, 12),
+    })
 }
