@@ -32,7 +32,7 @@ complementarity_max, objective (N the matrix cpbench uses: W, or (W + W^T)/2 whe
 asymmetric). `proj_grad_2`, `proj_grad_rel` are NaN (not computed). `matvecs` is 0 (NSGS works
 on rows, not N-products). The `fc3d_error` column (and `counters`) holds
   fc3d_error   = sqrt(sum_c ||r_c - P_K(r_c - (u_c + mu_c ||u_T,c|| e_n))||^2)
-                 / max(||q||, ||r||, ||u||), u = W r + q (formulation.md section 4; cpbench's
+                 / max(||q||, ||r||, ||u||), u = W r + q (docs/formulation.md section 4; cpbench's
                  fc3d_error column; equal to Siconos 4.4's reported error on the Siconos/fclib files),
   siconos_error = Siconos' own reported error (dparam[SICONOS_DPARAM_RESIDU]), info, contacts, asymmetry;
 `check_residual` is `fc3d_error` and `success` is `yes` when fc3d_error <= tol; `status` is
@@ -177,7 +177,7 @@ def project_cones(x, mu):
 
 
 def fc3d_error(w, q, mu, r):
-    """The Siconos fc3d error (formulation.md section 4) relative to max(||q||, ||r||, ||u||),
+    """The Siconos fc3d error (docs/formulation.md section 4) relative to max(||q||, ||r||, ||u||),
     as cpbench's fc3d_error column and Siconos 4.4's reported error divide it."""
     u = w @ r + q
     ub = u.reshape(-1, 3)

@@ -1,6 +1,6 @@
 //! Assembly of the contact problem: the Jacobian blocks, `N = D^T M^-1 D` (sparse, exactly
 //! symmetric), `r = b + D^T M^-1 k`, and the velocity update `v = M^-1 (k + D gamma)`
-//! (formulation.md section 1, steps 2-5; Tasora & Anitescu 2011, eqs. 13-18; Heyn et al. 2013).
+//! (docs/formulation.md section 1, steps 2-5; Tasora & Anitescu 2011, eqs. 13-18; Heyn et al. 2013).
 //!
 //! Each contact side `s` (body `A`, and body `B` when it is a movable sphere) keeps the scaled
 //! block `W_{c,s} = M_s^{-1/2} D_{c,s}` (6 x 3: three columns for the directions `n, u, w`,

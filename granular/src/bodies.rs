@@ -4,8 +4,8 @@
 //! unit rotation quaternion, `x_world = A(e) x_body + x`) and generalised velocity
 //! `v_i = (vx, vy, vz, wx, wy, wz)` (m/s and rad/s, angular velocity in the body frame).
 //! Its block of the mass matrix is `diag(m I3, J)` with `J = diag(J1, J2, J3)` the principal
-//! inertia in the body frame; a sphere has `J = 2/5 m R^2 I3` (seed `000_*.txt`, Pospisil 2014;
-//! formulation.md section 1).
+//! inertia in the body frame; a sphere has `J = 2/5 m R^2 I3` (Pospisil 2014;
+//! docs/formulation.md section 1).
 
 use super::{check_positive, invalid, Result};
 use nalgebra::{Quaternion, Unit, UnitQuaternion, Vector3};
@@ -112,7 +112,7 @@ impl Body {
         self.rot * self.omega
     }
 
-    /// Position update of the scheme (formulation.md section 1, step 5; seed `000_*.txt`):
+    /// Position update of the scheme (docs/formulation.md section 1, step 5; Pospisil 2014):
     /// `x += h v`, `e += h/2 G(e)^T omega` with `G^T omega = e (x) (0, omega)` for the body-frame
     /// angular velocity (the seed's `1/2 E^T omega`, Haug 1989), then the quaternion is
     /// renormalised. `h` in s.

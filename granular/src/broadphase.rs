@@ -1,5 +1,5 @@
 //! Broad phase: a uniform grid (cell list) with spatial hashing, O(n) for bounded density
-//! (seed `001_*.txt`, Matulewski 2010: "Podzial na komorki ... z N^2 zmienia sie w N"; Teschner
+//! (Matulewski 2010: "Podzial na komorki ... z N^2 zmienia sie w N"; Teschner
 //! et al. 2003, "Optimized spatial hashing for collision detection of deformable objects").
 //!
 //! The cell edge is `2 r_max + envelope`, so every pair whose gap can be below the envelope

@@ -12,7 +12,7 @@
 //! ```
 //!
 //! solves it with any [`ContactSolver`], and advances `v(t+h) = M^-1 (k + D gamma)`,
-//! `q(t+h) = q(t) + h Q(q) v(t+h)` (formulation.md section 1; seed `000_*.txt`, Pospisil 2014;
+//! `q(t+h) = q(t) + h Q(q) v(t+h)` (docs/formulation.md section 1; Pospisil 2014;
 //! Anitescu & Tasora 2010, Comput. Optim. Appl. 47; Tasora & Anitescu 2011, CMAME 200;
 //! Heyn et al. 2013, IJNME 95). `K` is the product of Coulomb cones (CCP, frictional mode) or
 //! the non-negative orthant on the normal impulses only (LCP, frictionless mode).
@@ -32,7 +32,7 @@
 //!
 //! **The CCP relaxation and sliding.** The cone complementarity problem is Anitescu's convex
 //! relaxation of Coulomb friction: at a sliding contact its solution has the normal contact
-//! velocity `mu |u_t|` instead of 0 (formulation.md section 2). In this stepper the effect is a
+//! velocity `mu |u_t|` instead of 0 (docs/formulation.md section 2). In this stepper the effect is a
 //! small lift, not a drift: a sphere sliding down a 60 degree incline (`mu = 0.3`, `h = 1e-3`)
 //! hovers at a gap `mu |v_slip| h` (1.0e-4 m after 0.1 s at a slip speed of 0.33 m/s) because
 //! the next step's `Phi / h` term absorbs it, and its acceleration along the slope is 7.0212

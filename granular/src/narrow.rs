@@ -5,7 +5,7 @@
 //! a partner `B` ([`Partner`]). The normal `n` points from `A` to `B`; the gap `Phi` is the
 //! signed distance between the surfaces (m, negative when they overlap); the contact point is
 //! the midpoint between the two closest surface points, so a lever arm is `r = point - centre`
-//! (seed `000_*.txt`, "Kontakt a omezeni"; seed `001_*.txt`, sphere collision detection).
+//! (Pospisil 2014, "Kontakt a omezeni"; Matulewski 2010, sphere collision detection).
 
 use super::bodies::{Body, Plane};
 use nalgebra::Vector3;

@@ -3,9 +3,9 @@
 //! | scene | what | size means | source |
 //! |---|---|---|---|
 //! | `fill` | `n x 10 x n` spheres on a jittered lattice falling into a closed box | `n` | Melanz et al. 2017 (CMAME 320), TEST_FILL |
-//! | `pile` | polydisperse spheres poured as a column onto a walled floor, forming a heap | spheres | seed `000_*.txt` |
+//! | `pile` | polydisperse spheres poured as a column onto a walled floor, forming a heap | spheres | Pospisil 2014 |
 //! | `pyramid` | cannonball pyramid, layers `L^2 .. 1^2`, bottom layer fixed | layers `L` | classic stacking test (Tasora & Anitescu 2011) |
-//! | `tube` | spheres sliding down an inclined tube and pouring onto a walled floor | spheres | seed `004_*.txt` (Vyatkin & Dolgovesov 2024) |
+//! | `tube` | spheres sliding down an inclined tube and pouring onto a walled floor | spheres | Vyatkin & Dolgovesov 2024 |
 //!
 //! Randomness comes only from [`SplitMix64`] seeded with the scene seed, so a scene and every
 //! instance generated from it are the same on every platform.
@@ -637,7 +637,7 @@ impl TubeParams {
             ),
             (
                 "source",
-                "seed 004 (Vyatkin & Dolgovesov 2024), spheres".to_string(),
+                "Vyatkin & Dolgovesov 2024, spheres".to_string(),
             ),
         ];
         Ok(Scene {

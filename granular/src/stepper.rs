@@ -1,5 +1,5 @@
-//! The time step: detect, assemble, solve, update (formulation.md section 1; Anitescu &
-//! Tasora 2010; Tasora & Anitescu 2011; seed `000_*.txt`, "Algoritmus").
+//! The time step: detect, assemble, solve, update (docs/formulation.md section 1; Anitescu &
+//! Tasora 2010; Tasora & Anitescu 2011; Pospisil 2014, "Algoritmus").
 //!
 //! One call of [`Simulation::step`] advances the state from `t` to `t + h`:
 //!

@@ -1,6 +1,6 @@
 //! Problem instances `(N, r, K)`: minimise `f(gamma) = 1/2 gamma^T N gamma + r^T gamma` over
 //! `gamma in K`, equivalently the complementarity problem `gamma in K`, `N gamma + r in K^*`,
-//! `gamma^T (N gamma + r) = 0` (formulation.md section 2).
+//! `gamma^T (N gamma + r) = 0` (docs/formulation.md section 2).
 //!
 //! A Coulomb instance ([`ProblemClass::Coulomb`], built with [`Instance::new_coulomb`]) holds the
 //! same data in fclib's naming, `W = N`, `q = r`, unknown `r` (fclib) `= gamma`, on the same

@@ -1,4 +1,4 @@
-//! The one residual module of cpbench (formulation.md section 4).
+//! The one residual module of cpbench (docs/formulation.md section 4).
 //!
 //! Every quality measure of an iterate `gamma` is computed here, from the problem data and
 //! `gamma` alone, with `g = N gamma + r`:
@@ -19,7 +19,7 @@
 //!
 //! `fc3d_error` is Siconos' error of the true Coulomb problem (fclib naming: `r = gamma`,
 //! `u = g`, `q = r`; De Saxce's modified velocity `u + mu ||u_T|| e_n`), divided by
-//! `max(||q||, ||r||, ||u||)` as formulation.md section 4 states and as Siconos 4.4's NSGS
+//! `max(||q||, ||r||, ||u||)` as docs/formulation.md section 4 states and as Siconos 4.4's NSGS
 //! reports it: `scripts/peer_siconos.py` recomputes this value from Siconos' answer and it equals
 //! Siconos' own reported error on all 13 Siconos and fclib 3-D files (fclib `Spheres-i099-356-679`: 7.314e-9
 //! both; dividing by `||q||` alone would give 1.099e-8). No division when the norm is below

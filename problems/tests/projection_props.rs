@@ -1,4 +1,4 @@
-//! Property tests of the Coulomb-cone projection (formulation.md section 3): idempotence,
+//! Property tests of the Coulomb-cone projection (docs/formulation.md section 3): idempotence,
 //! non-expansiveness, the variational characterisation `<x - P(x), y - P(x)> <= 0` for `y in K`,
 //! Moreau's decomposition `x = P_K(x) + P_{K°}(x)` with orthogonal parts, and `mu = 0`.
 

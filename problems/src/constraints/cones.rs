@@ -1,7 +1,7 @@
 //! Products of Coulomb friction cones ([`super::ConstraintSet::CoulombCones`], the CCP and the
 //! Coulomb problem): blocks of 3 components per contact, normal first, then the two tangential
 //! components (fclib order). `K_mu = {(x_n, x_t) : ||x_t|| <= mu x_n}`; its dual is
-//! `K_mu^* = K_{1/mu}` (formulation.md sections 2 and 3).
+//! `K_mu^* = K_{1/mu}` (docs/formulation.md sections 2 and 3).
 
 use crate::error::{ProblemError, Result};
 
@@ -52,7 +52,7 @@ pub(super) fn project(mu: &[f64], x: &mut [f64]) {
 }
 
 /// Projected gradient `g^P = -P_{T_K(x)}(-g)` of one Coulomb-cone block at a feasible `x`
-/// (formulation.md section 4): interior (`||x_t|| < mu x_n (1 - CONE_SURFACE_TOL)`): `g`; apex
+/// (docs/formulation.md section 4): interior (`||x_t|| < mu x_n (1 - CONE_SURFACE_TOL)`): `g`; apex
 /// (`x_n <= 0`, `x_t = 0`, where `T_K = K`): `-P_K(-g)`; surface: with the outward normal
 /// `a = (-mu, x_t / ||x_t||)` and `T_K = {d : a.d <= 0}`, `g + max(-a.g, 0) a / ||a||^2`.
 /// For `mu = 0` (the half-line): `(g_n, 0, 0)` if `x_n > 0`, else `(min(g_n, 0), 0, 0)`.
@@ -78,7 +78,7 @@ pub fn cone_projected_gradient(x: &[f64], g: &[f64], mu: f64) -> [f64; 3] {
 }
 
 /// Project `x = (x_n, x_t1, x_t2)` onto `K_mu = {||x_t|| <= mu x_n}` in place
-/// (formulation.md section 3; Tasora & Anitescu 2011, eq. 30):
+/// (docs/formulation.md section 3; Tasora & Anitescu 2011, eq. 30):
 /// inside: unchanged; in the polar cone (`mu ||x_t|| <= -x_n`): zero; otherwise onto the
 /// surface, `x_n' = (x_n + mu t) / (1 + mu^2)`, `x_t' = mu x_n' x_t / t`. For `mu = 0` the
 /// tangents vanish and the normal is clamped at 0.

@@ -1,6 +1,6 @@
 //! Constraint sets `K` and their Euclidean projections.
 //!
-//! Conventions (formulation.md sections 2 and 3): Coulomb cones are stored contact by contact,
+//! Conventions (docs/formulation.md sections 2 and 3): Coulomb cones are stored contact by contact,
 //! normal component first, then the two tangential components (fclib order).
 //! `K_mu = {(x_n, x_t) : ||x_t|| <= mu x_n}`; its dual is `K_mu^* = K_{1/mu}`.
 //!
@@ -73,7 +73,7 @@ pub enum ProblemClass {
     Ccp,
     /// The true (non-associated) Coulomb friction problem of fclib and Siconos on the same
     /// cones: find `r in K_mu` with `u + mu ||u_T|| e_n in K^*` orthogonal to `r`, `u = W r + q`
-    /// (formulation.md section 2). Not a QP: the QP solvers do not support it.
+    /// (docs/formulation.md section 2). Not a QP: the QP solvers do not support it.
     Coulomb,
 }
 

@@ -16,7 +16,7 @@
 //!
 //! The sufficient-decrease test is written as `(x - y)^T N (x - y) > L ||x - y||^2`, which is
 //! algebraically the paper's `f(x) > f(y) + g^T (x - y) + L/2 ||x - y||^2` but free of the
-//! cancellation of large `f` values that makes the literal test fail near 1e-8 (yardstick.md).
+//! cancellation of large `f` values that makes the literal test fail near 1e-8.
 //! `N y` is never formed by a product: `N y_{k+1} = (1 + beta) N x - beta N gamma_k` from two
 //! fresh products, so an iteration costs one product per trial point. The best iterate is kept
 //! by the executor.

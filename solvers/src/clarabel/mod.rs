@@ -26,7 +26,7 @@
 //!   form one group: `C = {0}^{2 k_0} x R^{k_0}_+ x (Q^3)^{k_+}`.
 //!
 //! The KKT conditions of this conic QP, `P x + q + A^T z = 0`, `s in C`, `z in C^*`,
-//! `s^T z = 0`, are the complementarity problem of formulation.md section 2: `N gamma + r =
+//! `s^T z = 0`, are the complementarity problem of docs/formulation.md section 2: `N gamma + r =
 //! -A^T z` lies in `K^*` (for a cone, `diag(mu, 1, 1) z` with `z in Q^3` is in
 //! `K_{1/mu} = K_mu^*`) and `s^T z = gamma^T (N gamma + r)`, so Clarabel's solution solves ours. `gamma` is Clarabel's `x` as returned, not projected onto `K`: the harness
 //! measures the answer as given.

@@ -1,5 +1,5 @@
 //! De Saxce's fixed point: any CCP solver becomes a solver of the true Coulomb problem
-//! (formulation.md section 2; De Saxce & Feng 1991, "New inequality and functional for
+//! (docs/formulation.md section 2; De Saxce & Feng 1991, "New inequality and functional for
 //! contact with friction: the implicit standard material approach", Mech. Struct. Mach. 19;
 //! Acary & Brogliato 2008, section 13.3; Acary, Cadoux, Lemarechal & Malick 2011, CMAME 200,
 //! "A formulation of the linear discrete Coulomb friction problem via convex optimization").

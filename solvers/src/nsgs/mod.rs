@@ -1,5 +1,5 @@
 //! NSGS: non-smooth Gauss-Seidel for the true (non-associated) Coulomb problem of fclib
-//! (formulation.md section 2; Acary & Brogliato, "Numerical Methods for Nonsmooth Dynamical
+//! (docs/formulation.md section 2; Acary & Brogliato, "Numerical Methods for Nonsmooth Dynamical
 //! Systems", Springer 2008, section 13.4 "Gauss-Seidel-like methods"; Jean 1999, CMAME 177;
 //! Siconos' `SICONOS_FRICTION_3D_NSGS` with the one-contact solver "projection on cone with
 //! local iteration").

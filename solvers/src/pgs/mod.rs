@@ -1,5 +1,5 @@
 //! Projected Gauss-Seidel / PSOR, one block per contact (Tasora & Anitescu 2011, CMAME 200,
-//! Algorithm "P-SOR"; formulation.md section 5).
+//! Algorithm "P-SOR"; docs/formulation.md section 5).
 //!
 //! For each block `c` in order (a contact triple for cones, a component for LCP and box):
 //! `g_c = (N gamma + r)_c` with the latest values, `gamma_c' = P_K(gamma_c - (omega / d_c) g_c)`,
@@ -10,7 +10,7 @@
 //! ([`BlockStep::Trace`]), the largest eigenvalue `lambda_max(N_cc)` ([`BlockStep::MaxEigen`]),
 //! or, by default, [`BlockStep::Safeguarded`]: `tr(N_cc)/3` unless `lambda_max(N_cc) >= 2 tr(N_cc)/3`,
 //! where the trace step is not a descent step for the block (it diverges on Siconos'
-//! `Rover4396`, see yardstick.md) and `lambda_max(N_cc)` is used instead.
+//! `Rover4396`) and `lambda_max(N_cc)` is used instead.
 
 use crate::kernels::{diag_block3, gather_block, lambda_max3, trace_mean3};
 use crate::problem::Problem;
