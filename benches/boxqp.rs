@@ -16,8 +16,10 @@ use cpbench_problems::generators::boxqp::jbearing2;
 use cpbench_problems::{Instance, ResidualKind};
 use cpbench_solvers::registry::build;
 use cpbench_solvers::{ExecSettings, Executor, SolveResult};
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::Criterion;
 use std::time::Duration;
+
+mod support;
 
 const SIZES: [usize; 3] = [30, 60, 120];
 const SOLVERS: [&str; 3] = ["mprgp", "spgqp", "apgd"];
@@ -53,22 +55,10 @@ fn bench_jbearing(c: &mut Criterion) {
                 r.residuals.objective,
                 r.time_s
             );
-            group.bench_function(name, |b| {
-                b.iter_custom(|iters| {
-                    (0..iters)
-                        .map(|_| Duration::from_secs_f64(solve(name, &inst).time_s))
-                        .sum()
-                })
-            });
+            support::bench_solver_time(&mut group, name, || solve(name, &inst).time_s);
         }
         group.finish();
     }
 }
 
-criterion_group! {
-    name = benches;
-    // Criterion's own plots would need a system font (plotters is built with ab_glyph here).
-    config = Criterion::default().without_plots();
-    targets = bench_jbearing
-}
-criterion_main!(benches);
+support::main_without_plots!(bench_jbearing);

@@ -13,8 +13,10 @@
 use cpbench_granular::nalgebra::Vector3;
 use cpbench_granular::scenes::FillParams;
 use cpbench_granular::Simulation;
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use criterion::{Criterion, Throughput};
 use std::time::Duration;
+
+mod support;
 
 fn packed_fill(n: usize) -> Simulation {
     let p = FillParams {
@@ -74,9 +76,4 @@ fn bench_detect_assemble(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group! {
-    name = benches;
-    config = Criterion::default().without_plots();
-    targets = bench_detect_assemble
-}
-criterion_main!(benches);
+support::main_without_plots!(bench_detect_assemble);

@@ -15,8 +15,10 @@ use cpbench_harness::Suite;
 use cpbench_problems::Instance;
 use cpbench_solvers::registry::build;
 use cpbench_solvers::{ExecSettings, Executor, SolveResult};
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::Criterion;
 use std::time::Duration;
+
+mod support;
 
 const INSTANCES: [&str; 3] = [
     "fill-10_step0601__ccp",
@@ -64,21 +66,10 @@ fn bench_ipm(c: &mut Criterion) {
                 r.time_s,
                 counters.join(" ")
             );
-            group.bench_function(name, |b| {
-                b.iter_custom(|iters| {
-                    (0..iters)
-                        .map(|_| Duration::from_secs_f64(solve(name, inst).time_s))
-                        .sum()
-                })
-            });
+            support::bench_solver_time(&mut group, name, || solve(name, inst).time_s);
         }
         group.finish();
     }
 }
 
-criterion_group! {
-    name = benches;
-    config = Criterion::default().without_plots();
-    targets = bench_ipm
-}
-criterion_main!(benches);
+support::main_without_plots!(bench_ipm);

@@ -8,8 +8,10 @@ use cpbench_harness::Suite;
 use cpbench_problems::Instance;
 use cpbench_solvers::registry::{build, SOLVER_NAMES};
 use cpbench_solvers::{IterState, Problem};
-use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
+use criterion::{BatchSize, Criterion};
 use std::hint::black_box;
+
+mod support;
 
 fn spheres() -> Vec<Instance> {
     let suite = Suite::default_suite();
@@ -75,10 +77,4 @@ fn bench_solver_steps(c: &mut Criterion) {
     }
 }
 
-criterion_group! {
-    name = benches;
-    // Criterion's own plots would need a system font (plotters is built with ab_glyph here).
-    config = Criterion::default().without_plots();
-    targets = bench_matvec, bench_solver_steps
-}
-criterion_main!(benches);
+support::main_without_plots!(bench_matvec, bench_solver_steps);

@@ -171,26 +171,21 @@ fn cli_shows_claimed_success_checked_failure() {
     let out = dir.path().join("res");
     let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/siconos-fc3d/Rover4396.dat");
-    let st = std::process::Command::new(env!("CARGO_BIN_EXE_cpbench"))
-        .args([
-            "run",
-            "--solvers",
-            "clarabel",
-            "--tol",
-            "1e-8",
-            "--no-plots",
-            "--symmetrize",
-            "--instances",
-        ])
-        .arg(&fixture)
-        .arg("--out")
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(
-        st.status.success(),
-        "{}",
-        String::from_utf8_lossy(&st.stderr)
+    cpbench_test_support::succeed(
+        std::process::Command::new(env!("CARGO_BIN_EXE_cpbench"))
+            .args([
+                "run",
+                "--solvers",
+                "clarabel",
+                "--tol",
+                "1e-8",
+                "--no-plots",
+                "--symmetrize",
+                "--instances",
+            ])
+            .arg(&fixture)
+            .arg("--out")
+            .arg(&out),
     );
     let mut rdr = csv::Reader::from_path(out.join("summary.csv")).unwrap();
     let h = rdr.headers().unwrap().clone();

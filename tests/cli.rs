@@ -1,6 +1,7 @@
 //! The CLI end to end: `cpbench run` on the default suite writes the documented results
 //! folder; `info` and `convert` work on a fixture; bad input gives an error, not a panic.
 
+use cpbench_test_support::succeed;
 use std::path::Path;
 use std::process::Command;
 
@@ -12,24 +13,19 @@ fn cpbench() -> Command {
 fn run_writes_summary_traces_manifest_and_plots() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("res");
-    let st = cpbench()
-        // 2000 iterations keep the test short: every fixture converges within it, the settled
-        // granular CCPs do not (tests/default_suite.rs documents them)
-        .args([
-            "run",
-            "--solvers",
-            "pgs,apgd",
-            "--max-iter",
-            "2000",
-            "--out",
-        ])
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(
-        st.status.success(),
-        "{}",
-        String::from_utf8_lossy(&st.stderr)
+    succeed(
+        cpbench()
+            // 2000 iterations keep the test short: every fixture converges within it, the settled
+            // granular CCPs do not (tests/default_suite.rs documents them)
+            .args([
+                "run",
+                "--solvers",
+                "pgs,apgd",
+                "--max-iter",
+                "2000",
+                "--out",
+            ])
+            .arg(&out),
     );
     let mut rdr = csv::Reader::from_path(out.join("summary.csv")).unwrap();
     let header: Vec<String> = rdr
@@ -90,13 +86,7 @@ fn run_writes_summary_traces_manifest_and_plots() {
 fn info_convert_and_errors() {
     let fx =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/siconos-fc3d/Rover4396.dat");
-    let o = cpbench()
-        .arg("info")
-        .arg(&fx)
-        .arg("--symmetrize")
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = succeed(cpbench().arg("info").arg(&fx).arg("--symmetrize"));
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(
         text.contains("class           ccp") && text.contains("n               6"),
@@ -111,13 +101,12 @@ fn info_convert_and_errors() {
         "{err}"
     );
     let dir = tempfile::tempdir().unwrap();
-    let o = cpbench()
-        .args(["convert", "--symmetrize", "--class", "lcp"])
-        .arg(&fx)
-        .arg(dir.path().join("b"))
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    succeed(
+        cpbench()
+            .args(["convert", "--symmetrize", "--class", "lcp"])
+            .arg(&fx)
+            .arg(dir.path().join("b")),
+    );
     assert!(dir.path().join("b/N.mtx").exists() && dir.path().join("b/instance.json").exists());
     let o = cpbench()
         .arg("info")
@@ -166,13 +155,12 @@ fn convert_to_fclib_round_trips() {
         let want = load(&src, &sym).unwrap();
         // file -> fclib
         let h1 = dir.path().join(format!("a{k}.hdf5"));
-        let o = cpbench()
-            .args(["convert", "--symmetrize"])
-            .arg(&src)
-            .arg(&h1)
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        succeed(
+            cpbench()
+                .args(["convert", "--symmetrize"])
+                .arg(&src)
+                .arg(&h1),
+        );
         let got = load(&h1, &LoadOptions::default()).unwrap();
         assert_eq!(got.hash(), want.hash(), "{}", src.display());
         assert_eq!(got.n(), want.n());
@@ -180,17 +168,7 @@ fn convert_to_fclib_round_trips() {
         let b = dir.path().join(format!("b{k}"));
         let h2 = dir.path().join(format!("b{k}.h5"));
         for (i, o) in [(&src, &b), (&b, &h2)] {
-            let st = cpbench()
-                .args(["convert", "--symmetrize"])
-                .arg(i)
-                .arg(o)
-                .output()
-                .unwrap();
-            assert!(
-                st.status.success(),
-                "{}",
-                String::from_utf8_lossy(&st.stderr)
-            );
+            succeed(cpbench().args(["convert", "--symmetrize"]).arg(i).arg(o));
         }
         assert!(b.join("instance.json").exists());
         let got = load(&h2, &LoadOptions::default()).unwrap();
@@ -217,12 +195,11 @@ fn convert_to_fclib_round_trips() {
 fn class_coulomb_loading_bundle_and_gap() {
     let fx = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/siconos-fc3d/NESpheres_10_1.dat");
-    let o = cpbench()
-        .args(["info", "--class", "coulomb", "--coulomb-gap"])
-        .arg(&fx)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = succeed(
+        cpbench()
+            .args(["info", "--class", "coulomb", "--coulomb-gap"])
+            .arg(&fx),
+    );
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(
         text.contains("name            NESpheres_10_1__coulomb")
@@ -235,24 +212,18 @@ fn class_coulomb_loading_bundle_and_gap() {
     let dir = tempfile::tempdir().unwrap();
     let rover =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/siconos-fc3d/Rover4396.dat");
-    let o = cpbench()
-        .args(["convert", "--class", "coulomb"])
-        .arg(&rover)
-        .arg(dir.path().join("b"))
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    succeed(
+        cpbench()
+            .args(["convert", "--class", "coulomb"])
+            .arg(&rover)
+            .arg(dir.path().join("b")),
+    );
     let json = std::fs::read_to_string(dir.path().join("b/instance.json")).unwrap();
     assert!(
         json.contains("\"class\": \"coulomb\"") && json.contains("\"general\""),
         "{json}"
     );
-    let o = cpbench()
-        .arg("info")
-        .arg(dir.path().join("b"))
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = succeed(cpbench().arg("info").arg(dir.path().join("b")));
     assert!(String::from_utf8_lossy(&o.stdout).contains("class           coulomb"));
     // `run` on it: see residual_default_is_per_class_and_an_explicit_one_is_honoured
 }
@@ -292,8 +263,7 @@ fn residual_default_is_per_class_and_an_explicit_one_is_honoured() {
         if let Some(r) = residual {
             c.args(["--residual", r]);
         }
-        let o = c.output().unwrap();
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        succeed(&mut c);
         let manifest = std::fs::read_to_string(out.join("manifest.json")).unwrap();
         let check = format!("\"residual\": \"{}\"", residual.unwrap_or("class default"));
         assert!(manifest.contains(&check), "{manifest}");

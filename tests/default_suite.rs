@@ -95,13 +95,7 @@ fn three_solvers_reach_1e6_on_every_default_instance_and_agree() {
                 continue;
             }
             let res = solve(name, inst, 1e-6, 20_000);
-            assert_eq!(
-                res.status,
-                Status::Converged,
-                "{name} on {}: {:?}",
-                inst.name(),
-                res.residuals
-            );
+            cpbench_test_support::assert_converged(&format!("{name} on {}", inst.name()), &res);
             assert!(res.iterations <= 20_000);
             let v = check(inst, &res.gamma, spec);
             assert!(
@@ -244,12 +238,7 @@ fn fixtures_agree_with_independent_reference_optima() {
         };
         let inst = load(&fixtures().join(dir).join(file), &opts).unwrap();
         let res = solve("apgd", &inst, 1e-10, 50_000);
-        assert_eq!(
-            res.status,
-            Status::Converged,
-            "{file} {kind}: {:?}",
-            res.residuals
-        );
+        cpbench_test_support::assert_converged(&format!("{file} {kind}"), &res);
         let f = res.residuals.objective;
         let rel = (f - row.objective).abs() / row.objective.abs();
         assert!(

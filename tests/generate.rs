@@ -11,6 +11,7 @@ use cpbench_problems::io::ClassChoice;
 use cpbench_problems::{ProblemClass, ResidualKind};
 use cpbench_solvers::registry::{build, SOLVER_NAMES};
 use cpbench_solvers::{ExecSettings, Executor, Status};
+use cpbench_test_support::succeed;
 use std::path::Path;
 use std::process::Command;
 
@@ -144,36 +145,34 @@ fn cli_generate_then_run_on_the_folder() {
     let dir = tempfile::tempdir().unwrap();
     let gen = dir.path().join("gen");
     let exe = env!("CARGO_BIN_EXE_cpbench");
-    let o = Command::new(exe)
-        .args([
-            "generate",
-            "--scene",
-            "fill",
-            "--size",
-            "2",
-            "--steps",
-            "40",
-            "--export-every",
-            "20",
-            "--frictionless",
-            "--out",
-        ])
-        .arg(&gen)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = succeed(
+        Command::new(exe)
+            .args([
+                "generate",
+                "--scene",
+                "fill",
+                "--size",
+                "2",
+                "--steps",
+                "40",
+                "--export-every",
+                "20",
+                "--frictionless",
+                "--out",
+            ])
+            .arg(&gen),
+    );
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(stdout.contains("per step (ms): detection"), "{stdout}");
     assert!(gen.join("fill-2_step0040__lcp/instance.json").exists());
     let res = dir.path().join("res");
-    let o = Command::new(exe)
-        .args(["run", "--solvers", "pgs,apgd", "--no-plots", "--instances"])
-        .arg(&gen)
-        .arg("--out")
-        .arg(&res)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    succeed(
+        Command::new(exe)
+            .args(["run", "--solvers", "pgs,apgd", "--no-plots", "--instances"])
+            .arg(&gen)
+            .arg("--out")
+            .arg(&res),
+    );
     let mut rdr = csv::Reader::from_path(res.join("summary.csv")).unwrap();
     let rows: Vec<csv::StringRecord> = rdr.records().map(|r| r.unwrap()).collect();
     assert_eq!(rows.len(), 4);

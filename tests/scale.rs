@@ -4,6 +4,7 @@
 //! unsharded run; `check` passes on unchanged code and fails, with a table, on a weakened
 //! solver (iteration cap 5); `report` writes report.md with its figures.
 
+use cpbench_test_support::succeed;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -54,41 +55,28 @@ fn rows(dir: &Path) -> Vec<Vec<String>> {
     out
 }
 
+/// `run --suite SUITE --solvers SOLVERS --no-plots`, the arguments every test here starts from.
+fn run_args<'a>(suite: &'a str, solvers: &'a str) -> Vec<&'a str> {
+    vec!["run", "--suite", suite, "--solvers", solvers, "--no-plots"]
+}
+
 fn run_ok(args: &[&str], out: &Path) {
-    let o = cpbench().args(args).arg("--out").arg(out).output().unwrap();
-    assert!(
-        o.status.success(),
-        "{:?}: {}",
-        args,
-        String::from_utf8_lossy(&o.stderr)
-    );
+    succeed(cpbench().args(args).arg("--out").arg(out));
 }
 
 #[test]
 fn killed_run_resumes_to_the_same_summary() {
     let d = tempfile::tempdir().unwrap();
     let suite = small_suite(d.path());
-    let args = [
-        "run",
-        "--suite",
-        &suite,
-        "--solvers",
-        "pgs,jacobi,apgd,spgqp",
-        "--profile",
-        "high",
-        "--max-iter",
-        "2000",
-        "--no-plots",
-        "--jobs",
-        "1",
-    ];
+    let mut args = run_args(&suite, "pgs,jacobi,apgd,spgqp");
+    args.extend(["--profile", "high", "--max-iter", "2000", "--jobs", "1"]);
     // uninterrupted reference
     let full = d.path().join("full");
     run_ok(&args, &full);
     // interrupted: kill -9 once a few rows are on disk
     let part = d.path().join("part");
     let mut child = cpbench()
-        .args(args)
+        .args(&args)
         .arg("--out")
         .arg(&part)
         .stdout(Stdio::null())
@@ -116,13 +104,7 @@ fn killed_run_resumes_to_the_same_summary() {
     let before = rows(&part);
     assert!(!before.is_empty() && before.len() < rows(&full).len());
     // rerun into the same folder: finished rows are kept and skipped
-    let o = cpbench()
-        .args(args)
-        .arg("--out")
-        .arg(&part)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = succeed(cpbench().args(&args).arg("--out").arg(&part));
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(
         text.contains(&format!("{} already present", before.len())),
@@ -139,14 +121,7 @@ fn killed_run_resumes_to_the_same_summary() {
 fn shards_merge_to_the_unsharded_rows() {
     let d = tempfile::tempdir().unwrap();
     let suite = small_suite(d.path());
-    let base = [
-        "run",
-        "--suite",
-        &suite,
-        "--solvers",
-        "pgs,apgd,spgqp",
-        "--no-plots",
-    ];
+    let base = run_args(&suite, "pgs,apgd,spgqp");
     let whole = d.path().join("whole");
     run_ok(&base, &whole);
     let mut dirs = Vec::new();
@@ -162,13 +137,7 @@ fn shards_merge_to_the_unsharded_rows() {
     assert_eq!(sizes.iter().sum::<usize>(), rows(&whole).len());
     assert!(sizes.iter().all(|&n| n > 0));
     let merged = d.path().join("merged");
-    let o = cpbench()
-        .args(["merge", "--out"])
-        .arg(&merged)
-        .args(&dirs)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    succeed(cpbench().args(["merge", "--out"]).arg(&merged).args(&dirs));
     assert_eq!(rows(&merged), rows(&whole));
     // canonical order: the merged file lists rows exactly in the unsharded run's order
     let names = |p: &Path| -> Vec<(String, String)> {
@@ -186,14 +155,7 @@ fn shards_merge_to_the_unsharded_rows() {
 fn check_passes_unchanged_and_fails_on_a_weakened_solver() {
     let d = tempfile::tempdir().unwrap();
     let suite = small_suite(d.path());
-    let args = [
-        "run",
-        "--suite",
-        &suite,
-        "--solvers",
-        "pgs,apgd",
-        "--no-plots",
-    ];
+    let args = run_args(&suite, "pgs,apgd");
     let a = d.path().join("a");
     run_ok(&args, &a);
     let baseline = d.path().join("baseline.csv");
@@ -259,14 +221,7 @@ fn report_writes_markdown_profiles_and_plots() {
         ],
         &a,
     );
-    let o = cpbench()
-        .arg("report")
-        .arg(&a)
-        .arg("--baseline")
-        .arg(&a)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    succeed(cpbench().arg("report").arg(&a).arg("--baseline").arg(&a));
     let md = std::fs::read_to_string(a.join("report.md")).unwrap();
     for needle in [
         "Performance profiles",

@@ -712,46 +712,44 @@ mod tests {
         assert_ne!(a.world.bodies, c.world.bodies);
     }
 
+    /// Asserts that `e` is the typed error for the parameter `field`.
+    fn rejects(e: Result<Scene>, field: &str) {
+        match e {
+            Err(GranularError::InvalidParameter { name, .. }) => assert_eq!(name, field),
+            Err(other) => panic!("{field}: wrong error {other}"),
+            Ok(_) => panic!("{field}: accepted"),
+        }
+    }
+
     #[test]
     fn bad_parameters_are_typed_errors() {
-        let e = SceneSpec {
+        let spec = SceneSpec {
             kind: SceneKind::Fill,
             size: 0,
             seed: 0,
             frictionless: false,
-        }
-        .build();
-        assert!(matches!(
-            e,
-            Err(GranularError::InvalidParameter { name: "size", .. })
-        ));
-        let e = FillParams {
-            radius: -0.4,
-            ..Default::default()
-        }
-        .build(0, false);
-        assert!(matches!(
-            e,
-            Err(GranularError::InvalidParameter { name: "radius", .. })
-        ));
-        let e = FillParams {
-            h: 0.0,
-            ..Default::default()
-        }
-        .build(0, false);
-        assert!(matches!(
-            e,
-            Err(GranularError::InvalidParameter { name: "h", .. })
-        ));
-        let e = PileParams {
+        };
+        rejects(spec.build(), "size");
+        let fill = |p: FillParams| p.build(0, false);
+        rejects(
+            fill(FillParams {
+                radius: -0.4,
+                ..Default::default()
+            }),
+            "radius",
+        );
+        rejects(
+            fill(FillParams {
+                h: 0.0,
+                ..Default::default()
+            }),
+            "h",
+        );
+        let pile = PileParams {
             r_max: 0.01,
             ..Default::default()
-        }
-        .build(0, false);
-        assert!(matches!(
-            e,
-            Err(GranularError::InvalidParameter { name: "r_max", .. })
-        ));
+        };
+        rejects(pile.build(0, false), "r_max");
         let e = TubeParams {
             angle_deg: 95.0,
             ..Default::default()

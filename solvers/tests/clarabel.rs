@@ -8,7 +8,7 @@ use cpbench_problems::{ConstraintSet, Instance};
 use cpbench_solvers::clarabel::{Clarabel, ClarabelSettings, ConicForm};
 use cpbench_solvers::registry::build;
 use cpbench_solvers::{ExecSettings, Executor, Problem, SolveResult, Status};
-use cpbench_test_support::{dense, solve_with};
+use cpbench_test_support::{dense, lcp2, solve_with};
 
 fn solve(inst: &Instance) -> SolveResult {
     solve_with("clarabel", inst, ExecSettings::default())
@@ -23,24 +23,14 @@ fn assert_close(name: &str, got: &[f64], want: &[f64], tol: f64) {
 #[test]
 fn lcp_interior_and_active_bound() {
     // N = [[2,1],[1,2]], r = (-5,-6): gamma = (4/3, 7/3), w = 0, f = 1/2 r^T gamma = -31/3
-    let inst = dense(
-        2,
-        &[2.0, 1.0, 1.0, 2.0],
-        vec![-5.0, -6.0],
-        ConstraintSet::NonNegative,
-    );
+    let inst = lcp2([2.0, 1.0, 1.0, 2.0], [-5.0, -6.0]);
     let res = solve(&inst);
     assert_eq!(res.status, Status::Converged);
     assert_eq!(res.iterations, 1);
     assert_close("interior", &res.gamma, &[4.0 / 3.0, 7.0 / 3.0], 1e-7);
     assert!((res.residuals.objective + 31.0 / 3.0).abs() < 1e-7);
     // N = [[1, 0.5],[0.5, 1]], r = (1, -1): gamma = (0, 1), w = (1.5, 0), f = -1/2
-    let inst = dense(
-        2,
-        &[1.0, 0.5, 0.5, 1.0],
-        vec![1.0, -1.0],
-        ConstraintSet::NonNegative,
-    );
+    let inst = lcp2([1.0, 0.5, 0.5, 1.0], [1.0, -1.0]);
     let res = solve(&inst);
     assert_eq!(res.status, Status::Converged);
     assert_close("active bound", &res.gamma, &[0.0, 1.0], 1e-7);
@@ -130,12 +120,7 @@ fn frictionless_and_frictional_contacts_mixed() {
 
 #[test]
 fn claim_message_and_counters() {
-    let inst = dense(
-        2,
-        &[2.0, 1.0, 1.0, 2.0],
-        vec![-5.0, -6.0],
-        ConstraintSet::NonNegative,
-    );
+    let inst = lcp2([2.0, 1.0, 1.0, 2.0], [-5.0, -6.0]);
     let res = solve(&inst);
     let msg = res.message.unwrap();
     assert!(msg.starts_with("clarabel: Solved in "), "{msg}");

@@ -5,7 +5,7 @@
 use cpbench_problems::{ConstraintSet, Instance};
 use cpbench_solvers::registry::build;
 use cpbench_solvers::{ExecSettings, Executor, ObserverMode, SolveResult, Status, TraceRecorder};
-use cpbench_test_support::{dense, solve};
+use cpbench_test_support::{dense, lcp2, solve};
 
 fn ipm(inst: &Instance, tol: f64) -> SolveResult {
     solve("ipm", inst, tol, 100)
@@ -23,12 +23,7 @@ fn assert_close(x: &[f64], want: &[f64], tol: f64) {
 #[test]
 fn lcp_with_known_solution() {
     // N = [[2, 1], [1, 2]], r = (-1, 1): x = (1/2, 0), w = N x + r = (0, 3/2).
-    let inst = dense(
-        2,
-        &[2.0, 1.0, 1.0, 2.0],
-        vec![-1.0, 1.0],
-        ConstraintSet::NonNegative,
-    );
+    let inst = lcp2([2.0, 1.0, 1.0, 2.0], [-1.0, 1.0]);
     let res = ipm(&inst, 1e-10);
     assert_eq!(res.status, Status::Converged);
     assert!(res.iterations <= 20, "{} iterations", res.iterations);
@@ -97,12 +92,7 @@ fn degenerate_lcp_without_strict_complementarity() {
 fn singular_psd_matrix() {
     // N = [[1, 1], [1, 1]] (rank 1), r = (-1, -1): every x >= 0 with x1 + x2 = 1 is optimal,
     // objective -1/2, w = N x + r = 0.
-    let inst = dense(
-        2,
-        &[1.0, 1.0, 1.0, 1.0],
-        vec![-1.0, -1.0],
-        ConstraintSet::NonNegative,
-    );
+    let inst = lcp2([1.0, 1.0, 1.0, 1.0], [-1.0, -1.0]);
     let res = ipm(&inst, 1e-10);
     assert_eq!(res.status, Status::Converged);
     assert!((res.gamma[0] + res.gamma[1] - 1.0).abs() < 1e-9);
@@ -147,12 +137,7 @@ fn singular_psd_matrix() {
 
 #[test]
 fn trace_records_barrier_and_step_lengths_and_warm_start_is_ignored() {
-    let inst = dense(
-        2,
-        &[2.0, 1.0, 1.0, 2.0],
-        vec![-1.0, 1.0],
-        ConstraintSet::NonNegative,
-    );
+    let inst = lcp2([2.0, 1.0, 1.0, 2.0], [-1.0, 1.0]);
     let mut b = build("ipm", None).unwrap();
     let ex = Executor::new(ExecSettings {
         tol: 1e-10,

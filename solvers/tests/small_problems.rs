@@ -4,7 +4,7 @@
 use cpbench_problems::{ConstraintSet, Instance, ProblemClass};
 use cpbench_solvers::registry::{build, SOLVER_NAMES};
 use cpbench_solvers::{ExecSettings, Executor, ObserverMode, Status, TraceRecorder};
-use cpbench_test_support::{dense, random_psd, solve_with, Lcg};
+use cpbench_test_support::{dense, lcp2, random_psd, solve_with, Lcg};
 
 fn solve(name: &str, inst: &Instance, tol: f64) -> cpbench_solvers::SolveResult {
     let exec = ExecSettings {
@@ -33,12 +33,7 @@ fn solvers_for(class: ProblemClass) -> Vec<&'static str> {
 #[test]
 fn lcp_interior_solution() {
     // N = [[2,1],[1,2]], r = (-5,-6): z = (4/3, 7/3), w = 0
-    let inst = dense(
-        2,
-        &[2.0, 1.0, 1.0, 2.0],
-        vec![-5.0, -6.0],
-        ConstraintSet::NonNegative,
-    );
+    let inst = lcp2([2.0, 1.0, 1.0, 2.0], [-5.0, -6.0]);
     for name in solvers_for(inst.class()) {
         let res = solve(name, &inst, 1e-12);
         assert_eq!(res.status, Status::Converged, "{name}");
@@ -58,12 +53,7 @@ fn lcp_interior_solution() {
 #[test]
 fn lcp_with_active_bound() {
     // N = [[1, 0.5],[0.5, 1]], r = (1, -1): z = (0, 1), w = (1.5, 0)
-    let inst = dense(
-        2,
-        &[1.0, 0.5, 0.5, 1.0],
-        vec![1.0, -1.0],
-        ConstraintSet::NonNegative,
-    );
+    let inst = lcp2([1.0, 0.5, 0.5, 1.0], [1.0, -1.0]);
     for name in solvers_for(inst.class()) {
         let res = solve(name, &inst, 1e-12);
         assert_eq!(res.status, Status::Converged, "{name}");

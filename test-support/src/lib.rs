@@ -92,3 +92,32 @@ pub fn solve(name: &str, inst: &Instance, tol: f64, max_iter: u64) -> SolveResul
         },
     )
 }
+
+/// Runs `cmd` (a CLI invocation) to its end and asserts it succeeded; the failure message
+/// names the command and carries its stderr. Returns the output (stdout, stderr, status).
+pub fn succeed(cmd: &mut std::process::Command) -> std::process::Output {
+    let o = cmd.output().expect("the command starts");
+    assert!(
+        o.status.success(),
+        "{cmd:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    o
+}
+
+/// Asserts that `res` claims [`Status::Converged`](cpbench_solvers::Status::Converged); the
+/// failure message starts with `what` (solver and instance) and carries the residuals.
+pub fn assert_converged(what: &str, res: &SolveResult) {
+    assert_eq!(
+        res.status,
+        cpbench_solvers::Status::Converged,
+        "{what}: {:?}",
+        res.residuals
+    );
+}
+
+/// The 2-variable LCP `0 <= gamma ⊥ N gamma + r >= 0` with `N` row-major (`[n11, n12, n21,
+/// n22]`), through [`dense`].
+pub fn lcp2(n: [f64; 4], r: [f64; 2]) -> Instance {
+    dense(2, &n, r.to_vec(), ConstraintSet::NonNegative)
+}

@@ -56,99 +56,33 @@
 #![allow(clippy::needless_range_loop)]
 
 mod cone;
+mod constraints;
 mod kkt;
+mod settings;
+mod start;
+
+pub use settings::IpmSettings;
 
 use crate::observer::IterInfo;
 use crate::problem::Problem;
-use crate::settings::{SolverSettings, Validator};
+use crate::settings::SolverSettings;
 use crate::solver::{Solver, StepOutcome, StepResult};
 use crate::state::IterState;
 use crate::status::{SolverError, Status};
 use cone::{jdiv, jprod, jsquare, nonneg_max_step, soc_max_step, SocScaling};
-use cpbench_problems::{ConstraintSet, ProblemClass};
+use constraints::ConicForm;
+use cpbench_problems::ProblemClass;
 use kkt::Kkt;
-use serde::{Deserialize, Serialize};
 use std::time::{Duration, Instant};
 
 /// Relative distance inside a cone's boundary below which an iterate is moved back (rounding
 /// level, see [`Ipm`]'s `scale`).
 const INTERIOR_MARGIN: f64 = 1e-13;
 
-/// Settings of [`Ipm`].
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct IpmSettings {
-    /// Own iteration cap (the executor's cap also applies).
-    pub max_iter: u64,
-    /// Fraction of the step to the boundary taken (in (0, 1)).
-    pub step_fraction: f64,
-    /// Mehrotra's corrector step (off = plain predictor with `sigma` from the affine step).
-    pub corrector: bool,
-    /// Static regularisation of the first factorisation attempt, relative to the largest
-    /// diagonal of `N` (0 = none; retries grow it).
-    pub reg_static: f64,
-    /// Dynamic regularisation: pivots below `reg_dynamic_eps * max diag N` ...
-    pub reg_dynamic_eps: f64,
-    /// ... are replaced by `reg_dynamic_delta * max diag N`.
-    pub reg_dynamic_delta: f64,
-    /// Iterative refinement steps per solve at most (each costs one product with the
-    /// assembled `K` and one solve).
-    pub refine: u32,
-    /// Refine only while `||rhs - K dx||_inf > refine_tol ||rhs||_inf`.
-    pub refine_tol: f64,
-    /// End the solve when `mu < mu_min * mu_0`.
-    pub mu_min: f64,
-}
-
-impl Default for IpmSettings {
-    fn default() -> Self {
-        Self {
-            max_iter: 200,
-            step_fraction: 0.99,
-            corrector: true,
-            reg_static: 0.0,
-            reg_dynamic_eps: 1e-13,
-            reg_dynamic_delta: 1e-7,
-            refine: 2,
-            refine_tol: 1e-12,
-            mu_min: 1e-20,
-        }
-    }
-}
-
-impl SolverSettings for IpmSettings {
-    const SOLVER: &'static str = "ipm";
-
-    fn check(&self, v: &mut Validator) {
-        v.in_open("step_fraction", self.step_fraction, 0.0, 1.0)
-            .non_negative("reg_static", self.reg_static)
-            .non_negative("reg_dynamic_eps", self.reg_dynamic_eps)
-            .non_negative("reg_dynamic_delta", self.reg_dynamic_delta)
-            .non_negative("mu_min", self.mu_min)
-            .non_negative("refine_tol", self.refine_tol);
-    }
-}
-
-/// One bound row `s = c x_j + h` with `c = +-1`.
-#[derive(Clone, Copy, Debug)]
-struct BoundRow {
-    j: usize,
-    c: f64,
-    h: f64,
-}
-
-/// One cone block `s = (mu x_b, x_{b+1}, x_{b+2})`.
-#[derive(Clone, Copy, Debug)]
-struct ConeBlock {
-    b: usize,
-    mu: f64,
-}
-
 /// The primal-dual interior point. Supports LCP, box QP and CCP.
 pub struct Ipm {
     settings: IpmSettings,
-    rows: Vec<BoundRow>,
-    cones: Vec<ConeBlock>,
+    form: ConicForm,
     kkt: Option<Kkt>,
     // Iterates and scratch (allocated in `init`).
     x: Vec<f64>,
@@ -189,8 +123,7 @@ impl Ipm {
         settings.validate()?;
         Ok(Self {
             settings,
-            rows: Vec::new(),
-            cones: Vec::new(),
+            form: ConicForm::default(),
             kkt: None,
             x: Vec::new(),
             z: Vec::new(),
@@ -224,61 +157,9 @@ impl Ipm {
         })
     }
 
-    /// Number of half-line rows.
-    fn m_rows(&self) -> usize {
-        self.rows.len()
-    }
-
-    /// Barrier degree `nu`.
-    fn nu(&self) -> f64 {
-        (self.rows.len() + self.cones.len()).max(1) as f64
-    }
-
-    /// `s = G x + h`.
-    fn slack(&self, x: &[f64], s: &mut [f64]) {
-        let m = self.m_rows();
-        for (k, row) in self.rows.iter().enumerate() {
-            s[k] = row.c * x[row.j] + row.h;
-        }
-        for (c, cb) in self.cones.iter().enumerate() {
-            let o = m + 3 * c;
-            s[o] = cb.mu * x[cb.b];
-            s[o + 1] = x[cb.b + 1];
-            s[o + 2] = x[cb.b + 2];
-        }
-    }
-
-    /// `ds = G dx` (no offset).
-    fn g_apply(&self, dx: &[f64], ds: &mut [f64]) {
-        let m = self.m_rows();
-        for (k, row) in self.rows.iter().enumerate() {
-            ds[k] = row.c * dx[row.j];
-        }
-        for (c, cb) in self.cones.iter().enumerate() {
-            let o = m + 3 * c;
-            ds[o] = cb.mu * dx[cb.b];
-            ds[o + 1] = dx[cb.b + 1];
-            ds[o + 2] = dx[cb.b + 2];
-        }
-    }
-
-    /// `out += alpha G^T y`.
-    fn gt_add(&self, y: &[f64], out: &mut [f64], alpha: f64) {
-        let m = self.m_rows();
-        for (k, row) in self.rows.iter().enumerate() {
-            out[row.j] += alpha * row.c * y[k];
-        }
-        for (c, cb) in self.cones.iter().enumerate() {
-            let o = m + 3 * c;
-            out[cb.b] += alpha * cb.mu * y[o];
-            out[cb.b + 1] += alpha * y[o + 1];
-            out[cb.b + 2] += alpha * y[o + 2];
-        }
-    }
-
     /// NT scalings and `lambda` of the current `(s, z)`. Errors if a block left the interior.
     fn scale(&mut self) -> Result<(), SolverError> {
-        let m = self.m_rows();
+        let m = self.form.m_rows();
         for k in 0..m {
             let (s, z) = (self.s[k], self.z[k]);
             if !(s > 0.0 && z > 0.0) {
@@ -289,14 +170,14 @@ impl Ipm {
             self.wdiag[k] = (s / z).sqrt();
             self.lam[k] = (s * z).sqrt();
         }
-        for c in 0..self.cones.len() {
+        for c in 0..self.form.cones.len() {
             let o = m + 3 * c;
             // Near the end a sliding contact's s (or z) lies within rounding of the cone's
             // boundary, where `s0 - ||s1||` cancels: keep both a relative INTERIOR_MARGIN
             // inside (moving x_n, or z0, by that relative amount only).
             let t = self.s[o + 1].hypot(self.s[o + 2]);
             if self.s[o] <= t * (1.0 + INTERIOR_MARGIN) && t > 0.0 {
-                let cb = self.cones[c];
+                let cb = self.form.cones[c];
                 self.x[cb.b] = t * (1.0 + INTERIOR_MARGIN) / cb.mu;
                 self.s[o] = cb.mu * self.x[cb.b];
                 self.nudges += 1;
@@ -322,11 +203,11 @@ impl Ipm {
     fn factorize(&mut self) -> Result<(), SolverError> {
         let kkt = self.kkt.as_mut().expect("init ran");
         kkt.reset();
-        for (k, row) in self.rows.iter().enumerate() {
+        for (k, row) in self.form.rows.iter().enumerate() {
             let w = self.wdiag[k];
             kkt.add_diag(row.j, 1.0 / (w * w));
         }
-        for (c, cb) in self.cones.iter().enumerate() {
+        for (c, cb) in self.form.cones.iter().enumerate() {
             let mut m3 = self.wsoc[c].inv_squared();
             // S W^-2 S with S = diag(mu, 1, 1).
             for a in 0..3 {
@@ -365,12 +246,12 @@ impl Ipm {
     /// `v = lambda \ r_c`, `t = W^-1 v`, `K dx = -r_d + G^T t`, `ds = G dx`,
     /// `dz = t - W^-2 ds`. Writes `self.dx`, `self.ds`, `self.dz`.
     fn direction(&mut self) {
-        let m = self.m_rows();
+        let m = self.form.m_rows();
         for k in 0..m {
             let v = self.rc[k] / self.lam[k];
             self.t[k] = v / self.wdiag[k];
         }
-        for c in 0..self.cones.len() {
+        for c in 0..self.form.cones.len() {
             let o = m + 3 * c;
             let l = [self.lam[o], self.lam[o + 1], self.lam[o + 2]];
             let r = [self.rc[o], self.rc[o + 1], self.rc[o + 2]];
@@ -383,7 +264,7 @@ impl Ipm {
             self.rhs[i] = -self.rd[i];
         }
         let mut rhs = std::mem::take(&mut self.rhs);
-        self.gt_add(&self.t, &mut rhs, 1.0);
+        self.form.gt_add(&self.t, &mut rhs, 1.0);
         let kkt = self.kkt.as_mut().expect("init ran");
         for (i, f) in kkt.fixed().iter().enumerate() {
             if *f {
@@ -414,15 +295,13 @@ impl Ipm {
         }
         self.solve_time += t0.elapsed();
         self.rhs = rhs;
-        let dx = std::mem::take(&mut self.dx);
         let mut ds = std::mem::take(&mut self.ds);
-        self.g_apply(&dx, &mut ds);
-        self.dx = dx;
+        self.form.g_apply(&self.dx, &mut ds);
         for k in 0..m {
             let w = self.wdiag[k];
             self.dz[k] = self.t[k] - ds[k] / (w * w);
         }
-        for c in 0..self.cones.len() {
+        for c in 0..self.form.cones.len() {
             let o = m + 3 * c;
             let w = &self.wsoc[c];
             let dsc = [ds[o], ds[o + 1], ds[o + 2]];
@@ -436,14 +315,14 @@ impl Ipm {
 
     /// Largest step keeping `s + a ds` and `z + a dz` in `C`.
     fn max_step(&self) -> f64 {
-        let m = self.m_rows();
+        let m = self.form.m_rows();
         let mut a = f64::INFINITY;
         for k in 0..m {
             a = a
                 .min(nonneg_max_step(self.s[k], self.ds[k]))
                 .min(nonneg_max_step(self.z[k], self.dz[k]));
         }
-        for c in 0..self.cones.len() {
+        for c in 0..self.form.cones.len() {
             let o = m + 3 * c;
             let s = [self.s[o], self.s[o + 1], self.s[o + 2]];
             let ds = [self.ds[o], self.ds[o + 1], self.ds[o + 2]];
@@ -464,7 +343,7 @@ impl Ipm {
             let v = -l * l;
             self.rc[k] = shift.map_or(v, |t| v + t);
         }
-        for c in 0..self.cones.len() {
+        for c in 0..self.form.cones.len() {
             let o = m + 3 * c;
             let l = [self.lam[o], self.lam[o + 1], self.lam[o + 2]];
             let sq = jsquare(&l);
@@ -494,97 +373,24 @@ impl Solver for Ipm {
         let inst = problem.instance();
         let n = inst.n();
         let nmat = inst.n_mat();
-        let r = inst.r();
-        let mut fixed = vec![false; n];
-        self.rows.clear();
-        self.cones.clear();
-        let mut blocks = Vec::new();
-        let diag = nmat.diag();
-        let r_inf = cpbench_problems::linalg::norm_inf(r);
-        let mean_diag = {
-            let d: f64 = diag.iter().map(|x| x.abs()).sum::<f64>() / n.max(1) as f64;
-            if d > 0.0 {
-                d
-            } else {
-                1.0
-            }
-        };
-        let (theta_x, theta_z) = if r_inf > 0.0 {
-            (r_inf / mean_diag, r_inf)
-        } else {
-            (1.0, mean_diag)
-        };
-        let mut x = vec![0.0; n];
-        match inst.constraints() {
-            ConstraintSet::NonNegative => {
-                for (j, xj) in x.iter_mut().enumerate() {
-                    self.rows.push(BoundRow { j, c: 1.0, h: 0.0 });
-                    *xj = theta_x;
-                }
-            }
-            ConstraintSet::Box { lo, hi } => {
-                for j in 0..n {
-                    let (l, h) = (lo[j], hi[j]);
-                    if l == h {
-                        fixed[j] = true;
-                        x[j] = l;
-                        continue;
-                    }
-                    if l.is_finite() {
-                        self.rows.push(BoundRow { j, c: 1.0, h: -l });
-                    }
-                    if h.is_finite() {
-                        self.rows.push(BoundRow { j, c: -1.0, h });
-                    }
-                    x[j] = match (l.is_finite(), h.is_finite()) {
-                        (true, true) => l + (0.5 * (h - l)).min(theta_x),
-                        (true, false) => l + theta_x,
-                        (false, true) => h - theta_x,
-                        (false, false) => 0.0,
-                    };
-                }
-            }
-            ConstraintSet::CoulombCones { mu } => {
-                for (c, &m) in mu.iter().enumerate() {
-                    let b = 3 * c;
-                    x[b] = theta_x;
-                    if m > 0.0 {
-                        self.cones.push(ConeBlock { b, mu: m });
-                        blocks.push(b);
-                    } else {
-                        self.rows.push(BoundRow {
-                            j: b,
-                            c: 1.0,
-                            h: 0.0,
-                        });
-                        fixed[b + 1] = true;
-                        fixed[b + 2] = true;
-                    }
-                }
-            }
-        }
-        let m = self.rows.len() + 3 * self.cones.len();
-        self.kkt = Some(Kkt::new(nmat, &blocks, fixed).map_err(SolverError::Numerical)?);
+        let set = inst.constraints();
+        let layout = self.form.build(set, n);
+        let (theta_x, theta_z) = start::thetas(&nmat.diag(), inst.r());
+        let m = self.form.dim();
+        self.kkt =
+            Some(Kkt::new(nmat, &layout.blocks, layout.fixed).map_err(SolverError::Numerical)?);
         self.warm_ignored = state.gamma.iter().any(|&v| v != 0.0);
-        self.x = x;
-        self.z = vec![0.0; m];
-        for k in 0..self.rows.len() {
-            self.z[k] = theta_z;
-        }
-        for c in 0..self.cones.len() {
-            self.z[self.rows.len() + 3 * c] = theta_z;
-        }
+        self.x = start::start_x(set, n, theta_x);
+        self.z = start::start_z(&self.form, theta_z);
         self.s = vec![0.0; m];
-        let xs = std::mem::take(&mut self.x);
-        let mut s = std::mem::take(&mut self.s);
-        self.slack(&xs, &mut s);
-        self.x = xs;
-        self.s = s;
+        self.form.slack(&self.x, &mut self.s);
         self.rd = vec![0.0; n];
         self.lam = vec![0.0; m];
-        self.wdiag = vec![0.0; self.rows.len()];
-        self.wsoc =
-            vec![SocScaling::new(&[1.0, 0.0, 0.0], &[1.0, 0.0, 0.0]).expect("e"); self.cones.len()];
+        self.wdiag = vec![0.0; self.form.rows.len()];
+        self.wsoc = vec![
+            SocScaling::new(&[1.0, 0.0, 0.0], &[1.0, 0.0, 0.0]).expect("e");
+            self.form.cones.len()
+        ];
         self.dx = vec![0.0; n];
         self.ds = vec![0.0; m];
         self.dz = vec![0.0; m];
@@ -595,7 +401,7 @@ impl Solver for Ipm {
         self.rhs = vec![0.0; n];
         self.res = vec![0.0; n];
         self.kx = vec![0.0; n];
-        self.mu0 = cpbench_problems::linalg::dot(&self.s, &self.z) / self.nu();
+        self.mu0 = cpbench_problems::linalg::dot(&self.s, &self.z) / self.form.nu();
         self.stalls = 0;
         self.factorizations = 0;
         self.solves = 0;
@@ -610,7 +416,7 @@ impl Solver for Ipm {
 
     fn step(&mut self, problem: &Problem, state: &mut IterState) -> StepResult {
         let n = self.x.len();
-        let m = self.m_rows();
+        let m = self.form.m_rows();
         let r = problem.instance().r();
         // Dual residual r_d = N x + r - G^T z (zero on fixed variables).
         let mut rd = std::mem::take(&mut self.rd);
@@ -618,7 +424,7 @@ impl Solver for Ipm {
         for (v, ri) in rd.iter_mut().zip(r) {
             *v += ri;
         }
-        self.gt_add(&self.z, &mut rd, -1.0);
+        self.form.gt_add(&self.z, &mut rd, -1.0);
         let kkt = self.kkt.as_ref().expect("init ran");
         for (v, &f) in rd.iter_mut().zip(kkt.fixed()) {
             if f {
@@ -627,7 +433,7 @@ impl Solver for Ipm {
         }
         self.rd = rd;
         let gap = cpbench_problems::linalg::dot(&self.s, &self.z);
-        let mu = gap / self.nu();
+        let mu = gap / self.form.nu();
         if mu < self.settings.mu_min * self.mu0 {
             self.end_reason = Some(format!(
                 "barrier parameter {mu:.3e} below mu_min * mu_0 = {:.3e}",
@@ -653,7 +459,7 @@ impl Solver for Ipm {
         for k in 0..self.s.len() {
             mu_aff += (self.s[k] + alpha_aff * self.ds[k]) * (self.z[k] + alpha_aff * self.dz[k]);
         }
-        mu_aff = mu_aff.max(0.0) / self.nu();
+        mu_aff = mu_aff.max(0.0) / self.form.nu();
         let sigma = (mu_aff / mu).clamp(0.0, 1.0).powi(3);
 
         if self.settings.corrector {
@@ -665,7 +471,7 @@ impl Solver for Ipm {
                 let l = self.lam[k];
                 self.rc[k] = -l * l - (self.ds_aff[k] / w) * (self.dz_aff[k] * w) + sigma * mu;
             }
-            for c in 0..self.cones.len() {
+            for c in 0..self.form.cones.len() {
                 let o = m + 3 * c;
                 let w = &self.wsoc[c];
                 let l = [self.lam[o], self.lam[o + 1], self.lam[o + 2]];
@@ -689,11 +495,7 @@ impl Solver for Ipm {
         for k in 0..self.z.len() {
             self.z[k] += alpha * self.dz[k];
         }
-        let x = std::mem::take(&mut self.x);
-        let mut s = std::mem::take(&mut self.s);
-        self.slack(&x, &mut s);
-        self.x = x;
-        self.s = s;
+        self.form.slack(&self.x, &mut self.s);
         state.gamma.copy_from_slice(&self.x);
 
         let mut info = IterInfo::new();
