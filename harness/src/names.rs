@@ -1,5 +1,6 @@
 //! File names of the per-instance outputs (traces, plots, report figures): one function maps an
-//! instance to its file stem, so that every writer and every link agrees.
+//! instance to its file stem, so that every writer and every link agrees; [`trace_path`] and
+//! [`plot_paths`] place a run's trace and an instance's plots in a results folder.
 //!
 //! The stem of an instance is its full name (dots included: `BoxesStack1-i100000-32.hdf5__ccp`
 //! stays whole; extensions are appended, never substituted) made safe as a file name

@@ -25,11 +25,11 @@
 //! profiles at any looser one.
 
 //!
-//! Layout: this module reads the folder and orchestrates; every section is one function:
-//! [`sections`] (header, cost-model note, baseline comparison), [`metrics`] (outcomes, ratios,
-//! shifted geometric means and the summary table), [`profiles`] (performance profiles),
-//! [`instances`] (per-instance tables, convergence plots, overview grid), [`peer`] (side by
-//! side with a peer file).
+//! Layout: this module reads the folder and orchestrates; every section is one function in a
+//! private submodule: `sections` (header, cost-model note, baseline comparison), `metrics`
+//! (outcomes, ratios, shifted geometric means and the summary table), `profiles` (performance
+//! profiles), `instances` (per-instance tables, convergence plots, overview grid), `peer` (side
+//! by side with a peer file).
 
 mod instances;
 mod metrics;
