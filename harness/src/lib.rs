@@ -4,22 +4,47 @@
 //! the problem data, never trusting a solver's status), and writes tidy CSV, traces, a
 //! manifest and convergence plots. Modelled on qpbenchmark (test sets x solvers x settings,
 //! "success" vs claimed status) and argmin's observers.
+//!
+//! ## Module layout
+//!
+//! The harness modules depend on each other as a DAG (an arrow reads "uses"; every module may
+//! also use [`error`] and [`fsutil`]):
+//!
+//! ```text
+//! results, plot, check, generate           (leaves: CSV files, drawing, the check, export)
+//! manifest  -> (none)                      typed manifest.json, Profile, Shard
+//! lock      -> manifest                    folder lock (its start time)
+//! suite     -> generate                    instance suites
+//! names     -> results                     file stems, trace and plot paths
+//! order     -> manifest, results           canonical row order
+//! table     -> results                     terminal summary table
+//! figures   -> names, plot, results        convergence plots, row groups, labels
+//! regression -> results                    baseline comparison
+//! run       -> check, figures, lock, manifest, names, order, results
+//! merge     -> figures, lock, manifest, names, order, results
+//! report    -> figures, lock, manifest, names, order, plot, regression, results
+//! ```
+//!
+//! `run`, `merge` and `report` use none of each other.
 #![warn(missing_docs)]
 
 pub mod check;
 pub mod error;
+pub mod figures;
 pub mod fsutil;
 pub mod generate;
 pub mod lock;
 pub mod manifest;
 pub mod merge;
 pub mod names;
+pub mod order;
 pub mod plot;
 pub mod regression;
 pub mod report;
 pub mod results;
 pub mod run;
 pub mod suite;
+pub mod table;
 
 pub use error::{HarnessError, Result};
 pub use run::{run, Profile, RunConfig, Shard, SolverSpec};

@@ -1,8 +1,206 @@
 //! `manifest.json`: what produced a results folder (revision, machine, versions, settings,
-//! instances with their hashes and provenance, seeds).
+//! instances with their hashes and provenance, seeds), as the typed [`Manifest`] that `run` and
+//! `merge` write and `merge` and `report` read.
+//!
+//! The JSON keeps the field names and nesting of the manifests written before the type existed
+//! (keys in alphabetical order, a merged folder's shard manifests nested under `merged_from`);
+//! every field has a default, so older manifests that lack a field still read, and fields this
+//! version does not know are kept in [`Manifest::extra`] and written back unchanged.
 
-use cpbench_problems::Instance;
-use serde_json::{json, Value};
+use crate::error::{HarnessError, Result};
+use crate::fsutil::write_json_atomic;
+use cpbench_problems::{Instance, Provenance};
+use cpbench_solvers::ExecSettings;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// The contents of `manifest.json`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Manifest {
+    /// Version of the `cpbench` that wrote the folder (`CARGO_PKG_VERSION`).
+    pub cpbench_version: String,
+    /// Creation time, RFC 3339 UTC ([`now_utc`]).
+    pub created: String,
+    /// Git revision ([`git_revision`]).
+    pub git_revision: String,
+    /// The machine ([`machine`]).
+    pub machine: Machine,
+    /// Suite name (`default`, `permon`, `instances`, ...).
+    pub suite: String,
+    /// Executor settings (the `tol` of each profile replaces `exec.tol`).
+    pub exec: ExecSettings,
+    /// Settings profiles, in canonical order.
+    pub profiles: Vec<Profile>,
+    /// The harness's check.
+    pub check: CheckRecord,
+    /// Every k-th iteration recorded in the traces.
+    pub trace_every: u64,
+    /// Concurrent runs.
+    pub jobs: usize,
+    /// The shard this folder holds (`null`: the whole matrix, or a merged folder).
+    pub shard: Option<Shard>,
+    /// Runs executed by the call that wrote the manifest.
+    pub runs_executed: usize,
+    /// Runs skipped because their row was already in `summary.csv`.
+    pub runs_skipped_as_present: usize,
+    /// Random seeds (a sentence: every solver and instance is deterministic today).
+    pub seeds: String,
+    /// Solvers with their effective settings, in canonical order.
+    pub solvers: Vec<SolverEntry>,
+    /// Instances, in canonical order.
+    pub instances: Vec<InstanceEntry>,
+    /// A merged folder ([`crate::merge`]): the manifests of the folders it was merged from, in
+    /// argument order (left out of the JSON when empty).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub merged_from: Vec<MergedFrom>,
+    /// Fields this version does not know (from another version), kept as read.
+    #[serde(flatten)]
+    pub extra: BTreeMap<String, Value>,
+}
+
+/// The `machine` object of a manifest.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Machine {
+    /// `std::env::consts::OS`.
+    pub os: String,
+    /// `std::env::consts::ARCH`.
+    pub arch: String,
+    /// Logical CPUs (`available_parallelism`).
+    pub logical_cpus: usize,
+    /// Threads of rayon's global pool.
+    pub rayon_threads: usize,
+    /// Host name (`/etc/hostname`, `unknown` when unreadable).
+    pub hostname: String,
+}
+
+/// The `check` object of a manifest.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct CheckRecord {
+    /// The residual checked (`ResidualKind::as_str`), or `class default`.
+    pub residual: String,
+}
+
+/// A solver of a manifest.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SolverEntry {
+    /// Registry name.
+    pub name: String,
+    /// Effective settings (the JSON object of the solver's settings struct).
+    pub settings: Value,
+    /// Settings hash ([`crate::run::settings_hash`]) per profile name.
+    pub settings_hash: BTreeMap<String, String>,
+}
+
+/// An instance of a manifest ([`instance_entry`]).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct InstanceEntry {
+    /// Full instance name.
+    pub name: String,
+    /// Problem class (`lcp`, `boxqp`, `ccp`, `coulomb`).
+    pub class: String,
+    /// Dimension of `gamma`.
+    pub n: usize,
+    /// Stored non-zeros of `N`.
+    pub nnz: usize,
+    /// Content hash (SHA-256, hex).
+    pub hash: String,
+    /// Where the instance came from.
+    pub provenance: Provenance,
+}
+
+/// A folder a merged folder was made from.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct MergedFrom {
+    /// The folder, as given to `cpbench merge`.
+    pub folder: String,
+    /// Its manifest.
+    pub manifest: Manifest,
+}
+
+impl Manifest {
+    /// Read `dir/manifest.json`. Errors: [`HarnessError::Io`] when it cannot be read,
+    /// [`HarnessError::Csv`] naming the file when it is not a manifest.
+    pub fn read(dir: &Path) -> Result<Manifest> {
+        let p = dir.join("manifest.json");
+        let text = std::fs::read_to_string(&p).map_err(|e| HarnessError::io(&p, e))?;
+        serde_json::from_str(&text).map_err(|e| HarnessError::Csv {
+            path: p,
+            message: e.to_string(),
+        })
+    }
+
+    /// Write `dir/manifest.json` atomically, pretty-printed with the keys in alphabetical
+    /// order (as every manifest so far). Errors: I/O errors.
+    pub fn write(&self, dir: &Path) -> Result<()> {
+        let value = serde_json::to_value(self).unwrap_or_default();
+        write_json_atomic(&dir.join("manifest.json"), &value)
+    }
+}
+
+/// A settings profile (qpbenchmark's third axis): a name and the tolerance used both by the
+/// stopping test and by the harness's check.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Profile {
+    /// `default`, `low`, `high` or `custom`.
+    pub name: String,
+    /// Tolerance on the chosen residual.
+    pub tol: f64,
+}
+
+impl Profile {
+    /// The built-in profiles: `default` (1e-6), `low` (1e-4), `high` (1e-8).
+    pub fn builtin(name: &str) -> Option<Profile> {
+        let tol = match name {
+            "default" => 1e-6,
+            "low" => 1e-4,
+            "high" => 1e-8,
+            _ => return None,
+        };
+        Some(Profile {
+            name: name.into(),
+            tol,
+        })
+    }
+}
+
+/// A 1-based shard `index` of `count`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Shard {
+    /// 1-based index.
+    pub index: usize,
+    /// Number of shards.
+    pub count: usize,
+}
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+    /// Parse `i/n` with `1 <= i <= n`.
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        let (a, b) = s
+            .split_once('/')
+            .ok_or_else(|| format!("shard '{s}' is not of the form i/n"))?;
+        let index: usize = a
+            .trim()
+            .parse()
+            .map_err(|_| format!("bad shard index in '{s}'"))?;
+        let count: usize = b
+            .trim()
+            .parse()
+            .map_err(|_| format!("bad shard count in '{s}'"))?;
+        if count == 0 || index == 0 || index > count {
+            return Err(format!("shard '{s}' needs 1 <= i <= n"));
+        }
+        Ok(Shard { index, count })
+    }
+}
 
 /// Git revision of the working directory (`git rev-parse HEAD`, with `-dirty` when there are
 /// uncommitted changes); outside a checkout, the revision the binary was built from with the
@@ -31,17 +229,19 @@ pub fn git_revision() -> String {
 }
 
 /// Machine description: OS, architecture, logical CPUs, host name, rayon threads.
-pub fn machine() -> Value {
+pub fn machine() -> Machine {
     let host = std::fs::read_to_string("/etc/hostname")
         .map(|s| s.trim().to_string())
         .unwrap_or_else(|_| "unknown".into());
-    json!({
-        "os": std::env::consts::OS,
-        "arch": std::env::consts::ARCH,
-        "logical_cpus": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
-        "rayon_threads": rayon::current_num_threads(),
-        "hostname": host,
-    })
+    Machine {
+        os: std::env::consts::OS.into(),
+        arch: std::env::consts::ARCH.into(),
+        logical_cpus: std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1),
+        rayon_threads: rayon::current_num_threads(),
+        hostname: host,
+    }
 }
 
 /// Current UTC time as `(YYYYmmdd-HHMMSS, RFC 3339)`.
@@ -69,13 +269,101 @@ pub fn now_utc() -> (String, String) {
 }
 
 /// Manifest entry of an instance.
-pub fn instance_entry(inst: &Instance) -> Value {
-    json!({
-        "name": inst.name(),
-        "class": inst.class().as_str(),
-        "n": inst.n(),
-        "nnz": inst.n_mat().nnz(),
-        "hash": inst.hash(),
-        "provenance": inst.provenance(),
-    })
+pub fn instance_entry(inst: &Instance) -> InstanceEntry {
+    InstanceEntry {
+        name: inst.name().to_string(),
+        class: inst.class().as_str().to_string(),
+        n: inst.n(),
+        nnz: inst.n_mat().nnz(),
+        hash: inst.hash().to_string(),
+        provenance: inst.provenance().clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The committed manifest of `results/siconos-side-by-side` reads into the typed manifest
+    /// and writes back as the same JSON (every field known, names and nesting unchanged).
+    #[test]
+    fn committed_manifest_round_trips() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../results/siconos-side-by-side");
+        let text = std::fs::read_to_string(dir.join("manifest.json")).unwrap();
+        let raw: Value = serde_json::from_str(&text).unwrap();
+        let m = Manifest::read(&dir).unwrap();
+        assert_eq!(m.suite, "instances");
+        assert_eq!(m.machine.logical_cpus, 2);
+        assert_eq!(m.check.residual, "nat_map_rel_2");
+        assert_eq!(
+            m.profiles,
+            vec![Profile {
+                name: "custom".into(),
+                tol: 1e-8
+            }]
+        );
+        assert_eq!(m.runs_executed, 39);
+        assert_eq!(m.exec.max_iter, 20_000);
+        assert_eq!(m.instances[0].n, 156);
+        assert_eq!(m.instances[0].provenance.format, "siconos-fc3d");
+        assert!(m.extra.is_empty(), "{:?}", m.extra.keys());
+        assert_eq!(serde_json::to_value(&m).unwrap(), raw);
+    }
+
+    /// A merged manifest (shard manifests nested under `merged_from`) written and read back is
+    /// the same; an older manifest without most fields reads with defaults and keeps the
+    /// fields this version does not know.
+    #[test]
+    fn merged_and_old_manifests_round_trip() {
+        let shard = Manifest {
+            suite: "default".into(),
+            jobs: 2,
+            shard: Some(Shard { index: 1, count: 2 }),
+            profiles: vec![Profile::builtin("low").unwrap()],
+            solvers: vec![SolverEntry {
+                name: "pgs".into(),
+                settings: serde_json::json!({"omega": 1.0}),
+                settings_hash: [("low".to_string(), "0123456789abcdef".to_string())].into(),
+            }],
+            ..Manifest::default()
+        };
+        let merged = Manifest {
+            shard: None,
+            merged_from: vec![MergedFrom {
+                folder: "s1".into(),
+                manifest: shard.clone(),
+            }],
+            ..shard.clone()
+        };
+        let dir = tempfile::tempdir().unwrap();
+        merged.write(dir.path()).unwrap();
+        let back = Manifest::read(dir.path()).unwrap();
+        assert_eq!(back, merged);
+        let raw: Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.path().join("manifest.json")).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(raw["merged_from"][0]["manifest"]["shard"]["count"], 2);
+        assert_eq!(raw["merged_from"][0]["folder"], "s1");
+        assert!(raw["merged_from"][0]["manifest"]
+            .get("merged_from")
+            .is_none());
+        assert_eq!(
+            raw["solvers"][0]["settings_hash"]["low"],
+            "0123456789abcdef"
+        );
+
+        std::fs::write(
+            dir.path().join("manifest.json"),
+            r#"{"suite": "old", "exec": {"max_iter": 50}, "future_field": [1, 2]}"#,
+        )
+        .unwrap();
+        let old = Manifest::read(dir.path()).unwrap();
+        assert_eq!(old.suite, "old");
+        assert_eq!(old.exec.max_iter, 50);
+        assert_eq!(old.exec.tol, 1e-6);
+        assert!(old.instances.is_empty() && old.shard.is_none());
+        assert_eq!(old.extra["future_field"], serde_json::json!([1, 2]));
+        assert_eq!(serde_json::to_value(&old).unwrap()["future_field"][1], 2);
+    }
 }

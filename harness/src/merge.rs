@@ -7,53 +7,13 @@
 //! manifest records the shard manifests; the convergence plots are drawn again from the traces.
 
 use crate::error::{HarnessError, Result};
-use crate::fsutil::write_json_atomic;
-use crate::names::FileStems;
+use crate::figures::draw_iteration_plots;
+use crate::manifest::{Manifest, MergedFrom};
+use crate::names::{trace_path, FileStems};
+use crate::order::sort_canonical;
 use crate::results::{read_summary, write_summary, SummaryRow};
-use crate::run::{draw_iteration_plots, trace_path};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-
-/// Canonical sort positions from a manifest: instance names, solver names, profile names.
-fn canonical_order(manifest: &serde_json::Value) -> (Vec<String>, Vec<String>, Vec<String>) {
-    let names = |key: &str, field: &str| -> Vec<String> {
-        manifest[key]
-            .as_array()
-            .map(|a| {
-                a.iter()
-                    .filter_map(|v| v[field].as_str().map(String::from))
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
-    (
-        names("instances", "name"),
-        names("solvers", "name"),
-        names("profiles", "name"),
-    )
-}
-
-/// Sort rows in the canonical order given by `manifest` (unknown entries last, stable).
-pub fn sort_canonical(rows: &mut [SummaryRow], manifest: &serde_json::Value) {
-    let (inst, solv, prof) = canonical_order(manifest);
-    let pos = |v: &[String], s: &str| v.iter().position(|x| x == s).unwrap_or(usize::MAX);
-    rows.sort_by_key(|r| {
-        (
-            pos(&inst, &r.instance),
-            pos(&solv, &r.solver),
-            pos(&prof, &r.profile),
-        )
-    });
-}
-
-fn read_manifest(dir: &Path) -> Result<serde_json::Value> {
-    let p = dir.join("manifest.json");
-    let text = std::fs::read_to_string(&p).map_err(|e| HarnessError::io(&p, e))?;
-    serde_json::from_str(&text).map_err(|e| HarnessError::Csv {
-        path: p,
-        message: e.to_string(),
-    })
-}
 
 /// Merge the result folders `inputs` into `out` (created; an existing `summary.csv` there is
 /// replaced), holding its lock ([`crate::lock::FolderLock`]). Returns the merged rows. Errors:
@@ -69,7 +29,7 @@ pub fn merge(out: &Path, inputs: &[PathBuf], plots: bool) -> Result<Vec<SummaryR
     let mut sources: Vec<(usize, SummaryRow)> = Vec::new();
     let mut folder_stems = Vec::new();
     for (k, dir) in inputs.iter().enumerate() {
-        let m = read_manifest(dir)?;
+        let m = Manifest::read(dir)?;
         let shard_rows = read_summary(&dir.join("summary.csv"))?;
         folder_stems.push(FileStems::from_rows(&shard_rows));
         for r in shard_rows {
@@ -96,7 +56,10 @@ pub fn merge(out: &Path, inputs: &[PathBuf], plots: bool) -> Result<Vec<SummaryR
                 }
             }
         }
-        manifests.push(serde_json::json!({"folder": dir.display().to_string(), "manifest": m}));
+        manifests.push(MergedFrom {
+            folder: dir.display().to_string(),
+            manifest: m,
+        });
     }
     // traces, renamed to the stems of the merged folder (instances of two shards may clash)
     let stems = FileStems::from_rows(&rows);
@@ -112,18 +75,17 @@ pub fn merge(out: &Path, inputs: &[PathBuf], plots: bool) -> Result<Vec<SummaryR
         }
     }
     if let Some(first) = manifests.first() {
-        sort_canonical(&mut rows, &first["manifest"]);
+        sort_canonical(&mut rows, &first.manifest);
     }
     write_summary(&out.join("summary.csv"), &rows)?;
+    // the first folder's manifest, no longer a shard, recording every folder's manifest
     let mut merged = manifests
         .first()
-        .map(|m| m["manifest"].clone())
+        .map(|m| m.manifest.clone())
         .unwrap_or_default();
-    if let Some(obj) = merged.as_object_mut() {
-        obj.remove("shard");
-        obj.insert("merged_from".into(), serde_json::Value::Array(manifests));
-    }
-    write_json_atomic(&out.join("manifest.json"), &merged)?;
+    merged.shard = None;
+    merged.merged_from = manifests;
+    merged.write(out)?;
     if plots {
         // each instance's plot shows its rows' own check residual
         draw_iteration_plots(out, &rows, None)?;

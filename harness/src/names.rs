@@ -1,5 +1,6 @@
 //! File names of the per-instance outputs (traces, plots, report figures): one function maps an
-//! instance to its file stem, so that every writer and every link agrees.
+//! instance to its file stem, so that every writer and every link agrees; [`trace_path`] and
+//! [`plot_paths`] place a run's trace and an instance's plots in a results folder.
 //!
 //! The stem of an instance is its full name (dots included: `BoxesStack1-i100000-32.hdf5__ccp`
 //! stays whole; extensions are appended, never substituted) made safe as a file name
@@ -21,6 +22,7 @@ use crate::fsutil::safe_file_name;
 use crate::results::SummaryRow;
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 
 /// The file stem of instance `name` (content hash `hash`): the sanitised name, with the
 /// `-XXXXXXXX` suffix when sanitising changed it or when `clash` (see the module docs).
@@ -84,6 +86,37 @@ impl FileStems {
     pub fn of_row(&self, r: &SummaryRow) -> String {
         self.stem(&r.instance, &r.instance_hash)
     }
+}
+
+/// File-name suffix of a profile: `__<profile>` made safe as a file name, empty for
+/// `default`.
+pub fn profile_suffix(profile: &str) -> String {
+    if profile == "default" {
+        String::new()
+    } else {
+        format!("__{}", safe_file_name(profile))
+    }
+}
+
+/// Trace file of a run, relative to the results folder: `traces/<stem>__<solver>[__<profile>].csv`
+/// where `stem` is the instance's file stem ([`FileStems`]).
+pub fn trace_path(stem: &str, solver: &str, profile: &str) -> PathBuf {
+    Path::new("traces").join(format!(
+        "{stem}__{}{}.csv",
+        safe_file_name(solver),
+        profile_suffix(profile)
+    ))
+}
+
+/// Plot files of an instance, relative to the results folder:
+/// `(plots/<stem>[__<profile>].png, plots/<stem>[__<profile>].svg)`, `stem` as in
+/// [`trace_path`]. The extensions are appended, so dots in the stem are kept.
+pub fn plot_paths(stem: &str, profile: &str) -> (PathBuf, PathBuf) {
+    let base = format!("{stem}{}", profile_suffix(profile));
+    (
+        Path::new("plots").join(format!("{base}.png")),
+        Path::new("plots").join(format!("{base}.svg")),
+    )
 }
 
 #[cfg(test)]

@@ -15,27 +15,26 @@
 //! the `jobs` column records it so that timing-sensitive reports can insist on 1); a rerun into
 //! the same folder skips runs already in `summary.csv` (keyed by instance hash, solver,
 //! settings hash and profile) unless `rerun`; `shard = i/n` runs the deterministic subset of the
-//! matrix whose canonical index is `i - 1` modulo `n` (see [`crate::merge`]).
+//! matrix whose canonical index is `i - 1` modulo `n` (folders joined again by `crate::merge`).
 
 use crate::check::{check, CheckSpec};
 use crate::error::{HarnessError, Result};
-use crate::fsutil::{safe_file_name, write_json_atomic};
-use crate::manifest;
-use crate::names::FileStems;
-use crate::plot::{draw_plot, LinePlot, Series};
-use crate::results::{
-    read_summary, read_trace, write_summary, write_trace, SummaryAppender, SummaryRow,
-};
+use crate::figures::draw_iteration_plots;
+use crate::manifest::{self, CheckRecord, Manifest, SolverEntry};
+use crate::names::{plot_paths, trace_path, FileStems};
+use crate::order::sort_canonical;
+use crate::results::{read_summary, write_summary, write_trace, SummaryAppender, SummaryRow};
 use cpbench_problems::{Instance, ResidualKind};
 use cpbench_solvers::registry::{self, build};
 use cpbench_solvers::{ExecSettings, Executor, ObserverMode, TraceRecorder};
 use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
 use serde_json::json;
 use sha2::{Digest, Sha256};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+
+pub use crate::manifest::{Profile, Shard};
 
 /// A solver and its settings (a JSON object of its settings struct; `None` = defaults).
 #[derive(Clone, Debug)]
@@ -53,63 +52,6 @@ impl SolverSpec {
             name: name.to_string(),
             settings: None,
         }
-    }
-}
-
-/// A settings profile (qpbenchmark's third axis): a name and the tolerance used both by the
-/// stopping test and by the harness's check.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Profile {
-    /// `default`, `low`, `high` or `custom`.
-    pub name: String,
-    /// Tolerance on the chosen residual.
-    pub tol: f64,
-}
-
-impl Profile {
-    /// The built-in profiles: `default` (1e-6), `low` (1e-4), `high` (1e-8).
-    pub fn builtin(name: &str) -> Option<Profile> {
-        let tol = match name {
-            "default" => 1e-6,
-            "low" => 1e-4,
-            "high" => 1e-8,
-            _ => return None,
-        };
-        Some(Profile {
-            name: name.into(),
-            tol,
-        })
-    }
-}
-
-/// A 1-based shard `index` of `count`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Shard {
-    /// 1-based index.
-    pub index: usize,
-    /// Number of shards.
-    pub count: usize,
-}
-
-impl std::str::FromStr for Shard {
-    type Err = String;
-    /// Parse `i/n` with `1 <= i <= n`.
-    fn from_str(s: &str) -> std::result::Result<Self, String> {
-        let (a, b) = s
-            .split_once('/')
-            .ok_or_else(|| format!("shard '{s}' is not of the form i/n"))?;
-        let index: usize = a
-            .trim()
-            .parse()
-            .map_err(|_| format!("bad shard index in '{s}'"))?;
-        let count: usize = b
-            .trim()
-            .parse()
-            .map_err(|_| format!("bad shard count in '{s}'"))?;
-        if count == 0 || index == 0 || index > count {
-            return Err(format!("shard '{s}' needs 1 <= i <= n"));
-        }
-        Ok(Shard { index, count })
     }
 }
 
@@ -191,36 +133,6 @@ pub fn settings_hash(solver: &str, settings: &serde_json::Value, exec: &ExecSett
     let v = json!({"solver": solver, "settings": settings, "exec": exec});
     let d = Sha256::digest(v.to_string().as_bytes());
     d.iter().take(8).map(|b| format!("{b:02x}")).collect()
-}
-
-/// File-name suffix of a profile (empty for `default`).
-fn profile_suffix(profile: &str) -> String {
-    if profile == "default" {
-        String::new()
-    } else {
-        format!("__{}", safe_file_name(profile))
-    }
-}
-
-/// Trace file of a run, relative to the results folder: `traces/<stem>__<solver>[__<profile>].csv`
-/// where `stem` is the instance's file stem ([`crate::names::FileStems`]).
-pub fn trace_path(stem: &str, solver: &str, profile: &str) -> PathBuf {
-    Path::new("traces").join(format!(
-        "{stem}__{}{}.csv",
-        safe_file_name(solver),
-        profile_suffix(profile)
-    ))
-}
-
-/// Plot files of an instance, relative to the results folder:
-/// `(plots/<stem>[__<profile>].png, plots/<stem>[__<profile>].svg)`, `stem` as in
-/// [`trace_path`]. The extensions are appended, so dots in the stem are kept.
-pub fn plot_paths(stem: &str, profile: &str) -> (PathBuf, PathBuf) {
-    let base = format!("{stem}{}", profile_suffix(profile));
-    (
-        Path::new("plots").join(format!("{base}.png")),
-        Path::new("plots").join(format!("{base}.svg")),
-    )
 }
 
 struct Task<'a> {
@@ -309,30 +221,45 @@ pub fn run(instances: &[Instance], cfg: &RunConfig) -> Result<RunOutcome> {
     let skipped = before - tasks.len();
 
     let (_, created) = manifest::now_utc();
-    let manifest = json!({
-        "cpbench_version": env!("CARGO_PKG_VERSION"),
-        "created": created,
-        "git_revision": manifest::git_revision(),
-        "machine": manifest::machine(),
-        "suite": cfg.suite,
-        "exec": cfg.exec,
-        "profiles": cfg.profiles,
-        "check": {"residual": cfg.check_residual.map_or("class default", |k| k.as_str())},
-        "trace_every": cfg.trace_every,
-        "jobs": jobs,
-        "shard": cfg.shard,
-        "runs_executed": tasks.len(),
-        "runs_skipped_as_present": skipped,
-        "seeds": "none: every solver and instance here is deterministic",
-        "solvers": cfg.solvers.iter().enumerate().map(|(s, spec)| json!({
-            "name": spec.name,
-            "settings": effective[s],
-            "settings_hash": cfg.profiles.iter().enumerate()
-                .map(|(p, prof)| (prof.name.clone(), json!(hashes[s][p]))).collect::<serde_json::Map<_, _>>(),
-        })).collect::<Vec<_>>(),
-        "instances": instances.iter().map(manifest::instance_entry).collect::<Vec<_>>(),
-    });
-    write_json_atomic(&out.join("manifest.json"), &manifest)?;
+    let manifest = Manifest {
+        cpbench_version: env!("CARGO_PKG_VERSION").to_string(),
+        created,
+        git_revision: manifest::git_revision(),
+        machine: manifest::machine(),
+        suite: cfg.suite.clone(),
+        exec: cfg.exec.clone(),
+        profiles: cfg.profiles.clone(),
+        check: CheckRecord {
+            residual: cfg
+                .check_residual
+                .map_or("class default", |k| k.as_str())
+                .to_string(),
+        },
+        trace_every: cfg.trace_every,
+        jobs,
+        shard: cfg.shard,
+        runs_executed: tasks.len(),
+        runs_skipped_as_present: skipped,
+        seeds: "none: every solver and instance here is deterministic".to_string(),
+        solvers: cfg
+            .solvers
+            .iter()
+            .enumerate()
+            .map(|(s, spec)| SolverEntry {
+                name: spec.name.clone(),
+                settings: effective[s].clone(),
+                settings_hash: cfg
+                    .profiles
+                    .iter()
+                    .enumerate()
+                    .map(|(p, prof)| (prof.name.clone(), hashes[s][p].clone()))
+                    .collect(),
+            })
+            .collect(),
+        instances: instances.iter().map(manifest::instance_entry).collect(),
+        ..Manifest::default()
+    };
+    manifest.write(out)?;
 
     let bar = if cfg.progress {
         indicatif::ProgressBar::new(tasks.len() as u64)
@@ -422,7 +349,7 @@ pub fn run(instances: &[Instance], cfg: &RunConfig) -> Result<RunOutcome> {
     results.into_iter().collect::<Result<Vec<()>>>()?;
 
     let mut rows = read_summary(&summary_path)?;
-    crate::merge::sort_canonical(&mut rows, &manifest);
+    sort_canonical(&mut rows, &manifest);
     if cfg.plots {
         draw_iteration_plots(out, &rows, cfg.check_residual)?;
     }
@@ -453,123 +380,4 @@ fn rename_changed_stems(out: &Path, existing: &[SummaryRow], stems: &FileStems) 
         }
     }
     Ok(())
-}
-
-/// For every (instance, profile) of `rows`, draw `plots/<instance>[__<profile>].png/.svg`:
-/// `residual` (`None`: the check residual of the group's first row) against iterations, one
-/// line per solver, from the trace files in `dir`.
-pub fn draw_iteration_plots(
-    dir: &Path,
-    rows: &[SummaryRow],
-    residual: Option<ResidualKind>,
-) -> Result<()> {
-    let mut solvers: Vec<&str> = Vec::new();
-    for r in rows {
-        if !solvers.contains(&r.solver.as_str()) {
-            solvers.push(&r.solver);
-        }
-    }
-    let stems = FileStems::from_rows(rows);
-    for ((inst, prof), group) in group_rows(rows) {
-        let stem = stems.of_row(group[0]);
-        let first = group[0];
-        let residual = residual
-            .or_else(|| ResidualKind::parse(&first.check_residual))
-            .unwrap_or_default();
-        let mut series = Vec::new();
-        for r in &group {
-            let p = dir.join(trace_path(&stem, &r.solver, &r.profile));
-            if !p.exists() {
-                continue;
-            }
-            let pts = read_trace(&p)?;
-            series.push(Series {
-                label: r.solver.clone(),
-                points: pts
-                    .iter()
-                    .map(|q| (q.iteration as f64, q.residuals.get(residual)))
-                    .collect(),
-                color: solvers.iter().position(|s| *s == r.solver),
-            });
-        }
-        let plot = LinePlot::convergence(
-            format!(
-                "{} ({}, n = {}){}",
-                inst,
-                first.class,
-                first.n,
-                profile_title(&prof)
-            ),
-            "iteration",
-            residual_label(residual).to_string(),
-            series,
-            Some(first.tol),
-        );
-        let (png, svg) = plot_paths(&stem, &prof);
-        draw_plot(&plot, &dir.join(png), &dir.join(svg))?;
-    }
-    Ok(())
-}
-
-/// ` [profile]` for non-default profiles (plot titles).
-pub fn profile_title(profile: &str) -> String {
-    if profile == "default" {
-        String::new()
-    } else {
-        format!(" [{profile}]")
-    }
-}
-
-/// Rows grouped by (instance, profile), in first-appearance order; two instances of the same
-/// name and different data (instance hash) are two groups.
-pub fn group_rows(rows: &[SummaryRow]) -> Vec<((String, String), Vec<&SummaryRow>)> {
-    let mut groups: Vec<((String, String), Vec<&SummaryRow>)> = Vec::new();
-    for r in rows {
-        let k = (r.instance.clone(), r.profile.clone());
-        match groups
-            .iter_mut()
-            .find(|(g, v)| *g == k && v[0].instance_hash == r.instance_hash)
-        {
-            Some((_, v)) => v.push(r),
-            None => groups.push((k, vec![r])),
-        }
-    }
-    groups
-}
-
-/// Human label of a residual for axis titles.
-pub fn residual_label(k: ResidualKind) -> &'static str {
-    match k {
-        ResidualKind::NatMapRel2 => "relative natural-map residual",
-        ResidualKind::NatMapRelInf => "relative natural-map residual (inf-norm)",
-        ResidualKind::NatMapAbs2 => "natural-map residual",
-        ResidualKind::NatMapRelMax1 => "natural-map residual / max(1, ||r||)",
-        ResidualKind::ProjGradRel => "relative projected gradient",
-        ResidualKind::Res4 => "Res4",
-        ResidualKind::Fc3dError => "Siconos fc3d error",
-    }
-}
-
-/// A plain-text table of the summary for the terminal: instance, solver, profile, status,
-/// check, iterations, residual, time.
-pub fn format_table(rows: &[SummaryRow]) -> String {
-    let mut s = format!(
-        "{:<34} {:<7} {:<8} {:<15} {:<7} {:>7} {:>10} {:>10}\n",
-        "instance", "solver", "profile", "status", "success", "iter", "residual", "time [s]"
-    );
-    for r in rows {
-        s.push_str(&format!(
-            "{:<34} {:<7} {:<8} {:<15} {:<7} {:>7} {:>10.2e} {:>10.4}\n",
-            r.instance,
-            r.solver,
-            r.profile,
-            r.status,
-            if r.success { "yes" } else { "no" },
-            r.iterations,
-            r.residuals
-                .get(ResidualKind::parse(&r.check_residual).unwrap_or_default()),
-            r.time_s
-        ));
-    }
-    s
 }

@@ -3,7 +3,8 @@
 use crate::cmd::args;
 use crate::{AnyError, ReadArgs};
 use clap::Args;
-use cpbench_harness::run::{default_out_dir, format_table};
+use cpbench_harness::run::default_out_dir;
+use cpbench_harness::table::format_table;
 use cpbench_harness::{Profile, RunConfig, Shard, SolverSpec, Suite};
 use cpbench_problems::ResidualKind;
 use cpbench_solvers::ExecSettings;

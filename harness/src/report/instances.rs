@@ -1,0 +1,139 @@
+//! Per-instance outcomes and convergence plots of one settings profile, and the overview grid.
+
+use super::metrics::Metric;
+use super::ProfileCtx;
+use crate::error::Result;
+use crate::figures::{group_rows, profile_title, residual_label};
+use crate::fsutil::write_atomic;
+use crate::names::trace_path;
+use crate::plot::{draw_grid, draw_plot, LinePlot, Series};
+use crate::results::read_trace;
+use cpbench_problems::ResidualKind;
+use std::fmt::Write as _;
+
+/// The "Instances" section of a profile (per instance: a table of its runs and convergence
+/// plots against iterations, `N`-products and time under `report/convergence/`, with their
+/// CSV) and the "Overview" grid of the iteration plots (`report/overview[__<profile>].png`).
+/// Errors: I/O errors, a malformed trace, plotting errors.
+pub(super) fn instance_sections(md: &mut String, ctx: &ProfileCtx) -> Result<()> {
+    let (opts, solvers, suffix, rdir, prof, stems, dir) = (
+        ctx.opts,
+        ctx.solvers,
+        &ctx.suffix,
+        ctx.rdir,
+        ctx.prof,
+        ctx.stems,
+        ctx.dir,
+    );
+    let prow = &ctx.rows;
+    // convergence plots per instance, and the overview grid
+    let _ = writeln!(md, "### Instances\n");
+    let mut grid = Vec::new();
+    for ((inst, _), group) in group_rows(&prow.iter().map(|r| (*r).clone()).collect::<Vec<_>>()) {
+        let first = group[0];
+        let residual = opts
+            .residual
+            .or_else(|| ResidualKind::parse(&first.check_residual))
+            .unwrap_or_default();
+        let inst_stem = stems.of_row(first);
+        let mut traces = Vec::new();
+        for r in &group {
+            let p = dir.join(trace_path(&inst_stem, &r.solver, &r.profile));
+            if p.exists() {
+                traces.push((r.solver.clone(), read_trace(&p)?));
+            }
+        }
+        let _ = writeln!(
+            md,
+            "#### {inst} ({}, n = {}, nnz = {})\n\n| solver | status | success | iterations | N-products | time [s] | {} |\n|---|---|---|---|---|---|---|",
+            first.class,
+            first.n,
+            first.nnz,
+            residual.as_str()
+        );
+        for r in &group {
+            let _ = writeln!(
+                md,
+                "| {} | {} | {} | {} | {} | {:.3e} | {:.2e} |",
+                r.solver,
+                r.status,
+                if r.success { "yes" } else { "no" },
+                r.iterations,
+                r.matvecs,
+                r.time_s,
+                r.residuals.get(residual)
+            );
+        }
+        let _ = writeln!(md);
+        let base = format!("{inst_stem}{suffix}");
+        let mut links = Vec::new();
+        for m in Metric::ALL {
+            let mut csv = String::from("solver,x,residual\n");
+            let series: Vec<Series> = traces
+                .iter()
+                .map(|(s, tr)| {
+                    let pts: Vec<(f64, f64)> = tr
+                        .iter()
+                        .map(|p| {
+                            let x = match m {
+                                Metric::Time => p.time_s,
+                                Metric::Iterations => p.iteration as f64,
+                                Metric::Matvecs => p.matvecs as f64,
+                            };
+                            (x, p.residuals.get(residual))
+                        })
+                        .collect();
+                    for p in &pts {
+                        let _ = writeln!(csv, "{s},{:e},{:e}", p.0, p.1);
+                    }
+                    Series {
+                        label: s.clone(),
+                        points: pts,
+                        color: solvers.iter().position(|x| x == s),
+                    }
+                })
+                .collect();
+            let plot = LinePlot::convergence(
+                format!(
+                    "{inst} ({}, n = {}){}",
+                    first.class,
+                    first.n,
+                    profile_title(prof)
+                ),
+                m.label(),
+                residual_label(residual).to_string(),
+                series,
+                Some(first.tol),
+            );
+            let name = format!("{base}__{}", m.as_str());
+            let cdir = rdir.join("convergence");
+            write_atomic(&cdir.join(format!("{name}.csv")), csv.as_bytes())?;
+            draw_plot(
+                &plot,
+                &cdir.join(format!("{name}.png")),
+                &cdir.join(format!("{name}.svg")),
+            )?;
+            if m == Metric::Iterations {
+                let _ = writeln!(md, "![{inst}](report/convergence/{name}.png)\n");
+                let mut small = plot.clone();
+                small.title = inst.clone();
+                grid.push(small);
+            }
+            links.push(format!(
+                "vs {}: [PNG](report/convergence/{name}.png) [SVG](report/convergence/{name}.svg) [CSV](report/convergence/{name}.csv)",
+                m.as_str()
+            ));
+        }
+        let _ = writeln!(md, "{}\n", links.join(" · "));
+    }
+    let gname = format!("overview{suffix}");
+    draw_grid(
+        &format!("Convergence overview{}", profile_title(prof)),
+        &grid,
+        3,
+        &rdir.join(format!("{gname}.png")),
+        &rdir.join(format!("{gname}.svg")),
+    )?;
+    let _ = writeln!(md, "### Overview\n\n![overview](report/{gname}.png)\n");
+    Ok(())
+}

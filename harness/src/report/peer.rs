@@ -1,0 +1,118 @@
+//! The "Side by side" section: a peer program's rows next to this folder's rows.
+
+use crate::results::SummaryRow;
+use std::fmt::Write as _;
+
+fn fmt_opt(v: f64) -> String {
+    if v.is_nan() {
+        "-".into()
+    } else {
+        format!("{v:.2e}")
+    }
+}
+
+/// The "Side by side" section of a report: for every instance name of `peer` (in its order), a
+/// table of `ours`' rows of that name followed by the peer rows, with status, the check
+/// (`success`), iterations, time, `nat_map_rel_2`, `complementarity` (`-` where the CSV holds
+/// NaN) and the counters (where a peer puts its own error measures, e.g.
+/// `fc3d_error=...;siconos_error=...`). A peer row whose `n` differs from ours is flagged.
+/// `origin` names the peer file in the heading.
+pub fn peer_section(ours: &[SummaryRow], peer: &[SummaryRow], origin: &str) -> String {
+    let mut md = String::new();
+    let _ = writeln!(
+        md,
+        "## Side by side with {origin}\n\nRows of this folder and of the peer file with the same \
+         instance name. Peer rows were produced by another program with its own stopping test \
+         (see its `check_residual` and `counters`); their residual columns are recomputed by it \
+         on the same instance (`-`: not computed). Times compare only between runs on one \
+         machine with `jobs` = 1.\n"
+    );
+    let mut names: Vec<&str> = Vec::new();
+    for p in peer {
+        if !names.contains(&p.instance.as_str()) {
+            names.push(&p.instance);
+        }
+    }
+    for name in names {
+        let mine: Vec<&SummaryRow> = ours.iter().filter(|r| r.instance == name).collect();
+        let theirs: Vec<&SummaryRow> = peer.iter().filter(|r| r.instance == name).collect();
+        let first = mine.first().unwrap_or(&theirs[0]);
+        let _ = writeln!(
+            md,
+            "#### {name} ({}, n = {}, nnz = {})\n\n| solver | status | success | iterations | time [s] | nat_map_rel_2 | fc3d_error | complementarity | check | counters |\n|---|---|---|---|---|---|---|---|---|---|",
+            first.class, first.n, first.nnz
+        );
+        for r in mine.iter().chain(&theirs) {
+            let mut solver = r.solver.clone();
+            if r.profile != "default" {
+                solver.push_str(&format!(" ({})", r.profile));
+            }
+            let mut counters = r.counters.clone();
+            if r.n != first.n {
+                counters.push_str(&format!(" **n = {} differs**", r.n));
+            }
+            let _ = writeln!(
+                md,
+                "| {solver} | {} | {} | {} | {:.3e} | {} | {} | {} | {} <= {:.0e} | {} |",
+                r.status,
+                if r.success { "yes" } else { "no" },
+                r.iterations,
+                r.time_s,
+                fmt_opt(r.residuals.nat_map_rel_2),
+                fmt_opt(r.residuals.fc3d_error),
+                fmt_opt(r.residuals.complementarity),
+                r.check_residual,
+                r.tol,
+                counters
+            );
+        }
+        if mine.is_empty() {
+            let _ = writeln!(md, "\n(no run of this instance in this folder)");
+        }
+        let _ = writeln!(md);
+    }
+    md
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::read_summary;
+
+    /// A hand-written peer row (NaN and empty-looking residuals, counters with the peer's own
+    /// errors) reads with `read_summary` and lands next to our row of the same instance.
+    #[test]
+    fn peer_rows_side_by_side() {
+        let dir = tempfile::tempdir().unwrap();
+        let header = crate::results::summary_header().join(",");
+        let peer_csv = format!(
+            "{header}\n\
+             Rover4396__ccp,ccp,6,36,siconos-nsgs,,converged,yes,17,0,1.25e-4,\
+             1e-9,5e-10,2.5e-9,NaN,1e-9,NaN,NaN,NaN,0e0,0e0,3e-10,3e-10,-0.5,4.5e-9,\
+             ,17,fc3d_error,1e-8,default,1,,fc3d_error=4.5e-9;siconos_error=4.4e-9\n"
+        );
+        let p = dir.path().join("peer.csv");
+        std::fs::write(&p, peer_csv).unwrap();
+        let peer = read_summary(&p).unwrap();
+        assert_eq!(peer.len(), 1);
+        assert_eq!(peer[0].iterations, 17);
+        assert!(peer[0].residuals.nat_map_rel_inf.is_nan());
+        let mut ours = peer[0].clone();
+        ours.solver = "pgs".into();
+        ours.iterations = 123;
+        ours.residuals.nat_map_rel_2 = 7e-7;
+        ours.counters = String::new();
+        let mut other = ours.clone();
+        other.instance = "elsewhere".into();
+        let md = peer_section(&[ours, other], &peer, "peer.csv");
+        assert!(
+            md.contains("#### Rover4396__ccp (ccp, n = 6, nnz = 36)"),
+            "{md}"
+        );
+        let lines: Vec<&str> = md.lines().filter(|l| l.starts_with("| ")).collect();
+        assert_eq!(lines.len(), 3, "{md}");
+        assert!(lines[1].starts_with("| pgs | converged | yes | 123 | 1.250e-4 | 7.00e-7 |"));
+        assert!(lines[2].starts_with("| siconos-nsgs | converged | yes | 17 | 1.250e-4 | 2.50e-9 | 4.50e-9 | 3.00e-10 | fc3d_error <= 1e-8 | fc3d_error=4.5e-9;siconos_error=4.4e-9 |"), "{}", lines[2]);
+        assert!(!md.contains("elsewhere"));
+    }
+}

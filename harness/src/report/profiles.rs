@@ -1,0 +1,82 @@
+//! Performance profiles (Dolan & More, Math. Program. 91, 2002) of one settings profile.
+
+use super::metrics::{ratios, Metric};
+use super::ProfileCtx;
+use crate::error::Result;
+use crate::figures::profile_title;
+use crate::fsutil::write_atomic;
+use crate::plot::{draw_plot, Axis, LinePlot, Series};
+use std::fmt::Write as _;
+
+/// The "Performance profiles" section of a profile: by time, iterations and `N`-products, each
+/// as `report/profile_<metric>[__<profile>].png/.svg` with the CSV of its steps (`solver,tau,rho`).
+/// Errors: I/O errors, plotting errors.
+pub(super) fn performance_profiles(md: &mut String, ctx: &ProfileCtx) -> Result<()> {
+    let (outs, solvers, suffix, rdir, prof) =
+        (&ctx.outs, ctx.solvers, &ctx.suffix, ctx.rdir, ctx.prof);
+    // performance profiles
+    let _ = writeln!(md, "### Performance profiles\n");
+    for m in Metric::ALL {
+        let (rat, nprob) = ratios(outs, solvers, m);
+        let tmax = rat
+            .values()
+            .flatten()
+            .filter(|r| r.is_finite())
+            .fold(1.0f64, |a, &b| a.max(b))
+            .max(2.0)
+            * 1.5;
+        let mut csv = String::from("solver,tau,rho\n");
+        let series: Vec<Series> = solvers
+            .iter()
+            .map(|s| {
+                let rs = &rat[s];
+                let np = nprob.max(1) as f64;
+                let mut pts = vec![(1.0, rs.iter().filter(|&&r| r <= 1.0).count() as f64 / np)];
+                for (i, &r) in rs.iter().enumerate() {
+                    if r.is_finite() && r > 1.0 {
+                        pts.push((r, pts.last().map(|p| p.1).unwrap_or(0.0)));
+                        pts.push((r, (i + 1) as f64 / np));
+                    }
+                }
+                pts.push((tmax, pts.last().map(|p| p.1).unwrap_or(0.0)));
+                for p in &pts {
+                    let _ = writeln!(csv, "{s},{},{}", p.0, p.1);
+                }
+                Series {
+                    label: s.clone(),
+                    points: pts,
+                    color: solvers.iter().position(|x| x == s),
+                }
+            })
+            .collect();
+        let name = format!("profile_{}{suffix}", m.as_str());
+        write_atomic(&rdir.join(format!("{name}.csv")), csv.as_bytes())?;
+        let plot = LinePlot {
+            title: format!(
+                "Performance profile by {} ({} problems){}",
+                m.as_str(),
+                nprob,
+                profile_title(prof)
+            ),
+            x_label: "tau (ratio to the best solver, log2 scale)".into(),
+            y_label: "share of problems solved within tau".into(),
+            series,
+            hline: None,
+            x_axis: Axis::Log2,
+            y_axis: Axis::Linear,
+            y_range: Some((0.0, 1.02)),
+            legend_lower_right: true,
+        };
+        draw_plot(
+            &plot,
+            &rdir.join(format!("{name}.png")),
+            &rdir.join(format!("{name}.svg")),
+        )?;
+        let _ = writeln!(
+            md,
+            "![profile by {m}](report/{name}.png)\n\n[SVG](report/{name}.svg) · [CSV](report/{name}.csv)\n",
+            m = m.as_str()
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,96 @@
+//! The text sections of a report: the header (what produced the folder, what "solved" means),
+//! the note on the cost model of factorising solvers, and the comparison with a baseline.
+
+use super::ReportOptions;
+use crate::error::Result;
+use crate::manifest::Manifest;
+use crate::regression::{compare, format_comparison, BaselineRow, RegressionOptions};
+use crate::results::{read_summary, SummaryRow};
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// The header: title, suite, revision, creation time and machine from the manifest (`?` where
+/// there is none), the number of runs, the meaning of "solved" and a note when some runs ran
+/// concurrently.
+pub(super) fn header(
+    md: &mut String,
+    manifest: Option<&Manifest>,
+    rows: &[SummaryRow],
+    opts: &ReportOptions,
+) {
+    let text = |f: fn(&Manifest) -> &str| manifest.map_or("?", f);
+    let _ = writeln!(md, "# cpbench report\n");
+    let _ = writeln!(
+        md,
+        "Suite `{}`, git revision `{}`, created {} on {} ({} logical CPUs). {} runs.\n",
+        text(|m| &m.suite),
+        text(|m| &m.git_revision),
+        text(|m| &m.created),
+        text(|m| &m.machine.hostname),
+        manifest.map_or(0, |m| m.machine.logical_cpus),
+        rows.len()
+    );
+    match opts.tol {
+        Some(t) => {
+            let _ = writeln!(
+                md,
+                "Solved = the first recorded iterate with {} <= {t:e} (from the traces).\n",
+                opts.residual
+                    .map(|r| r.as_str())
+                    .unwrap_or("the check residual")
+            );
+        }
+        None => {
+            let _ = writeln!(
+                md,
+                "Solved = the harness's own check of the returned answer (column `success`).\n"
+            );
+        }
+    }
+    if rows.iter().any(|r| r.jobs > 1) {
+        let _ = writeln!(md, "**Note:** some runs ran concurrently (`jobs` > 1); compare times only from `--jobs 1` runs.\n");
+    }
+}
+
+/// Factorising and external solvers (the registry's cost model): an iteration is a
+/// factorisation, and their N-product count says nothing of their cost. Writes a note naming
+/// those of `solvers`, nothing when there is none.
+pub(super) fn cost_model_note(md: &mut String, solvers: &[String]) {
+    let second_order: Vec<&str> = solvers
+        .iter()
+        .filter(|s| {
+            cpbench_solvers::registry::cost_model(s)
+                .is_some_and(|c| c != cpbench_solvers::registry::CostModel::FirstOrder)
+        })
+        .map(|s| s.as_str())
+        .collect();
+    if !second_order.is_empty() {
+        let _ = writeln!(
+            md,
+            "Iterations and N-products do not measure the cost of {}: each of their \
+             iterations factorises a matrix (see their factorisation counters, e.g. \
+             `factorizations`, `factor_time_s`, `clarabel_factor_nnz`, in the `counters` \
+             column); compare them by time.\n",
+            second_order
+                .iter()
+                .map(|s| format!("`{s}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+}
+
+/// The "Compared with" section: the regression comparison ([`compare`]) of `rows` with the
+/// rows of the baseline folder `bdir`. Errors: `bdir/summary.csv` missing or malformed.
+pub(super) fn baseline_section(md: &mut String, bdir: &Path, rows: &[SummaryRow]) -> Result<()> {
+    let base_rows = read_summary(&bdir.join("summary.csv"))?;
+    let base: Vec<BaselineRow> = base_rows.iter().map(BaselineRow::from_summary).collect();
+    let cmp = compare(&base, rows, RegressionOptions::default());
+    let _ = writeln!(
+        md,
+        "## Compared with {}\n\n```text\n{}```\n",
+        bdir.display(),
+        format_comparison(&cmp)
+    );
+    Ok(())
+}
