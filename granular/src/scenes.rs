@@ -635,10 +635,7 @@ impl TubeParams {
                 "tube_geometry",
                 "fixed spheres on the cylinder, closed upper end".to_string(),
             ),
-            (
-                "source",
-                "Vyatkin & Dolgovesov 2024, spheres".to_string(),
-            ),
+            ("source", "Vyatkin & Dolgovesov 2024, spheres".to_string()),
         ];
         Ok(Scene {
             parameters: params_map("tube", &kv, &params),
