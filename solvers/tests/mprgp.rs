@@ -6,7 +6,7 @@ use cpbench_problems::generators::boxqp::{permon_ex1, random_box_qp};
 use cpbench_problems::{ConstraintSet, Instance, ProblemClass, ResidualKind};
 use cpbench_solvers::registry::build;
 use cpbench_solvers::{ExecSettings, Executor, ObserverMode, SolveResult, Status, TraceRecorder};
-use cpbench_test_support::{dense, random_psd, Lcg};
+use cpbench_test_support::{dense, random_psd, TestRng};
 use proptest::prelude::*;
 
 fn run(
@@ -176,7 +176,7 @@ proptest! {
         seed in any::<u64>(),
         two_sided in any::<bool>(),
     ) {
-        let mut rng = Lcg(seed);
+        let mut rng = TestRng::new(seed);
         let vals = random_psd(n, m, 1e-3, &mut rng);
         let r: Vec<f64> = (0..n).map(|_| 3.0 * rng.next()).collect();
         let lo: Vec<f64> = (0..n)
@@ -197,7 +197,7 @@ proptest! {
         seed in any::<u64>(),
     ) {
         let n = 3 * contacts;
-        let mut rng = Lcg(seed);
+        let mut rng = TestRng::new(seed);
         let vals = random_psd(n, n + 2, 1e-3, &mut rng);
         let r: Vec<f64> = (0..n).map(|_| 3.0 * rng.next()).collect();
         let mu: Vec<f64> = (0..contacts).map(|_| 0.8 * rng.next().abs()).collect();

@@ -4,7 +4,7 @@
 use cpbench_problems::{ConstraintSet, Instance, ProblemClass};
 use cpbench_solvers::registry::{build, SOLVER_NAMES};
 use cpbench_solvers::{ExecSettings, Executor, ObserverMode, Status, TraceRecorder};
-use cpbench_test_support::{dense, lcp2, random_psd, solve_with, Lcg};
+use cpbench_test_support::{dense, lcp2, random_psd, solve_with, TestRng};
 
 fn solve(name: &str, inst: &Instance, tol: f64) -> cpbench_solvers::SolveResult {
     let exec = ExecSettings {
@@ -119,8 +119,8 @@ fn random_instances_all_solvers_agree() {
     for (seed, class) in [(1u64, "lcp"), (2, "box"), (3, "ccp"), (4, "ccp-rankdef")] {
         let n = 30;
         let m = if class == "ccp-rankdef" { 20 } else { 40 };
-        let vals = random_psd(n, m, 0.0, &mut Lcg(seed));
-        let mut rng = Lcg(seed + 100);
+        let vals = random_psd(n, m, 0.0, &mut TestRng::new(seed));
+        let mut rng = TestRng::new(seed + 100);
         let r: Vec<f64> = (0..n).map(|_| rng.next() * 5.0).collect();
         let k = match class {
             "lcp" => ConstraintSet::NonNegative,
@@ -163,7 +163,7 @@ fn random_instances_all_solvers_agree() {
 
 #[test]
 fn executor_limits_warm_start_and_trace() {
-    let vals = random_psd(12, 12, 0.0, &mut Lcg(7));
+    let vals = random_psd(12, 12, 0.0, &mut TestRng::new(7));
     let inst = dense(12, &vals, vec![-1.0; 12], ConstraintSet::NonNegative);
     // iteration cap
     let mut b = build("pgs", None).unwrap();

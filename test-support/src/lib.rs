@@ -7,6 +7,7 @@
 //! as a test should.
 #![warn(missing_docs)]
 
+use cpbench_problems::rng::SplitMix64;
 use cpbench_problems::{ConstraintSet, CscMatrix, Instance, Provenance, ValidationOptions};
 use cpbench_solvers::registry::build;
 use cpbench_solvers::{ExecSettings, Executor, SolveResult};
@@ -39,26 +40,27 @@ pub fn dense(n: usize, vals: &[f64], r: Vec<f64>, k: ConstraintSet) -> Instance 
     .unwrap()
 }
 
-/// Deterministic pseudo-random numbers in `[-1, 1)`: a 64-bit linear congruential generator
-/// with Knuth's MMIX constants; the field is the state (the seed).
+/// Deterministic pseudo-random numbers in `[-1, 1)` for the tests: the project's one seeded
+/// generator ([`cpbench_problems::rng::SplitMix64`]) behind a small test-facing API.
 #[derive(Clone, Debug)]
-pub struct Lcg(pub u64);
+pub struct TestRng(SplitMix64);
 
-impl Lcg {
-    /// The next number, uniform in `[-1, 1)` (53 bits of the state).
+impl TestRng {
+    /// A generator started from `seed`.
+    pub fn new(seed: u64) -> Self {
+        Self(SplitMix64::new(seed))
+    }
+
+    /// The next number, uniform in `[-1, 1)`.
     #[allow(clippy::should_implement_trait)]
     pub fn next(&mut self) -> f64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((self.0 >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+        self.0.uniform(-1.0, 1.0)
     }
 }
 
 /// `N = B^T B + shift I`, `n x n` column-major, with `B` (`m x n`) drawn from `rng` row by row:
 /// PSD of rank `min(m, n)` for `shift = 0`, positive definite for `shift > 0`.
-pub fn random_psd(n: usize, m: usize, shift: f64, rng: &mut Lcg) -> Vec<f64> {
+pub fn random_psd(n: usize, m: usize, shift: f64, rng: &mut TestRng) -> Vec<f64> {
     let b: Vec<f64> = (0..m * n).map(|_| rng.next()).collect();
     let mut out = vec![0.0; n * n];
     for i in 0..n {
