@@ -41,7 +41,7 @@ fn assert_error(o: &Output, needles: &[&str]) -> String {
 }
 
 fn host() -> String {
-    cpbench_harness::lock::host_name()
+    cpbench_harness::manifest::host_name()
 }
 
 /// `cpbench CMD... ARGS... --out OUT`.

@@ -43,7 +43,7 @@ impl LockHolder {
     fn ours() -> Self {
         LockHolder {
             pid: Some(std::process::id()),
-            host: host_name(),
+            host: crate::manifest::host_name(),
             started: crate::manifest::now_utc().1,
             command: std::env::args().collect::<Vec<_>>().join(" "),
         }
@@ -92,20 +92,10 @@ impl LockHolder {
     }
 }
 
-/// Host name from `/etc/hostname` (`unknown` when unreadable or empty), as written in lock
-/// files.
-pub fn host_name() -> String {
-    std::fs::read_to_string("/etc/hostname")
-        .map(|s| s.trim().to_string())
-        .ok()
-        .filter(|s| !s.is_empty())
-        .unwrap_or_else(|| "unknown".into())
-}
-
 /// Whether the holder is known to be gone: on Linux, a pid on this host without `/proc/<pid>`.
 /// `false` (assume alive) wherever that cannot be decided.
 fn holder_is_gone(h: &LockHolder) -> bool {
-    if !cfg!(target_os = "linux") || h.host != host_name() {
+    if !cfg!(target_os = "linux") || h.host != crate::manifest::host_name() {
         return false;
     }
     match h.pid {
@@ -216,7 +206,7 @@ mod tests {
         // a pid above the kernel's maximum (4194304) never runs
         let stale = LockHolder {
             pid: Some(999_999_999),
-            host: host_name(),
+            host: crate::manifest::host_name(),
             started: "2000-01-01T00:00:00Z".into(),
             command: "cpbench run".into(),
         };

@@ -73,7 +73,7 @@ pub struct Machine {
     pub logical_cpus: usize,
     /// Threads of rayon's global pool.
     pub rayon_threads: usize,
-    /// Host name (`/etc/hostname`, `unknown` when unreadable).
+    /// Host name ([`host_name`]).
     pub hostname: String,
 }
 
@@ -228,11 +228,18 @@ pub fn git_revision() -> String {
     }
 }
 
+/// Host name from `/etc/hostname` (`unknown` when unreadable or empty), as written in the
+/// manifest and in lock files.
+pub fn host_name() -> String {
+    std::fs::read_to_string("/etc/hostname")
+        .map(|s| s.trim().to_string())
+        .ok()
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "unknown".into())
+}
+
 /// Machine description: OS, architecture, logical CPUs, host name, rayon threads.
 pub fn machine() -> Machine {
-    let host = std::fs::read_to_string("/etc/hostname")
-        .map(|s| s.trim().to_string())
-        .unwrap_or_else(|_| "unknown".into());
     Machine {
         os: std::env::consts::OS.into(),
         arch: std::env::consts::ARCH.into(),
@@ -240,7 +247,7 @@ pub fn machine() -> Machine {
             .map(|n| n.get())
             .unwrap_or(1),
         rayon_threads: rayon::current_num_threads(),
-        hostname: host,
+        hostname: host_name(),
     }
 }
 
