@@ -44,6 +44,9 @@ pub enum HarnessError {
         /// What went wrong.
         message: String,
     },
+    /// A run configuration is inconsistent (e.g. two solver variants with one label).
+    #[error("{0}")]
+    Invalid(String),
     /// Another process holds the output folder's lock ([`crate::lock::FolderLock`]).
     #[error(
         "output folder {} is in use by another cpbench process ({holder}); wait for it to \

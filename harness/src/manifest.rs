@@ -89,12 +89,27 @@ pub struct CheckRecord {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct SolverEntry {
+    /// Variant label (the summary's `solver` column); manifests written before variants
+    /// existed read it as empty, meaning `name` (and write it back without the field).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub label: String,
     /// Registry name.
     pub name: String,
     /// Effective settings (the JSON object of the solver's settings struct).
     pub settings: Value,
     /// Settings hash ([`crate::run::settings_hash`]) per profile name.
     pub settings_hash: BTreeMap<String, String>,
+}
+
+impl SolverEntry {
+    /// The variant label, or the registry name for manifests without labels.
+    pub fn label(&self) -> &str {
+        if self.label.is_empty() {
+            &self.name
+        } else {
+            &self.label
+        }
+    }
 }
 
 /// An instance of a manifest ([`instance_entry`]).
@@ -328,6 +343,7 @@ mod tests {
             shard: Some(Shard { index: 1, count: 2 }),
             profiles: vec![Profile::builtin("low").unwrap()],
             solvers: vec![SolverEntry {
+                label: "pgs".into(),
                 name: "pgs".into(),
                 settings: serde_json::json!({"omega": 1.0}),
                 settings_hash: [("low".to_string(), "0123456789abcdef".to_string())].into(),

@@ -7,7 +7,7 @@ use crate::results::SummaryRow;
 /// Sort rows in the canonical order given by `manifest` (unknown entries last, stable).
 pub fn sort_canonical(rows: &mut [SummaryRow], manifest: &Manifest) {
     let inst: Vec<&str> = manifest.instances.iter().map(|i| i.name.as_str()).collect();
-    let solv: Vec<&str> = manifest.solvers.iter().map(|s| s.name.as_str()).collect();
+    let solv: Vec<&str> = manifest.solvers.iter().map(|s| s.label()).collect();
     let prof: Vec<&str> = manifest.profiles.iter().map(|p| p.name.as_str()).collect();
     let pos = |v: &[&str], s: &str| v.iter().position(|x| *x == s).unwrap_or(usize::MAX);
     rows.sort_by_key(|r| {
@@ -31,7 +31,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let header = crate::results::summary_header().join(",");
         let line = "a,lcp,2,4,pgs,h,converged,yes,3,3,1e-3,\
-                    1e-7,1e-7,1e-7,1e-7,1e-7,1e-7,1e-7,1e-7,0,0,0,0,0,0,,3,nat_map_rel_2,1e-6,default,1,,";
+                    1e-7,1e-7,1e-7,1e-7,1e-7,1e-7,1e-7,1e-7,0,0,0,0,0,0,,3,nat_map_rel_2,1e-6,default,1,,,,";
         let p = dir.path().join("summary.csv");
         std::fs::write(&p, format!("{header}\n{line}\n")).unwrap();
         let row = crate::results::read_summary(&p).unwrap().remove(0);

@@ -5,7 +5,8 @@
 //! settings_hash, status` (the solver's claim), `success` (the harness's check),
 //! `iterations, matvecs, time_s`, every residual of [`Residuals::NAMES`] (ending with
 //! `objective, fc3d_error`; older files without `fc3d_error` read as NaN), then `instance_hash, best_iteration, check_residual, tol, profile, jobs,
-//! message, counters`. `jobs` is the number of runs that were executing concurrently (time is only
+//! message, counters, base_solver, settings`. `solver` is the label (variant name),
+//! `base_solver` the registry name behind it, `settings` every setting of the run as JSON. `jobs` is the number of runs that were executing concurrently (time is only
 //! comparable between rows with `jobs = 1`).
 //!
 //! Rows are *appended* as runs finish, each with one `write` followed by `fsync`, so a killed
@@ -31,7 +32,8 @@ pub struct SummaryRow {
     pub n: usize,
     /// Stored entries of `N`.
     pub nnz: usize,
-    /// Solver name.
+    /// Solver label: the variant name (`pgs`, `pgs@omega=0.8`, or a name from a variants
+    /// file); every grouping, legend, file name and baseline key uses it.
     pub solver: String,
     /// First 16 hex digits of the SHA-256 of the solver and executor settings.
     pub settings_hash: String,
@@ -64,6 +66,13 @@ pub struct SummaryRow {
     /// Solver-specific counters at the end of the run (`name=value;...`, e.g. MPRGP's CG,
     /// expansion and proportioning steps, APGD's backtracks and restarts).
     pub counters: String,
+    /// Registry name of the solver behind the label (`pgs` for `pgs@omega=0.8`; presets keep
+    /// their `name:preset` form). Files written before it read as the `solver` column.
+    pub base_solver: String,
+    /// Every setting of the run as compact JSON, exactly what [`crate::run::settings_hash`]
+    /// hashes: `{"solver": base, "settings": {...}, "exec": {...}}`. Empty in files written
+    /// before it.
+    pub settings: String,
 }
 
 /// Header of `summary.csv`.
@@ -91,6 +100,8 @@ pub fn summary_header() -> Vec<&'static str> {
         "jobs",
         "message",
         "counters",
+        "base_solver",
+        "settings",
     ]);
     h
 }
@@ -128,8 +139,19 @@ impl SummaryRow {
             self.jobs.to_string(),
             self.message.clone(),
             self.counters.clone(),
+            self.base_solver.clone(),
+            self.settings.clone(),
         ]);
         r
+    }
+
+    /// Registry name behind the label ([`Self::base_solver`], or the label for old files).
+    pub fn base(&self) -> &str {
+        if self.base_solver.is_empty() {
+            &self.solver
+        } else {
+            &self.base_solver
+        }
     }
 
     /// Resume / merge key.
@@ -205,6 +227,12 @@ impl SummaryRow {
             jobs: get("jobs").ok().and_then(|s| s.parse().ok()).unwrap_or(1),
             message: get("message").unwrap_or("").to_string(),
             counters: get("counters").unwrap_or("").to_string(),
+            base_solver: get("base_solver")
+                .ok()
+                .filter(|s| !s.is_empty())
+                .unwrap_or(get("solver")?)
+                .to_string(),
+            settings: get("settings").unwrap_or("").to_string(),
         })
     }
 }

@@ -36,19 +36,24 @@ use std::sync::Mutex;
 
 pub use crate::manifest::{Profile, Shard};
 
-/// A solver and its settings (a JSON object of its settings struct; `None` = defaults).
+/// A solver variant: a label, the registry solver behind it and its settings (a JSON object
+/// of the solver's settings struct; `None` = defaults).
 #[derive(Clone, Debug)]
 pub struct SolverSpec {
-    /// Registry name.
+    /// The variant's name, unique within a run: the `solver` column, legends, trace file
+    /// names and baseline keys (`pgs`, `pgs@omega=0.8`, `pgs-slow`).
+    pub label: String,
+    /// Registry name (`pgs`, `mprgp:permon1`, `desaxce-apgd`).
     pub name: String,
     /// Settings overrides.
     pub settings: Option<serde_json::Value>,
 }
 
 impl SolverSpec {
-    /// A solver with default settings.
+    /// A solver with default settings, labelled by its registry name.
     pub fn named(name: &str) -> Self {
         Self {
+            label: name.to_string(),
             name: name.to_string(),
             settings: None,
         }
@@ -128,10 +133,16 @@ pub fn default_out_dir() -> PathBuf {
         .join(manifest::now_utc().0)
 }
 
-/// Hash of a solver's effective settings together with the executor settings (16 hex digits).
+/// Every setting of a run as compact JSON (the summary's `settings` column):
+/// `{"exec": {...}, "settings": {...}, "solver": base}` with keys sorted.
+pub fn settings_json(solver: &str, settings: &serde_json::Value, exec: &ExecSettings) -> String {
+    json!({"solver": solver, "settings": settings, "exec": exec}).to_string()
+}
+
+/// Hash of a solver's effective settings together with the executor settings (16 hex digits):
+/// the first 8 bytes of the SHA-256 of [`settings_json`].
 pub fn settings_hash(solver: &str, settings: &serde_json::Value, exec: &ExecSettings) -> String {
-    let v = json!({"solver": solver, "settings": settings, "exec": exec});
-    let d = Sha256::digest(v.to_string().as_bytes());
+    let d = Sha256::digest(settings_json(solver, settings, exec).as_bytes());
     d.iter().take(8).map(|b| format!("{b:02x}")).collect()
 }
 
@@ -150,14 +161,22 @@ pub fn run(instances: &[Instance], cfg: &RunConfig) -> Result<RunOutcome> {
     let jobs = cfg.jobs.max(1);
     // Build every solver once up front so that bad names/settings fail before any work.
     let mut hashes = vec![vec![String::new(); cfg.profiles.len()]; cfg.solvers.len()];
+    let mut jsons = hashes.clone();
     let mut effective = Vec::new();
     for (s, spec) in cfg.solvers.iter().enumerate() {
+        if let Some(other) = cfg.solvers[..s].iter().find(|o| o.label == spec.label) {
+            return Err(HarnessError::Invalid(format!(
+                "two solver variants are labelled '{}' ({} and {}): give each its own name",
+                spec.label, other.name, spec.name
+            )));
+        }
         let b = build(&spec.name, spec.settings.as_ref())?;
         for (p, prof) in cfg.profiles.iter().enumerate() {
             let mut exec = cfg.exec.clone();
             exec.tol = prof.tol;
             exec.validate()?;
             hashes[s][p] = settings_hash(&spec.name, &b.settings, &exec);
+            jsons[s][p] = settings_json(&spec.name, &b.settings, &exec);
         }
         effective.push(b.settings);
     }
@@ -187,7 +206,7 @@ pub fn run(instances: &[Instance], cfg: &RunConfig) -> Result<RunOutcome> {
     let key_of = |t: &Task| {
         (
             t.inst.hash().to_string(),
-            cfg.solvers[t.solver].name.clone(),
+            cfg.solvers[t.solver].label.clone(),
             hashes[t.solver][t.profile].clone(),
             cfg.profiles[t.profile].name.clone(),
         )
@@ -246,6 +265,7 @@ pub fn run(instances: &[Instance], cfg: &RunConfig) -> Result<RunOutcome> {
             .iter()
             .enumerate()
             .map(|(s, spec)| SolverEntry {
+                label: spec.label.clone(),
                 name: spec.name.clone(),
                 settings: effective[s].clone(),
                 settings_hash: cfg
@@ -259,6 +279,7 @@ pub fn run(instances: &[Instance], cfg: &RunConfig) -> Result<RunOutcome> {
         instances: instances.iter().map(manifest::instance_entry).collect(),
         ..Manifest::default()
     };
+    let manifest = keep_earlier_variants(manifest, out);
     manifest.write(out)?;
 
     let bar = if cfg.progress {
@@ -279,7 +300,12 @@ pub fn run(instances: &[Instance], cfg: &RunConfig) -> Result<RunOutcome> {
     let run_one = |t: &Task| -> Result<()> {
         let spec = &cfg.solvers[t.solver];
         let prof = &cfg.profiles[t.profile];
-        bar.set_message(format!("{} / {} / {}", t.inst.name(), spec.name, prof.name));
+        bar.set_message(format!(
+            "{} / {} / {}",
+            t.inst.name(),
+            spec.label,
+            prof.name
+        ));
         let mut exec = cfg.exec.clone();
         exec.tol = prof.tol;
         let mut built = build(&spec.name, spec.settings.as_ref())?;
@@ -297,7 +323,7 @@ pub fn run(instances: &[Instance], cfg: &RunConfig) -> Result<RunOutcome> {
         write_trace(
             &out.join(trace_path(
                 &stems.stem(t.inst.name(), t.inst.hash()),
-                &spec.name,
+                &spec.label,
                 &prof.name,
             )),
             &rec.records,
@@ -307,7 +333,7 @@ pub fn run(instances: &[Instance], cfg: &RunConfig) -> Result<RunOutcome> {
             class: t.inst.class().as_str().to_string(),
             n: t.inst.n(),
             nnz: t.inst.n_mat().nnz(),
-            solver: spec.name.clone(),
+            solver: spec.label.clone(),
             settings_hash: hashes[t.solver][t.profile].clone(),
             status: res.status.as_str().to_string(),
             success: verdict.success,
@@ -328,6 +354,8 @@ pub fn run(instances: &[Instance], cfg: &RunConfig) -> Result<RunOutcome> {
                 .map(|(k, v)| format!("{k}={v}"))
                 .collect::<Vec<_>>()
                 .join(";"),
+            base_solver: spec.name.clone(),
+            settings: jsons[t.solver][t.profile].clone(),
         };
         appender
             .lock()
@@ -380,4 +408,28 @@ fn rename_changed_stems(out: &Path, existing: &[SummaryRow], stems: &FileStems) 
         }
     }
     Ok(())
+}
+
+/// Add to `m` the solver variants of the folder's previous manifest that this run does not
+/// name, so that the manifest keeps the settings of every variant whose rows the folder
+/// holds (a folder filled by several runs with different variants). Earlier entries come
+/// first, in their order; an unreadable or missing previous manifest adds nothing.
+fn keep_earlier_variants(mut m: Manifest, out: &Path) -> Manifest {
+    let Ok(old) = Manifest::read(out) else {
+        return m;
+    };
+    let label = |e: &SolverEntry| e.label().to_string();
+    let now: HashSet<String> = m.solvers.iter().map(label).collect();
+    let mut solvers: Vec<SolverEntry> = old
+        .solvers
+        .into_iter()
+        .filter(|e| !now.contains(&label(e)))
+        .map(|mut e| {
+            e.label = label(&e);
+            e
+        })
+        .collect();
+    solvers.append(&mut m.solvers);
+    m.solvers = solvers;
+    m
 }

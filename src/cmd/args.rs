@@ -35,6 +35,24 @@ pub fn jobs(value: i64) -> Result<usize, String> {
     Ok(j)
 }
 
+/// A JSON argument given inline or as a file: a value that starts with `{` or `[` (after
+/// blanks) is parsed as JSON, anything else is read as the path of a JSON file. Errors name
+/// the flag, and the file with the line and column of a syntax error.
+pub fn json_arg(
+    flag: &str,
+    value: &str,
+) -> Result<(serde_json::Value, Option<std::path::PathBuf>), String> {
+    let t = value.trim_start();
+    if t.starts_with('{') || t.starts_with('[') {
+        let v = serde_json::from_str(t).map_err(|e| format!("{flag} (inline JSON): {e}"))?;
+        return Ok((v, None));
+    }
+    let p = std::path::PathBuf::from(value);
+    let text = std::fs::read_to_string(&p).map_err(|e| format!("{flag} {}: {e}", p.display()))?;
+    let v = serde_json::from_str(&text).map_err(|e| format!("{flag} {}: {e}", p.display()))?;
+    Ok((v, Some(p)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -44,10 +44,11 @@ pub struct RunArgs {
     /// Time budget per solve, seconds.
     #[arg(long, allow_negative_numbers = true)]
     pub time_limit: Option<f64>,
-    /// Solver settings: a JSON file mapping solver name to its settings object (every key must
-    /// be a solver name, every field a setting of that solver).
+    /// Solver settings, a JSON file or inline JSON (`'{"pgs": {"omega": 0.8}}'`) mapping solver
+    /// name to its settings object (every key must be a solver name, every field a setting of
+    /// that solver; `cpbench solvers` lists them).
     #[arg(long)]
-    pub settings: Option<PathBuf>,
+    pub settings: Option<String>,
     /// Output folder (default results/runs/TIMESTAMP, UTC).
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -105,14 +106,23 @@ pub fn run(a: RunArgs) -> Result<(), AnyError> {
     };
     let solvers = a.solvers.clone().unwrap_or_else(default_solvers);
     let settings: Option<serde_json::Map<String, serde_json::Value>> = match &a.settings {
-        Some(p) => {
-            let text = std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?;
-            let map: serde_json::Map<String, serde_json::Value> =
-                serde_json::from_str(&text).map_err(|e| format!("{}: {e}", p.display()))?;
+        Some(v) => {
+            let (value, file) = args::json_arg("--settings", v)?;
+            let map =
+                match value {
+                    serde_json::Value::Object(m) => m,
+                    _ => return Err(
+                        "--settings: expected a JSON object mapping solver names to their settings"
+                            .into(),
+                    ),
+                };
             // unknown solver names and bad settings fail here, naming the file
-            registry::check_settings_map(&map).map_err(|e| SolverError::InFile {
-                path: p.clone(),
-                error: Box::new(e),
+            registry::check_settings_map(&map).map_err(|e| match file {
+                Some(path) => SolverError::InFile {
+                    path,
+                    error: Box::new(e),
+                },
+                None => e,
             })?;
             Some(map)
         }
@@ -128,6 +138,7 @@ pub fn run(a: RunArgs) -> Result<(), AnyError> {
     cfg.solvers = solvers
         .iter()
         .map(|s| SolverSpec {
+            label: s.trim().to_string(),
             name: s.trim().to_string(),
             settings: settings.as_ref().and_then(|m| m.get(s.trim()).cloned()),
         })
