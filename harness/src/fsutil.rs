@@ -20,6 +20,21 @@ pub fn write_json_atomic(path: &Path, value: &serde_json::Value) -> Result<()> {
     )
 }
 
+/// A solver variant's label as a file name component: like [`safe_file_name`] but keeping
+/// `@`, `=` and `+` (legal on Linux, macOS and Windows), so that `pgs@omega=0.8` stays
+/// readable; a preset's `:` still becomes `_` (`mprgp:permon1` -> `mprgp_permon1`).
+pub fn solver_file_name(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '@' | '=' | '+') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
 /// Make a string safe as a file name component (keeps `[A-Za-z0-9._-]`, maps the rest to `_`).
 pub fn safe_file_name(s: &str) -> String {
     s.chars()

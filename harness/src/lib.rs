@@ -45,6 +45,7 @@ pub mod results;
 pub mod run;
 pub mod suite;
 pub mod table;
+pub mod variants;
 
 pub use error::{HarnessError, Result};
 pub use run::{run, Profile, RunConfig, Shard, SolverSpec};

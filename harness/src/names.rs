@@ -99,11 +99,12 @@ pub fn profile_suffix(profile: &str) -> String {
 }
 
 /// Trace file of a run, relative to the results folder: `traces/<stem>__<solver>[__<profile>].csv`
-/// where `stem` is the instance's file stem ([`FileStems`]).
+/// where `stem` is the instance's file stem ([`FileStems`]) and `solver` the variant label
+/// ([`crate::fsutil::solver_file_name`]: `pgs@omega=0.8` kept as is).
 pub fn trace_path(stem: &str, solver: &str, profile: &str) -> PathBuf {
     Path::new("traces").join(format!(
         "{stem}__{}{}.csv",
-        safe_file_name(solver),
+        crate::fsutil::solver_file_name(solver),
         profile_suffix(profile)
     ))
 }

@@ -88,6 +88,53 @@ pub struct RunConfig {
     pub rerun: bool,
     /// Run only this shard of the matrix.
     pub shard: Option<Shard>,
+    /// Inputs of the suite that did not load (a folder sweep goes on without them): each
+    /// becomes a `summary.csv` row with status `load_error` and the error as its message.
+    pub load_errors: Vec<LoadFailure>,
+}
+
+/// An input that did not load ([`RunConfig::load_errors`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoadFailure {
+    /// The path (or embedded file name) as the suite gives it.
+    pub source: String,
+    /// The error, as printed.
+    pub message: String,
+}
+
+/// A (instance, variant) pair that a solver refuses before it runs ([`refusals`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Refusal {
+    /// Instance name.
+    pub instance: String,
+    /// Variant label.
+    pub solver: String,
+    /// Why (the class, or the solver's own reason such as a non-symmetric `W`).
+    pub reason: String,
+}
+
+/// The pairs of the matrix that will end as `unsupported` (their rows are still written,
+/// with this reason as the message), in canonical order: a solver whose class does not
+/// match, or whose own test refuses the instance ([`cpbench_solvers::Solver::refusal`]).
+/// Errors: an unknown solver or invalid settings.
+pub fn refusals(instances: &[Instance], solvers: &[SolverSpec]) -> Result<Vec<Refusal>> {
+    let mut out = Vec::new();
+    let built: Vec<_> = solvers
+        .iter()
+        .map(|s| build(&s.name, s.settings.as_ref()))
+        .collect::<std::result::Result<_, _>>()?;
+    for inst in instances {
+        for (spec, b) in solvers.iter().zip(&built) {
+            if let Some(reason) = cpbench_solvers::kernels::refusal(b.solver.as_ref(), inst) {
+                out.push(Refusal {
+                    instance: inst.name().to_string(),
+                    solver: spec.label.clone(),
+                    reason,
+                });
+            }
+        }
+    }
+    Ok(out)
 }
 
 impl RunConfig {
@@ -111,6 +158,7 @@ impl RunConfig {
             jobs: 1,
             rerun: false,
             shard: None,
+            load_errors: Vec::new(),
         }
     }
 }
@@ -225,6 +273,50 @@ pub fn run(instances: &[Instance], cfg: &RunConfig) -> Result<RunOutcome> {
             .chain(tasks.iter().map(|t| (t.inst.name(), t.inst.hash()))),
     );
     rename_changed_stems(out, &existing, &stems)?;
+    // a label names one set of settings per folder: rows of this run's labels and profiles
+    // with other settings are replaced under --rerun and refused otherwise
+    let mine: std::collections::HashMap<(&str, &str), &str> = cfg
+        .solvers
+        .iter()
+        .enumerate()
+        .flat_map(|(s, spec)| {
+            let hashes = &hashes;
+            cfg.profiles.iter().enumerate().map(move |(p, prof)| {
+                (
+                    (spec.label.as_str(), prof.name.as_str()),
+                    hashes[s][p].as_str(),
+                )
+            })
+        })
+        .collect();
+    let clash = |r: &SummaryRow| {
+        mine.get(&(r.solver.as_str(), r.profile.as_str()))
+            .is_some_and(|h| *h != r.settings_hash)
+    };
+    let mut existing = existing;
+    if let Some(r) = existing.iter().find(|r| clash(r)) {
+        if !cfg.rerun {
+            return Err(HarnessError::Invalid(format!(
+                "{} holds rows of '{}' (profile {}) run with other settings (hash {}, now {}): \
+                 give this variant a name of its own (`{}@setting=value`, or --variants), \
+                 pass --rerun to replace those rows, or use another --out",
+                summary_path.display(),
+                r.solver,
+                r.profile,
+                r.settings_hash,
+                mine[&(r.solver.as_str(), r.profile.as_str())],
+                r.base(),
+            )));
+        }
+        existing.retain(|r| !clash(r));
+        write_summary(&summary_path, &existing)?;
+    }
+    // rows of inputs that did not load reflect the latest run: earlier ones are dropped (the
+    // files are tried again), this run's failures are appended below
+    if existing.iter().any(|r| r.status == LOAD_ERROR) {
+        existing.retain(|r| r.status != LOAD_ERROR);
+        write_summary(&summary_path, &existing)?;
+    }
     let before = tasks.len();
     if cfg.rerun {
         let todo: HashSet<_> = tasks.iter().map(key_of).collect();
@@ -292,6 +384,13 @@ pub fn run(instances: &[Instance], cfg: &RunConfig) -> Result<RunOutcome> {
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
     let appender = Mutex::new(SummaryAppender::open(&summary_path)?);
+    for f in &cfg.load_errors {
+        let row = load_error_row(f, &cfg.profiles[0], jobs);
+        appender
+            .lock()
+            .map_err(|_| HarnessError::Invalid("summary writer poisoned".into()))?
+            .append(&row)?;
+    }
     let mode = if cfg.trace_every <= 1 {
         ObserverMode::Always
     } else {
@@ -379,13 +478,51 @@ pub fn run(instances: &[Instance], cfg: &RunConfig) -> Result<RunOutcome> {
     let mut rows = read_summary(&summary_path)?;
     sort_canonical(&mut rows, &manifest);
     if cfg.plots {
-        draw_iteration_plots(out, &rows, cfg.check_residual)?;
+        let solved: Vec<SummaryRow> = rows
+            .iter()
+            .filter(|r| r.status != LOAD_ERROR)
+            .cloned()
+            .collect();
+        draw_iteration_plots(out, &solved, cfg.check_residual)?;
     }
     Ok(RunOutcome {
         executed: tasks.len(),
         skipped,
         rows,
     })
+}
+
+/// Status of the row of an input that did not load.
+pub const LOAD_ERROR: &str = "load_error";
+
+/// The `summary.csv` row of an input that did not load: instance = the path as given,
+/// solver `-`, status [`LOAD_ERROR`], not a success, zero counts, NaN residuals, the error as
+/// the message.
+fn load_error_row(f: &LoadFailure, profile: &Profile, jobs: usize) -> SummaryRow {
+    SummaryRow {
+        instance: f.source.clone(),
+        class: String::new(),
+        n: 0,
+        nnz: 0,
+        solver: "-".into(),
+        settings_hash: String::new(),
+        status: LOAD_ERROR.into(),
+        success: false,
+        iterations: 0,
+        matvecs: 0,
+        time_s: 0.0,
+        residuals: cpbench_problems::Residuals::from_values([f64::NAN; 14]),
+        instance_hash: String::new(),
+        best_iteration: 0,
+        check_residual: String::new(),
+        tol: profile.tol,
+        profile: profile.name.clone(),
+        jobs,
+        message: f.message.clone(),
+        counters: String::new(),
+        base_solver: "-".into(),
+        settings: String::new(),
+    }
 }
 
 /// Move the traces and drop the plots of the rows of `existing` (the folder's rows before this

@@ -348,6 +348,17 @@ impl Suite {
 }
 
 impl SuiteEntry {
+    /// What this entry reads, for messages and `load_error` rows: the path as given, the
+    /// embedded or snapshot file name, or the builder's instance name.
+    pub fn source_name(&self) -> String {
+        match &self.source {
+            InstanceSource::Embedded { file_name, .. }
+            | InstanceSource::Generated { file_name, .. } => file_name.to_string(),
+            InstanceSource::Path(p) => p.display().to_string(),
+            InstanceSource::Builder { name, .. } => name.to_string(),
+        }
+    }
+
     /// Read this entry's instance.
     pub fn load(&self) -> Result<Instance> {
         let opts = LoadOptions {

@@ -3,26 +3,50 @@
 use crate::results::SummaryRow;
 use cpbench_problems::ResidualKind;
 
-/// A plain-text table of the summary for the terminal: instance, solver, profile, status,
-/// check, iterations, residual, time.
+/// A plain-text table of the summary for the terminal: instance, solver (variant label),
+/// profile, status, check, iterations, residual, time; rows that did not run to an answer
+/// (`unsupported`, `numerical_error`, `load_error`) end with their reason, cut to 160
+/// characters. Column widths follow the longest entry.
 pub fn format_table(rows: &[SummaryRow]) -> String {
+    let w = |f: fn(&SummaryRow) -> &str, head: &str| {
+        rows.iter()
+            .map(|r| f(r).chars().count())
+            .chain([head.len()])
+            .max()
+            .unwrap_or(0)
+    };
+    let wi = w(|r| &r.instance, "instance");
+    let ws = w(|r| &r.solver, "solver");
+    let wp = w(|r| &r.profile, "profile");
     let mut s = format!(
-        "{:<34} {:<7} {:<8} {:<15} {:<7} {:>7} {:>10} {:>10}\n",
+        "{:<wi$} {:<ws$} {:<wp$} {:<15} {:<7} {:>7} {:>10} {:>10}\n",
         "instance", "solver", "profile", "status", "success", "iter", "residual", "time [s]"
     );
     for r in rows {
-        s.push_str(&format!(
-            "{:<34} {:<7} {:<8} {:<15} {:<7} {:>7} {:>10.2e} {:>10.4}\n",
+        let residual = ResidualKind::parse(&r.check_residual)
+            .map(|k| r.residuals.get(k))
+            .unwrap_or(f64::NAN);
+        let mut line = format!(
+            "{:<wi$} {:<ws$} {:<wp$} {:<15} {:<7} {:>7} {:>10.2e} {:>10.4}",
             r.instance,
             r.solver,
             r.profile,
             r.status,
             if r.success { "yes" } else { "no" },
             r.iterations,
-            r.residuals
-                .get(ResidualKind::parse(&r.check_residual).unwrap_or_default()),
+            residual,
             r.time_s
-        ));
+        );
+        if matches!(
+            r.status.as_str(),
+            "unsupported" | "numerical_error" | "load_error"
+        ) && !r.message.is_empty()
+        {
+            let reason: String = r.message.chars().take(160).collect();
+            line.push_str(&format!("  ({reason})"));
+        }
+        s.push_str(&line);
+        s.push('\n');
     }
     s
 }

@@ -1,7 +1,7 @@
 //! The executor owns the iteration loop: limits, the stopping test on a chosen residual,
 //! counted `N`-products, timing, observers, warm start, and the best iterate seen.
 
-use crate::kernels::check_class;
+use crate::kernels::refusal;
 use crate::observer::{IterInfo, IterRecord, Observer};
 use crate::problem::Problem;
 use crate::result::SolveResult;
@@ -171,8 +171,8 @@ impl Executor {
         // the ends before the first step: an unsupported class, a non-finite or already
         // converged start point, a failed init
         let mut elapsed = Duration::ZERO;
-        let early = if let Err(e) = check_class(solver, instance.class()) {
-            Some((Status::Unsupported, Some(e.to_string())))
+        let early = if let Some(reason) = refusal(solver, instance) {
+            Some((Status::Unsupported, Some(reason)))
         } else if !res0.is_finite() {
             let msg = "non-finite residual at the start point";
             Some((Status::NumericalError, Some(msg.to_string())))

@@ -82,6 +82,16 @@ pub fn check_class(solver: &dyn Solver, class: ProblemClass) -> Result<(), Solve
     })
 }
 
+/// Why `solver` cannot take `instance`: its class ([`check_class`]'s message) or the solver's
+/// own [`Solver::refusal`]; `None` when it can. The executor and the harness's pre-run listing
+/// both use this one test.
+pub fn refusal(solver: &dyn Solver, instance: &cpbench_problems::Instance) -> Option<String> {
+    match check_class(solver, instance.class()) {
+        Err(e) => Some(e.to_string()),
+        Ok(()) => solver.refusal(instance),
+    }
+}
+
 /// The friction coefficients `mu` (one per contact) of a [`ProblemClass::Coulomb`] instance,
 /// for the Coulomb solvers' `step`; [`SolverError::WrongClass`] for any other class.
 pub fn coulomb_mu<'a>(solver: &dyn Solver, inst: &'a Instance) -> Result<&'a [f64], SolverError> {

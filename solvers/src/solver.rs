@@ -41,6 +41,14 @@ pub trait Solver {
         class.is_qp()
     }
 
+    /// Why this solver cannot take `instance` at all, beyond its class ([`Self::supports`]):
+    /// e.g. a method that needs a symmetric `W` on a non-symmetric Coulomb instance. `None`
+    /// (the default) when it can. The executor ends such a solve before `init` with status
+    /// `unsupported` and this reason; the harness asks before a run to list the skipped pairs.
+    fn refusal(&self, _instance: &cpbench_problems::Instance) -> Option<String> {
+        None
+    }
+
     /// Prepare for a solve from `state.gamma` (already projected onto `K`): allocate scratch,
     /// estimate constants. Products spent here are counted.
     fn init(&mut self, problem: &Problem, state: &mut IterState) -> Result<(), SolverError>;

@@ -3,9 +3,10 @@
 use crate::cmd::args;
 use crate::{AnyError, ReadArgs};
 use clap::Args;
-use cpbench_harness::run::default_out_dir;
+use cpbench_harness::run::{default_out_dir, refusals, LoadFailure, Refusal};
 use cpbench_harness::table::format_table;
-use cpbench_harness::{Profile, RunConfig, Shard, SolverSpec, Suite};
+use cpbench_harness::variants::VariantsFile;
+use cpbench_harness::{Profile, RunConfig, Shard, Suite};
 use cpbench_problems::ResidualKind;
 use cpbench_solvers::ExecSettings;
 use cpbench_solvers::{registry, SolverError};
@@ -49,6 +50,15 @@ pub struct RunArgs {
     /// that solver; `cpbench solvers` lists them).
     #[arg(long)]
     pub settings: Option<String>,
+    /// Named solver variants, a JSON file or inline JSON: `{"pgs-slow": {"solver": "pgs",
+    /// "omega": 0.8}}`. Their names can be used in `--solvers`; without `--solvers` the file's
+    /// variants run, in file order.
+    #[arg(long)]
+    pub variants: Option<String>,
+    /// Stop at the first input that does not load (default: record it as a `load_error` row,
+    /// run the rest, exit non-zero at the end).
+    #[arg(long)]
+    pub fail_fast: bool,
     /// Output folder (default results/runs/TIMESTAMP, UTC).
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -104,7 +114,6 @@ pub fn run(a: RunArgs) -> Result<(), AnyError> {
                 .collect()
         })
     };
-    let solvers = a.solvers.clone().unwrap_or_else(default_solvers);
     let settings: Option<serde_json::Map<String, serde_json::Value>> = match &a.settings {
         Some(v) => {
             let (value, file) = args::json_arg("--settings", v)?;
@@ -128,21 +137,43 @@ pub fn run(a: RunArgs) -> Result<(), AnyError> {
         }
         None => None,
     };
-    let instances = suite.load()?;
-    if instances.is_empty() {
+    let variants = match &a.variants {
+        Some(v) => {
+            let (value, file) = args::json_arg("--variants", v)?;
+            let source = file.map_or("(inline JSON)".to_string(), |p| p.display().to_string());
+            Some(VariantsFile::parse(&value.to_string(), &source)?)
+        }
+        None => None,
+    };
+    let tokens: Vec<String> = match (&a.solvers, &variants) {
+        (Some(s), _) => s.clone(),
+        (None, Some(v)) => v.names(),
+        (None, None) => default_solvers(),
+    };
+    let solvers = cpbench_harness::variants::expand(&tokens, settings.as_ref(), variants.as_ref())?;
+    let mut instances = Vec::new();
+    let mut load_errors = Vec::new();
+    for entry in &suite.entries {
+        match entry.load() {
+            Ok(i) => instances.push(i),
+            Err(e) if !a.fail_fast => {
+                eprintln!("load error: {e}");
+                load_errors.push(LoadFailure {
+                    source: entry.source_name(),
+                    message: e.to_string(),
+                });
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+    if instances.is_empty() && load_errors.is_empty() {
         return Err(format!("suite '{}' has no instances: nothing to run", suite.name).into());
     }
     let out = a.out.unwrap_or_else(default_out_dir);
     let mut cfg = RunConfig::new(out.clone());
     cfg.suite = suite.name.clone();
-    cfg.solvers = solvers
-        .iter()
-        .map(|s| SolverSpec {
-            label: s.trim().to_string(),
-            name: s.trim().to_string(),
-            settings: settings.as_ref().and_then(|m| m.get(s.trim()).cloned()),
-        })
-        .collect();
+    cfg.solvers = solvers;
+    cfg.load_errors = load_errors;
     cfg.profiles = match (a.tol, &a.profile, suite.default_tol) {
         (Some(tol), _, _) => vec![Profile {
             name: "custom".into(),
@@ -178,6 +209,7 @@ pub fn run(a: RunArgs) -> Result<(), AnyError> {
         cfg.solvers.len(),
         out.display()
     );
+    print_refusals(&refusals(&instances, &cfg.solvers)?);
     let outcome = cpbench_harness::run(&instances, &cfg)?;
     let rows = &outcome.rows;
     print!("{}", format_table(rows));
@@ -189,5 +221,55 @@ pub fn run(a: RunArgs) -> Result<(), AnyError> {
         outcome.skipped,
         out.display()
     );
+    if !cfg.load_errors.is_empty() {
+        return Err(format!(
+            "{} of {} inputs did not load (rows with status load_error in {}): {}",
+            cfg.load_errors.len(),
+            suite.entries.len(),
+            out.join("summary.csv").display(),
+            cfg.load_errors
+                .iter()
+                .map(|f| f.source.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+        .into());
+    }
     Ok(())
+}
+
+/// Say before the run which pairs end as `unsupported` and why, one line per variant and
+/// reason (instances counted, the first three named).
+fn print_refusals(refused: &[Refusal]) {
+    if refused.is_empty() {
+        return;
+    }
+    let mut groups: Vec<(&str, &str, Vec<&str>)> = Vec::new();
+    for r in refused {
+        match groups
+            .iter_mut()
+            .find(|(s, why, _)| *s == r.solver && *why == r.reason)
+        {
+            Some(g) => g.2.push(&r.instance),
+            None => groups.push((&r.solver, &r.reason, vec![&r.instance])),
+        }
+    }
+    eprintln!(
+        "skipped as unsupported ({} pairs; rows with status unsupported, reason in `message`):",
+        refused.len()
+    );
+    for (solver, why, insts) in groups {
+        let shown: Vec<&str> = insts.iter().take(3).copied().collect();
+        let more = if insts.len() > 3 {
+            format!(" and {} more", insts.len() - 3)
+        } else {
+            String::new()
+        };
+        eprintln!(
+            "  {solver} on {} instance{} ({}{more}): {why}",
+            insts.len(),
+            if insts.len() == 1 { "" } else { "s" },
+            shown.join(", ")
+        );
+    }
 }

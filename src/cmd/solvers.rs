@@ -18,8 +18,10 @@ pub struct SolversArgs {
 /// Help text of `cpbench run --solvers`, naming the real default list.
 pub fn run_solvers_help() -> String {
     format!(
-        "Comma-separated solver names, `name` or `name:preset` (list: `cpbench solvers`) \
-         [default: the suite's solvers, else {}]",
+        "Comma-separated solvers or variants: `name`, `name:preset` (list: `cpbench solvers`), \
+         `name@setting=value[@setting=value]` (`pgs@omega=0.8`), a sweep \
+         `name@setting=start:stop:step` (`pgs@omega=0.6:1.4:0.2`), or a --variants name \
+         [default: the --variants file's variants, else the suite's solvers, else {}]",
         default_solvers().join(",")
     )
 }

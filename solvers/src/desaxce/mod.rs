@@ -126,6 +126,17 @@ impl Solver for DeSaxce {
         class == ProblemClass::Coulomb
     }
 
+    fn refusal(&self, instance: &cpbench_problems::Instance) -> Option<String> {
+        (instance.class() == ProblemClass::Coulomb && !instance.is_symmetric()).then(|| {
+            let (relative, ..) = instance.n_mat().asymmetry();
+            format!(
+                "{}: W is not symmetric (relative asymmetry {relative:.1e}); De Saxce's CCP \
+                 steps need a symmetric W (load with --symmetrize)",
+                self.name
+            )
+        })
+    }
+
     fn init(&mut self, problem: &Problem, _state: &mut IterState) -> Result<(), SolverError> {
         let inst = problem.instance();
         let ccp = inst

@@ -1,0 +1,219 @@
+//! Solver variants side by side, refusals before a run and a folder sweep that keeps going,
+//! through the CLI (issue 12's "done when" items).
+
+use cpbench_harness::manifest::Manifest;
+use cpbench_harness::results::read_summary;
+use cpbench_test_support::succeed;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn cpbench() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_cpbench"))
+}
+
+fn fixture(p: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(p)
+}
+
+/// `pgs, pgs@omega=0.8, pgs@omega=1.3` on three files: three rows per file with their own
+/// settings, three traces per file, the manifest keeps the three variants, the plots exist;
+/// a later run with a variants file and a sweep adds its variants to the same folder, and
+/// plain `pgs` with other settings into that folder is refused (then replaced with --rerun).
+#[test]
+fn three_variants_of_one_solver_coexist() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("res");
+    let files = [
+        "lcp/lcp_mmc.dat",
+        "siconos-fc3d/NESpheres_10_1.dat",
+        "fclib/Spheres-i099-356-679.hdf5",
+    ];
+    let mut cmd = cpbench();
+    cmd.args([
+        "run",
+        "--solvers",
+        "pgs,pgs@omega=0.8,pgs@omega=1.3",
+        "--instances",
+    ]);
+    for f in files {
+        cmd.arg(fixture(f));
+    }
+    succeed(cmd.arg("--out").arg(&out));
+    let rows = read_summary(&out.join("summary.csv")).unwrap();
+    assert_eq!(rows.len(), 9);
+    let omega = |r: &cpbench_harness::results::SummaryRow| -> f64 {
+        let v: serde_json::Value = serde_json::from_str(&r.settings).unwrap();
+        v["settings"]["omega"].as_f64().unwrap()
+    };
+    for chunk in rows.chunks(3) {
+        let labels: Vec<&str> = chunk.iter().map(|r| r.solver.as_str()).collect();
+        assert_eq!(labels, ["pgs", "pgs@omega=0.8", "pgs@omega=1.3"]);
+        assert!(chunk.iter().all(|r| r.base_solver == "pgs" && r.success));
+        assert_eq!(chunk.iter().map(omega).collect::<Vec<_>>(), [1.0, 0.8, 1.3]);
+        // different settings, different work: over-relaxation changes the iteration count
+        assert_ne!(chunk[0].iterations, chunk[1].iterations);
+        assert_ne!(chunk[0].settings_hash, chunk[1].settings_hash);
+    }
+    let traces = std::fs::read_dir(out.join("traces")).unwrap().count();
+    assert_eq!(traces, 9);
+    assert!(out.join("traces/lcp_mmc__pgs@omega=0.8.csv").exists());
+    assert!(out.join("plots/lcp_mmc.png").exists());
+    let m = Manifest::read(&out).unwrap();
+    let labels: Vec<&str> = m.solvers.iter().map(|s| s.label()).collect();
+    assert_eq!(labels, ["pgs", "pgs@omega=0.8", "pgs@omega=1.3"]);
+
+    // a variants file (inline) and a sweep join the folder; the manifest keeps all variants
+    succeed(
+        cpbench()
+            .args(["run", "--no-plots", "--instances"])
+            .arg(fixture("lcp/lcp_mmc.dat"))
+            .args([
+                "--variants",
+                r#"{"pgs-slow": {"solver": "pgs", "omega": 0.5}}"#,
+                "--solvers",
+                "pgs-slow,jacobi@lambda=0.5:1:0.5",
+                "--out",
+            ])
+            .arg(&out),
+    );
+    let rows = read_summary(&out.join("summary.csv")).unwrap();
+    assert_eq!(rows.len(), 12);
+    let m = Manifest::read(&out).unwrap();
+    let labels: Vec<&str> = m.solvers.iter().map(|s| s.label()).collect();
+    assert_eq!(
+        labels,
+        [
+            "pgs",
+            "pgs@omega=0.8",
+            "pgs@omega=1.3",
+            "pgs-slow",
+            "jacobi@lambda=0.5",
+            "jacobi@lambda=1"
+        ]
+    );
+    let slow = rows.iter().find(|r| r.solver == "pgs-slow").unwrap();
+    assert_eq!(omega(slow), 0.5);
+
+    // plain `pgs` with other settings into the same folder: refused, naming the way out
+    let o = cpbench()
+        .args(["run", "--no-plots", "--instances"])
+        .arg(fixture("lcp/lcp_mmc.dat"))
+        .args([
+            "--solvers",
+            "pgs",
+            "--settings",
+            r#"{"pgs": {"omega": 0.9}}"#,
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("other settings") && err.contains("--rerun"),
+        "{err}"
+    );
+    succeed(
+        cpbench()
+            .args(["run", "--no-plots", "--rerun", "--instances"])
+            .arg(fixture("lcp/lcp_mmc.dat"))
+            .args([
+                "--solvers",
+                "pgs",
+                "--settings",
+                r#"{"pgs": {"omega": 0.9}}"#,
+                "--out",
+            ])
+            .arg(&out),
+    );
+    let rows = read_summary(&out.join("summary.csv")).unwrap();
+    let pgs: Vec<_> = rows
+        .iter()
+        .filter(|r| r.solver == "pgs" && r.instance == "lcp_mmc")
+        .collect();
+    assert_eq!(pgs.len(), 1);
+    assert_eq!(omega(pgs[0]), 0.9);
+}
+
+/// A folder with one unreadable file among good ones: the run finishes the good ones, records
+/// a `load_error` row with the message, exits non-zero; `--fail-fast` stops at the bad file.
+/// Solvers that cannot take an instance are announced before the run and get `unsupported`
+/// rows with the reason.
+#[test]
+fn a_folder_sweep_keeps_going_and_refusals_are_announced() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    std::fs::create_dir(&data).unwrap();
+    for f in ["lcp_mmc.dat", "lcp_deudeu.dat"] {
+        std::fs::copy(fixture("lcp").join(f), data.join(f)).unwrap();
+    }
+    std::fs::write(data.join("broken.dat"), "3\n1 2\nnot a number\n").unwrap();
+    let out = dir.path().join("res");
+    let o = cpbench()
+        .args(["run", "--no-plots", "--solvers", "pgs,nsgs", "--instances"])
+        .arg(&data)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("1 of 3 inputs did not load"), "{err}");
+    assert!(
+        err.contains("skipped as unsupported (2 pairs")
+            && err.contains("nsgs on 2 instances (lcp_deudeu, lcp_mmc)"),
+        "{err}"
+    );
+    assert!(stdout.contains("does not support class lcp"), "{stdout}");
+    let rows = read_summary(&out.join("summary.csv")).unwrap();
+    assert_eq!(rows.len(), 5);
+    let bad: Vec<_> = rows.iter().filter(|r| r.status == "load_error").collect();
+    assert_eq!(bad.len(), 1);
+    assert!(bad[0].instance.ends_with("broken.dat") && !bad[0].success);
+    assert!(
+        bad[0].message.contains("unrecognised format"),
+        "{}",
+        bad[0].message
+    );
+    let solved: Vec<_> = rows.iter().filter(|r| r.solver == "pgs").collect();
+    assert!(solved.len() == 2 && solved.iter().all(|r| r.success));
+    let refused: Vec<_> = rows.iter().filter(|r| r.solver == "nsgs").collect();
+    assert!(refused
+        .iter()
+        .all(|r| r.status == "unsupported" && r.message.contains("does not support class lcp")));
+
+    // the bad file fixed: the next run drops the load_error row and solves it
+    std::fs::copy(fixture("lcp/lcp_CPS_1.dat"), data.join("broken.dat")).unwrap();
+    succeed(
+        cpbench()
+            .args(["run", "--no-plots", "--solvers", "pgs,nsgs", "--instances"])
+            .arg(&data)
+            .arg("--out")
+            .arg(&out),
+    );
+    let rows = read_summary(&out.join("summary.csv")).unwrap();
+    assert!(rows.iter().all(|r| r.status != "load_error"));
+    assert_eq!(rows.len(), 6);
+
+    std::fs::write(data.join("broken.dat"), "garbage\n").unwrap();
+    let o = cpbench()
+        .args([
+            "run",
+            "--no-plots",
+            "--fail-fast",
+            "--solvers",
+            "pgs",
+            "--instances",
+        ])
+        .arg(&data)
+        .arg("--out")
+        .arg(dir.path().join("ff"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(!dir.path().join("ff/summary.csv").exists());
+}
