@@ -80,6 +80,8 @@ pub struct RunConfig {
     pub trace_every: u64,
     /// Draw plots.
     pub plots: bool,
+    /// Size, resolution and x scale of the plots.
+    pub figure: crate::plot::FigureOptions,
     /// Show a progress bar on stderr.
     pub progress: bool,
     /// Concurrent runs.
@@ -107,6 +109,7 @@ impl RunConfig {
             out_dir,
             trace_every: 1,
             plots: true,
+            figure: Default::default(),
             progress: true,
             jobs: 1,
             rerun: false,
@@ -379,7 +382,7 @@ pub fn run(instances: &[Instance], cfg: &RunConfig) -> Result<RunOutcome> {
     let mut rows = read_summary(&summary_path)?;
     sort_canonical(&mut rows, &manifest);
     if cfg.plots {
-        draw_iteration_plots(out, &rows, cfg.check_residual)?;
+        draw_iteration_plots(out, &rows, cfg.check_residual, &cfg.figure)?;
     }
     Ok(RunOutcome {
         executed: tasks.len(),
