@@ -635,7 +635,8 @@ fn legend_font(s: f64) -> TextStyle<'static> {
     (FAMILY, pt(s, 9.0)).into_font().color(&BLACK)
 }
 
-/// Columns and row height of the legend of `entries` across `w` pixels.
+/// Columns, cell width and row height of the legend of `entries` across `w` pixels (the
+/// note on faint lines, if any, takes a row of its own below).
 fn legend_layout<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     entries: &[Entry],
@@ -644,7 +645,8 @@ fn legend_layout<DB: DrawingBackend>(
 ) -> std::result::Result<(usize, i32, i32), String> {
     let font = legend_font(s);
     let mut widest = 0u32;
-    for en in entries {
+    let grid: Vec<&Entry> = entries.iter().filter(|e| !e.faint).collect();
+    for en in &grid {
         let (tw, _) = area
             .estimate_text_size(&en.label, &font)
             .map_err(|x| x.to_string())?;
@@ -652,7 +654,7 @@ fn legend_layout<DB: DrawingBackend>(
     }
     let cell = widest as i32 + pt(s, 36.0);
     let cols = ((w as i32 - pt(s, 16.0)) / cell.max(1)).max(1) as usize;
-    Ok((cols.min(entries.len().max(1)), cell, pt(s, 14.0)))
+    Ok((cols.min(grid.len().max(1)), cell, pt(s, 14.0)))
 }
 
 fn legend_height<DB: DrawingBackend>(
@@ -665,7 +667,9 @@ fn legend_height<DB: DrawingBackend>(
         return Ok(0);
     }
     let (cols, _, row) = legend_layout(area, entries, w, s)?;
-    let rows = entries.len().div_ceil(cols) as i32;
+    let n = entries.iter().filter(|e| !e.faint).count();
+    let notes = entries.iter().filter(|e| e.faint).count();
+    let rows = (n.div_ceil(cols) + notes) as i32;
     Ok((rows * row + pt(s, 10.0)) as u32)
 }
 
@@ -683,8 +687,20 @@ fn draw_legend<DB: DrawingBackend>(
     let used = cols as i32 * cell;
     let left = ((w as i32 - used) / 2).max(0);
     let sample = pt(s, 24.0);
-    for (k, en) in entries.iter().enumerate() {
-        let (c, r) = ((k % cols) as i32, (k / cols) as i32);
+    let ordered: Vec<&Entry> = entries
+        .iter()
+        .filter(|e| !e.faint)
+        .chain(entries.iter().filter(|e| e.faint))
+        .collect();
+    let n_grid = entries.iter().filter(|e| !e.faint).count();
+    let grid_rows = n_grid.div_ceil(cols);
+    for (k, en) in ordered.iter().enumerate() {
+        let (c, r) = if en.faint {
+            // notes: one row each, below the grid of entries
+            (0, (grid_rows + k - n_grid) as i32)
+        } else {
+            ((k % cols) as i32, (k / cols) as i32)
+        };
         let x = left + c * cell;
         let y = pt(s, 4.0) + r * row + row / 2;
         let line = vec![(x, y), (x + sample, y)];
@@ -845,7 +861,7 @@ fn draw_on<DB: DrawingBackend>(
     let e = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
     let (xa, ya) = (plot.x_axis, plot.y_axis);
     // x: on a log x axis only positive values set the range (iteration 0 is drawn at its end)
-    let (x0, x1) = range(
+    let (mut x0, mut x1) = range(
         plot.series
             .iter()
             .flat_map(|s| s.points.iter())
@@ -853,6 +869,20 @@ fn draw_on<DB: DrawingBackend>(
             .map(|p| xa.fwd(p.0)),
         xa,
     );
+    if xa == Axis::Log10 {
+        // a log x axis ends just after the data, not at the next power of ten
+        let hi = plot
+            .series
+            .iter()
+            .flat_map(|s| s.points.iter())
+            .filter(|p| p.0 > 0.0 && p.0.is_finite())
+            .map(|p| xa.fwd(p.0))
+            .fold(f64::NEG_INFINITY, f64::max);
+        if hi.is_finite() && hi > x0 + 1.0 {
+            x1 = hi + 0.03 * (hi - x0);
+        }
+        x0 = x0.min(x1 - 1.0);
+    }
     let (y0, y1) = match plot.y_range {
         Some((a, b)) => (ya.fwd(a), ya.fwd(b)),
         None => range(
@@ -871,8 +901,23 @@ fn draw_on<DB: DrawingBackend>(
             .map(|i| l[i].clone())
             .unwrap_or_default()
     };
+    // the title shrinks (down to 6 pt) until it fits the width
+    let (w_area, _) = root.dim_in_pixel();
+    let mut title_pt = 11.0;
+    while title_pt > 6.0 {
+        let (tw, _) = root
+            .estimate_text_size(
+                &plot.title,
+                &(FAMILY, pt(s, title_pt)).into_font().color(&BLACK),
+            )
+            .map_err(e)?;
+        if (tw as i32) < w_area as i32 - pt(s, 8.0) {
+            break;
+        }
+        title_pt -= 0.5;
+    }
     let mut chart: ChartContext<'_, DB, Coords> = ChartBuilder::on(root)
-        .caption(&plot.title, (FAMILY, pt(s, 11.0)))
+        .caption(&plot.title, (FAMILY, pt(s, title_pt)))
         .margin(pt(s, 6.0))
         .margin_right(pt(s, 12.0))
         .x_label_area_size(pt(s, 30.0))
@@ -966,8 +1011,15 @@ fn draw_on<DB: DrawingBackend>(
                 if tx > p.end || tx < p.main[0].0 {
                     continue;
                 }
+                // the line's height at tx (linear between its neighbours, in axis units)
                 let k = p.main.partition_point(|q| q.0 < tx).min(p.main.len() - 1);
-                let c = chart.backend_coord(&(tx, p.main[k].1));
+                let y = if k == 0 || p.main[k].0 <= p.main[k - 1].0 {
+                    p.main[k].1
+                } else {
+                    let (a, b) = (p.main[k - 1], p.main[k]);
+                    a.1 + (b.1 - a.1) * (tx - a.0) / (b.0 - a.0)
+                };
+                let c = chart.backend_coord(&(tx, y));
                 draw_marker(root, (c.0 - base.0, c.1 - base.1), m, p.style, s)?;
             }
         }
