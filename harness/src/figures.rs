@@ -3,18 +3,21 @@
 
 use crate::error::Result;
 use crate::names::{plot_paths, trace_path, FileStems};
-use crate::plot::{draw_plot, LinePlot, Series};
+use crate::plot::{draw_plot, fmt_num, FigureOptions, LinePlot, Series};
 use crate::results::{read_trace, SummaryRow};
 use cpbench_problems::ResidualKind;
 use std::path::Path;
 
 /// For every (instance, profile) of `rows`, draw `plots/<instance>[__<profile>].png/.svg`:
 /// `residual` (`None`: the check residual of the group's first row) against iterations, one
-/// line per solver, from the trace files in `dir`.
+/// line per solver, from the trace files in `dir`; against solver time instead when the
+/// group mixes cost models ([`mixed_cost_models`], e.g. first-order methods and an interior
+/// point, whose iterations cost differently). Size, resolution and x scale from `fig`.
 pub fn draw_iteration_plots(
     dir: &Path,
     rows: &[SummaryRow],
     residual: Option<ResidualKind>,
+    fig: &FigureOptions,
 ) -> Result<()> {
     let mut solvers: Vec<&str> = Vec::new();
     for r in rows {
@@ -29,6 +32,7 @@ pub fn draw_iteration_plots(
         let residual = residual
             .or_else(|| ResidualKind::parse(&first.check_residual))
             .unwrap_or_default();
+        let by_time = mixed_cost_models(group.iter().map(|r| r.base()));
         let mut series = Vec::new();
         for r in &group {
             let p = dir.join(trace_path(&stem, &r.solver, &r.profile));
@@ -40,37 +44,69 @@ pub fn draw_iteration_plots(
                 label: r.solver.clone(),
                 points: pts
                     .iter()
-                    .map(|q| (q.iteration as f64, q.residuals.get(residual)))
+                    .map(|q| {
+                        let x = if by_time {
+                            q.time_s
+                        } else {
+                            q.iteration as f64
+                        };
+                        (x, q.residuals.get(residual))
+                    })
                     .collect(),
                 color: solvers.iter().position(|s| *s == r.solver),
             });
         }
         let plot = LinePlot::convergence(
             format!(
-                "{} ({}, n = {}){}",
+                "{} ({}, n = {}; {})",
                 inst,
                 first.class,
                 first.n,
-                profile_title(&prof)
+                tol_title(first.tol, &[residual.as_str().to_string()])
             ),
-            "iteration",
+            if by_time {
+                "solver time [s]"
+            } else {
+                "iteration"
+            },
             residual_label(residual).to_string(),
             series,
             Some(first.tol),
+            fig.x_scale,
         );
         let (png, svg) = plot_paths(&stem, &prof);
-        draw_plot(&plot, &dir.join(png), &dir.join(svg))?;
+        draw_plot(&plot, &dir.join(png), &dir.join(svg), fig)?;
     }
     Ok(())
 }
 
-/// ` [profile]` for non-default profiles (plot titles).
-pub fn profile_title(profile: &str) -> String {
-    if profile == "default" {
-        String::new()
+/// The tolerance and residual(s) of a figure, for its title: `tol 1e-6, nat_map_rel_2`
+/// (several residuals joined by ` / `).
+pub fn tol_title(tol: f64, residuals: &[String]) -> String {
+    if residuals.is_empty() {
+        format!("tol {}", fmt_num(tol))
     } else {
-        format!(" [{profile}]")
+        format!("tol {}, {}", fmt_num(tol), residuals.join(" / "))
     }
+}
+
+/// Whether the registry names `bases` mix cost models (first-order with factorising,
+/// external or unknown ones): iterations then mean different work, and per-instance figures
+/// are drawn against time.
+pub fn mixed_cost_models<'a>(bases: impl Iterator<Item = &'a str>) -> bool {
+    let first_order = |b: &str| {
+        cpbench_solvers::registry::cost_model(b)
+            == Some(cpbench_solvers::registry::CostModel::FirstOrder)
+    };
+    let (mut fo, mut other) = (false, false);
+    for b in bases {
+        if first_order(b) {
+            fo = true;
+        } else {
+            other = true;
+        }
+    }
+    fo && other
 }
 
 /// Rows grouped by (instance, profile), in first-appearance order; two instances of the same
@@ -100,5 +136,22 @@ pub fn residual_label(k: ResidualKind) -> &'static str {
         ResidualKind::ProjGradRel => "relative projected gradient",
         ResidualKind::Res4 => "Res4",
         ResidualKind::Fc3dError => "Siconos fc3d error",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn titles_and_cost_models() {
+        assert_eq!(
+            tol_title(1e-6, &["nat_map_rel_2".to_string()]),
+            "tol 1e-6, nat_map_rel_2"
+        );
+        assert_eq!(tol_title(2.5e-7, &[]), "tol 2.5e-7");
+        assert!(mixed_cost_models(["pgs", "ipm"].into_iter()));
+        assert!(!mixed_cost_models(["pgs", "jacobi"].into_iter()));
+        assert!(!mixed_cost_models(["ipm"].into_iter()));
     }
 }

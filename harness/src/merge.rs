@@ -88,7 +88,7 @@ pub fn merge(out: &Path, inputs: &[PathBuf], plots: bool) -> Result<Vec<SummaryR
     merged.write(out)?;
     if plots {
         // each instance's plot shows its rows' own check residual
-        draw_iteration_plots(out, &rows, None)?;
+        draw_iteration_plots(out, &rows, None, &Default::default())?;
     }
     Ok(rows)
 }

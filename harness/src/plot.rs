@@ -1,23 +1,132 @@
 //! Line plots (PNG and SVG) with plotters: convergence curves, performance profiles and grid
-//! overviews. Text is drawn with the embedded DejaVu Sans font (`assets/`), so no system font
-//! library is needed. Log axes are drawn as linear axes over `log10` / `log2` of the data with
-//! labels written back in data units, which keeps one drawing path for every plot.
+//! overviews, sized for a paper.
+//!
+//! - Size and resolution: [`FigureOptions`] (inches and dots per inch, as in matplotlib); text
+//!   sizes are in points, so a figure keeps its proportions at any resolution. PNGs carry their
+//!   resolution (`pHYs` chunk) so that LaTeX places them at their size in inches; SVGs are
+//!   written at 96 px per inch (CSS) with text as `<text>` elements in the font family
+//!   `DejaVu Sans, sans-serif` (never converted to paths).
+//! - Text is drawn with the embedded DejaVu Sans font (`assets/`), so no system font library is
+//!   needed.
+//! - Log axes are drawn as linear axes over `log10` / `log2` of the data; the ticks are computed
+//!   here ([`ticks`]) and written by one formatter ([`tick_labels`]) whose labels never repeat.
+//! - Every series has its own colour *and* dash pattern or marker (by its palette index), so
+//!   lines on top of each other and grey-scale prints stay readable. A non-monotone convergence
+//!   trace is drawn as its running best residual (what the solver would return if stopped
+//!   there), with every iterate's residual faint behind it. Long series are drawn first and
+//!   short ones last, on top.
+//! - Legends sit below the plot area (one shared legend below a grid), never over the data.
 
 use crate::error::{HarnessError, Result};
+use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
+use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
+use plotters::element::DashedPathElement;
 use plotters::prelude::*;
+use std::ops::Range;
 use std::path::Path;
 use std::sync::Once;
 
 static FONT: Once = Once::new();
 
+/// Font family of every text: DejaVu Sans (embedded) for the PNGs; SVG viewers use it when
+/// installed, else their sans-serif font.
+const FAMILY: &str = "DejaVu Sans, sans-serif";
+
 fn register_font() {
     FONT.call_once(|| {
         let bytes: &'static [u8] = include_bytes!("../assets/DejaVuSans.ttf");
         // The font is valid (a test draws with it); a failure would only drop text.
-        let _ = plotters::style::register_font("sans-serif", FontStyle::Normal, bytes);
+        let _ = plotters::style::register_font(FAMILY, FontStyle::Normal, bytes);
     });
 }
+
+/// x scale of convergence plots.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum XScale {
+    /// Logarithmic when the solvers' final counts (or times) of a figure differ by more than
+    /// [`AUTO_LOG_RATIO`] (e.g. an interior-point method's 20 iterations next to a first-order
+    /// method's 20 000), linear otherwise.
+    #[default]
+    Auto,
+    /// Always linear.
+    Linear,
+    /// Always logarithmic (values `<= 0`, e.g. iteration 0, are drawn at the axis' left end).
+    Log,
+}
+
+/// [`XScale::Auto`] switches to a log x axis above this ratio of the largest to the smallest
+/// final x of a figure's series.
+pub const AUTO_LOG_RATIO: f64 = 100.0;
+
+impl XScale {
+    /// Parse `auto`, `linear` or `log`; `None` otherwise.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "auto" => Some(Self::Auto),
+            "linear" | "lin" => Some(Self::Linear),
+            "log" => Some(Self::Log),
+            _ => None,
+        }
+    }
+}
+
+/// Size and resolution of figures, and the x scale of convergence plots.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FigureOptions {
+    /// Width and height of one figure in inches (default 6.4 x 4.0). A cell of an overview grid
+    /// is 0.55 x 0.6 of it.
+    pub size_in: (f64, f64),
+    /// Resolution of the PNGs, dots per inch (default 150: 960 x 600 px). SVGs are written at
+    /// 96 px per inch, the CSS unit.
+    pub dpi: u32,
+    /// x scale of convergence plots.
+    pub x_scale: XScale,
+}
+
+impl Default for FigureOptions {
+    fn default() -> Self {
+        Self {
+            size_in: (6.4, 4.0),
+            dpi: 150,
+            x_scale: XScale::Auto,
+        }
+    }
+}
+
+impl FigureOptions {
+    /// Parse a figure size `WxH` in inches (e.g. `3.5x2.5`), each in `[1, 40]`. Errors: a
+    /// message naming the value.
+    pub fn parse_size(s: &str) -> std::result::Result<(f64, f64), String> {
+        let bad = || format!("figure size '{s}': expected WxH in inches, e.g. 6.4x4, each 1 to 40");
+        let (w, h) = s.split_once(['x', 'X']).ok_or_else(bad)?;
+        let w: f64 = w.trim().parse().map_err(|_| bad())?;
+        let h: f64 = h.trim().parse().map_err(|_| bad())?;
+        if !(1.0..=40.0).contains(&w) || !(1.0..=40.0).contains(&h) {
+            return Err(bad());
+        }
+        Ok((w, h))
+    }
+
+    /// Check a resolution: `dpi` in `[30, 1200]`. Errors: a message naming the value.
+    pub fn check_dpi(dpi: i64) -> std::result::Result<u32, String> {
+        if (30..=1200).contains(&dpi) {
+            Ok(dpi as u32)
+        } else {
+            Err(format!("--dpi {dpi}: expected 30 to 1200 dots per inch"))
+        }
+    }
+
+    fn px(&self, scale: (f64, f64), per_in: f64) -> (u32, u32) {
+        (
+            (self.size_in.0 * scale.0 * per_in).round().max(50.0) as u32,
+            (self.size_in.1 * scale.1 * per_in).round().max(50.0) as u32,
+        )
+    }
+}
+
+/// SVG pixels per inch (CSS).
+const SVG_PER_IN: f64 = 96.0;
 
 /// One line: a legend label and `(x, y)` points in data units.
 #[derive(Clone, Debug)]
@@ -26,7 +135,8 @@ pub struct Series {
     pub label: String,
     /// Points.
     pub points: Vec<(f64, f64)>,
-    /// Palette index (keeps a solver's colour across plots); `None`: the series' position.
+    /// Palette and line-style index (keeps a solver's colour and dashes across plots); `None`:
+    /// the series' position.
     pub color: Option<usize>,
 }
 
@@ -35,7 +145,7 @@ pub struct Series {
 pub enum Axis {
     /// Linear.
     Linear,
-    /// Logarithmic, decades labelled `1e-6` etc. Values `<= 0` are drawn at `1e-17`.
+    /// Logarithmic, decades labelled `1e-6` etc. Values `<= 0` are drawn at the axis' low end.
     Log10,
     /// Logarithmic base 2 (performance-profile ratios), labelled `1, 2, 4, ...`.
     Log2,
@@ -50,36 +160,120 @@ impl Axis {
         }
     }
 
-    fn label(self, t: f64) -> String {
-        match self {
+    fn is_log(self) -> bool {
+        self != Axis::Linear
+    }
+}
+
+/// Tick positions of an axis over `[lo, hi]` in axis units (`log10` / `log2` of the data on
+/// log axes): on a linear axis multiples of a 1-2-5 step (4 to 10 ticks), on log axes whole
+/// powers of 10 / 2 (every k-th one when there are more than 9).
+pub fn ticks(axis: Axis, lo: f64, hi: f64) -> Vec<f64> {
+    if !(lo.is_finite() && hi.is_finite()) || hi <= lo {
+        return vec![lo];
+    }
+    let step = match axis {
+        Axis::Linear => nice_step((hi - lo) / 6.0),
+        _ => ((hi.floor() - lo.ceil()) / 8.0).ceil().max(1.0),
+    };
+    let (k0, k1) = ((lo / step - 1e-9).ceil(), (hi / step + 1e-9).floor());
+    let mut out = Vec::new();
+    let mut k = k0;
+    while k <= k1 {
+        let t = k * step;
+        out.push(if t.abs() < 1e-12 * step { 0.0 } else { t });
+        k += 1.0;
+    }
+    out
+}
+
+/// The smallest 1-2-5 multiple of a power of ten `>= raw`.
+fn nice_step(raw: f64) -> f64 {
+    let mag = 10f64.powf(raw.log10().floor());
+    [1.0, 2.0, 5.0, 10.0]
+        .iter()
+        .map(|m| m * mag)
+        .find(|s| *s >= raw * (1.0 - 1e-12))
+        .unwrap_or(10.0 * mag)
+}
+
+/// Labels of `ticks` (positions in axis units, as [`ticks`] gives them), distinct whenever the
+/// ticks are: linear axes print integers (`10000`, `12000`) or as many decimals as the step
+/// needs, and switch to scientific notation (`1.2e6`) for magnitudes `>= 1e6` or `< 1e-3`;
+/// `Log10` prints `1e-8`, `1e-6`, ..., `1`, `10`, `1e2`; `Log2` prints `1`, `2`, `4`, `8`.
+/// Whenever two labels would coincide the precision grows until they differ.
+pub fn tick_labels(axis: Axis, ticks: &[f64]) -> Vec<String> {
+    let step = ticks
+        .windows(2)
+        .map(|w| (w[1] - w[0]).abs())
+        .filter(|d| *d > 0.0)
+        .fold(f64::INFINITY, f64::min);
+    let one = |t: f64, extra: i32| -> String {
+        match axis {
             Axis::Linear => {
-                if t.abs() >= 1e4 || (t != 0.0 && t.abs() < 1e-2) {
-                    format!("{t:.0e}")
-                } else if t.fract() == 0.0 {
-                    format!("{t:.0}")
+                let maxabs = ticks.iter().fold(0f64, |a, v| a.max(v.abs()));
+                let sci = maxabs >= 1e6 || (maxabs > 0.0 && maxabs < 1e-3);
+                let step_exp = if step.is_finite() {
+                    (step.log10() + 1e-9).floor() as i32
                 } else {
-                    format!("{t:.2}")
+                    0
+                };
+                if sci {
+                    if t == 0.0 {
+                        return "0".into();
+                    }
+                    let e = (t.abs().log10() + 1e-9).floor() as i32;
+                    let d = (e - step_exp + extra).max(0) as usize;
+                    trim_sci(&format!("{t:.d$e}"))
+                } else {
+                    let d = (-step_exp + extra).max(0) as usize;
+                    format!("{t:.d$}")
                 }
             }
             Axis::Log10 => {
-                if (t - t.round()).abs() < 1e-9 {
-                    format!("1e{}", t.round() as i64)
+                let k = t.round();
+                if (t - k).abs() < 1e-9 && extra == 0 {
+                    match k as i64 {
+                        0 => "1".into(),
+                        1 => "10".into(),
+                        k => format!("1e{k}"),
+                    }
                 } else {
-                    format!("{:.0e}", 10f64.powf(t))
+                    let d = (extra.max(1)) as usize;
+                    trim_sci(&format!("{:.d$e}", 10f64.powf(t)))
                 }
             }
             Axis::Log2 => {
                 let v = 2f64.powf(t);
-                if v >= 100.0 {
-                    format!("{v:.0}")
+                if (t - t.round()).abs() < 1e-9 && t >= 0.0 && extra == 0 {
+                    format!("{:.0}", v)
                 } else {
-                    format!("{v:.3}")
-                        .trim_end_matches('0')
-                        .trim_end_matches('.')
-                        .to_string()
+                    let d = (3 + extra) as usize;
+                    let s = format!("{v:.d$}");
+                    s.trim_end_matches('0').trim_end_matches('.').to_string()
                 }
             }
         }
+    };
+    for extra in 0..12 {
+        let labels: Vec<String> = ticks.iter().map(|&t| one(t, extra)).collect();
+        let mut sorted = labels.clone();
+        sorted.sort();
+        sorted.dedup();
+        if sorted.len() == labels.len() {
+            return labels;
+        }
+    }
+    ticks.iter().map(|t| format!("{t:e}")).collect()
+}
+
+/// `1.50e6` -> `1.5e6`, `2.0e-7` -> `2e-7`.
+fn trim_sci(s: &str) -> String {
+    match s.split_once('e') {
+        Some((m, e)) if m.contains('.') => {
+            format!("{}e{e}", m.trim_end_matches('0').trim_end_matches('.'))
+        }
+        _ => s.to_string(),
     }
 }
 
@@ -92,7 +286,7 @@ pub struct LinePlot {
     pub x_label: String,
     /// y-axis label.
     pub y_label: String,
-    /// Lines, coloured in order from the Tableau 10 palette.
+    /// Lines; colour and dashes from their `color` index (Tableau 10 palette).
     pub series: Vec<Series>,
     /// A horizontal dashed reference line (e.g. the tolerance), with its legend label.
     pub hline: Option<(f64, String)>,
@@ -102,31 +296,63 @@ pub struct LinePlot {
     pub y_axis: Axis,
     /// Fixed y range in data units (otherwise from the data, widened to whole decades on log axes).
     pub y_range: Option<(f64, f64)>,
-    /// Put the legend in the lower right corner (performance profiles end at the top right).
-    pub legend_lower_right: bool,
+    /// Draw non-monotone series as their running minimum, with the raw series faint behind
+    /// (convergence plots).
+    pub best_so_far: bool,
 }
 
 impl LinePlot {
-    /// A convergence plot: `x` linear, residual on a log10 axis, tolerance line.
+    /// A convergence plot: residual on a log10 axis against `x` (linear or log by `x_scale`,
+    /// see [`XScale`]; the x label says "log scale" when it is), tolerance line, non-monotone
+    /// traces as their running best.
     pub fn convergence(
         title: String,
         x_label: &str,
         y_label: String,
         series: Vec<Series>,
         tol: Option<f64>,
+        x_scale: XScale,
     ) -> Self {
+        let log = match x_scale {
+            XScale::Linear => false,
+            XScale::Log => series.iter().flat_map(|s| &s.points).any(|p| p.0 > 0.0),
+            XScale::Auto => wants_log_x(&series),
+        };
         Self {
             title,
-            x_label: x_label.to_string(),
+            x_label: if log {
+                format!("{x_label} (log scale)")
+            } else {
+                x_label.to_string()
+            },
             y_label,
             series,
-            hline: tol.map(|t| (t, format!("tol {t:.0e}"))),
-            x_axis: Axis::Linear,
+            hline: tol.map(|t| (t, format!("tol {}", fmt_num(t)))),
+            x_axis: if log { Axis::Log10 } else { Axis::Linear },
             y_axis: Axis::Log10,
             y_range: None,
-            legend_lower_right: false,
+            best_so_far: true,
         }
     }
+}
+
+/// Whether [`XScale::Auto`] picks a log x axis for `series`: the largest final x exceeds
+/// [`AUTO_LOG_RATIO`] times the smallest positive final x.
+pub fn wants_log_x(series: &[Series]) -> bool {
+    let ends: Vec<f64> = series
+        .iter()
+        .filter_map(|s| s.points.iter().map(|p| p.0).reduce(f64::max))
+        .filter(|x| *x > 0.0 && x.is_finite())
+        .collect();
+    let (lo, hi) = ends
+        .iter()
+        .fold((f64::INFINITY, 0f64), |(a, b), &x| (a.min(x), b.max(x)));
+    ends.len() >= 2 && hi > AUTO_LOG_RATIO * lo
+}
+
+/// A number in the shortest exact scientific form: `1e-6`, `2.5e-7`.
+pub fn fmt_num(v: f64) -> String {
+    format!("{v:e}")
 }
 
 /// Tableau 10 colours (distinguishable, print well).
@@ -142,7 +368,36 @@ const PALETTE: [(u8, u8, u8); 10] = [
     (188, 189, 34),
     (23, 190, 207),
 ];
-const SIZE: (u32, u32) = (960, 620);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Dash {
+    Solid,
+    Dashed,
+    Dotted,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Marker {
+    None,
+    Circle,
+    Triangle,
+    Square,
+    Cross,
+}
+
+/// Dash pattern and marker per style index: the first ten are pairwise distinct.
+const STYLES: [(Dash, Marker); 10] = [
+    (Dash::Solid, Marker::None),
+    (Dash::Dashed, Marker::None),
+    (Dash::Solid, Marker::Circle),
+    (Dash::Dotted, Marker::None),
+    (Dash::Solid, Marker::Triangle),
+    (Dash::Dashed, Marker::Square),
+    (Dash::Solid, Marker::Cross),
+    (Dash::Dotted, Marker::Circle),
+    (Dash::Dashed, Marker::Triangle),
+    (Dash::Solid, Marker::Square),
+];
 
 fn ensure_parent(p: &Path) -> Result<()> {
     if let Some(d) = p.parent() {
@@ -158,66 +413,389 @@ fn plot_err(path: &Path) -> impl Fn(String) -> HarnessError + '_ {
     }
 }
 
-/// Draw `plot` to `png` and `svg` (960 x 620 px).
-pub fn draw_plot(plot: &LinePlot, png: &Path, svg: &Path) -> Result<()> {
+/// Draw `plot` to `png` and `svg` at the size and resolution of `fig`, the legend below the
+/// plot area.
+pub fn draw_plot(plot: &LinePlot, png: &Path, svg: &Path, fig: &FigureOptions) -> Result<()> {
     register_font();
     ensure_parent(png)?;
     ensure_parent(svg)?;
-    draw_on(BitMapBackend::new(png, SIZE).into_drawing_area(), plot, 1.0).map_err(plot_err(png))?;
-    draw_on(SVGBackend::new(svg, SIZE).into_drawing_area(), plot, 1.0).map_err(plot_err(svg))?;
+    let (pw, ph) = fig.px((1.0, 1.0), f64::from(fig.dpi));
+    let s_png = f64::from(fig.dpi) / 72.0;
+    let s_svg = SVG_PER_IN / 72.0;
+    draw_single(
+        BitMapBackend::new(png, (pw, ph)).into_drawing_area(),
+        plot,
+        s_png,
+    )
+    .map_err(plot_err(png))?;
+    set_png_dpi(png, fig.dpi)?;
+    draw_single(
+        SVGBackend::new(svg, fig.px((1.0, 1.0), SVG_PER_IN)).into_drawing_area(),
+        plot,
+        s_svg,
+    )
+    .map_err(plot_err(svg))?;
     Ok(())
 }
 
+fn draw_single<DB: DrawingBackend>(
+    root: DrawingArea<DB, Shift>,
+    plot: &LinePlot,
+    s: f64,
+) -> std::result::Result<(), String> {
+    let e = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
+    root.fill(&WHITE).map_err(e)?;
+    let entries = legend_entries(std::slice::from_ref(plot));
+    let (w, h) = root.dim_in_pixel();
+    let lh = legend_height(&root, &entries, w, s)?;
+    let (top, bottom) = root.split_vertically(h.saturating_sub(lh) as i32);
+    draw_on(&top, plot, s)?;
+    draw_legend(&bottom, &entries, s)?;
+    root.present().map_err(e)
+}
+
 /// Draw several plots in a grid of `cols` columns (an overview of a whole suite), with a
-/// common title, to `png` and `svg`.
+/// common title and one legend below, to `png` and `svg`; each cell is 0.55 x 0.6 of the
+/// figure size of `fig`.
 pub fn draw_grid(
     title: &str,
     plots: &[LinePlot],
     cols: usize,
     png: &Path,
     svg: &Path,
+    fig: &FigureOptions,
 ) -> Result<()> {
     register_font();
     ensure_parent(png)?;
     ensure_parent(svg)?;
     let cols = cols.max(1);
     let rows = plots.len().div_ceil(cols).max(1);
-    let size = (440 * cols as u32, 320 * rows as u32 + 50);
+    let cell = (0.55 * cols as f64, 0.6 * rows as f64 + 0.25);
     fn grid<DB: DrawingBackend>(
         root: DrawingArea<DB, Shift>,
         title: &str,
         plots: &[LinePlot],
         rows: usize,
         cols: usize,
+        s: f64,
     ) -> std::result::Result<(), String> {
-        root.fill(&WHITE).map_err(|e| e.to_string())?;
-        let root = root
-            .titled(title, ("sans-serif", 26))
-            .map_err(|e| e.to_string())?;
-        for (area, p) in root.split_evenly((rows, cols)).into_iter().zip(plots) {
-            draw_on(area, p, 0.7)?;
+        let e = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
+        root.fill(&WHITE).map_err(e)?;
+        let root = root.titled(title, (FAMILY, pt(s, 12.0))).map_err(e)?;
+        let entries = legend_entries(plots);
+        let (w, h) = root.dim_in_pixel();
+        let lh = legend_height(&root, &entries, w, s)?;
+        let (body, legend) = root.split_vertically(h.saturating_sub(lh) as i32);
+        for (area, p) in body.split_evenly((rows, cols)).into_iter().zip(plots) {
+            draw_on(&area, p, s * 0.85)?;
         }
-        root.present().map_err(|e| e.to_string())
+        draw_legend(&legend, &entries, s)?;
+        root.present().map_err(e)
     }
     grid(
-        BitMapBackend::new(png, size).into_drawing_area(),
+        BitMapBackend::new(png, fig.px(cell, f64::from(fig.dpi))).into_drawing_area(),
         title,
         plots,
         rows,
         cols,
+        f64::from(fig.dpi) / 72.0,
     )
     .map_err(plot_err(png))?;
+    set_png_dpi(png, fig.dpi)?;
     grid(
-        SVGBackend::new(svg, size).into_drawing_area(),
+        SVGBackend::new(svg, fig.px(cell, SVG_PER_IN)).into_drawing_area(),
         title,
         plots,
         rows,
         cols,
+        SVG_PER_IN / 72.0,
     )
     .map_err(plot_err(svg))?;
     Ok(())
 }
 
+/// Points to pixels at `s` pixels per point.
+fn pt(s: f64, v: f64) -> i32 {
+    (v * s).round().max(1.0) as i32
+}
+
+/// The running minimum of `y` (the best residual so far).
+pub fn running_min(points: &[(f64, f64)]) -> Vec<(f64, f64)> {
+    let mut best = f64::INFINITY;
+    points
+        .iter()
+        .map(|&(x, y)| {
+            if y < best || best.is_nan() {
+                best = y;
+            }
+            (x, best)
+        })
+        .collect()
+}
+
+/// Whether `y` rises anywhere by more than 5% over its running minimum (a non-monotone trace).
+pub fn is_non_monotone(points: &[(f64, f64)]) -> bool {
+    let mut best = f64::INFINITY;
+    for &(_, y) in points {
+        if y > 1.05 * best {
+            return true;
+        }
+        best = best.min(y);
+    }
+    false
+}
+
+/// Thin out `pts` (x nondecreasing, in axis units over `[x0, x1]`) to at most four points per
+/// one of `bins` columns: the first, lowest, highest and last of each, in order, so the drawn
+/// envelope is the same.
+pub fn decimate(pts: &[(f64, f64)], x0: f64, x1: f64, bins: usize) -> Vec<(f64, f64)> {
+    if pts.len() <= 4 * bins || x1 <= x0 {
+        return pts.to_vec();
+    }
+    let col = |x: f64| (((x - x0) / (x1 - x0)) * bins as f64).floor() as i64;
+    let mut out = Vec::with_capacity(4 * bins);
+    let mut i = 0;
+    while i < pts.len() {
+        let c = col(pts[i].0);
+        let mut j = i;
+        let (mut lo, mut hi) = (i, i);
+        while j < pts.len() && col(pts[j].0) == c {
+            if pts[j].1 < pts[lo].1 {
+                lo = j;
+            }
+            if pts[j].1 > pts[hi].1 {
+                hi = j;
+            }
+            j += 1;
+        }
+        let mut idx = vec![i, lo, hi, j - 1];
+        idx.sort_unstable();
+        idx.dedup();
+        out.extend(idx.into_iter().map(|k| pts[k]));
+        i = j;
+    }
+    out
+}
+
+/// A legend entry: label, style index, whether it is the reference line.
+struct Entry {
+    label: String,
+    style: usize,
+    hline: bool,
+    faint: bool,
+}
+
+fn legend_entries(plots: &[LinePlot]) -> Vec<Entry> {
+    let mut out: Vec<Entry> = Vec::new();
+    let mut faint = false;
+    for p in plots {
+        for (i, s) in p.series.iter().enumerate() {
+            let style = s.color.unwrap_or(i);
+            let nm = p.best_so_far && is_non_monotone(&s.points);
+            faint |= nm;
+            match out.iter_mut().find(|e| !e.hline && e.label == s.label) {
+                Some(_) => {}
+                None => out.push(Entry {
+                    label: s.label.clone(),
+                    style,
+                    hline: false,
+                    faint: false,
+                }),
+            }
+        }
+    }
+    let mut hls: Vec<String> = Vec::new();
+    for p in plots {
+        if let Some((_, l)) = &p.hline {
+            if !hls.contains(l) {
+                hls.push(l.clone());
+            }
+        }
+    }
+    for l in hls {
+        out.push(Entry {
+            label: l,
+            style: 0,
+            hline: true,
+            faint: false,
+        });
+    }
+    if faint {
+        out.push(Entry {
+            label: "faint: every iterate of a non-monotone method (line: best so far)".into(),
+            style: 7,
+            hline: false,
+            faint: true,
+        });
+    }
+    out
+}
+
+fn legend_font(s: f64) -> TextStyle<'static> {
+    (FAMILY, pt(s, 9.0)).into_font().color(&BLACK)
+}
+
+/// Columns, cell width and row height of the legend of `entries` across `w` pixels (the
+/// note on faint lines, if any, takes a row of its own below).
+fn legend_layout<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    entries: &[Entry],
+    w: u32,
+    s: f64,
+) -> std::result::Result<(usize, i32, i32), String> {
+    let font = legend_font(s);
+    let mut widest = 0u32;
+    let grid: Vec<&Entry> = entries.iter().filter(|e| !e.faint).collect();
+    for en in &grid {
+        let (tw, _) = area
+            .estimate_text_size(&en.label, &font)
+            .map_err(|x| x.to_string())?;
+        widest = widest.max(tw);
+    }
+    let cell = widest as i32 + pt(s, 36.0);
+    let cols = ((w as i32 - pt(s, 16.0)) / cell.max(1)).max(1) as usize;
+    Ok((cols.min(grid.len().max(1)), cell, pt(s, 14.0)))
+}
+
+fn legend_height<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    entries: &[Entry],
+    w: u32,
+    s: f64,
+) -> std::result::Result<u32, String> {
+    if entries.is_empty() {
+        return Ok(0);
+    }
+    let (cols, _, row) = legend_layout(area, entries, w, s)?;
+    let n = entries.iter().filter(|e| !e.faint).count();
+    let notes = entries.iter().filter(|e| e.faint).count();
+    let rows = (n.div_ceil(cols) + notes) as i32;
+    Ok((rows * row + pt(s, 10.0)) as u32)
+}
+
+fn draw_legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    entries: &[Entry],
+    s: f64,
+) -> std::result::Result<(), String> {
+    if entries.is_empty() {
+        return Ok(());
+    }
+    let e = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
+    let (w, _) = area.dim_in_pixel();
+    let (cols, cell, row) = legend_layout(area, entries, w, s)?;
+    let used = cols as i32 * cell;
+    let left = ((w as i32 - used) / 2).max(0);
+    let sample = pt(s, 24.0);
+    let ordered: Vec<&Entry> = entries
+        .iter()
+        .filter(|e| !e.faint)
+        .chain(entries.iter().filter(|e| e.faint))
+        .collect();
+    let n_grid = entries.iter().filter(|e| !e.faint).count();
+    let grid_rows = n_grid.div_ceil(cols);
+    for (k, en) in ordered.iter().enumerate() {
+        let (c, r) = if en.faint {
+            // notes: one row each, below the grid of entries
+            (0, (grid_rows + k - n_grid) as i32)
+        } else {
+            ((k % cols) as i32, (k / cols) as i32)
+        };
+        let x = left + c * cell;
+        let y = pt(s, 4.0) + r * row + row / 2;
+        let line = vec![(x, y), (x + sample, y)];
+        if en.hline {
+            let st = ShapeStyle::from(&BLACK.mix(0.6)).stroke_width(pt(s, 0.6) as u32);
+            area.draw(&DashedPathElement::new(line, pt(s, 4.0), pt(s, 3.0), st))
+                .map_err(e)?;
+        } else if en.faint {
+            let st = ShapeStyle::from(&BLACK.mix(0.3)).stroke_width(1);
+            area.draw(&PathElement::new(line, st)).map_err(e)?;
+        } else {
+            draw_styled(area, &line, en.style, s)?;
+            let m = STYLES[en.style % STYLES.len()].1;
+            draw_marker(area, (x + sample / 2, y), m, en.style, s)?;
+        }
+        area.draw_text(
+            &en.label,
+            &legend_font(s).pos(plotters::style::text_anchor::Pos::new(
+                plotters::style::text_anchor::HPos::Left,
+                plotters::style::text_anchor::VPos::Center,
+            )),
+            (x + sample + pt(s, 5.0), y),
+        )
+        .map_err(e)?;
+    }
+    Ok(())
+}
+
+fn color_of(style: usize) -> RGBColor {
+    let (r, g, b) = PALETTE[style % PALETTE.len()];
+    RGBColor(r, g, b)
+}
+
+fn line_style(style: usize, s: f64) -> ShapeStyle {
+    ShapeStyle::from(&color_of(style)).stroke_width(pt(s, 0.75) as u32)
+}
+
+/// Draw a polyline in pixel coordinates of `area` with the dash pattern of `style`.
+fn draw_styled<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    pts: &[(i32, i32)],
+    style: usize,
+    s: f64,
+) -> std::result::Result<(), String> {
+    let e = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
+    let st = line_style(style, s);
+    let w = st.stroke_width as i32;
+    match STYLES[style % STYLES.len()].0 {
+        Dash::Solid => area.draw(&PathElement::new(pts.to_vec(), st)).map_err(e),
+        Dash::Dashed => area
+            .draw(&DashedPathElement::new(
+                pts.iter().copied(),
+                pt(s, 5.0),
+                pt(s, 2.5),
+                st,
+            ))
+            .map_err(e),
+        Dash::Dotted => area
+            .draw(&DashedPathElement::new(
+                pts.iter().copied(),
+                w.max(1),
+                pt(s, 2.0),
+                st,
+            ))
+            .map_err(e),
+    }
+}
+
+fn draw_marker<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    c: (i32, i32),
+    m: Marker,
+    style: usize,
+    s: f64,
+) -> std::result::Result<(), String> {
+    let e = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
+    let r = pt(s, 2.6);
+    let fill = ShapeStyle::from(&color_of(style)).filled();
+    let stroke = line_style(style, s);
+    match m {
+        Marker::None => Ok(()),
+        Marker::Circle => area.draw(&Circle::new(c, r, fill)).map_err(e),
+        Marker::Triangle => area.draw(&TriangleMarker::new(c, r + 1, fill)).map_err(e),
+        Marker::Square => area
+            .draw(&Rectangle::new(
+                [(c.0 - r + 1, c.1 - r + 1), (c.0 + r - 1, c.1 + r - 1)],
+                fill,
+            ))
+            .map_err(e),
+        Marker::Cross => area.draw(&Cross::new(c, r, stroke)).map_err(e),
+    }
+}
+
+/// x and y ranges (axis units) of `plot`'s data: on log axes over positive values only and
+/// widened to whole powers; on linear axes with a 2% margin at the top.
 fn range(vals: impl Iterator<Item = f64>, axis: Axis) -> (f64, f64) {
     let (lo, hi) = vals
         .filter(|v| v.is_finite())
@@ -227,35 +805,84 @@ fn range(vals: impl Iterator<Item = f64>, axis: Axis) -> (f64, f64) {
     if !lo.is_finite() {
         return (0.0, 1.0);
     }
-    match axis {
-        Axis::Log10 => {
-            let (lo, hi) = (lo.floor(), hi.ceil());
-            (lo, if hi > lo { hi } else { lo + 1.0 })
-        }
-        _ => {
-            if hi > lo {
-                (lo, hi + 0.02 * (hi - lo))
-            } else {
-                (lo - 0.5, lo + 0.5)
-            }
+    if axis.is_log() {
+        let (lo, hi) = (lo.floor(), hi.ceil());
+        (lo, if hi > lo { hi } else { lo + 1.0 })
+    } else if hi > lo {
+        (lo, hi + 0.02 * (hi - lo))
+    } else {
+        (lo - 0.5, lo + 0.5)
+    }
+}
+
+/// A linear f64 coordinate with the ticks of [`ticks`] and no minor mesh lines.
+struct Ticked {
+    inner: RangedCoordf64,
+    ticks: Vec<f64>,
+}
+
+impl Ticked {
+    fn new(lo: f64, hi: f64, ticks: Vec<f64>) -> Self {
+        Self {
+            inner: (lo..hi).into(),
+            ticks,
         }
     }
 }
 
+impl Ranged for Ticked {
+    type FormatOption = DefaultFormatting;
+    type ValueType = f64;
+
+    fn map(&self, v: &f64, limit: (i32, i32)) -> i32 {
+        self.inner.map(v, limit)
+    }
+
+    fn key_points<H: KeyPointHint>(&self, hint: H) -> Vec<f64> {
+        if hint.weight().allow_light_points() {
+            Vec::new()
+        } else {
+            self.ticks.clone()
+        }
+    }
+
+    fn range(&self) -> Range<f64> {
+        self.inner.range()
+    }
+}
+
+type Coords = Cartesian2d<Ticked, Ticked>;
+
 fn draw_on<DB: DrawingBackend>(
-    root: DrawingArea<DB, Shift>,
+    root: &DrawingArea<DB, Shift>,
     plot: &LinePlot,
-    scale: f64,
+    s: f64,
 ) -> std::result::Result<(), String> {
     let e = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
-    let px = |v: i32| (f64::from(v) * scale).round() as i32;
-    root.fill(&WHITE).map_err(e)?;
     let (xa, ya) = (plot.x_axis, plot.y_axis);
-    let xs = plot
-        .series
-        .iter()
-        .flat_map(|s| s.points.iter().map(move |p| xa.fwd(p.0)));
-    let (x0, x1) = range(xs, xa);
+    // x: on a log x axis only positive values set the range (iteration 0 is drawn at its end)
+    let (mut x0, mut x1) = range(
+        plot.series
+            .iter()
+            .flat_map(|s| s.points.iter())
+            .filter(|p| !xa.is_log() || p.0 > 0.0)
+            .map(|p| xa.fwd(p.0)),
+        xa,
+    );
+    if xa == Axis::Log10 {
+        // a log x axis ends just after the data, not at the next power of ten
+        let hi = plot
+            .series
+            .iter()
+            .flat_map(|s| s.points.iter())
+            .filter(|p| p.0 > 0.0 && p.0.is_finite())
+            .map(|p| xa.fwd(p.0))
+            .fold(f64::NEG_INFINITY, f64::max);
+        if hi.is_finite() && hi > x0 + 1.0 {
+            x1 = hi + 0.03 * (hi - x0);
+        }
+        x0 = x0.min(x1 - 1.0);
+    }
     let (y0, y1) = match plot.y_range {
         Some((a, b)) => (ya.fwd(a), ya.fwd(b)),
         None => range(
@@ -266,108 +893,365 @@ fn draw_on<DB: DrawingBackend>(
             ya,
         ),
     };
-    let mut chart = ChartBuilder::on(&root)
-        .caption(&plot.title, ("sans-serif", px(22)))
-        .margin(px(16))
-        .x_label_area_size(px(50))
-        .y_label_area_size(px(80))
-        .build_cartesian_2d(x0..x1, y0..y1)
+    let (xt, yt) = (ticks(xa, x0, x1), ticks(ya, y0, y1));
+    let (xl, yl) = (tick_labels(xa, &xt), tick_labels(ya, &yt));
+    let lookup = |t: &[f64], l: &[String], v: f64| -> String {
+        t.iter()
+            .position(|&k| (k - v).abs() <= 1e-9 * (1.0 + k.abs()))
+            .map(|i| l[i].clone())
+            .unwrap_or_default()
+    };
+    // the title shrinks (down to 6 pt) until it fits the width
+    let (w_area, _) = root.dim_in_pixel();
+    let mut title_pt = 11.0;
+    while title_pt > 6.0 {
+        let (tw, _) = root
+            .estimate_text_size(
+                &plot.title,
+                &(FAMILY, pt(s, title_pt)).into_font().color(&BLACK),
+            )
+            .map_err(e)?;
+        if (tw as i32) < w_area as i32 - pt(s, 8.0) {
+            break;
+        }
+        title_pt -= 0.5;
+    }
+    let mut chart: ChartContext<'_, DB, Coords> = ChartBuilder::on(root)
+        .caption(&plot.title, (FAMILY, pt(s, title_pt)))
+        .margin(pt(s, 6.0))
+        .margin_right(pt(s, 12.0))
+        .x_label_area_size(pt(s, 30.0))
+        .y_label_area_size(pt(s, 46.0))
+        .build_cartesian_2d(
+            Ticked::new(x0, x1, xt.clone()),
+            Ticked::new(y0, y1, yt.clone()),
+        )
         .map_err(e)?;
     chart
         .configure_mesh()
         .x_desc(&plot.x_label)
         .y_desc(&plot.y_label)
-        .axis_desc_style(("sans-serif", px(18)))
-        .label_style(("sans-serif", px(15)))
-        .x_label_formatter(&|v| xa.label(*v))
-        .y_label_formatter(&|v| ya.label(*v))
+        .axis_desc_style((FAMILY, pt(s, 10.0)))
+        .label_style((FAMILY, pt(s, 9.0)))
+        .bold_line_style(BLACK.mix(0.12))
+        .light_line_style(TRANSPARENT)
+        .x_label_formatter(&|v| lookup(&xt, &xl, *v))
+        .y_label_formatter(&|v| lookup(&yt, &yl, *v))
         .draw()
         .map_err(e)?;
-    if let Some((h, label)) = &plot.hline {
-        let style = ShapeStyle::from(&BLACK.mix(0.5)).stroke_width(1);
+    if let Some((h, _)) = &plot.hline {
+        let style = ShapeStyle::from(&BLACK.mix(0.6)).stroke_width(pt(s, 0.6) as u32);
         let hy = ya.fwd(*h);
         chart
-            .draw_series(DashedLineSeries::new(vec![(x0, hy), (x1, hy)], 8, 6, style))
-            .map_err(e)?
-            .label(label.clone())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], style));
+            .draw_series(DashedLineSeries::new(
+                vec![(x0, hy), (x1, hy)],
+                pt(s, 4.0),
+                pt(s, 3.0),
+                style,
+            ))
+            .map_err(e)?;
     }
-    for (i, s) in plot.series.iter().enumerate() {
-        let (r, g, b) = PALETTE[s.color.unwrap_or(i) % PALETTE.len()];
-        // 1-px lines: plotters draws wider polylines with miter joins, which spike at the
-        // sharp zig-zags of non-monotone methods and would fake residual values.
-        let style = ShapeStyle::from(&RGBColor(r, g, b)).stroke_width(1);
-        let pts: Vec<(f64, f64)> = s
-            .points
+    // data -> pixel coordinates of `root`, decimated to the plot width
+    let base = root.get_base_pixel();
+    let (w, _) = root.dim_in_pixel();
+    let to_px = |pts: &[(f64, f64)]| -> Vec<(i32, i32)> {
+        decimate(pts, x0, x1, w as usize)
             .iter()
-            .map(|&(x, y)| (xa.fwd(x), ya.fwd(y)))
-            .filter(|p| p.0.is_finite() && p.1.is_finite())
-            .collect();
-        chart
-            .draw_series(LineSeries::new(pts, style))
-            .map_err(e)?
-            .label(&s.label)
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 24, y)], style.stroke_width(3))
-            });
+            .map(|p| {
+                let c = chart.backend_coord(p);
+                (c.0 - base.0, c.1 - base.1)
+            })
+            .collect()
+    };
+    struct Prep {
+        style: usize,
+        main: Vec<(f64, f64)>,
+        raw: Option<Vec<(f64, f64)>>,
+        end: f64,
     }
-    chart
-        .configure_series_labels()
-        .label_font(("sans-serif", px(16)))
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .position(if plot.legend_lower_right {
-            SeriesLabelPosition::LowerRight
-        } else {
-            SeriesLabelPosition::UpperRight
+    let mut preps: Vec<Prep> = plot
+        .series
+        .iter()
+        .enumerate()
+        .map(|(i, ser)| {
+            let pts: Vec<(f64, f64)> = ser
+                .points
+                .iter()
+                .filter(|p| p.0.is_finite() && !p.1.is_nan())
+                .map(|&(x, y)| (xa.fwd(x).clamp(x0, x1), ya.fwd(y).clamp(y0, y1)))
+                .collect();
+            let nm = plot.best_so_far && is_non_monotone(&ser.points);
+            let main = if nm { running_min(&pts) } else { pts.clone() };
+            Prep {
+                style: ser.color.unwrap_or(i),
+                end: pts.iter().map(|p| p.0).fold(f64::NEG_INFINITY, f64::max),
+                raw: nm.then_some(pts),
+                main,
+            }
         })
-        .draw()
-        .map_err(e)?;
-    root.present().map_err(e)?;
+        .collect();
+    // faint raw traces first, then the lines: longest first, shortest last (on top)
+    for p in &preps {
+        if let Some(raw) = &p.raw {
+            let st = ShapeStyle::from(&color_of(p.style).mix(0.22)).stroke_width(1);
+            root.draw(&PathElement::new(to_px(raw), st)).map_err(e)?;
+        }
+    }
+    preps.sort_by(|a, b| b.end.total_cmp(&a.end));
+    for p in &preps {
+        let px = to_px(&p.main);
+        draw_styled(root, &px, p.style, s)?;
+        let m = STYLES[p.style % STYLES.len()].1;
+        if m != Marker::None && !p.main.is_empty() {
+            // 7 markers across the axis, shifted per style so that markers of lines on top
+            // of each other do not coincide
+            let off = (p.style as f64 * 0.37).fract();
+            for j in 0..7 {
+                let tx = x0 + (x1 - x0) * (j as f64 + off) / 7.0;
+                if tx > p.end || tx < p.main[0].0 {
+                    continue;
+                }
+                // the line's height at tx (linear between its neighbours, in axis units)
+                let k = p.main.partition_point(|q| q.0 < tx).min(p.main.len() - 1);
+                let y = if k == 0 || p.main[k].0 <= p.main[k - 1].0 {
+                    p.main[k].1
+                } else {
+                    let (a, b) = (p.main[k - 1], p.main[k]);
+                    a.1 + (b.1 - a.1) * (tx - a.0) / (b.0 - a.0)
+                };
+                let c = chart.backend_coord(&(tx, y));
+                draw_marker(root, (c.0 - base.0, c.1 - base.1), m, p.style, s)?;
+            }
+        }
+    }
     Ok(())
+}
+
+/// Record `dpi` in the PNG at `path` (a `pHYs` chunk after `IHDR`, in dots per metre), so that
+/// LaTeX and image viewers size it in inches. A file that is no PNG or already has the chunk
+/// is left as it is. Errors: I/O errors.
+fn set_png_dpi(path: &Path, dpi: u32) -> Result<()> {
+    let mut bytes = std::fs::read(path).map_err(|e| HarnessError::io(path, e))?;
+    const SIG: &[u8] = b"\x89PNG\r\n\x1a\n";
+    if bytes.len() < 33 || &bytes[..8] != SIG || &bytes[12..16] != b"IHDR" {
+        return Ok(());
+    }
+    if bytes.windows(4).any(|w| w == b"pHYs") {
+        return Ok(());
+    }
+    let ppm = (f64::from(dpi) / 0.0254).round() as u32;
+    let mut chunk = Vec::with_capacity(21);
+    chunk.extend_from_slice(&9u32.to_be_bytes());
+    let mut body = b"pHYs".to_vec();
+    body.extend_from_slice(&ppm.to_be_bytes());
+    body.extend_from_slice(&ppm.to_be_bytes());
+    body.push(1);
+    chunk.extend_from_slice(&body);
+    chunk.extend_from_slice(&crc32(&body).to_be_bytes());
+    bytes.splice(33..33, chunk);
+    std::fs::write(path, bytes).map_err(|e| HarnessError::io(path, e))
+}
+
+/// CRC-32 (ISO-HDLC, as PNG uses).
+fn crc32(data: &[u8]) -> u32 {
+    let mut c = 0xFFFF_FFFFu32;
+    for &b in data {
+        c ^= u32::from(b);
+        for _ in 0..8 {
+            c = if c & 1 != 0 {
+                0xEDB8_8320 ^ (c >> 1)
+            } else {
+                c >> 1
+            };
+        }
+    }
+    !c
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn draws_png_and_svg_with_the_embedded_font() {
-        let dir = tempfile::tempdir().unwrap();
-        let plot = LinePlot::convergence(
+    fn conv() -> LinePlot {
+        LinePlot::convergence(
             "test".into(),
             "iteration",
             "residual".into(),
-            vec![Series {
-                label: "a".into(),
-                points: vec![(0.0, 1.0), (1.0, 1e-3), (2.0, 0.0)],
-                color: None,
-            }],
+            vec![
+                Series {
+                    label: "a".into(),
+                    points: vec![(0.0, 1.0), (1.0, 1e-3), (2.0, 0.0)],
+                    color: None,
+                },
+                Series {
+                    label: "zigzag".into(),
+                    points: (0..3000)
+                        .map(|k| (k as f64, if k % 2 == 0 { 1.0 } else { 1e-4 }))
+                        .collect(),
+                    color: Some(3),
+                },
+            ],
             Some(1e-6),
-        );
+            XScale::Linear,
+        )
+    }
+
+    #[test]
+    fn draws_png_and_svg_with_text_and_dpi() {
+        let dir = tempfile::tempdir().unwrap();
+        let plot = conv();
         let (png, svg) = (dir.path().join("p.png"), dir.path().join("p.svg"));
-        draw_plot(&plot, &png, &svg).unwrap();
-        assert!(std::fs::metadata(&png).unwrap().len() > 1000);
+        let fig = FigureOptions {
+            size_in: (4.0, 3.0),
+            dpi: 100,
+            ..Default::default()
+        };
+        draw_plot(&plot, &png, &svg, &fig).unwrap();
+        let bytes = std::fs::read(&png).unwrap();
+        // 400 x 300 px (IHDR width / height) and 100 dpi = 3937 dots per metre (pHYs)
+        assert_eq!(u32::from_be_bytes(bytes[16..20].try_into().unwrap()), 400);
+        assert_eq!(u32::from_be_bytes(bytes[20..24].try_into().unwrap()), 300);
+        assert_eq!(&bytes[37..41], b"pHYs");
+        assert_eq!(u32::from_be_bytes(bytes[41..45].try_into().unwrap()), 3937);
         let text = std::fs::read_to_string(&svg).unwrap();
+        assert!(text.contains("<text"), "no text elements in the SVG");
+        assert!(text.contains("font-family=\"DejaVu Sans, sans-serif\""));
+        let texts: Vec<&str> = text.lines().filter(|l| !l.starts_with('<')).collect();
         assert!(
-            text.contains("iteration") && text.contains("1e-6"),
-            "labels missing from the SVG"
+            texts.contains(&"iteration") && texts.contains(&"1e-6"),
+            "{texts:?}"
         );
+        assert!(text.contains("width=\"384\""), "4 in at 96 px per inch");
         draw_grid(
             "grid",
             &[plot.clone(), plot],
             2,
             &dir.path().join("g.png"),
             &dir.path().join("g.svg"),
+            &fig,
         )
         .unwrap();
+        let g = std::fs::read_to_string(dir.path().join("g.svg")).unwrap();
+        // one shared legend: each label once
+        assert_eq!(g.lines().filter(|l| *l == "zigzag").count(), 1);
     }
 
     #[test]
-    fn log_axis_labels() {
-        assert_eq!(Axis::Log10.label(-6.0), "1e-6");
-        assert_eq!(Axis::Log2.label(0.0), "1");
-        assert_eq!(Axis::Log2.label(3.0), "8");
+    fn png_crc_is_the_standard_one() {
+        // CRC-32 of "IEND" as every PNG ends with it
+        assert_eq!(crc32(b"IEND"), 0xAE42_6082);
+    }
+
+    fn distinct(v: &[String]) -> bool {
+        let mut s = v.to_vec();
+        s.sort();
+        s.dedup();
+        s.len() == v.len()
+    }
+
+    #[test]
+    fn tick_labels_never_repeat() {
+        // the reported case: 10000..18000 printed as 1e4 1e4 1e4 2e4 2e4 2e4
+        let t = ticks(Axis::Linear, 10_000.0, 18_000.0);
+        let l = tick_labels(Axis::Linear, &t);
+        assert_eq!(l, vec!["10000", "12000", "14000", "16000", "18000"]);
+        let t = ticks(Axis::Linear, 0.0, 20_400.0);
+        assert_eq!(
+            tick_labels(Axis::Linear, &t),
+            vec!["0", "5000", "10000", "15000", "20000"]
+        );
+        let t = ticks(Axis::Linear, 1.0e6, 1.6e6);
+        let l = tick_labels(Axis::Linear, &t);
+        assert_eq!(
+            l,
+            vec!["1e6", "1.1e6", "1.2e6", "1.3e6", "1.4e6", "1.5e6", "1.6e6"]
+        );
+        let t = ticks(Axis::Linear, 0.0, 0.0031);
+        let l = tick_labels(Axis::Linear, &t);
+        assert_eq!(l, vec!["0.000", "0.001", "0.002", "0.003"]);
+        let t = ticks(Axis::Linear, 0.0, 1.02);
+        assert_eq!(
+            tick_labels(Axis::Linear, &t),
+            vec!["0.0", "0.2", "0.4", "0.6", "0.8", "1.0"]
+        );
+        for (lo, hi) in [(3.0, 3.5), (1e-7, 3e-7), (123456.0, 123460.0), (-5.0, 5.0)] {
+            let t = ticks(Axis::Linear, lo, hi);
+            assert!(t.len() >= 4, "{lo}..{hi}: {t:?}");
+            assert!(distinct(&tick_labels(Axis::Linear, &t)), "{lo}..{hi}");
+        }
+    }
+
+    #[test]
+    fn log_tick_labels() {
+        let t = ticks(Axis::Log10, -8.0, 0.0);
+        assert_eq!(
+            tick_labels(Axis::Log10, &t),
+            vec!["1e-8", "1e-7", "1e-6", "1e-5", "1e-4", "1e-3", "1e-2", "1e-1", "1"]
+        );
+        let t = ticks(Axis::Log10, -17.0, 1.0);
+        assert_eq!(
+            tick_labels(Axis::Log10, &t),
+            vec!["1e-15", "1e-12", "1e-9", "1e-6", "1e-3", "1"]
+        );
+        let t = ticks(Axis::Log10, 0.0, 5.0);
+        assert_eq!(
+            tick_labels(Axis::Log10, &t),
+            vec!["1", "10", "1e2", "1e3", "1e4", "1e5"]
+        );
+        // profiles: powers of two, never 1.414 or 2.828
+        let t = ticks(Axis::Log2, 0.0, 22.6f64.log2());
+        assert_eq!(tick_labels(Axis::Log2, &t), vec!["1", "2", "4", "8", "16"]);
         assert_eq!(Axis::Log10.fwd(0.0), -17.0);
+    }
+
+    #[test]
+    fn auto_log_x_and_running_best() {
+        let s = |end: f64| Series {
+            label: String::new(),
+            points: vec![(0.0, 1.0), (end, 0.1)],
+            color: None,
+        };
+        assert!(wants_log_x(&[s(20.0), s(20_000.0)]));
+        assert!(!wants_log_x(&[s(200.0), s(20_000.0)]));
+        let p = LinePlot::convergence(
+            String::new(),
+            "iteration",
+            String::new(),
+            vec![s(15.0), s(20_000.0)],
+            None,
+            XScale::Auto,
+        );
+        assert_eq!(p.x_axis, Axis::Log10);
+        assert_eq!(p.x_label, "iteration (log scale)");
+        let pts = [(0.0, 1.0), (1.0, 0.5), (2.0, 0.9), (3.0, 0.1)];
+        assert!(is_non_monotone(&pts));
+        assert_eq!(
+            running_min(&pts),
+            vec![(0.0, 1.0), (1.0, 0.5), (2.0, 0.5), (3.0, 0.1)]
+        );
+        assert!(!is_non_monotone(&running_min(&pts)));
+    }
+
+    #[test]
+    fn decimation_keeps_the_envelope() {
+        let pts: Vec<(f64, f64)> = (0..10_000)
+            .map(|k| (k as f64, if k % 2 == 0 { 1.0 } else { -1.0 }))
+            .collect();
+        let d = decimate(&pts, 0.0, 10_000.0, 100);
+        assert!(d.len() <= 400, "{}", d.len());
+        assert!(d.iter().any(|p| p.1 == -1.0) && d.iter().any(|p| p.1 == 1.0));
+        assert_eq!(d.first(), pts.first());
+        assert_eq!(d.last(), pts.last());
+    }
+
+    #[test]
+    fn figure_options() {
+        assert_eq!(FigureOptions::parse_size("3.5x2.5"), Ok((3.5, 2.5)));
+        assert!(FigureOptions::parse_size("960x620").is_err());
+        assert!(FigureOptions::parse_size("6").is_err());
+        assert_eq!(FigureOptions::check_dpi(300), Ok(300));
+        assert!(FigureOptions::check_dpi(0).is_err());
+        assert_eq!(XScale::parse("log"), Some(XScale::Log));
+        assert_eq!(XScale::parse("x"), None);
     }
 }

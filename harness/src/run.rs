@@ -80,6 +80,8 @@ pub struct RunConfig {
     pub trace_every: u64,
     /// Draw plots.
     pub plots: bool,
+    /// Size, resolution and x scale of the plots.
+    pub figure: crate::plot::FigureOptions,
     /// Show a progress bar on stderr.
     pub progress: bool,
     /// Concurrent runs.
@@ -154,6 +156,7 @@ impl RunConfig {
             out_dir,
             trace_every: 1,
             plots: true,
+            figure: Default::default(),
             progress: true,
             jobs: 1,
             rerun: false,
@@ -483,7 +486,7 @@ pub fn run(instances: &[Instance], cfg: &RunConfig) -> Result<RunOutcome> {
             .filter(|r| r.status != LOAD_ERROR)
             .cloned()
             .collect();
-        draw_iteration_plots(out, &solved, cfg.check_residual)?;
+        draw_iteration_plots(out, &solved, cfg.check_residual, &cfg.figure)?;
     }
     Ok(RunOutcome {
         executed: tasks.len(),

@@ -3,6 +3,7 @@
 
 use crate::AnyError;
 use clap::Args;
+use cpbench_harness::plot::{FigureOptions, XScale};
 use cpbench_harness::report::{report, ReportOptions};
 use cpbench_problems::ResidualKind;
 use std::path::PathBuf;
@@ -32,6 +33,37 @@ pub struct ReportArgs {
     /// Shift of the geometric means of iterations and N-products.
     #[arg(long, default_value_t = 10.0)]
     pub shift_count: f64,
+    #[command(flatten)]
+    pub figure: FigureArgs,
+}
+
+/// Figure options shared by `cpbench run` and `cpbench report`.
+#[derive(Args, Clone, Debug)]
+pub struct FigureArgs {
+    /// Size of one figure, WxH in inches (a cell of the overview grid is 0.55 x 0.6 of it).
+    #[arg(long, default_value = "6.4x4")]
+    pub figure_size: String,
+    /// Resolution of the PNGs in dots per inch (SVGs: 96 px per inch, text kept as text).
+    #[arg(long, default_value_t = 150, allow_negative_numbers = true)]
+    pub dpi: i64,
+    /// x scale of convergence plots: auto (log when the solvers' final iteration counts,
+    /// N-products or times differ by more than 100x), linear or log.
+    #[arg(long, default_value = "auto")]
+    pub x_scale: String,
+}
+
+impl FigureArgs {
+    /// The figure options. Errors: a malformed size, a resolution outside 30..=1200, an unknown
+    /// x scale.
+    pub fn options(&self) -> Result<FigureOptions, AnyError> {
+        Ok(FigureOptions {
+            size_in: FigureOptions::parse_size(&self.figure_size)?,
+            dpi: FigureOptions::check_dpi(self.dpi)?,
+            x_scale: XScale::parse(&self.x_scale).ok_or_else(|| {
+                format!("--x-scale '{}': expected auto, linear or log", self.x_scale)
+            })?,
+        })
+    }
 }
 
 /// Write the report and print its path.
@@ -40,6 +72,7 @@ pub fn run(a: ReportArgs) -> Result<(), AnyError> {
         Some(s) => Some(ResidualKind::parse(s).ok_or_else(|| format!("unknown residual '{s}'"))?),
         None => None,
     };
+    let figure = a.figure.options()?;
     let opts = ReportOptions {
         tol: a.tol,
         residual,
@@ -47,6 +80,7 @@ pub fn run(a: ReportArgs) -> Result<(), AnyError> {
         shift_count: a.shift_count,
         baseline: a.baseline,
         peer: a.peer,
+        figure,
     };
     let path = report(&a.dir, &opts)?;
     println!("wrote {}", path.display());

@@ -68,6 +68,8 @@ pub struct RunArgs {
     /// Skip the plots.
     #[arg(long)]
     pub no_plots: bool,
+    #[command(flatten)]
+    pub figure: crate::cmd::report::FigureArgs,
     /// Runs executed concurrently (one thread each); times are comparable only with 1. At least
     /// 1; more than the machine's threads is capped with a warning.
     #[arg(long, default_value_t = 1, allow_negative_numbers = true)]
@@ -87,6 +89,7 @@ pub fn run(a: RunArgs) -> Result<(), AnyError> {
     let trace_every =
         args::at_least_one("--trace-every", a.trace_every, "1 records every iteration")?;
     let jobs = args::jobs(a.jobs)?;
+    let figure = a.figure.options()?;
     ExecSettings {
         tol: a.tol.unwrap_or(1e-6),
         max_iter,
@@ -202,6 +205,7 @@ pub fn run(a: RunArgs) -> Result<(), AnyError> {
     cfg.exec.max_time_s = a.time_limit;
     cfg.trace_every = trace_every;
     cfg.plots = !a.no_plots;
+    cfg.figure = figure;
     eprintln!(
         "suite '{}': {} instances x {} solvers -> {}",
         suite.name,

@@ -3,7 +3,7 @@
 use super::metrics::Metric;
 use super::ProfileCtx;
 use crate::error::Result;
-use crate::figures::{group_rows, profile_title, residual_label};
+use crate::figures::{group_rows, mixed_cost_models, residual_label, tol_title};
 use crate::fsutil::write_atomic;
 use crate::names::trace_path;
 use crate::plot::{draw_grid, draw_plot, LinePlot, Series};
@@ -13,15 +13,16 @@ use std::fmt::Write as _;
 
 /// The "Instances" section of a profile (per instance: a table of its runs and convergence
 /// plots against iterations, `N`-products and time under `report/convergence/`, with their
-/// CSV) and the "Overview" grid of the iteration plots (`report/overview[__<profile>].png`).
+/// CSV) and the "Overview" grid (`report/overview[__<profile>].png`). The figure shown in the
+/// text and in the grid is the one against iterations, or against time when the instance's
+/// solvers mix cost models ([`mixed_cost_models`]). Titles name the tolerance and residual.
 /// Errors: I/O errors, a malformed trace, plotting errors.
 pub(super) fn instance_sections(md: &mut String, ctx: &ProfileCtx) -> Result<()> {
-    let (opts, solvers, suffix, rdir, prof, stems, dir) = (
+    let (opts, solvers, suffix, rdir, stems, dir) = (
         ctx.opts,
         ctx.solvers,
         &ctx.suffix,
         ctx.rdir,
-        ctx.prof,
         ctx.stems,
         ctx.dir,
     );
@@ -36,6 +37,18 @@ pub(super) fn instance_sections(md: &mut String, ctx: &ProfileCtx) -> Result<()>
             .or_else(|| ResidualKind::parse(&first.check_residual))
             .unwrap_or_default();
         let inst_stem = stems.of_row(first);
+        let headline = if mixed_cost_models(group.iter().map(|r| r.base())) {
+            Metric::Time
+        } else {
+            Metric::Iterations
+        };
+        let tol = opts.tol.unwrap_or(first.tol);
+        let title = format!(
+            "{inst} ({}, n = {}; {})",
+            first.class,
+            first.n,
+            tol_title(tol, &[residual.as_str().to_string()])
+        );
         let mut traces = Vec::new();
         for r in &group {
             let p = dir.join(trace_path(&inst_stem, &r.solver, &r.profile));
@@ -94,16 +107,12 @@ pub(super) fn instance_sections(md: &mut String, ctx: &ProfileCtx) -> Result<()>
                 })
                 .collect();
             let plot = LinePlot::convergence(
-                format!(
-                    "{inst} ({}, n = {}){}",
-                    first.class,
-                    first.n,
-                    profile_title(prof)
-                ),
+                title.clone(),
                 m.label(),
                 residual_label(residual).to_string(),
                 series,
-                Some(first.tol),
+                Some(tol),
+                opts.figure.x_scale,
             );
             let name = format!("{base}__{}", m.as_str());
             let cdir = rdir.join("convergence");
@@ -112,8 +121,15 @@ pub(super) fn instance_sections(md: &mut String, ctx: &ProfileCtx) -> Result<()>
                 &plot,
                 &cdir.join(format!("{name}.png")),
                 &cdir.join(format!("{name}.svg")),
+                &opts.figure,
             )?;
-            if m == Metric::Iterations {
+            if m == headline {
+                if m == Metric::Time {
+                    let _ = writeln!(
+                        md,
+                        "Solvers of different cost models: the figure is against time.\n"
+                    );
+                }
                 let _ = writeln!(md, "![{inst}](report/convergence/{name}.png)\n");
                 let mut small = plot.clone();
                 small.title = inst.clone();
@@ -128,11 +144,12 @@ pub(super) fn instance_sections(md: &mut String, ctx: &ProfileCtx) -> Result<()>
     }
     let gname = format!("overview{suffix}");
     draw_grid(
-        &format!("Convergence overview{}", profile_title(prof)),
+        &format!("Convergence overview ({})", ctx.tol_title),
         &grid,
         3,
         &rdir.join(format!("{gname}.png")),
         &rdir.join(format!("{gname}.svg")),
+        &opts.figure,
     )?;
     let _ = writeln!(md, "### Overview\n\n![overview](report/{gname}.png)\n");
     Ok(())

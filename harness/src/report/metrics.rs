@@ -50,14 +50,88 @@ impl Metric {
 pub struct Outcome {
     /// Instance.
     pub instance: String,
-    /// Solver.
+    /// Solver label.
     pub solver: String,
+    /// Registry name behind the label (for the cost model).
+    pub base: String,
+    /// The solver's claimed status (`converged`, `max_iterations`, `stalled`, ...).
+    pub status: String,
     /// Solved (by the check or the report tolerance).
     pub solved: bool,
     /// Claimed converged.
     pub claimed: bool,
     /// `[time_s, iterations, matvecs]` to solve (or spent, for a failure).
     pub cost: [f64; 3],
+    /// `[time_s, iterations, matvecs]` the shifted geometric means charge: `cost` when solved,
+    /// the failure charge of [`failure_charge`] otherwise.
+    pub charged: [f64; 3],
+    /// The run's budgets `[max_time_s, max_iter, max_matvecs]` (`None`: not set).
+    pub budget: [Option<f64>; 3],
+    /// For a failure: the budget that bound it ([`failure_charge`]); `None` when solved or when
+    /// no budget could be applied.
+    pub bound_by: Option<Metric>,
+}
+
+/// What a failed run is charged in the shifted geometric means (the budget rule of the
+/// report): `spent` and `budget` are `[time_s, iterations, matvecs]`, a budget `None` when not
+/// set. The rule follows the benchmarking convention (qpbenchmark, Mittelmann) that a failure
+/// costs the budget that bound it, without charging a budget the run never met:
+/// - a run stopped by a budget (it spent at least that budget: iteration cap, time limit,
+///   `N`-product cap) is charged that budget in its measure and what it actually spent in the
+///   others (a PGS run at the iteration cap after 0.088 s is charged 0.088 s, whatever the
+///   time limit);
+/// - a run that stopped early without success (stalled, diverged, numerical error, or
+///   converged to a looser tolerance than the report's) is charged as if it had run on at its
+///   own cost per unit until the first budget it would have met: every measure is scaled by
+///   `f = min_k budget_k / spent_k` over the set budgets;
+/// - a run that spent nothing measurable (0 iterations) is charged each set budget, and what it
+///   spent where there is none.
+///
+/// Returns the charge and the binding budget (`None` in the last case).
+pub fn failure_charge(spent: [f64; 3], budget: [Option<f64>; 3]) -> ([f64; 3], Option<Metric>) {
+    let mut best: Option<(f64, Metric)> = None;
+    for m in Metric::ALL {
+        let k = m as usize;
+        if let Some(b) = budget[k] {
+            if spent[k] > 0.0 && b > 0.0 {
+                let f = b / spent[k];
+                if best.is_none_or(|(g, _)| f < g) {
+                    best = Some((f, m));
+                }
+            }
+        }
+    }
+    match best {
+        Some((f, m)) => {
+            let f = f.max(1.0);
+            let mut c = spent.map(|v| v * f);
+            let k = m as usize;
+            c[k] = budget[k].unwrap_or(spent[k]).max(spent[k]);
+            (c, Some(m))
+        }
+        None => {
+            let mut c = spent;
+            for k in 0..3 {
+                c[k] = budget[k].unwrap_or(spent[k]).max(spent[k]);
+            }
+            (c, None)
+        }
+    }
+}
+
+/// The budgets `[max_time_s, max_iter, max_matvecs]` of a row: from its `settings` column
+/// (the executor settings it ran with), else `fallback` (the manifest's).
+pub fn row_budget(r: &SummaryRow, fallback: &[Option<f64>; 3]) -> [Option<f64>; 3] {
+    let v: serde_json::Value = match serde_json::from_str(&r.settings) {
+        Ok(v) => v,
+        Err(_) => return *fallback,
+    };
+    let exec = match v.get("exec") {
+        Some(e) if e.is_object() => e,
+        _ => return *fallback,
+    };
+    let num = |k: &str| exec.get(k).and_then(|x| x.as_f64());
+    [num("max_time_s"), num("max_iter"), num("max_matvecs")]
 }
 
 fn first_below(trace: &[TracePoint], residual: ResidualKind, tol: f64) -> Option<&TracePoint> {
@@ -66,11 +140,13 @@ fn first_below(trace: &[TracePoint], residual: ResidualKind, tol: f64) -> Option
 
 /// Outcomes of the rows of one profile; `stems` are the file stems of the folder's instances
 /// (for the trace files).
+/// `lim` are the manifest's budgets ([`limits`]) for rows without their own `settings`.
 pub fn outcomes(
     dir: &Path,
     rows: &[&SummaryRow],
     stems: &FileStems,
     opts: &ReportOptions,
+    lim: &[Option<f64>; 3],
 ) -> Result<Vec<Outcome>> {
     rows.iter()
         .map(|r| {
@@ -91,19 +167,71 @@ pub fn outcomes(
                     }
                 }
             };
+            let budget = row_budget(r, lim);
+            let (charged, bound_by) = if solved {
+                (cost, None)
+            } else {
+                failure_charge(spent, budget)
+            };
             Ok(Outcome {
                 instance: r.instance.clone(),
                 solver: r.solver.clone(),
+                base: r.base().to_string(),
+                status: r.status.clone(),
                 solved,
                 claimed,
                 cost,
+                charged,
+                budget,
+                bound_by,
             })
         })
         .collect()
 }
 
-/// Performance profile of `metric`: per solver, the sorted finite ratios to the best solver
-/// on each problem (`inf` for failures), and the number of problems.
+/// Whether `metric` measures the cost of the solver whose registry name is `base`: time
+/// always; iterations and `N`-products only for first-order solvers (the registry's
+/// [`cpbench_solvers::registry::cost_model`]): an iteration of a factorising solver
+/// factorises a matrix, an external solver's inner work is not counted, and a solver unknown
+/// to the registry has no known cost model.
+pub fn measures_cost(base: &str, metric: Metric) -> bool {
+    metric == Metric::Time
+        || cpbench_solvers::registry::cost_model(base)
+            == Some(cpbench_solvers::registry::CostModel::FirstOrder)
+}
+
+/// Why `metric` does not measure the cost of solver `base` (`None`: it does).
+pub fn excluded_reason(base: &str, metric: Metric) -> Option<&'static str> {
+    use cpbench_solvers::registry::CostModel;
+    if measures_cost(base, metric) {
+        return None;
+    }
+    Some(match cpbench_solvers::registry::cost_model(base) {
+        Some(CostModel::Factorising) => "factorising: each iteration factorises a matrix",
+        Some(CostModel::External) => "external: its inner work is not counted",
+        _ => "not in the registry: cost model unknown",
+    })
+}
+
+/// The solvers (labels, in `solvers` order) whose cost `metric` does not measure
+/// ([`excluded_reason`]), with the reason.
+pub fn excluded(
+    outs: &[Outcome],
+    solvers: &[String],
+    metric: Metric,
+) -> Vec<(String, &'static str)> {
+    solvers
+        .iter()
+        .filter_map(|s| {
+            let o = outs.iter().find(|o| &o.solver == s)?;
+            excluded_reason(&o.base, metric).map(|why| (s.clone(), why))
+        })
+        .collect()
+}
+
+/// Performance profile of `metric`: per solver whose cost `metric` measures
+/// ([`measures_cost`]; the others have no entry), the sorted ratios to the best of those
+/// solvers on each problem (`inf` for failures), and the number of problems.
 pub fn ratios(
     outs: &[Outcome],
     solvers: &[String],
@@ -111,11 +239,15 @@ pub fn ratios(
 ) -> (BTreeMap<String, Vec<f64>>, usize) {
     let m = metric as usize;
     let mut by_inst: BTreeMap<&str, Vec<&Outcome>> = BTreeMap::new();
-    for o in outs {
+    for o in outs.iter().filter(|o| measures_cost(&o.base, metric)) {
         by_inst.entry(&o.instance).or_default().push(o);
     }
-    let mut out: BTreeMap<String, Vec<f64>> =
-        solvers.iter().map(|s| (s.clone(), Vec::new())).collect();
+    let gone = excluded(outs, solvers, metric);
+    let mut out: BTreeMap<String, Vec<f64>> = solvers
+        .iter()
+        .filter(|s| !gone.iter().any(|(g, _)| g == *s))
+        .map(|s| (s.clone(), Vec::new()))
+        .collect();
     for os in by_inst.values() {
         // a zero cost (solved at the start point) is floored so ratios stay finite
         let floor = if metric == Metric::Time { 1e-9 } else { 1.0 };
@@ -150,7 +282,7 @@ pub fn shifted_geomean(values: &[f64], shift: f64) -> f64 {
 
 /// The budgets `[max_time_s, max_iter, max_matvecs]` of the manifest's executor settings
 /// (`None`: no manifest, or no such budget).
-pub(super) fn limits(manifest: Option<&Manifest>) -> [Option<f64>; 3] {
+pub fn limits(manifest: Option<&Manifest>) -> [Option<f64>; 3] {
     match manifest {
         Some(m) => [
             m.exec.max_time_s,
@@ -169,18 +301,63 @@ fn fmt_ratio(v: f64) -> String {
     }
 }
 
+/// Shifted geometric means per solver of the charged costs `[time, iterations, N-products]`
+/// ([`Outcome::charged`]: the cost to solve, or the failure charge of [`failure_charge`]), with
+/// `shift_time_s` for times and `shift_count` for counts; NaN where the measure does not
+/// measure the solver's cost ([`measures_cost`]).
+pub fn shifted_geomeans(
+    outs: &[Outcome],
+    solvers: &[String],
+    shift_time_s: f64,
+    shift_count: f64,
+) -> BTreeMap<String, [f64; 3]> {
+    let mut sg = BTreeMap::new();
+    for s in solvers {
+        let mine: Vec<&Outcome> = outs.iter().filter(|o| &o.solver == s).collect();
+        let mut v = [f64::NAN; 3];
+        for m in Metric::ALL {
+            let k = m as usize;
+            if mine.iter().any(|o| !measures_cost(&o.base, m)) {
+                continue;
+            }
+            let shift = if m == Metric::Time {
+                shift_time_s
+            } else {
+                shift_count
+            };
+            let vals: Vec<f64> = mine.iter().map(|o| o.charged[k]).collect();
+            v[k] = shifted_geomean(&vals, shift);
+        }
+        sg.insert(s.clone(), v);
+    }
+    sg
+}
+
+fn fmt_budget(b: &[Option<f64>; 3]) -> String {
+    format!(
+        "iteration cap {}, {}, {}",
+        b[1].map_or("none".into(), |v| format!("{v}")),
+        b[0].map_or("no time limit".into(), |v| format!("time limit {v} s")),
+        b[2].map_or("no N-product cap".into(), |v| format!("N-product cap {v}"))
+    )
+}
+
+fn budget_name(m: Option<Metric>) -> &'static str {
+    match m {
+        Some(Metric::Time) => "time limit",
+        Some(Metric::Iterations) => "iteration cap",
+        Some(Metric::Matvecs) => "N-product cap",
+        None => "no budget (spent nothing)",
+    }
+}
+
 /// The summary table of a profile: per solver, success rate, correct rate and the shifted
-/// geometric means of time, iterations and `N`-products, normalised so that the best solver is
-/// 1.00 (a failure scored at the budget in `lim`, or at what it spent when there is none); the
-/// same numbers in `report/shgeom[__<profile>].csv`. Errors: I/O errors.
-pub(super) fn summary_table(
-    md: &mut String,
-    ctx: &ProfileCtx,
-    lim: &[Option<f64>; 3],
-) -> Result<()> {
+/// geometric means of time, iterations and `N`-products ([`shifted_geomeans`]), normalised so
+/// that the best solver is 1.00 (`n/a` where the measure does not measure the solver's cost);
+/// the same numbers in `report/shgeom[__<profile>].csv`. Errors: I/O errors.
+pub(super) fn summary_table(md: &mut String, ctx: &ProfileCtx) -> Result<()> {
     let (opts, outs, solvers, suffix, rdir) =
         (ctx.opts, &ctx.outs, ctx.solvers, &ctx.suffix, ctx.rdir);
-    // success / correct / shifted geometric means
     let _ = writeln!(
         md,
         "| solver | success rate | correct rate | shgeom time (shift {} ms) | shgeom iterations (shift {}) | shgeom N-products (shift {}) |",
@@ -189,31 +366,7 @@ pub(super) fn summary_table(
         opts.shift_count
     );
     let _ = writeln!(md, "|---|---|---|---|---|---|");
-    let mut sg: BTreeMap<&str, [f64; 3]> = BTreeMap::new();
-    for s in solvers {
-        let mine: Vec<&Outcome> = outs.iter().filter(|o| &o.solver == s).collect();
-        let mut v = [0.0; 3];
-        for m in Metric::ALL {
-            let k = m as usize;
-            let shift = if m == Metric::Time {
-                opts.shift_time_s
-            } else {
-                opts.shift_count
-            };
-            let vals: Vec<f64> = mine
-                .iter()
-                .map(|o| {
-                    if o.solved {
-                        o.cost[k]
-                    } else {
-                        lim[k].unwrap_or(o.cost[k]).max(o.cost[k])
-                    }
-                })
-                .collect();
-            v[k] = shifted_geomean(&vals, shift);
-        }
-        sg.insert(s, v);
-    }
+    let sg = shifted_geomeans(outs, solvers, opts.shift_time_s, opts.shift_count);
     let best: Vec<f64> = (0..3)
         .map(|k| {
             sg.values()
@@ -227,19 +380,29 @@ pub(super) fn summary_table(
     );
     for s in solvers {
         let mine: Vec<&Outcome> = outs.iter().filter(|o| &o.solver == s).collect();
-        let n = mine.len().max(1) as f64;
+        if mine.is_empty() {
+            continue;
+        }
+        let n = mine.len() as f64;
         let succ = mine.iter().filter(|o| o.solved).count() as f64 / n;
         let corr = mine.iter().filter(|o| o.solved == o.claimed).count() as f64 / n;
         let v = sg[s.as_str()];
         let norm: Vec<f64> = (0..3).map(|k| v[k] / best[k]).collect();
+        let cell = |k: usize| {
+            if v[k].is_nan() {
+                "n/a".to_string()
+            } else {
+                fmt_ratio(norm[k])
+            }
+        };
         let _ = writeln!(
             md,
             "| {s} | {:.0}% | {:.0}% | {} | {} | {} |",
             100.0 * succ,
             100.0 * corr,
-            fmt_ratio(norm[0]),
-            fmt_ratio(norm[1]),
-            fmt_ratio(norm[2])
+            cell(0),
+            cell(1),
+            cell(2)
         );
         let _ = writeln!(
             sg_csv,
@@ -248,7 +411,94 @@ pub(super) fn summary_table(
         );
     }
     write_atomic(&rdir.join(format!("shgeom{suffix}.csv")), sg_csv.as_bytes())?;
-    let _ = writeln!(md, "\nShifted geometric means are normalised: the best solver is 1.00 ([CSV](report/shgeom{suffix}.csv)).\n");
+    let _ = writeln!(
+        md,
+        "\nShifted geometric means are normalised: the best solver is 1.00 ([CSV](report/shgeom{suffix}.csv)); \
+         `n/a`: iterations and N-products do not measure that solver's cost. A failure is charged \
+         the budget that bound it (see \"Budgets and failures\" below).\n"
+    );
+    Ok(())
+}
+
+/// The "Budgets and failures" section of a profile: the budgets the runs had, the charging
+/// rule of [`failure_charge`], and per failure its status, what it spent, what it was charged
+/// and which budget bound it; the same table in `report/failures[__<profile>].csv`.
+/// Errors: I/O errors.
+pub(super) fn failure_table(md: &mut String, ctx: &ProfileCtx) -> Result<()> {
+    let (outs, suffix, rdir) = (&ctx.outs, &ctx.suffix, ctx.rdir);
+    let _ = writeln!(md, "### Budgets and failures\n");
+    let mut budgets: Vec<String> = Vec::new();
+    for o in outs.iter() {
+        let b = fmt_budget(&o.budget);
+        if !budgets.contains(&b) {
+            budgets.push(b);
+        }
+    }
+    let _ = writeln!(
+        md,
+        "Budgets per run: {}.\n\n\
+         Charging rule (shifted geometric means): a solved run costs what it took to solve. A failed \
+         run is charged the budget that bound it in that budget's measure and what it actually \
+         spent in the others (a run at the iteration cap is charged the time it used, never a \
+         time limit it did not meet). A run that stopped early without success (stalled, \
+         diverged, numerical error, or converged only to a looser tolerance than the report's) \
+         is charged as if it had gone on at its own cost per iteration until the first budget \
+         it would have met (every measure scaled by the same factor). Performance profiles count \
+         every failure as never solved (ratio infinity), whatever it was charged.\n",
+        budgets.join("; ")
+    );
+    let fails: Vec<&Outcome> = outs.iter().filter(|o| !o.solved).collect();
+    let mut csv = String::from(
+        "instance,solver,status,spent_time_s,spent_iterations,spent_matvecs,charged_time_s,charged_iterations,charged_matvecs,bound_by\n",
+    );
+    if fails.is_empty() {
+        let _ = writeln!(md, "No failures.\n");
+    } else {
+        let _ = writeln!(
+            md,
+            "| instance | solver | status | spent: time [s], iterations, N-products | charged: time [s], iterations, N-products | bound by |\n|---|---|---|---|---|---|"
+        );
+        for o in &fails {
+            let early = o.bound_by.is_some_and(|m| {
+                let k = m as usize;
+                o.budget[k].is_some_and(|b| o.cost[k] < b)
+            });
+            let bound = if early {
+                format!("{} (extrapolated)", budget_name(o.bound_by))
+            } else {
+                budget_name(o.bound_by).to_string()
+            };
+            let _ = writeln!(
+                md,
+                "| {} | {} | {} | {:.3e}, {}, {} | {:.3e}, {:.0}, {:.0} | {bound} |",
+                o.instance,
+                o.solver,
+                o.status,
+                o.cost[0],
+                o.cost[1],
+                o.cost[2],
+                o.charged[0],
+                o.charged[1],
+                o.charged[2]
+            );
+            let _ = writeln!(
+                csv,
+                "{},{},{},{:e},{},{},{:e},{},{},{}",
+                o.instance,
+                o.solver,
+                o.status,
+                o.cost[0],
+                o.cost[1],
+                o.cost[2],
+                o.charged[0],
+                o.charged[1],
+                o.charged[2],
+                bound.replace(' ', "_")
+            );
+        }
+        let _ = writeln!(md, "\n[CSV](report/failures{suffix}.csv)\n");
+    }
+    write_atomic(&rdir.join(format!("failures{suffix}.csv")), csv.as_bytes())?;
     Ok(())
 }
 
@@ -257,28 +507,166 @@ mod tests {
     use super::*;
 
     fn o(inst: &str, solver: &str, solved: bool, it: f64) -> Outcome {
+        let cost = [it * 1e-3, it, it];
         Outcome {
             instance: inst.into(),
             solver: solver.into(),
+            base: solver.into(),
+            status: if solved {
+                "converged"
+            } else {
+                "max_iterations"
+            }
+            .into(),
             solved,
             claimed: solved,
-            cost: [it * 1e-3, it, it],
+            cost,
+            charged: cost,
+            budget: [None, Some(20_000.0), None],
+            bound_by: None,
         }
     }
 
     #[test]
     fn profile_ratios_and_failures() {
         let outs = vec![
-            o("a", "x", true, 10.0),
-            o("a", "y", true, 20.0),
-            o("b", "x", false, 5.0),
-            o("b", "y", true, 40.0),
+            o("a", "pgs", true, 10.0),
+            o("a", "jacobi", true, 20.0),
+            o("b", "pgs", false, 5.0),
+            o("b", "jacobi", true, 40.0),
         ];
-        let solvers = vec!["x".to_string(), "y".to_string()];
+        let solvers = vec!["pgs".to_string(), "jacobi".to_string()];
         let (r, n) = ratios(&outs, &solvers, Metric::Iterations);
         assert_eq!(n, 2);
-        assert_eq!(r["x"], vec![1.0, f64::INFINITY]);
-        assert_eq!(r["y"], vec![1.0, 2.0]);
+        assert_eq!(r["pgs"], vec![1.0, f64::INFINITY]);
+        assert_eq!(r["jacobi"], vec![1.0, 2.0]);
+    }
+
+    /// Profiles by iterations and N-products leave out the interior point (factorising) and
+    /// an unknown solver; the profile by time keeps every solver.
+    #[test]
+    fn cost_model_filters_count_profiles() {
+        let outs = vec![
+            o("a", "pgs", true, 100.0),
+            o("a", "ipm", true, 10.0),
+            o("a", "peer-x", true, 50.0),
+            o("b", "pgs", true, 300.0),
+            o("b", "ipm", true, 12.0),
+            o("b", "peer-x", false, 5.0),
+        ];
+        let solvers: Vec<String> = ["pgs", "ipm", "peer-x"].map(String::from).to_vec();
+        let (r, n) = ratios(&outs, &solvers, Metric::Iterations);
+        assert_eq!(n, 2);
+        assert_eq!(r.keys().collect::<Vec<_>>(), vec!["pgs"]);
+        assert_eq!(r["pgs"], vec![1.0, 1.0]);
+        let gone = excluded(&outs, &solvers, Metric::Matvecs);
+        assert_eq!(gone.len(), 2);
+        assert_eq!(gone[0].0, "ipm");
+        assert!(gone[0].1.starts_with("factorising"));
+        assert!(gone[1].1.starts_with("not in the registry"));
+        let (t, _) = ratios(&outs, &solvers, Metric::Time);
+        assert_eq!(t.len(), 3);
+        // ipm is the fastest on both: pgs takes 100 / 10 and 300 / 12 times as long
+        assert_eq!(t["ipm"], vec![1.0, 1.0]);
+        assert!((t["pgs"][0] - 10.0).abs() < 1e-12 && (t["pgs"][1] - 25.0).abs() < 1e-12);
+        assert_eq!(t["peer-x"], vec![5.0, f64::INFINITY]);
+        let sg = shifted_geomeans(&outs, &solvers, 0.01, 10.0);
+        assert!(sg["ipm"][1].is_nan() && sg["ipm"][2].is_nan() && sg["ipm"][0] > 0.0);
+    }
+
+    fn row(
+        inst: &str,
+        solver: &str,
+        status: &str,
+        ok: bool,
+        it: u64,
+        t: f64,
+        exec: &str,
+    ) -> SummaryRow {
+        SummaryRow {
+            instance: inst.into(),
+            class: "lcp".into(),
+            n: 3,
+            nnz: 9,
+            solver: solver.into(),
+            settings_hash: String::new(),
+            status: status.into(),
+            success: ok,
+            iterations: it,
+            matvecs: it,
+            time_s: t,
+            residuals: Default::default(),
+            instance_hash: inst.into(),
+            best_iteration: it,
+            check_residual: "nat_map_rel_2".into(),
+            tol: 1e-6,
+            profile: "default".into(),
+            jobs: 1,
+            message: String::new(),
+            counters: String::new(),
+            base_solver: solver.into(),
+            settings: format!("{{\"exec\":{exec},\"settings\":{{}},\"solver\":\"{solver}\"}}"),
+        }
+    }
+
+    /// The budget rule on hand-built rows, with the shifted geometric means computed by hand.
+    #[test]
+    fn failures_charged_at_the_budget_that_bound_them() {
+        // the reported case: PGS at the iteration cap after 0.088 s, with a 30 s time limit
+        let tl = r#"{"max_iter":20000,"max_time_s":30.0,"max_matvecs":null}"#;
+        let no = r#"{"max_iter":20000,"max_time_s":null,"max_matvecs":null}"#;
+        let rows = [
+            row("a", "pgs", "converged", true, 100, 0.010, tl),
+            row("b", "pgs", "max_iterations", false, 20_000, 0.088, tl),
+            // stalled at 5000 iterations after 0.02 s: charged 4x (up to the iteration cap)
+            row("c", "pgs", "stalled", false, 5_000, 0.020, tl),
+            // at the time limit after 1000 iterations: 30 s, 1000 iterations
+            row("d", "pgs", "max_time", false, 1_000, 30.0, tl),
+            row("b", "jacobi", "max_iterations", false, 20_000, 0.088, no),
+        ];
+        let refs: Vec<&SummaryRow> = rows.iter().collect();
+        let dir = tempfile::tempdir().unwrap();
+        let stems = FileStems::from_rows(&rows);
+        let outs = outcomes(
+            dir.path(),
+            &refs,
+            &stems,
+            &ReportOptions::default(),
+            &[None; 3],
+        )
+        .unwrap();
+        assert_eq!(outs[0].charged, [0.010, 100.0, 100.0]);
+        assert_eq!(outs[1].charged, [0.088, 20_000.0, 20_000.0]);
+        assert_eq!(outs[1].bound_by, Some(Metric::Iterations));
+        assert_eq!(outs[2].charged, [0.080, 20_000.0, 20_000.0]);
+        assert_eq!(outs[2].bound_by, Some(Metric::Iterations));
+        assert_eq!(outs[3].charged, [30.0, 1_000.0, 1_000.0]);
+        assert_eq!(outs[3].bound_by, Some(Metric::Time));
+        // the time limit changes nothing for a run at the iteration cap
+        assert_eq!(outs[4].charged, outs[1].charged);
+        let solvers = vec!["pgs".to_string(), "jacobi".to_string()];
+        let sg = shifted_geomeans(&outs, &solvers, 0.01, 10.0);
+        // time: (0.02 * 0.098 * 0.09 * 30.01)^(1/4) - 0.01
+        let t = (0.02f64 * 0.098 * 0.09 * 30.01).powf(0.25) - 0.01;
+        assert!((sg["pgs"][0] - t).abs() < 1e-12, "{} {t}", sg["pgs"][0]);
+        assert!((sg["pgs"][0] - 0.2597).abs() < 1e-4);
+        // iterations: (110 * 20010 * 20010 * 1010)^(1/4) - 10
+        let i = (110f64 * 20_010.0 * 20_010.0 * 1_010.0).powf(0.25) - 10.0;
+        assert!((sg["pgs"][1] - i).abs() < 1e-9);
+        assert!((sg["jacobi"][0] - 0.088).abs() < 1e-12);
+        assert!((sg["jacobi"][1] - 20_000.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn failure_charge_without_budgets() {
+        // nothing spent: each set budget, what was spent elsewhere
+        let (c, b) = failure_charge([1e-4, 0.0, 0.0], [None, Some(500.0), None]);
+        assert_eq!(c, [1e-4, 500.0, 0.0]);
+        assert_eq!(b, None);
+        // N-product cap binds before the iteration cap (3 products per iteration)
+        let (c, b) = failure_charge([0.5, 100.0, 300.0], [None, Some(1000.0), Some(600.0)]);
+        assert_eq!(c, [1.0, 200.0, 600.0]);
+        assert_eq!(b, Some(Metric::Matvecs));
     }
 
     #[test]

@@ -6,9 +6,12 @@
 //!   `N`-products: `rho_s(tau)` = share of problems solver `s` solves within `tau` times the
 //!   best solver's cost; a failure counts as an infinite ratio;
 //! - shifted geometric means (qpbenchmark): `exp(mean(ln(v + shift))) - shift` per solver,
-//!   normalised so that the best solver is 1.0; a failure is scored at the limit (the
-//!   iteration budget; the time / `N`-product budget when one was set, otherwise what the
-//!   failed run spent);
+//!   normalised so that the best solver is 1.0; a failure is charged the budget that bound it
+//!   and what it actually spent in the other measures ([`failure_charge`]; a run at the
+//!   iteration cap is charged the time it used, never a time limit it did not meet); the
+//!   "Budgets and failures" table states every failure's charge;
+//! - profiles and means by iterations and `N`-products cover only the solvers whose cost those
+//!   counts measure (first-order, [`measures_cost`]); the report names the others;
 //! - success rate (the harness's check) and "correct" rate (the solver's claim of convergence
 //!   agrees with the check);
 //! - convergence plots per instance against iterations, `N`-products and time, and a grid
@@ -37,7 +40,10 @@ mod peer;
 mod profiles;
 mod sections;
 
-pub use metrics::{outcomes, ratios, shifted_geomean, Metric, Outcome};
+pub use metrics::{
+    excluded, failure_charge, limits, measures_cost, outcomes, ratios, row_budget, shifted_geomean,
+    shifted_geomeans, Metric, Outcome,
+};
 pub use peer::peer_section;
 
 use crate::error::{HarnessError, Result};
@@ -45,6 +51,7 @@ use crate::fsutil::write_atomic;
 use crate::manifest::Manifest;
 use crate::names::{profile_suffix, FileStems};
 use crate::order::sort_canonical;
+use crate::plot::FigureOptions;
 use crate::results::{read_summary, SummaryRow};
 use cpbench_problems::ResidualKind;
 use std::fmt::Write as _;
@@ -65,6 +72,8 @@ pub struct ReportOptions {
     pub baseline: Option<PathBuf>,
     /// A peer `summary.csv`-format file shown side by side ([`peer_section`]).
     pub peer: Option<PathBuf>,
+    /// Size, resolution and x scale of the figures.
+    pub figure: FigureOptions,
 }
 
 impl Default for ReportOptions {
@@ -76,6 +85,7 @@ impl Default for ReportOptions {
             shift_count: 10.0,
             baseline: None,
             peer: None,
+            figure: FigureOptions::default(),
         }
     }
 }
@@ -86,8 +96,6 @@ struct ProfileCtx<'a> {
     dir: &'a Path,
     /// `dir/report`, where figures and their CSV go.
     rdir: &'a Path,
-    /// Profile name.
-    prof: &'a str,
     /// File-name suffix of the profile ([`profile_suffix`]).
     suffix: String,
     /// The rows of the profile, in canonical order.
@@ -100,6 +108,25 @@ struct ProfileCtx<'a> {
     stems: &'a FileStems,
     /// Report options.
     opts: &'a ReportOptions,
+    /// The tolerance and residual(s) of the profile, for figure titles
+    /// ([`crate::figures::tol_title`]).
+    tol_title: String,
+}
+
+/// The residuals that decide "solved" in `rows`: the report's, else each row's check
+/// residual, distinct, in first-appearance order.
+fn distinct_residuals(rows: &[&SummaryRow], opts: &ReportOptions) -> Vec<String> {
+    let mut v: Vec<String> = Vec::new();
+    for r in rows {
+        let name = opts
+            .residual
+            .map(|k| k.as_str().to_string())
+            .unwrap_or_else(|| r.check_residual.clone());
+        if !v.contains(&name) {
+            v.push(name);
+        }
+    }
+    v
 }
 
 /// The distinct values of `key` over `rows`, in first-appearance order.
@@ -125,31 +152,50 @@ pub fn report(dir: &Path, opts: &ReportOptions) -> Result<PathBuf> {
     if let Some(m) = &manifest {
         sort_canonical(&mut rows, m);
     }
+    // inputs that did not load are listed, not scored
+    let (failed, rows): (Vec<SummaryRow>, Vec<SummaryRow>) = rows
+        .into_iter()
+        .partition(|r| r.status == crate::run::LOAD_ERROR);
     let lim = metrics::limits(manifest.as_ref());
     let stems = FileStems::from_rows(&rows);
     let rdir = dir.join("report");
     std::fs::create_dir_all(&rdir).map_err(|e| HarnessError::io(&rdir, e))?;
     let mut md = String::new();
     sections::header(&mut md, manifest.as_ref(), &rows, opts);
+    if !failed.is_empty() {
+        let _ = writeln!(
+            md,
+            "## Inputs that did not load\n\n{} input(s) of the last run did not load and are \
+             in no table or profile below:\n",
+            failed.len()
+        );
+        for r in &failed {
+            let _ = writeln!(md, "- `{}`: {}", r.instance, r.message);
+        }
+        md.push('\n');
+    }
     let solvers = distinct(&rows, |r| &r.solver);
     for prof in &distinct(&rows, |r| &r.profile) {
         let prow: Vec<&SummaryRow> = rows.iter().filter(|r| &r.profile == prof).collect();
-        let outs = outcomes(dir, &prow, &stems, opts)?;
+        let outs = outcomes(dir, &prow, &stems, opts, &lim)?;
         let tol = prow.first().map(|r| r.tol).unwrap_or(f64::NAN);
+        let tol_title =
+            crate::figures::tol_title(opts.tol.unwrap_or(tol), &distinct_residuals(&prow, opts));
         let ctx = ProfileCtx {
             dir,
             rdir: &rdir,
-            prof,
             suffix: profile_suffix(prof),
             rows: prow,
             outs,
             solvers: &solvers,
             stems: &stems,
             opts,
+            tol_title,
         };
         let _ = writeln!(md, "## Profile `{prof}` (check tolerance {tol:e})\n");
-        metrics::summary_table(&mut md, &ctx, &lim)?;
-        sections::cost_model_note(&mut md, &solvers);
+        metrics::summary_table(&mut md, &ctx)?;
+        sections::cost_model_note(&mut md, &solvers, &rows);
+        metrics::failure_table(&mut md, &ctx)?;
         profiles::performance_profiles(&mut md, &ctx)?;
         instances::instance_sections(&mut md, &ctx)?;
     }

@@ -1,33 +1,33 @@
 //! Performance profiles (Dolan & More, Math. Program. 91, 2002) of one settings profile.
 
-use super::metrics::{ratios, Metric};
+use super::metrics::{excluded, ratios, Metric};
 use super::ProfileCtx;
 use crate::error::Result;
-use crate::figures::profile_title;
 use crate::fsutil::write_atomic;
 use crate::plot::{draw_plot, Axis, LinePlot, Series};
 use std::fmt::Write as _;
 
 /// The "Performance profiles" section of a profile: by time, iterations and `N`-products, each
 /// as `report/profile_<metric>[__<profile>].png/.svg` with the CSV of its steps (`solver,tau,rho`).
-/// Errors: I/O errors, plotting errors.
+/// Profiles by iterations and `N`-products cover only the solvers whose cost those counts
+/// measure ([`super::metrics::measures_cost`]); the text names the others and why. The tau
+/// axis is log2, ticks at powers of two, up to the power of two above 1.2 times the largest
+/// finite ratio. Errors: I/O errors, plotting errors.
 pub(super) fn performance_profiles(md: &mut String, ctx: &ProfileCtx) -> Result<()> {
-    let (outs, solvers, suffix, rdir, prof) =
-        (&ctx.outs, ctx.solvers, &ctx.suffix, ctx.rdir, ctx.prof);
-    // performance profiles
+    let (outs, solvers, suffix, rdir) = (&ctx.outs, ctx.solvers, &ctx.suffix, ctx.rdir);
     let _ = writeln!(md, "### Performance profiles\n");
     for m in Metric::ALL {
         let (rat, nprob) = ratios(outs, solvers, m);
-        let tmax = rat
+        let rmax = rat
             .values()
             .flatten()
             .filter(|r| r.is_finite())
-            .fold(1.0f64, |a, &b| a.max(b))
-            .max(2.0)
-            * 1.5;
+            .fold(1.0f64, |a, &b| a.max(b));
+        let tmax = 2f64.powf((rmax * 1.2).log2().ceil().max(1.0));
         let mut csv = String::from("solver,tau,rho\n");
         let series: Vec<Series> = solvers
             .iter()
+            .filter(|s| rat.contains_key(*s))
             .map(|s| {
                 let rs = &rat[s];
                 let np = nprob.max(1) as f64;
@@ -53,10 +53,10 @@ pub(super) fn performance_profiles(md: &mut String, ctx: &ProfileCtx) -> Result<
         write_atomic(&rdir.join(format!("{name}.csv")), csv.as_bytes())?;
         let plot = LinePlot {
             title: format!(
-                "Performance profile by {} ({} problems){}",
+                "Performance profile by {}, {} problems ({})",
                 m.as_str(),
                 nprob,
-                profile_title(prof)
+                ctx.tol_title
             ),
             x_label: "tau (ratio to the best solver, log2 scale)".into(),
             y_label: "share of problems solved within tau".into(),
@@ -65,18 +65,31 @@ pub(super) fn performance_profiles(md: &mut String, ctx: &ProfileCtx) -> Result<
             x_axis: Axis::Log2,
             y_axis: Axis::Linear,
             y_range: Some((0.0, 1.02)),
-            legend_lower_right: true,
+            best_so_far: false,
         };
         draw_plot(
             &plot,
             &rdir.join(format!("{name}.png")),
             &rdir.join(format!("{name}.svg")),
+            &ctx.opts.figure,
         )?;
         let _ = writeln!(
             md,
             "![profile by {m}](report/{name}.png)\n\n[SVG](report/{name}.svg) · [CSV](report/{name}.csv)\n",
             m = m.as_str()
         );
+        let gone = excluded(outs, solvers, m);
+        if !gone.is_empty() {
+            let _ = writeln!(
+                md,
+                "Left out of the profile by {}: {}.\n",
+                m.as_str(),
+                gone.iter()
+                    .map(|(s, why)| format!("`{s}` ({why})"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
     }
     Ok(())
 }

@@ -52,15 +52,17 @@ pub(super) fn header(
     }
 }
 
-/// Factorising and external solvers (the registry's cost model): an iteration is a
-/// factorisation, and their N-product count says nothing of their cost. Writes a note naming
-/// those of `solvers`, nothing when there is none.
-pub(super) fn cost_model_note(md: &mut String, solvers: &[String]) {
+/// Factorising and external solvers (the registry's cost model of each label's base solver,
+/// read from `rows`): an iteration is a factorisation, and their N-product count says nothing
+/// of their cost. Writes a note naming those of `solvers` (labels), nothing when there is none.
+pub(super) fn cost_model_note(md: &mut String, solvers: &[String], rows: &[SummaryRow]) {
     let second_order: Vec<&str> = solvers
         .iter()
         .filter(|s| {
-            cpbench_solvers::registry::cost_model(s)
-                .is_some_and(|c| c != cpbench_solvers::registry::CostModel::FirstOrder)
+            rows.iter().find(|r| &r.solver == *s).is_some_and(|r| {
+                cpbench_solvers::registry::cost_model(r.base())
+                    .is_some_and(|c| c != cpbench_solvers::registry::CostModel::FirstOrder)
+            })
         })
         .map(|s| s.as_str())
         .collect();
@@ -70,7 +72,8 @@ pub(super) fn cost_model_note(md: &mut String, solvers: &[String]) {
             "Iterations and N-products do not measure the cost of {}: each of their \
              iterations factorises a matrix (see their factorisation counters, e.g. \
              `factorizations`, `factor_time_s`, `clarabel_factor_nnz`, in the `counters` \
-             column); compare them by time.\n",
+             column); compare them by time. They are left out of the means and profiles by \
+             iterations and N-products.\n",
             second_order
                 .iter()
                 .map(|s| format!("`{s}`"))
