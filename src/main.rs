@@ -39,7 +39,8 @@ enum Command {
     Merge(cmd::merge::MergeArgs),
     /// Compare a results folder with a baseline; exit code 1 on a regression.
     Check(cmd::check::CheckArgs),
-    /// List the solvers: supported classes, cost model, settings with defaults and ranges.
+    /// List the solvers (or one): classes, cost model, each setting's type, default, range and
+    /// meaning.
     Solvers(cmd::solvers::SolversArgs),
     /// Simulate a granular scene (fill, pile, pyramid, tube) and export its contact problems.
     Generate(cmd::generate::GenerateArgs),

@@ -80,6 +80,49 @@ fn run_writes_summary_traces_manifest_and_plots() {
     assert_eq!(m["instances"].as_array().unwrap().len(), 16);
     assert_eq!(m["profiles"][0]["name"], "default");
     assert_eq!(m["profiles"][0]["tol"], 1e-6);
+    // the stopping tolerance is each profile's: `exec` does not carry a number of its own
+    assert_eq!(m["exec"]["tol"], "per profile: see profiles[].tol");
+}
+
+/// Help texts that list solvers take the list from the registry (`run --help` names the
+/// default run list, `ipm` included); `solvers NAME` shows one solver with each setting's type,
+/// default, range and meaning; an unknown name is an error listing the known ones.
+#[test]
+fn help_and_solvers_come_from_the_registry() {
+    let defaults = cpbench_solvers::registry::default_solvers().join(",");
+    assert!(defaults.contains("ipm"), "{defaults}");
+    let o = succeed(cpbench().args(["run", "--help"]));
+    let help = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        help.contains(&format!("else {defaults}]")),
+        "run --help lacks the registry's default list {defaults}:\n{help}"
+    );
+    let o = succeed(cpbench().args(["solvers", "pgs"]));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.starts_with("pgs: "), "{text}");
+    assert!(!text.contains("jacobi"), "{text}");
+    assert!(
+        text.contains("    omega: number = 1.0  [in (0, 2)]\n        Relaxation `omega`"),
+        "{text}"
+    );
+    let o = succeed(cpbench().args(["solvers", "ipm", "--json"]));
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(j.as_array().unwrap().len(), 1);
+    let f = &j[0]["fields"][0];
+    assert_eq!(f["name"], "max_iter");
+    assert_eq!(f["type"], "integer");
+    assert_eq!(f["default"], 200);
+    assert_eq!(
+        f["meaning"],
+        "Own iteration cap (the executor's cap also applies)."
+    );
+    let o = cpbench().args(["solvers", "pgz"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("unknown solver 'pgz'; known solvers: pgs, jacobi, apgd, spgqp"),
+        "{err}"
+    );
 }
 
 #[test]

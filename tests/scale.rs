@@ -1,8 +1,9 @@
 //! Runs at scale and regression testing, end to end through the CLI:
 //! a run killed with SIGKILL and rerun loses no finished row and ends with the same summary
 //! as an uninterrupted run; `--shard 1/3..3/3` + `merge` gives exactly the rows of one
-//! unsharded run; `check` passes on unchanged code and fails, with a table, on a weakened
-//! solver (iteration cap 5); `report` writes report.md with its figures.
+//! unsharded run; `check` passes quietly on unchanged code and fails, with a table of the
+//! regressions naming the changed setting (`exec.max_iter 20000 -> 5`), on a weakened solver
+//! (iteration cap 5); `report` writes report.md with its figures.
 
 use cpbench_test_support::succeed;
 use std::path::Path;
@@ -184,6 +185,11 @@ fn check_passes_unchanged_and_fails_on_a_weakened_solver() {
         "{}",
         String::from_utf8_lossy(&o.stdout)
     );
+    // nothing regressed: no table, only the count line
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "12 baseline rows: 0 regressed, 0 improved, 12 unchanged or within thresholds\n"
+    );
     // a weakened solver (iteration cap 5) fails with a readable table
     let w = d.path().join("w");
     let mut wargs = args.to_vec();
@@ -203,6 +209,42 @@ fn check_passes_unchanged_and_fails_on_a_weakened_solver() {
         "{text}"
     );
     assert!(text.contains("Capsules-i125-1213__ccp"), "{text}");
+    // the regressions come first, right under the header, each naming the changed setting;
+    // the rows within thresholds are one summary line (no `note` rows without --verbose)
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].starts_with("verdict"), "{text}");
+    let n_reg = lines[1..]
+        .iter()
+        .take_while(|l| l.starts_with("REGRESSED"))
+        .count();
+    assert!(n_reg >= 1, "{text}");
+    assert_eq!(
+        lines[1..=n_reg]
+            .iter()
+            .filter(|l| l.ends_with("settings changed: exec.max_iter 20000 -> 5"))
+            .count(),
+        n_reg,
+        "{text}"
+    );
+    assert!(
+        lines[n_reg + 1..].iter().all(|l| !l.starts_with("note")
+            && !l.starts_with("improved")
+            && !l.starts_with("REGRESSED")),
+        "{text}"
+    );
+    assert!(
+        lines
+            .last()
+            .unwrap()
+            .starts_with(&format!("12 baseline rows: {n_reg} regressed")),
+        "{text}"
+    );
+    if n_reg < 12 {
+        assert!(
+            lines[n_reg + 1].contains("settings changed (exec.max_iter 20000 -> 5)"),
+            "{text}"
+        );
+    }
 }
 
 #[test]

@@ -30,7 +30,10 @@ pub struct Manifest {
     pub machine: Machine,
     /// Suite name (`default`, `permon`, `instances`, ...).
     pub suite: String,
-    /// Executor settings (the `tol` of each profile replaces `exec.tol`).
+    /// Executor settings. Each profile's `tol` replaces `exec.tol` in its runs, so the JSON
+    /// writes `exec.tol` as the text [`EXEC_TOL_NOTE`] instead of a number no run used (older
+    /// manifests with a number still read; a text reads as the default).
+    #[serde(with = "exec_json")]
     pub exec: ExecSettings,
     /// Settings profiles, in canonical order.
     pub profiles: Vec<Profile>,
@@ -59,6 +62,37 @@ pub struct Manifest {
     /// Fields this version does not know (from another version), kept as read.
     #[serde(flatten)]
     pub extra: BTreeMap<String, Value>,
+}
+
+/// What a manifest writes for `exec.tol`: the stopping tolerance of a run is its profile's.
+pub const EXEC_TOL_NOTE: &str = "per profile: see profiles[].tol";
+
+/// `exec` with `tol` written as [`EXEC_TOL_NOTE`], read as a number or that text.
+mod exec_json {
+    use super::EXEC_TOL_NOTE;
+    use cpbench_solvers::ExecSettings;
+    use serde::de::Error as _;
+    use serde::ser::Error as _;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use serde_json::Value;
+
+    pub fn serialize<S: Serializer>(e: &ExecSettings, s: S) -> Result<S::Ok, S::Error> {
+        let mut v = serde_json::to_value(e).map_err(S::Error::custom)?;
+        if let Some(o) = v.as_object_mut() {
+            o.insert("tol".into(), Value::from(EXEC_TOL_NOTE));
+        }
+        v.serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<ExecSettings, D::Error> {
+        let mut v = Value::deserialize(d)?;
+        if let Some(o) = v.as_object_mut() {
+            if o.get("tol").is_some_and(Value::is_string) {
+                o.remove("tol");
+            }
+        }
+        serde_json::from_value(v).map_err(D::Error::custom)
+    }
 }
 
 /// The `machine` object of a manifest.
@@ -329,7 +363,18 @@ mod tests {
         assert_eq!(m.instances[0].n, 156);
         assert_eq!(m.instances[0].provenance.format, "siconos-fc3d");
         assert!(m.extra.is_empty(), "{:?}", m.extra.keys());
-        assert_eq!(serde_json::to_value(&m).unwrap(), raw);
+        // written back the same, but for the two fields this version writes differently: the
+        // residual's name is the CLI's (`nat_map_rel2` read as an alias), and `exec.tol` (1e-6
+        // under a 1e-8 profile) says that each profile sets it
+        assert_eq!(raw["exec"]["residual"], "nat_map_rel2");
+        assert_eq!(raw["exec"]["tol"], 1e-6);
+        let mut expected = raw.clone();
+        expected["exec"]["residual"] = "nat_map_rel_2".into();
+        expected["exec"]["tol"] = EXEC_TOL_NOTE.into();
+        assert_eq!(serde_json::to_value(&m).unwrap(), expected);
+        // ... and that form reads back as the same manifest
+        let again: Manifest = serde_json::from_value(serde_json::to_value(&m).unwrap()).unwrap();
+        assert_eq!(again, m);
     }
 
     /// A merged manifest (shard manifests nested under `merged_from`) written and read back is

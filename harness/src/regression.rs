@@ -2,7 +2,9 @@
 //!
 //! A baseline is a CSV of the deterministic outcome of each (instance, solver, profile):
 //! `instance, solver, profile, success, status, iterations, matvecs, residual, check_residual,
-//! tol, instance_hash, settings_hash` (times are never stored nor compared). A current run
+//! tol, instance_hash, settings_hash, settings` (times are never stored nor compared; `solver` is
+//! the variant label, `settings` the JSON of every setting of the run, as in `summary.csv`;
+//! baselines written before that column read with it empty). A current run
 //! *regresses* on a baseline row when
 //! - the row is missing from the run,
 //! - a checked success became a failure,
@@ -10,7 +12,9 @@
 //! - its iterations grew beyond `baseline * (1 + iter_growth) + iter_slack`.
 //!
 //! Improvements (failure to success, fewer iterations, smaller residual) and changed instance or
-//! settings hashes are reported, never failures.
+//! settings hashes are reported, never failures. A changed setting is named by its flattened key
+//! path ([`settings_diff`]: `exec.max_iter 20000 -> 1000`, `pgs.omega 1.0 -> 0.8`) when both
+//! rows carry the settings JSON, else reported by hash only.
 
 use crate::error::{HarnessError, Result};
 use crate::fsutil::write_atomic;
@@ -46,7 +50,7 @@ impl Default for RegressionOptions {
 pub struct BaselineRow {
     /// Instance name.
     pub instance: String,
-    /// Solver name.
+    /// Solver variant label (the summary's `solver`: `pgs`, `pgs@omega=0.8`).
     pub solver: String,
     /// Settings profile.
     pub profile: String,
@@ -68,9 +72,12 @@ pub struct BaselineRow {
     pub instance_hash: String,
     /// Settings hash.
     pub settings_hash: String,
+    /// Every setting of the run as compact JSON (`{"exec":{..},"settings":{..},"solver":..}`,
+    /// what the hash hashes); empty in baselines and summaries written before the column.
+    pub settings: String,
 }
 
-const HEADER: [&str; 12] = [
+const HEADER: [&str; 13] = [
     "instance",
     "solver",
     "profile",
@@ -83,7 +90,11 @@ const HEADER: [&str; 12] = [
     "tol",
     "instance_hash",
     "settings_hash",
+    "settings",
 ];
+
+/// Columns a baseline may lack (files written before they were added read them as empty).
+const OPTIONAL: [&str; 1] = ["settings"];
 
 impl BaselineRow {
     /// The baseline row of a summary row.
@@ -103,6 +114,7 @@ impl BaselineRow {
             tol: r.tol,
             instance_hash: r.instance_hash.clone(),
             settings_hash: r.settings_hash.clone(),
+            settings: r.settings.clone(),
         }
     }
 
@@ -137,6 +149,7 @@ pub fn write_baseline(path: &Path, rows: &[SummaryRow]) -> Result<()> {
             format!("{:e}", r.tol),
             r.instance_hash,
             r.settings_hash,
+            r.settings,
         ])
         .map_err(err)?;
     }
@@ -147,7 +160,8 @@ pub fn write_baseline(path: &Path, rows: &[SummaryRow]) -> Result<()> {
     write_atomic(path, &bytes)
 }
 
-/// Read a baseline file. Errors name the file and line.
+/// Read a baseline file; a file without the `settings` column (written before it was added)
+/// reads with empty settings. Errors name the file and line.
 pub fn read_baseline(path: &Path) -> Result<Vec<BaselineRow>> {
     let err = |m: String| HarnessError::Csv {
         path: path.to_path_buf(),
@@ -155,18 +169,19 @@ pub fn read_baseline(path: &Path) -> Result<Vec<BaselineRow>> {
     };
     let mut rdr = csv::Reader::from_path(path).map_err(|e| err(e.to_string()))?;
     let header = rdr.headers().map_err(|e| err(e.to_string()))?.clone();
-    let col = |name: &str| {
-        header
-            .iter()
-            .position(|h| h == name)
-            .ok_or_else(|| err(format!("missing column '{name}'")))
+    let col = |name: &str| -> Result<Option<usize>> {
+        match header.iter().position(|h| h == name) {
+            Some(i) => Ok(Some(i)),
+            None if OPTIONAL.contains(&name) => Ok(None),
+            None => Err(err(format!("missing column '{name}'"))),
+        }
     };
-    let c: Vec<usize> = HEADER.iter().map(|h| col(h)).collect::<Result<_>>()?;
+    let c: Vec<Option<usize>> = HEADER.iter().map(|h| col(h)).collect::<Result<_>>()?;
     let mut out = Vec::new();
     for (k, rec) in rdr.records().enumerate() {
         let rec = rec.map_err(|e| err(e.to_string()))?;
         let line = k + 2;
-        let s = |i: usize| rec.get(c[i]).unwrap_or("").to_string();
+        let s = |i: usize| c[i].and_then(|j| rec.get(j)).unwrap_or("").to_string();
         let num = |i: usize| -> Result<f64> {
             s(i).parse()
                 .map_err(|_| err(format!("line {line}: bad number '{}'", s(i))))
@@ -184,6 +199,7 @@ pub fn read_baseline(path: &Path) -> Result<Vec<BaselineRow>> {
             tol: num(9)?,
             instance_hash: s(10),
             settings_hash: s(11),
+            settings: s(12),
         });
     }
     Ok(out)
@@ -211,6 +227,10 @@ pub struct Comparison {
     pub current: Option<BaselineRow>,
     /// The verdict.
     pub verdict: Verdict,
+    /// What changed in the settings when the hashes differ: the changed key paths
+    /// ([`settings_diff`], `exec.max_iter 20000 -> 1000`), or `(hash)` when a side lacks the
+    /// settings JSON; `None` when the hashes agree or the row is missing.
+    pub settings_change: Option<String>,
 }
 
 /// Compare a run with a baseline; `failed()` on the result tells whether anything regressed.
@@ -228,20 +248,99 @@ pub fn compare(
         .iter()
         .map(|b| {
             let c = cur.get(&b.key()).cloned();
+            let settings_change = c.as_ref().and_then(|c| settings_change(b, c));
             let verdict = match &c {
                 None => Verdict::Regressed("missing from the run".into()),
-                Some(c) => judge(b, c, opts),
+                Some(c) => judge(b, c, opts, settings_change.as_deref()),
             };
             Comparison {
                 baseline: b.clone(),
                 current: c,
                 verdict,
+                settings_change,
             }
         })
         .collect()
 }
 
-fn judge(b: &BaselineRow, c: &BaselineRow, o: RegressionOptions) -> Verdict {
+/// The settings change between two rows with different settings hashes: [`settings_diff`] of
+/// their JSON, or `(hash)` when either lacks it (or it does not parse, or nothing differs).
+fn settings_change(b: &BaselineRow, c: &BaselineRow) -> Option<String> {
+    if b.settings_hash == c.settings_hash {
+        return None;
+    }
+    let parse = |s: &str| serde_json::from_str::<serde_json::Value>(s).ok();
+    let diff = match (parse(&b.settings), parse(&c.settings)) {
+        (Some(x), Some(y)) => settings_diff(&x, &y),
+        _ => Vec::new(),
+    };
+    Some(if diff.is_empty() {
+        "(hash)".to_string()
+    } else {
+        diff.join(", ")
+    })
+}
+
+/// The differences of two settings JSON objects (`{"exec":{..},"settings":{..},"solver":..}`)
+/// as `path old -> new`, one per changed leaf, in key order. Paths are the flattened keys
+/// (`exec.max_iter`); the solver's own settings are shown under the solver's name
+/// (`settings.omega` of solver `pgs` as `pgs.omega`); a key on one side only shows `(none)` on
+/// the other.
+pub fn settings_diff(old: &serde_json::Value, new: &serde_json::Value) -> Vec<String> {
+    let mut a = Vec::new();
+    let mut b = Vec::new();
+    flatten("", old, &mut a);
+    flatten("", new, &mut b);
+    let solver = new
+        .get("solver")
+        .or_else(|| old.get("solver"))
+        .and_then(|s| s.as_str())
+        .unwrap_or("settings")
+        .to_string();
+    let rename = |k: &str| match k.strip_prefix("settings.") {
+        Some(rest) => format!("{solver}.{rest}"),
+        None => k.to_string(),
+    };
+    let a: std::collections::BTreeMap<_, _> = a.into_iter().collect();
+    let b: std::collections::BTreeMap<_, _> = b.into_iter().collect();
+    let keys: std::collections::BTreeSet<&String> = a.keys().chain(b.keys()).collect();
+    let none = "(none)".to_string();
+    keys.into_iter()
+        .filter(|k| a.get(*k) != b.get(*k))
+        .map(|k| {
+            format!(
+                "{} {} -> {}",
+                rename(k),
+                a.get(k).unwrap_or(&none),
+                b.get(k).unwrap_or(&none)
+            )
+        })
+        .collect()
+}
+
+/// `(dotted path, value as JSON text)` of every leaf of `v` (an empty object is a leaf).
+fn flatten(prefix: &str, v: &serde_json::Value, out: &mut Vec<(String, String)>) {
+    match v {
+        serde_json::Value::Object(m) if !m.is_empty() => {
+            for (k, x) in m {
+                let p = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
+                flatten(&p, x, out);
+            }
+        }
+        _ => out.push((prefix.to_string(), v.to_string())),
+    }
+}
+
+fn judge(
+    b: &BaselineRow,
+    c: &BaselineRow,
+    o: RegressionOptions,
+    settings: Option<&str>,
+) -> Verdict {
     let mut bad = Vec::new();
     let mut good = Vec::new();
     if b.success && !c.success {
@@ -266,26 +365,31 @@ fn judge(b: &BaselineRow, c: &BaselineRow, o: RegressionOptions) -> Verdict {
     } else if c.iterations < b.iterations {
         good.push(format!("iterations {} -> {}", b.iterations, c.iterations));
     }
+    let mut changed = Vec::new();
+    if let Some(s) = settings {
+        changed.push(format!("settings changed: {s}"));
+    }
+    if c.instance_hash != b.instance_hash {
+        changed.push("instance data changed (hash)".to_string());
+    }
+    let with_changes = |mut v: Vec<String>| {
+        v.extend(changed.iter().cloned());
+        v.join("; ")
+    };
     if !bad.is_empty() {
-        return Verdict::Regressed(bad.join("; "));
+        return Verdict::Regressed(with_changes(bad));
     }
     if !good.is_empty() {
-        return Verdict::Improved(good.join("; "));
+        return Verdict::Improved(with_changes(good));
     }
     let mut notes = Vec::new();
     if c.iterations != b.iterations {
         notes.push(format!("iterations {} -> {}", b.iterations, c.iterations));
     }
-    if c.instance_hash != b.instance_hash {
-        notes.push("instance data changed (hash)".to_string());
-    }
-    if c.settings_hash != b.settings_hash {
-        notes.push("settings changed (hash)".to_string());
-    }
-    if notes.is_empty() {
+    if notes.is_empty() && changed.is_empty() {
         Verdict::Same
     } else {
-        Verdict::Note(notes.join("; "))
+        Verdict::Note(with_changes(notes))
     }
 }
 
@@ -295,27 +399,44 @@ pub fn failed(cmp: &[Comparison]) -> bool {
         .any(|c| matches!(c.verdict, Verdict::Regressed(_)))
 }
 
-/// A table of every row that changed (regressions first), and a count line.
-pub fn format_comparison(cmp: &[Comparison]) -> String {
-    let mut s = format!(
-        "{:<10} {:<34} {:<7} {:<8} {:>9} {:>9} {:>10} {:>10}  {}\n",
-        "verdict",
-        "instance",
-        "solver",
-        "profile",
-        "iter base",
-        "iter now",
-        "res base",
-        "res now",
-        "detail"
-    );
-    let mut sorted: Vec<&Comparison> = cmp.iter().filter(|c| c.verdict != Verdict::Same).collect();
-    sorted.sort_by_key(|c| match c.verdict {
+/// The report of a comparison. Regressed rows come first, as a table whose `detail` names
+/// what regressed and any changed setting; no table when nothing regressed. Then one line
+/// summarising the notes and improvements (`66 notes: 66 settings changed (exec.max_iter 20000
+/// -> 1000); 3 improved`), or, with `verbose`, their rows in the table too. Last, a count line.
+pub fn format_comparison(cmp: &[Comparison], verbose: bool) -> String {
+    let rank = |c: &Comparison| match c.verdict {
         Verdict::Regressed(_) => 0,
         Verdict::Improved(_) => 1,
-        _ => 2,
-    });
-    for c in &sorted {
+        Verdict::Note(_) => 2,
+        Verdict::Same => 3,
+    };
+    let mut shown: Vec<&Comparison> = cmp
+        .iter()
+        .filter(|c| rank(c) == 0 || (verbose && rank(c) < 3))
+        .collect();
+    shown.sort_by_key(|c| rank(c));
+    let w = cmp
+        .iter()
+        .map(|c| c.baseline.solver.len())
+        .max()
+        .unwrap_or(0)
+        .max(6);
+    let mut s = String::new();
+    if !shown.is_empty() {
+        s.push_str(&format!(
+            "{:<10} {:<34} {:<w$} {:<8} {:>9} {:>9} {:>10} {:>10}  {}\n",
+            "verdict",
+            "instance",
+            "solver",
+            "profile",
+            "iter base",
+            "iter now",
+            "res base",
+            "res now",
+            "detail"
+        ));
+    }
+    for c in &shown {
         let (v, d) = match &c.verdict {
             Verdict::Regressed(d) => ("REGRESSED", d.as_str()),
             Verdict::Improved(d) => ("improved", d.as_str()),
@@ -327,7 +448,7 @@ pub fn format_comparison(cmp: &[Comparison]) -> String {
             None => ("-".into(), "-".into()),
         };
         s.push_str(&format!(
-            "{:<10} {:<34} {:<7} {:<8} {:>9} {:>9} {:>10.2e} {:>10}  {}\n",
+            "{:<10} {:<34} {:<w$} {:<8} {:>9} {:>9} {:>10.2e} {:>10}  {}\n",
             v,
             c.baseline.instance,
             c.baseline.solver,
@@ -339,14 +460,11 @@ pub fn format_comparison(cmp: &[Comparison]) -> String {
             d
         ));
     }
-    let n_reg = cmp
-        .iter()
-        .filter(|c| matches!(c.verdict, Verdict::Regressed(_)))
-        .count();
-    let n_imp = cmp
-        .iter()
-        .filter(|c| matches!(c.verdict, Verdict::Improved(_)))
-        .count();
+    let count = |r: usize| cmp.iter().filter(|c| rank(c) == r).count();
+    let (n_reg, n_imp, n_note) = (count(0), count(1), count(2));
+    if !verbose && n_imp + n_note > 0 {
+        s.push_str(&summarise(cmp, n_imp, n_note));
+    }
     s.push_str(&format!(
         "{} baseline rows: {} regressed, {} improved, {} unchanged or within thresholds\n",
         cmp.len(),
@@ -355,4 +473,253 @@ pub fn format_comparison(cmp: &[Comparison]) -> String {
         cmp.len() - n_reg - n_imp
     ));
     s
+}
+
+/// One line on the notes and improvements: how many, and what changed (settings changes
+/// grouped by what changed, most frequent first, at most 3 named).
+fn summarise(cmp: &[Comparison], n_imp: usize, n_note: usize) -> String {
+    let notes: Vec<&Comparison> = cmp
+        .iter()
+        .filter(|c| matches!(c.verdict, Verdict::Note(_)))
+        .collect();
+    let mut parts = Vec::new();
+    let mut groups: Vec<(&str, usize)> = Vec::new();
+    for c in &notes {
+        if let Some(ch) = c.settings_change.as_deref() {
+            match groups.iter_mut().find(|(g, _)| *g == ch) {
+                Some(g) => g.1 += 1,
+                None => groups.push((ch, 1)),
+            }
+        }
+    }
+    groups.sort_by_key(|g| std::cmp::Reverse(g.1));
+    let n_settings: usize = groups.iter().map(|g| g.1).sum();
+    if n_settings > 0 {
+        let mut named: Vec<String> = groups
+            .iter()
+            .take(3)
+            .map(|(g, n)| {
+                if groups.len() == 1 {
+                    g.to_string()
+                } else {
+                    format!("{n}: {g}")
+                }
+            })
+            .collect();
+        if groups.len() > 3 {
+            named.push(format!("{} more", groups.len() - 3));
+        }
+        parts.push(format!(
+            "{n_settings} settings changed ({})",
+            named.join("; ")
+        ));
+    }
+    let n_inst = notes
+        .iter()
+        .filter(|c| {
+            c.current
+                .as_ref()
+                .is_some_and(|x| x.instance_hash != c.baseline.instance_hash)
+        })
+        .count();
+    if n_inst > 0 {
+        parts.push(format!("{n_inst} instance data changed (hash)"));
+    }
+    let n_iter = notes
+        .iter()
+        .filter(|c| {
+            c.current
+                .as_ref()
+                .is_some_and(|x| x.iterations != c.baseline.iterations)
+        })
+        .count();
+    if n_iter > 0 {
+        parts.push(format!("{n_iter} iterations changed within thresholds"));
+    }
+    let mut line = String::new();
+    if n_note > 0 {
+        line.push_str(&format!("{n_note} notes: {}", parts.join(", ")));
+    }
+    if n_imp > 0 {
+        if !line.is_empty() {
+            line.push_str("; ");
+        }
+        line.push_str(&format!("{n_imp} improved"));
+    }
+    line.push_str(" (--verbose lists them)\n");
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A converged `pgs` row of instance `inst` after `it` iterations, with `max_iter` in its
+    /// settings JSON (the hash follows the JSON).
+    fn row(inst: &str, it: u64, res: f64, success: bool, max_iter: u64) -> SummaryRow {
+        let settings = format!(
+            r#"{{"exec":{{"max_iter":{max_iter},"tol":1e-6}},"settings":{{"omega":1.0}},"solver":"pgs"}}"#
+        );
+        SummaryRow {
+            instance: inst.into(),
+            class: "ccp".into(),
+            n: 3,
+            nnz: 9,
+            solver: "pgs".into(),
+            settings_hash: format!("h{max_iter}"),
+            status: if success { "converged" } else { "max_iter" }.into(),
+            success,
+            iterations: it,
+            matvecs: it,
+            time_s: 0.0,
+            residuals: cpbench_problems::Residuals {
+                nat_map_rel_2: res,
+                ..Default::default()
+            },
+            instance_hash: "i".into(),
+            best_iteration: it,
+            check_residual: "nat_map_rel_2".into(),
+            tol: 1e-6,
+            profile: "default".into(),
+            jobs: 1,
+            message: String::new(),
+            counters: String::new(),
+            base_solver: "pgs".into(),
+            settings,
+        }
+    }
+
+    #[test]
+    fn diff_names_flattened_paths_and_the_solver() {
+        let a: serde_json::Value = serde_json::from_str(
+            r#"{"exec":{"max_iter":20000,"tol":1e-6,"residual":null},"settings":{"omega":1.0,"inner":{"x":1}},"solver":"pgs"}"#,
+        )
+        .unwrap();
+        let b: serde_json::Value = serde_json::from_str(
+            r#"{"exec":{"max_iter":1000,"tol":1e-6},"settings":{"omega":0.8,"inner":{"x":2}},"solver":"pgs"}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            settings_diff(&a, &b),
+            [
+                "exec.max_iter 20000 -> 1000",
+                "exec.residual null -> (none)",
+                "pgs.inner.x 1 -> 2",
+                "pgs.omega 1.0 -> 0.8",
+            ]
+        );
+        assert!(settings_diff(&a, &a).is_empty());
+    }
+
+    #[test]
+    fn a_lowered_max_iter_prints_regressions_first_naming_the_setting() {
+        // 3 rows: two converge in under 1000 iterations (notes: only the setting changed), one
+        // needed 5000 and now stops at 1000 unconverged (regressed)
+        let base: Vec<BaselineRow> = [
+            row("a", 100, 9e-7, true, 20000),
+            row("b", 5000, 9e-7, true, 20000),
+            row("c", 200, 9e-7, true, 20000),
+        ]
+        .iter()
+        .map(BaselineRow::from_summary)
+        .collect();
+        let cur = [
+            row("a", 100, 9e-7, true, 1000),
+            row("b", 1000, 3e-4, false, 1000),
+            row("c", 200, 9e-7, true, 1000),
+        ];
+        let cmp = compare(&base, &cur, RegressionOptions::default());
+        assert!(failed(&cmp));
+        let text = format_comparison(&cmp, false);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 4, "{text}");
+        assert!(lines[0].starts_with("verdict"), "{text}");
+        assert!(lines[1].starts_with("REGRESSED  b "), "{text}");
+        assert!(
+            lines[1].ends_with(
+                "success -> failure; residual 3.00e-4 > limit 9.00e-6; settings changed: \
+                 exec.max_iter 20000 -> 1000"
+            ),
+            "{text}"
+        );
+        assert_eq!(
+            lines[2],
+            "2 notes: 2 settings changed (exec.max_iter 20000 -> 1000) (--verbose lists them)"
+        );
+        assert_eq!(
+            lines[3],
+            "3 baseline rows: 1 regressed, 0 improved, 2 unchanged or within thresholds"
+        );
+        // --verbose: the notes as rows, after the regression
+        let text = format_comparison(&cmp, true);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 5, "{text}");
+        assert!(lines[1].starts_with("REGRESSED"), "{text}");
+        assert!(lines[2].starts_with("note       a "), "{text}");
+        assert!(
+            lines[2].ends_with("settings changed: exec.max_iter 20000 -> 1000"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn nothing_regressed_prints_no_table() {
+        let base: Vec<BaselineRow> = [row("a", 100, 9e-7, true, 20000)]
+            .iter()
+            .map(BaselineRow::from_summary)
+            .collect();
+        let same = compare(
+            &base,
+            &[row("a", 100, 9e-7, true, 20000)],
+            Default::default(),
+        );
+        assert_eq!(
+            format_comparison(&same, false),
+            "1 baseline rows: 0 regressed, 0 improved, 1 unchanged or within thresholds\n"
+        );
+        let better = compare(
+            &base,
+            &[row("a", 50, 9e-7, true, 20000)],
+            Default::default(),
+        );
+        assert_eq!(
+            format_comparison(&better, false),
+            "1 improved (--verbose lists them)\n\
+             1 baseline rows: 0 regressed, 1 improved, 0 unchanged or within thresholds\n"
+        );
+    }
+
+    #[test]
+    fn an_old_baseline_without_settings_reads_and_reports_by_hash() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("old.csv");
+        std::fs::write(
+            &p,
+            "instance,solver,profile,success,status,iterations,matvecs,residual,check_residual,\
+             tol,instance_hash,settings_hash\n\
+             a,pgs,default,yes,converged,100,100,9e-7,nat_map_rel_2,1e-6,i,hold\n",
+        )
+        .unwrap();
+        let base = read_baseline(&p).unwrap();
+        assert_eq!(base[0].settings, "");
+        assert_eq!(base[0].iterations, 100);
+        let cmp = compare(
+            &base,
+            &[row("a", 100, 9e-7, true, 20000)],
+            Default::default(),
+        );
+        assert_eq!(cmp[0].settings_change.as_deref(), Some("(hash)"));
+        assert_eq!(
+            cmp[0].verdict,
+            Verdict::Note("settings changed: (hash)".into())
+        );
+        // a new baseline round-trips with its settings column
+        let q = d.path().join("new.csv");
+        write_baseline(&q, &[row("a", 100, 9e-7, true, 20000)]).unwrap();
+        let back = read_baseline(&q).unwrap();
+        assert_eq!(
+            back[0],
+            BaselineRow::from_summary(&row("a", 100, 9e-7, true, 20000))
+        );
+    }
 }

@@ -79,19 +79,25 @@ pub struct Residuals {
     pub fc3d_error: f64,
 }
 
-/// Selects one residual, e.g. for a stopping test.
+/// Selects one residual, e.g. for a stopping test. Its JSON name (manifests, settings files,
+/// the summary's `settings` column) is [`ResidualKind::as_str`], the CLI's and the CSV
+/// columns' spelling; the names of earlier manifests (`nat_map_rel2`, `nat_map_abs2`,
+/// `nat_map_rel_max1`) still read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum ResidualKind {
     /// Relative natural map, 2-norm (the class default of LCP, box QP and CCP instances, see
     /// [`ResidualKind::class_default`]).
     #[default]
+    #[serde(rename = "nat_map_rel_2", alias = "nat_map_rel2")]
     NatMapRel2,
     /// Relative natural map, inf-norm.
     NatMapRelInf,
     /// Absolute natural map, 2-norm.
+    #[serde(rename = "nat_map_abs_2", alias = "nat_map_abs2")]
     NatMapAbs2,
     /// Natural map divided by `max(1, ||r||)`.
+    #[serde(rename = "nat_map_rel_max1_2", alias = "nat_map_rel_max1")]
     NatMapRelMax1,
     /// Relative projected gradient (Dostal).
     ProjGradRel,
@@ -488,6 +494,23 @@ mod tests {
             ValidationOptions::default(),
         )
         .unwrap()
+    }
+
+    #[test]
+    fn json_names_are_the_cli_names_and_old_names_still_read() {
+        for k in ResidualKind::ALL {
+            let j = serde_json::to_value(k).unwrap();
+            assert_eq!(j, serde_json::Value::from(k.as_str()));
+            assert_eq!(serde_json::from_value::<ResidualKind>(j).unwrap(), k);
+        }
+        for (old, k) in [
+            ("nat_map_rel2", ResidualKind::NatMapRel2),
+            ("nat_map_abs2", ResidualKind::NatMapAbs2),
+            ("nat_map_rel_max1", ResidualKind::NatMapRelMax1),
+        ] {
+            let v = serde_json::Value::from(old);
+            assert_eq!(serde_json::from_value::<ResidualKind>(v).unwrap(), k);
+        }
     }
 
     #[test]

@@ -21,11 +21,12 @@ use crate::mprgp::{Expansion, Mprgp, MprgpSettings};
 use crate::nsgs::{Nsgs, NsgsSettings};
 use crate::nsn::{NsnAc, NsnAcSettings};
 use crate::pgs::{Pgs, PgsSettings};
-use crate::settings::{parse, SolverSettings};
+use crate::settings::{enum_values, parse, FieldDoc, SolverSettings};
 use crate::solver::Solver;
 use crate::spgqp::{SpgQp, SpgQpSettings};
 use crate::status::SolverError;
 use cpbench_problems::ProblemClass;
+use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 /// What a solver's iterations cost, for comparing solvers fairly in reports.
@@ -61,6 +62,24 @@ pub struct SettingsDoc {
     pub ranges: Vec<(&'static str, String)>,
     /// Renamed fields, `(old name, field)` ([`SolverSettings::ALIASES`]).
     pub aliases: &'static [(&'static str, &'static str)],
+    /// Every field in declaration order: its JSON type and meaning ([`SettingField`]).
+    pub fields: Vec<SettingField>,
+}
+
+/// One setting as `cpbench solvers` documents it.
+#[derive(Clone, Debug)]
+pub struct SettingField {
+    /// Field name (JSON key).
+    pub name: &'static str,
+    /// JSON type: `number`, `integer`, `bool`, `string`, `object`, with ` or null` for an
+    /// optional field; enums are `string` and list their values in [`SettingField::values`].
+    pub json_type: String,
+    /// The values an enum field accepts (empty for other fields).
+    pub values: Vec<String>,
+    /// One line of meaning ([`FieldDoc::meaning`]: the first sentence of the doc comment).
+    pub meaning: String,
+    /// The whole doc comment of the field.
+    pub doc: &'static str,
 }
 
 /// A built solver and its effective settings as JSON; what an entry's builder returns.
@@ -113,7 +132,38 @@ fn settings_doc<S: SolverSettings>() -> SettingsDoc {
         defaults: serde_json::to_value(S::default()).unwrap_or(serde_json::Value::Null),
         ranges: S::ranges(),
         aliases: S::ALIASES,
+        fields: setting_fields::<S>(S::fields()),
     }
+}
+
+/// [`SettingField`]s of `fields` (the doc of a settings struct `S`, whose enums are probed).
+fn setting_fields<S: DeserializeOwned + Serialize>(fields: &[FieldDoc]) -> Vec<SettingField> {
+    fields
+        .iter()
+        .map(|f| {
+            let values = enum_values::<S>(f.name);
+            let mut json_type = f.json_type();
+            if !values.is_empty() {
+                let inner = f.rust_type.trim().strip_prefix("Option<").is_some();
+                json_type = if inner { "string or null" } else { "string" }.into();
+            }
+            SettingField {
+                name: f.name,
+                json_type,
+                values,
+                meaning: f.meaning(),
+                doc: f.doc,
+            }
+        })
+        .collect()
+}
+
+/// The executor's settings (`exec` in manifests and the summary's `settings` column; set by
+/// `run`'s flags and profiles, common to every solver): fields with type and meaning.
+pub fn exec_fields() -> Vec<SettingField> {
+    setting_fields::<crate::executor::ExecSettings>(
+        crate::settings::field_docs("ExecSettings").unwrap_or(&[]),
+    )
 }
 
 use ProblemClass::{BoxQp, Ccp, Coulomb, Lcp};

@@ -1,6 +1,10 @@
 //! One validation path for solver settings: the [`SolverSettings`] trait and the [`Validator`]
 //! whose range helpers (`in_open`, `positive`, `at_least`, ...) both check a value and record
 //! the documented range, so that `cpbench solvers` prints the same ranges the checks enforce.
+//! The meaning and type of each field come from the settings struct itself: `solvers/build.rs`
+//! collects every `*Settings` struct's field names, Rust types and doc comments
+//! ([`SolverSettings::fields`], [`field_docs`]), so a field documents itself once, where it is
+//! declared.
 
 use crate::status::SolverError;
 use serde::de::DeserializeOwned;
@@ -35,6 +39,135 @@ pub trait SolverSettings: Serialize + DeserializeOwned + Default {
         Self::default().check(&mut v);
         v.ranges
     }
+
+    /// Every field of the struct with its Rust type and doc comment, in declaration order
+    /// ([`field_docs`] of the struct's name; empty for a struct the build script did not
+    /// find, which the tests reject).
+    fn fields() -> &'static [FieldDoc] {
+        let name = std::any::type_name::<Self>();
+        field_docs(name.rsplit("::").next().unwrap_or(name)).unwrap_or(&[])
+    }
+}
+
+/// One field of a settings struct as declared: name, Rust type and doc comment (the lines
+/// joined by spaces), collected from the sources by `solvers/build.rs`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FieldDoc {
+    /// Field name (the JSON key, as the structs use no `serde(rename)`).
+    pub name: &'static str,
+    /// Rust type as written (`f64`, `Option<u64>`, `BlockStep`).
+    pub rust_type: &'static str,
+    /// The doc comment.
+    pub doc: &'static str,
+}
+
+impl FieldDoc {
+    /// One line of meaning: the doc comment's first sentence (up to the first `. ` outside
+    /// parentheses and code), cut further at its first `: ` or `; ` when longer than
+    /// [`FieldDoc::MEANING_MAX`] characters; rustdoc link brackets removed (`[`X`]` reads
+    /// `` `X` ``), ending with a full stop.
+    pub fn meaning(&self) -> String {
+        let first = cut(self.doc, b".");
+        let m = if first.len() > Self::MEANING_MAX {
+            cut(first, b":;")
+        } else {
+            first
+        };
+        let mut m = m
+            .trim_end_matches('.')
+            .replace("[`", "`")
+            .replace("`]", "`");
+        if !m.is_empty() {
+            m.push('.');
+        }
+        m
+    }
+
+    /// Length (bytes) above which [`FieldDoc::meaning`] cuts a first sentence at a clause.
+    pub const MEANING_MAX: usize = 100;
+
+    /// The JSON type of the field: `number`, `integer`, `bool`, `string`, `object`, the Rust
+    /// name of an enum (whose values [`enum_values`] lists), with ` or null` for an `Option`.
+    pub fn json_type(&self) -> String {
+        fn base(t: &str) -> String {
+            match t {
+                "f64" | "f32" => "number".into(),
+                "u8" | "u16" | "u32" | "u64" | "usize" | "i32" | "i64" => "integer".into(),
+                "bool" => "bool".into(),
+                "String" => "string".into(),
+                "serde_json::Value" => "object".into(),
+                other => other.rsplit("::").next().unwrap_or(other).to_string(),
+            }
+        }
+        let t = self.rust_type.trim();
+        match t.strip_prefix("Option<").and_then(|r| r.strip_suffix('>')) {
+            Some(inner) => format!("{} or null", base(inner.trim())),
+            None => base(t),
+        }
+    }
+}
+
+/// `text` up to the first byte of `stops` that is followed by a space and lies outside
+/// parentheses and backquoted code (all of `text` when there is none).
+fn cut<'a>(text: &'a str, stops: &[u8]) -> &'a str {
+    let (mut depth, mut code) = (0i32, false);
+    let b = text.as_bytes();
+    for (i, &c) in b.iter().enumerate() {
+        match c {
+            b'`' => code = !code,
+            b'(' if !code => depth += 1,
+            b')' if !code => depth -= 1,
+            _ if !code && depth == 0 && stops.contains(&c) && b.get(i + 1) == Some(&b' ') => {
+                return &text[..i];
+            }
+            _ => {}
+        }
+    }
+    text
+}
+
+include!(concat!(env!("OUT_DIR"), "/settings_fields.rs"));
+
+/// The fields of the settings struct named `name` (`PgsSettings`, `ExecSettings`), or `None`
+/// for a name the build script did not find.
+pub fn field_docs(name: &str) -> Option<&'static [FieldDoc]> {
+    SETTINGS_FIELDS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, f)| *f)
+}
+
+/// The JSON values an enum-typed field of `S` (a struct whose missing fields take defaults)
+/// accepts (`["trace", "max_eigen", "safeguarded"]`), read from serde's error on a value no
+/// variant has, without the old names kept as aliases (a value counts when it is written back
+/// as itself); empty for a field that is not an enum.
+pub fn enum_values<S: DeserializeOwned + Serialize>(field: &str) -> Vec<String> {
+    let with = |v: &str| {
+        let mut obj = serde_json::Map::new();
+        obj.insert(field.to_string(), serde_json::Value::from(v));
+        serde_json::from_value::<S>(serde_json::Value::Object(obj))
+    };
+    let Err(e) = with("\u{1}") else {
+        return Vec::new();
+    };
+    let msg = e.to_string();
+    let Some((_, expected)) = msg.split_once("unknown variant") else {
+        return Vec::new();
+    };
+    let Some((_, list)) = expected.split_once("expected") else {
+        return Vec::new();
+    };
+    list.split('`')
+        .skip(1)
+        .step_by(2)
+        .filter(|v| {
+            with(v)
+                .ok()
+                .and_then(|s| serde_json::to_value(s).ok())
+                .is_some_and(|j| j.get(field) == Some(&serde_json::Value::from(*v)))
+        })
+        .map(str::to_string)
+        .collect()
 }
 
 /// Collects range checks: the first failure (as [`SolverError::OutOfRange`]) and the

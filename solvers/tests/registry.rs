@@ -198,3 +198,74 @@ fn exec_settings_are_validated_with_named_fields() {
         .to_string()
         .contains("max_time_s = -1"));
 }
+
+/// Every field of every registered solver's default settings (and of the executor's) has a
+/// type and a one-line meaning from its doc comment, and the documented fields are exactly the
+/// JSON keys: a new field without a doc comment fails here.
+#[test]
+fn every_setting_has_a_type_and_a_meaning() {
+    for e in SOLVERS {
+        let doc = (e.settings)();
+        let keys: Vec<&str> = doc
+            .defaults
+            .as_object()
+            .unwrap_or_else(|| panic!("{}: defaults are not an object", e.name))
+            .keys()
+            .map(String::as_str)
+            .collect();
+        let mut fields: Vec<&str> = doc.fields.iter().map(|f| f.name).collect();
+        fields.sort_unstable();
+        let mut sorted = keys.clone();
+        sorted.sort_unstable();
+        assert_eq!(fields, sorted, "{}: documented fields vs JSON keys", e.name);
+        for f in &doc.fields {
+            assert!(
+                f.meaning.len() > 8 && f.meaning.len() <= f.doc.len(),
+                "{}.{}: no meaning ({:?})",
+                e.name,
+                f.name,
+                f.meaning
+            );
+            assert!(
+                !f.json_type.is_empty() && f.json_type.chars().next().unwrap().is_lowercase(),
+                "{}.{}: type {:?} is not a JSON type",
+                e.name,
+                f.name,
+                f.json_type
+            );
+        }
+    }
+    let exec = cpbench_solvers::registry::exec_fields();
+    let defaults = serde_json::to_value(ExecSettings::default()).unwrap();
+    assert_eq!(exec.len(), defaults.as_object().unwrap().len());
+    assert!(exec.iter().all(|f| f.meaning.len() > 8));
+}
+
+/// Types and meanings as `cpbench solvers` shows them: enums list their values.
+#[test]
+fn setting_types_and_enum_values() {
+    let pgs = (entry("pgs").unwrap().settings)();
+    let f = |name: &str| pgs.fields.iter().find(|f| f.name == name).unwrap().clone();
+    assert_eq!(f("omega").json_type, "number");
+    assert_eq!(f("omega").meaning, "Relaxation `omega`, in `(0, 2)`.");
+    assert_eq!(f("block_step").json_type, "string");
+    assert_eq!(
+        f("block_step").values,
+        ["trace", "max_eigen", "safeguarded"]
+    );
+    let spg = (entry("spgqp").unwrap().settings)();
+    let g = spg
+        .fields
+        .iter()
+        .find(|f| f.name == "gradient_refresh")
+        .unwrap();
+    assert_eq!(g.json_type, "integer or null");
+    let exec = cpbench_solvers::registry::exec_fields();
+    let r = exec.iter().find(|f| f.name == "residual").unwrap();
+    assert_eq!(r.json_type, "string or null");
+    assert!(
+        r.values.iter().any(|v| v == "nat_map_rel_2"),
+        "{:?}",
+        r.values
+    );
+}

@@ -1,5 +1,6 @@
 //! `cpbench check DIR --baseline FILE`: regression test of solver accuracy against a committed
-//! baseline; exit code 1 when anything regressed.
+//! baseline; exit code 1 when anything regressed. Regressions are printed first, each naming
+//! any changed setting; notes and improvements are one summary line (`--verbose`: every row).
 
 use crate::AnyError;
 use clap::Args;
@@ -29,6 +30,10 @@ pub struct CheckArgs {
     /// Allowed absolute growth of the iteration count on top of the relative one.
     #[arg(long, default_value_t = 2)]
     pub iter_slack: u64,
+    /// List every improved row and every note (changed settings, instance data, iteration
+    /// drift within thresholds) instead of one summary line.
+    #[arg(long, short)]
+    pub verbose: bool,
 }
 
 /// Compare (or update); `Ok(false)` when a regression was found.
@@ -46,6 +51,6 @@ pub fn run(a: CheckArgs) -> Result<bool, AnyError> {
         iter_slack: a.iter_slack,
     };
     let cmp = compare(&base, &rows, opts);
-    print!("{}", format_comparison(&cmp));
+    print!("{}", format_comparison(&cmp, a.verbose));
     Ok(!failed(&cmp))
 }

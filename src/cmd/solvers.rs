@@ -1,15 +1,22 @@
-//! `cpbench solvers`: the registered solvers, their classes, cost model and settings (defaults
-//! and allowed ranges), from the registry's one table.
+//! `cpbench solvers [NAME]`: the registered solvers, their classes, cost model and settings
+//! (type, default, allowed range and meaning of each), from the registry's one table; the
+//! meanings are the settings structs' doc comments ([`cpbench_solvers::settings::FieldDoc`]).
 
 use crate::AnyError;
 use clap::Args;
-use cpbench_solvers::registry::{default_solvers, DESAXCE_PREFIX, PRESETS, SOLVERS};
+use cpbench_solvers::registry::{
+    default_solvers, entry, exec_fields, SettingField, SettingsDoc, SolverEntry, DESAXCE_PREFIX,
+    PRESETS, SOLVERS, SOLVER_NAMES,
+};
+use cpbench_solvers::ExecSettings;
 use serde_json::json;
 use std::fmt::Write as _;
 
 /// Arguments of `cpbench solvers`.
 #[derive(Args)]
 pub struct SolversArgs {
+    /// Show only this solver (a registry name; `name:preset` shows `name`).
+    pub name: Option<String>,
     /// Print a JSON array (one object per solver) instead of text.
     #[arg(long)]
     pub json: bool,
@@ -26,18 +33,57 @@ pub fn run_solvers_help() -> String {
     )
 }
 
-/// Print the table (text or JSON) on stdout.
+/// `cpbench solvers NAME` for a name that is not in the table.
+#[derive(Debug)]
+struct UnknownSolver(String);
+
+impl std::fmt::Display for UnknownSolver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "unknown solver '{}'; known solvers: {}",
+            self.0,
+            SOLVER_NAMES.join(", ")
+        )
+    }
+}
+
+impl std::error::Error for UnknownSolver {}
+
+/// Print the table (text or JSON) on stdout, for every solver or only `a.name`. Errors: an
+/// unknown name (the message lists the known ones).
 pub fn run(a: SolversArgs) -> Result<(), AnyError> {
+    let entries: Vec<&SolverEntry> = match &a.name {
+        None => SOLVERS.iter().collect(),
+        Some(n) => vec![entry(n).ok_or_else(|| UnknownSolver(n.clone()))?],
+    };
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&to_json())?);
+        println!("{}", serde_json::to_string_pretty(&to_json(&entries))?);
     } else {
-        print!("{}", to_text());
+        print!("{}", to_text(&entries, a.name.is_none()));
     }
     Ok(())
 }
 
-fn to_json() -> serde_json::Value {
-    let solvers: Vec<_> = SOLVERS
+/// The documented range of `field`: the validator's, else an enum's values, else empty.
+fn range_of(doc: &SettingsDoc, f: &SettingField) -> String {
+    let r: Vec<&str> = doc
+        .ranges
+        .iter()
+        .filter(|(n, _)| *n == f.name)
+        .map(|(_, r)| r.as_str())
+        .collect();
+    if !r.is_empty() {
+        r.join("; ")
+    } else if !f.values.is_empty() {
+        format!("one of {}", f.values.join(", "))
+    } else {
+        String::new()
+    }
+}
+
+fn to_json(entries: &[&SolverEntry]) -> serde_json::Value {
+    let solvers: Vec<_> = entries
         .iter()
         .map(|e| {
             let doc = (e.settings)();
@@ -51,6 +97,21 @@ fn to_json() -> serde_json::Value {
                 .iter()
                 .map(|(old, new)| (old.to_string(), json!(new)))
                 .collect();
+            let fields: Vec<_> = doc
+                .fields
+                .iter()
+                .map(|f| {
+                    json!({
+                        "name": f.name,
+                        "type": f.json_type,
+                        "default": doc.defaults.get(f.name),
+                        "range": range_of(&doc, f),
+                        "values": f.values,
+                        "meaning": f.meaning,
+                        "doc": f.doc,
+                    })
+                })
+                .collect();
             json!({
                 "name": e.name,
                 "description": e.description,
@@ -61,15 +122,34 @@ fn to_json() -> serde_json::Value {
                 "settings": doc.defaults,
                 "ranges": ranges,
                 "aliases": aliases,
+                "fields": fields,
             })
         })
         .collect();
     json!(solvers)
 }
 
-fn to_text() -> String {
+/// One setting: `name: type = default  [range] (old name: x)` and its meaning below.
+fn field_lines(t: &mut String, doc: &SettingsDoc, f: &SettingField, default: String) {
+    let range = range_of(doc, f);
+    let range = if range.is_empty() {
+        String::new()
+    } else {
+        format!("  [{range}]")
+    };
+    let old = doc
+        .aliases
+        .iter()
+        .find(|(_, new)| *new == f.name)
+        .map(|(old, _)| format!(" (old name: {old})"))
+        .unwrap_or_default();
+    let _ = writeln!(t, "    {}: {} = {default}{range}{old}", f.name, f.json_type);
+    let _ = writeln!(t, "        {}", f.meaning);
+}
+
+fn to_text(entries: &[&SolverEntry], all: bool) -> String {
     let mut t = String::new();
-    for e in SOLVERS {
+    for e in entries {
         let doc = (e.settings)();
         let classes: Vec<String> = e.classes.iter().map(|c| c.to_string()).collect();
         let _ = writeln!(t, "{}: {} ({})", e.name, e.description, e.source);
@@ -84,29 +164,17 @@ fn to_text() -> String {
                 ""
             }
         );
-        if let Some(obj) = doc.defaults.as_object() {
-            for (field, default) in obj {
-                let range = doc
-                    .ranges
-                    .iter()
-                    .filter(|(f, _)| f == field)
-                    .map(|(_, r)| r.as_str())
-                    .collect::<Vec<_>>()
-                    .join("; ");
-                let old = doc
-                    .aliases
-                    .iter()
-                    .find(|(_, new)| new == field)
-                    .map(|(old, _)| format!(" (old name: {old})"))
-                    .unwrap_or_default();
-                let range = if range.is_empty() {
-                    String::new()
-                } else {
-                    format!("  [{range}]")
-                };
-                let _ = writeln!(t, "    {field} = {default}{range}{old}");
-            }
+        let _ = writeln!(t, "  settings (name: type = default  [range]):");
+        for f in &doc.fields {
+            let default = doc
+                .defaults
+                .get(f.name)
+                .map_or_else(|| "-".to_string(), |v| v.to_string());
+            field_lines(&mut t, &doc, f, default);
         }
+    }
+    if !all {
+        return t;
     }
     let _ = writeln!(
         t,
@@ -115,6 +183,24 @@ fn to_text() -> String {
     );
     let _ = writeln!(t, "presets (name:preset): {}", PRESETS.join(", "));
     let _ = writeln!(t, "default run list: {}", default_solvers().join(","));
+    let _ = writeln!(
+        t,
+        "executor settings, common to every solver (`exec` in manifests; set by `run`'s \
+         --tol/--profile, --residual, --max-iter, --time-limit):"
+    );
+    let exec_doc = SettingsDoc {
+        defaults: serde_json::to_value(ExecSettings::default()).unwrap_or_default(),
+        ranges: Vec::new(),
+        aliases: &[],
+        fields: exec_fields(),
+    };
+    for f in &exec_doc.fields {
+        let default = exec_doc
+            .defaults
+            .get(f.name)
+            .map_or_else(|| "-".to_string(), |v| v.to_string());
+        field_lines(&mut t, &exec_doc, f, default);
+    }
     t
 }
 
@@ -124,15 +210,28 @@ mod tests {
 
     #[test]
     fn text_lists_every_solver_with_ranges() {
-        let t = to_text();
+        let all: Vec<&SolverEntry> = SOLVERS.iter().collect();
+        let t = to_text(&all, true);
         for e in SOLVERS {
             assert!(t.contains(&format!("{}: ", e.name)), "{}", e.name);
         }
-        assert!(t.contains("    omega = 1.0  [in (0, 2)]"), "{t}");
         assert!(
-            t.contains("    gll_memory = 12  [>= 1] (old name: m)"),
+            t.contains(
+                "    omega: number = 1.0  [in (0, 2)]\n        Relaxation `omega`, in `(0, 2)`.\n"
+            ),
             "{t}"
         );
+        assert!(
+            t.contains("    gll_memory: integer = 12  [>= 1] (old name: m)\n"),
+            "{t}"
+        );
+        assert!(
+            t.contains(
+                "    block_step: string = \"safeguarded\"  [one of trace, max_eigen, safeguarded]"
+            ),
+            "{t}"
+        );
+        assert!(t.contains("    max_iter: integer = 20000\n"), "{t}");
         assert!(t.contains("classes: ccp, coulomb") || t.contains("classes: coulomb"));
         assert!(
             t.contains("default run list: pgs,jacobi,apgd,spgqp,ipm"),
@@ -142,7 +241,8 @@ mod tests {
 
     #[test]
     fn json_has_cost_models_and_defaults() {
-        let j = to_json();
+        let all: Vec<&SolverEntry> = SOLVERS.iter().collect();
+        let j = to_json(&all);
         let ipm = j
             .as_array()
             .unwrap()
@@ -154,5 +254,36 @@ mod tests {
         assert_eq!(ipm["settings"]["step_fraction"], 0.99);
         assert_eq!(ipm["ranges"]["step_fraction"], "in (0, 1)");
         assert_eq!(ipm["classes"], json!(["lcp", "box", "ccp"]));
+        let f = &ipm["fields"][1];
+        assert_eq!(f["name"], "step_fraction");
+        assert_eq!(f["type"], "number");
+        assert_eq!(f["default"], 0.99);
+        assert_eq!(f["range"], "in (0, 1)");
+        assert_eq!(
+            f["meaning"],
+            "Fraction of the step to the boundary taken (in (0, 1))."
+        );
+    }
+
+    #[test]
+    fn one_solver_only_and_unknown_names() {
+        let pgs = to_text(&[entry("pgs").unwrap()], false);
+        assert!(pgs.starts_with("pgs: "), "{pgs}");
+        assert!(!pgs.contains("jacobi"), "{pgs}");
+        assert!(!pgs.contains("default run list:"), "{pgs}");
+        assert!(
+            pgs.contains("    block_step: string = \"safeguarded\""),
+            "{pgs}"
+        );
+        let e = run(SolversArgs {
+            name: Some("pgz".into()),
+            json: false,
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.starts_with("unknown solver 'pgz'; known solvers: pgs, jacobi, apgd"),
+            "{e}"
+        );
     }
 }

@@ -93,7 +93,7 @@ pub(super) fn baseline_section(md: &mut String, bdir: &Path, rows: &[SummaryRow]
         md,
         "## Compared with {}\n\n```text\n{}```\n",
         bdir.display(),
-        format_comparison(&cmp)
+        format_comparison(&cmp, true)
     );
     Ok(())
 }

@@ -16,9 +16,11 @@ pub struct IpmSettings {
     /// Static regularisation of the first factorisation attempt, relative to the largest
     /// diagonal of `N` (0 = none; retries grow it).
     pub reg_static: f64,
-    /// Dynamic regularisation: pivots below `reg_dynamic_eps * max diag N` ...
+    /// Dynamic regularisation threshold: pivots below `reg_dynamic_eps * max diag N` are
+    /// replaced by `reg_dynamic_delta * max diag N`.
     pub reg_dynamic_eps: f64,
-    /// ... are replaced by `reg_dynamic_delta * max diag N`.
+    /// Dynamic regularisation shift: a pivot below the threshold (`reg_dynamic_eps`) is
+    /// replaced by `reg_dynamic_delta * max diag N`.
     pub reg_dynamic_delta: f64,
     /// Iterative refinement steps per solve at most (each costs one product with the
     /// assembled `K` and one solve).
