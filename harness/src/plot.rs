@@ -11,7 +11,8 @@ use std::sync::Once;
 
 static FONT: Once = Once::new();
 
-fn register_font() {
+/// Register the embedded DejaVu Sans as `sans-serif` for plotters (once per process).
+pub(crate) fn register_font() {
     FONT.call_once(|| {
         let bytes: &'static [u8] = include_bytes!("../assets/DejaVuSans.ttf");
         // The font is valid (a test draws with it); a failure would only drop text.
