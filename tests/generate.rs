@@ -243,7 +243,7 @@ fn cli_generate_writes_vtk_and_png_views() {
         let head = String::from_utf8_lossy(&b[..200.min(b.len())]).into_owned();
         assert!(head.starts_with("# vtk DataFile Version 4.2"), "{head}");
         assert!(
-            head.contains("POLYDATA") && head.contains("POINTS 40 double"),
+            head.contains("UNSTRUCTURED_GRID") && head.contains("POINTS 40 double"),
             "{head}"
         );
         let text = String::from_utf8_lossy(&b).into_owned();

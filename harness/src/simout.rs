@@ -2,18 +2,19 @@
 //! views of a granular scene, written by `cpbench generate --vtk` / `--snapshots` at exported
 //! steps. The layout of the files is documented in `docs/formats.md`.
 //!
-//! **VTK** (legacy format, version 4.2, binary big-endian, `double` data; written with the
+//! **VTK** (legacy format, version 4.2, binary big-endian, `double` data, an
+//! `UNSTRUCTURED_GRID` of `VERTEX` cells, which ParaView, VisIt and meshio read; written with the
 //! pure-Rust `vtkio` crate). Per exported step `k` (zero-padded to 4 digits, so ParaView
 //! groups each kind into a time series):
 //!
-//! - `vtk/bodies_{kkkk}.vtk`: POLYDATA, one point (and one VERTEX cell) per body at its centre
+//! - `vtk/bodies_{kkkk}.vtk`: one point (and one VERTEX cell) per body at its centre
 //!   (m) at the end of the step, with point data `radius` (m), `velocity` (m/s, 3-vector),
 //!   `angular_velocity` (rad/s, 3-vector, **world** frame), `id` (body index) and `fixed`
 //!   (1 for a fixed body, e.g. the tube wall, 0 otherwise). Render with ParaView's
 //!   *Point Gaussian* representation (scale array `radius`, Gaussian radius 1) or a *Glyph*
 //!   filter (sphere, scale by `radius`, scale factor 2 since a unit sphere glyph has radius
 //!   0.5).
-//! - `vtk/contacts_{kkkk}.vtk`: POLYDATA, one point per contact of the step's problem at the
+//! - `vtk/contacts_{kkkk}.vtk`: one point per contact of the step's problem at the
 //!   contact point (m; where it was when the problem was assembled, at the start of the step),
 //!   with point data `force` (N, world frame: `(gamma_n n + gamma_u u + gamma_w w) / h`, the
 //!   force that body `A` exerts on its partner `B` during the step; `A` feels the opposite),
@@ -25,8 +26,9 @@
 //! **PNG** (`snapshots/step_{kkkk}.png`, 1200 x 640 px): the side view (x right, y up) and the
 //! top view (x right, z down the page, seen from above) of the scene, side by side, at one
 //! common scale with every sphere a circle of its true radius; movable bodies are coloured
-//! by speed (blue slow, red at the fastest body of the frame), fixed bodies grey, drawn back
-//! to front. The title gives the label, step, time, contacts and kinetic energy.
+//! by speed (blue slow, red at the fastest body of the frame) and drawn back to front; fixed
+//! bodies (the pyramid's base, the tube's wall) are grey outlines drawn first. The title gives the label, step, time, contacts, kinetic energy and the speed of
+//! the reddest colour.
 
 use crate::error::{HarnessError, Result};
 use crate::fsutil::write_atomic;
@@ -35,7 +37,8 @@ use cpbench_granular::Simulation;
 use plotters::prelude::*;
 use std::path::{Path, PathBuf};
 use vtkio::model::{
-    Attribute, Attributes, ByteOrder, DataSet, IOBuffer, PolyDataPiece, Version, VertexNumbers, Vtk,
+    Attribute, Attributes, ByteOrder, CellType, Cells, DataSet, IOBuffer, UnstructuredGridPiece,
+    Version, VertexNumbers, Vtk,
 };
 
 /// Subfolder of the output folder that holds the VTK files.
@@ -50,8 +53,9 @@ fn vtk_err(path: &Path, e: impl std::fmt::Display) -> HarnessError {
     }
 }
 
-/// One POLYDATA data set: `points` (3 per point) as VERTEX cells with `data` on the points.
-fn polydata(title: String, points: Vec<f64>, data: Vec<Attribute>) -> Vtk {
+/// One UNSTRUCTURED_GRID data set: `points` (3 per point), each a VERTEX cell, with `data` on
+/// the points. (An unstructured grid rather than POLYDATA so that meshio reads it too.)
+fn point_cloud(title: String, points: Vec<f64>, data: Vec<Attribute>) -> Vtk {
     let np = points.len() / 3;
     let mut vertices = Vec::with_capacity(2 * np);
     for i in 0..np as u32 {
@@ -62,17 +66,19 @@ fn polydata(title: String, points: Vec<f64>, data: Vec<Attribute>) -> Vtk {
         title,
         byte_order: ByteOrder::BigEndian,
         file_path: None,
-        data: DataSet::inline(PolyDataPiece {
+        data: DataSet::inline(UnstructuredGridPiece {
             points: IOBuffer::F64(points),
-            verts: Some(VertexNumbers::Legacy {
-                num_cells: np as u32,
-                vertices,
-            }),
+            cells: Cells {
+                cell_verts: VertexNumbers::Legacy {
+                    num_cells: np as u32,
+                    vertices,
+                },
+                types: vec![CellType::Vertex; np],
+            },
             data: Attributes {
                 point: data,
                 cell: Vec::new(),
             },
-            ..Default::default()
         }),
     }
 }
@@ -111,7 +117,7 @@ pub fn write_vtk_step(sim: &Simulation, label: &str, out: &Path) -> Result<[Path
         fixed.push(i32::from(b.fixed));
     }
     let title = format!("cpbench {label} bodies step {step} t = {} s", sim.time());
-    let bodies = polydata(
+    let bodies = point_cloud(
         title,
         pos,
         vec![
@@ -160,7 +166,7 @@ pub fn write_vtk_step(sim: &Simulation, label: &str, out: &Path) -> Result<[Path
         });
     }
     let title = format!("cpbench {label} contacts step {step} t = {} s", sim.time());
-    let cvtk = polydata(
+    let cvtk = point_cloud(
         title,
         pts,
         vec![
@@ -213,16 +219,24 @@ fn draw_snapshot(sim: &Simulation, label: &str, path: &Path) -> std::result::Res
     let (w, h) = SNAPSHOT_SIZE;
     let root = BitMapBackend::new(path, (w, h)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| e.to_string())?;
+    let smax = bodies
+        .iter()
+        .filter(|b| !b.fixed)
+        .map(|b| b.vel.norm())
+        .fold(0.0f64, f64::max);
     let ke = sim.kinetic_energy();
     let title = format!(
-        "{label}  step {}  t = {:.3} s  {} bodies  {} contacts  KE = {:.3e} J",
+        "{label}  step {}  t = {:.3} s  {} bodies  {} contacts  KE = {:.3e} J  colour: speed \
+         0 (blue) to {:.2e} m/s (red)",
         sim.steps_done(),
         sim.time(),
         bodies.len(),
         sim.contacts().len(),
-        ke
+        ke,
+        smax
     );
     let root = root
+        .margin(8, 0, 0, 0)
         .titled(&title, ("sans-serif", 22))
         .map_err(|e| e.to_string())?;
     // bounding box of the spheres
@@ -236,11 +250,6 @@ fn draw_snapshot(sim: &Simulation, label: &str, path: &Path) -> std::result::Res
     if bodies.is_empty() {
         (lo, hi) = ([-1.0; 3], [1.0; 3]);
     }
-    let smax = bodies
-        .iter()
-        .filter(|b| !b.fixed)
-        .map(|b| b.vel.norm())
-        .fold(0.0f64, f64::max);
     let panels = root.split_evenly((1, 2));
     // views: (horizontal axis, vertical axis, depth axis, name, vertical grows upward)
     let views = [
@@ -284,17 +293,24 @@ fn draw_snapshot(sim: &Simulation, label: &str, path: &Path) -> std::result::Res
         ))
         .map_err(|e| e.to_string())?;
         // back to front: side view looks along -z (largest z nearest), top view from +y
+        // fixed bodies (walls made of spheres) first, as outlines, so what they enclose shows
         let mut order: Vec<usize> = (0..bodies.len()).collect();
-        order.sort_by(|&i, &j| bodies[i].pos[d].total_cmp(&bodies[j].pos[d]));
+        order.sort_by(|&i, &j| {
+            (!bodies[i].fixed)
+                .cmp(&!bodies[j].fixed)
+                .then(bodies[i].pos[d].total_cmp(&bodies[j].pos[d]))
+        });
         for &i in &order {
             let b = &bodies[i];
             let c = to_px(b.pos[a], b.pos[v]);
             let r = ((b.radius * scale).round() as i32).max(1) as u32;
-            let fill = if b.fixed {
-                RGBColor(170, 170, 170)
-            } else {
-                speed_colour(b.vel.norm(), smax)
-            };
+            if b.fixed {
+                let grey = RGBColor(150, 150, 150);
+                area.draw(&Circle::new(c, r, ShapeStyle::from(&grey).stroke_width(1)))
+                    .map_err(|e| e.to_string())?;
+                continue;
+            }
+            let fill = speed_colour(b.vel.norm(), smax);
             area.draw(&Circle::new(c, r, ShapeStyle::from(&fill).filled()))
                 .map_err(|e| e.to_string())?;
             area.draw(&Circle::new(c, r, ShapeStyle::from(&BLACK).stroke_width(1)))
@@ -338,17 +354,18 @@ mod tests {
     /// A point array as read back: name, components, values.
     type Array = (String, usize, Vec<f64>);
 
-    /// `(points, point arrays)` of a legacy POLYDATA file, read with vtkio's reader.
+    /// `(points, point arrays)` of a legacy UNSTRUCTURED_GRID file, read with vtkio's reader.
     fn read_back(path: &Path) -> (Vec<f64>, Vec<Array>) {
         let vtk = Vtk::import(path).unwrap();
-        let DataSet::PolyData { pieces, .. } = vtk.data else {
-            panic!("not POLYDATA")
+        let DataSet::UnstructuredGrid { pieces, .. } = vtk.data else {
+            panic!("not UNSTRUCTURED_GRID")
         };
         let Piece::Inline(p) = &pieces[0] else {
             panic!("not inline")
         };
         let pts = p.points.cast_into::<f64>().unwrap();
-        assert_eq!(p.verts.as_ref().unwrap().num_cells(), pts.len() / 3);
+        assert_eq!(p.cells.num_cells(), pts.len() / 3);
+        assert!(p.cells.types.iter().all(|&t| t == CellType::Vertex));
         let arrays = p
             .data
             .point
