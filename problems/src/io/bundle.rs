@@ -53,6 +53,10 @@ use std::path::{Path, PathBuf};
 /// Version written to and expected in `instance.json`.
 pub const BUNDLE_FORMAT_VERSION: u32 = 1;
 
+/// The version an `instance.json` without `format_version` has: always 1 (the first
+/// version), also after later versions appear, so hand-made files keep their meaning.
+pub const OMITTED_FORMAT_VERSION: u32 = 1;
+
 /// Sign convention note written to every `instance.json`.
 pub const BUNDLE_SIGN_CONVENTION: &str = "f = 1/2 x^T N x + r^T x, g = N x + r";
 
@@ -350,14 +354,14 @@ pub fn read_bundle(dir: &Path, validation: ValidationOptions) -> Result<Instance
             ),
         )
     })?;
-    let version = meta.format_version.unwrap_or(BUNDLE_FORMAT_VERSION);
+    let version = meta.format_version.unwrap_or(OMITTED_FORMAT_VERSION);
     if version != BUNDLE_FORMAT_VERSION {
         return Err(perr(
             &jpath,
             "format_version",
             format!(
                 "unsupported bundle format_version {version} (this reader knows \
-                 {BUNDLE_FORMAT_VERSION}; omit the field to mean {BUNDLE_FORMAT_VERSION})"
+                 {BUNDLE_FORMAT_VERSION}; an omitted version means {OMITTED_FORMAT_VERSION})"
             ),
         ));
     }
