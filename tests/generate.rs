@@ -34,6 +34,9 @@ fn config(out: &Path, frictionless: bool) -> GenerateConfig {
         },
         save_state: true,
         export_format: ExportFormat::Bundle,
+        vtk: false,
+        snapshots: false,
+        view_every: None,
     }
 }
 
@@ -196,6 +199,117 @@ fn cli_generate_then_run_on_the_folder() {
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("unknown scene"));
+}
+
+/// `generate --vtk --snapshots --settings FILE`: VTK files (one point per body, radii, forces)
+/// and PNG views at the view steps; `--solver-settings` still works (hidden alias) and a bad
+/// settings value is an error naming the flag.
+#[test]
+fn cli_generate_writes_vtk_and_png_views() {
+    let dir = tempfile::tempdir().unwrap();
+    let gen = dir.path().join("gen");
+    let settings = dir.path().join("apgd.json");
+    std::fs::write(&settings, r#"{"restart": false}"#).unwrap();
+    let exe = env!("CARGO_BIN_EXE_cpbench");
+    let o = succeed(
+        Command::new(exe)
+            .args([
+                "generate",
+                "--scene",
+                "fill",
+                "--size",
+                "2",
+                "--steps",
+                "20",
+                "--export-every",
+                "20",
+                "--view-every",
+                "10",
+                "--vtk",
+                "--snapshots",
+                "--save-state",
+                "--settings",
+            ])
+            .arg(&settings)
+            .arg("--out")
+            .arg(&gen),
+    );
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("4 VTK files"), "{stdout}");
+    assert!(stdout.contains("2 PNG views"), "{stdout}");
+    for step in ["0010", "0020"] {
+        assert!(gen.join(format!("snapshots/step_{step}.png")).is_file());
+        let b = std::fs::read(gen.join(format!("vtk/bodies_{step}.vtk"))).unwrap();
+        let head = String::from_utf8_lossy(&b[..200.min(b.len())]).into_owned();
+        assert!(head.starts_with("# vtk DataFile Version 4.2"), "{head}");
+        assert!(
+            head.contains("UNSTRUCTURED_GRID") && head.contains("POINTS 40 double"),
+            "{head}"
+        );
+        let text = String::from_utf8_lossy(&b).into_owned();
+        assert!(text.contains("SCALARS radius double"), "no radius array");
+        let c = std::fs::read(gen.join(format!("vtk/contacts_{step}.vtk"))).unwrap();
+        assert!(String::from_utf8_lossy(&c).contains("VECTORS force double"));
+    }
+    // state.json has one radius per body (40 spheres of radius 0.4)
+    let state: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(gen.join("state.json")).unwrap()).unwrap();
+    let radii = state["radii"].as_array().unwrap();
+    assert_eq!(radii.len(), 40);
+    assert_eq!(radii[0].as_f64(), Some(0.4));
+    // the old flag, inline JSON
+    succeed(
+        Command::new(exe)
+            .args([
+                "generate",
+                "--scene",
+                "fill",
+                "--size",
+                "2",
+                "--steps",
+                "2",
+                "--export-every",
+                "0",
+                "--solver-settings",
+                r#"{"restart": true}"#,
+                "--out",
+            ])
+            .arg(dir.path().join("old")),
+    );
+    let o = Command::new(exe)
+        .args([
+            "generate",
+            "--scene",
+            "fill",
+            "--size",
+            "2",
+            "--steps",
+            "2",
+            "--settings",
+            r#"{"restart": 3}"#,
+            "--out",
+        ])
+        .arg(dir.path().join("bad"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let o = Command::new(exe)
+        .args([
+            "generate",
+            "--scene",
+            "fill",
+            "--size",
+            "2",
+            "--settings",
+            "missing.json",
+            "--out",
+        ])
+        .arg(dir.path().join("bad2"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("--settings missing.json"), "{err}");
 }
 
 /// The default suite's generated instances are rebuilt from snapshots on every load: they must

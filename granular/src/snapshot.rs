@@ -6,9 +6,14 @@
 //!
 //! ```json
 //! {"format": "cpbench-granular-state", "version": 1, "scene": "fill", "size": 10, "seed": 1,
-//!  "steps_done": 300, "h": 0.01, "note": "...", "q": [7 nb numbers], "v": [6 nb numbers]}
+//!  "steps_done": 300, "h": 0.01, "note": "...", "q": [7 nb numbers], "v": [6 nb numbers],
+//!  "radii": [nb numbers]}
 //! ```
-//! Numbers are written in shortest round-trip form and read back exactly.
+//! Numbers are written in shortest round-trip form and read back exactly. `radii` (m, one per
+//! body) is written since the output-for-viewing work and is for readers outside cpbench (a
+//! plot of the saved state needs no scene builder); files without it stay readable, and when
+//! present it must match the scene's radii on restore. The fields are documented in
+//! `docs/formats.md`.
 
 use super::scenes::{SceneKind, SceneSpec};
 use super::stepper::Simulation;
@@ -42,6 +47,9 @@ pub struct Snapshot {
     pub q: Vec<f64>,
     /// Generalised velocities, 6 per body (m/s, rad/s body frame).
     pub v: Vec<f64>,
+    /// Radius of each body (m); empty in files written before it was added.
+    #[serde(default)]
+    pub radii: Vec<f64>,
 }
 
 impl Snapshot {
@@ -59,6 +67,7 @@ impl Snapshot {
             note: note.into(),
             q: w.bodies.iter().flat_map(|b| b.q()).collect(),
             v: w.bodies.iter().flat_map(|b| b.v()).collect(),
+            radii: w.bodies.iter().map(|b| b.radius).collect(),
         }
     }
 
@@ -81,8 +90,8 @@ impl Snapshot {
     }
 
     /// Rebuild the scene, in frictional or `frictionless` mode, and set the saved state and
-    /// step counter. Errors: [`GranularError::Snapshot`] when the body count or `h` does not
-    /// match the scene, [`GranularError::UnknownScene`], and the errors of the scene builder
+    /// step counter. Errors: [`GranularError::Snapshot`] when the body count, `h` or the
+    /// radii (when saved) do not match the scene, [`GranularError::UnknownScene`], and the errors of the scene builder
     /// or of [`super::Body::set_state`].
     pub fn restore(&self, frictionless: bool) -> Result<Simulation> {
         let spec = SceneSpec {
@@ -103,6 +112,24 @@ impl Snapshot {
                 self.v.len()
             )));
         }
+        if !self.radii.is_empty() {
+            let same = self.radii.len() == nb
+                && scene
+                    .world
+                    .bodies
+                    .iter()
+                    .zip(&self.radii)
+                    .all(|(b, &r)| b.radius == r);
+            if !same {
+                return Err(GranularError::Snapshot(format!(
+                    "the snapshot's {} radii differ from those of the {} bodies of scene {}-{}",
+                    self.radii.len(),
+                    nb,
+                    self.scene,
+                    self.size
+                )));
+            }
+        }
         if scene.world.params.h != self.h {
             return Err(GranularError::Snapshot(format!(
                 "h = {} in the snapshot, {} in the scene",
@@ -117,5 +144,45 @@ impl Snapshot {
         }
         sim.set_steps_done(self.steps_done);
         Ok(sim)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn radii_are_saved_and_old_files_stay_readable() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/fixtures/generated/fill-5_settled.json"
+        );
+        let old = std::fs::read_to_string(path).unwrap();
+        assert!(!old.contains("\"radii\""));
+        let snap = Snapshot::from_json(&old).unwrap();
+        assert!(snap.radii.is_empty());
+        let sim = snap.restore(false).unwrap();
+        let nb = sim.world().bodies.len();
+        assert_eq!(nb, 250);
+        // captured again: radii written, one per body, equal to the scene's
+        let spec = SceneSpec {
+            kind: SceneKind::Fill,
+            size: 5,
+            seed: snap.seed,
+            frictionless: false,
+        };
+        let again = Snapshot::capture(&sim, &spec, "t");
+        assert_eq!(again.radii.len(), nb);
+        assert_eq!(again.radii[0], sim.world().bodies[0].radius);
+        let json = again.to_json();
+        assert!(json.contains("\"radii\":["), "{}", &json[..200]);
+        let back = Snapshot::from_json(&json).unwrap();
+        assert_eq!(back, again);
+        assert!(back.restore(false).is_ok());
+        // radii that do not match the scene are refused
+        let mut bad = back.clone();
+        bad.radii[3] *= 2.0;
+        let e = bad.restore(false).unwrap_err().to_string();
+        assert!(e.contains("radii differ"), "{e}");
     }
 }

@@ -135,6 +135,15 @@ pub struct GenerateConfig {
     pub save_state: bool,
     /// Format of the exported steps.
     pub export_format: ExportFormat,
+    /// Write VTK files of the bodies and contacts at every view step
+    /// ([`crate::simout::write_vtk_step`]: `{out}/vtk/bodies_NNNN.vtk`, `contacts_NNNN.vtk`).
+    pub vtk: bool,
+    /// Draw PNG views of the scene at every view step ([`crate::simout::write_snapshot`]:
+    /// `{out}/snapshots/step_NNNN.png`).
+    pub snapshots: bool,
+    /// Write the views (VTK, PNG) of every step whose number is a multiple of this; `None`:
+    /// `export_every`. 0: none.
+    pub view_every: Option<u64>,
 }
 
 /// Outcome of [`generate`].
@@ -144,6 +153,8 @@ pub struct GenerateSummary {
     pub steps: Vec<StepReport>,
     /// Bundle directories (or fclib files) written.
     pub exported: Vec<PathBuf>,
+    /// VTK and PNG files written (in step order).
+    pub views: Vec<PathBuf>,
     /// Bodies in the scene.
     pub bodies: usize,
     /// Total wall time.
@@ -208,7 +219,9 @@ fn trajectory_csv(steps: &[StepReport]) -> String {
 /// bundle per exported step (`{out}/{label}_step{NNNN}__{ccp|lcp}`; with
 /// [`ExportFormat::Fclib`] the fclib file `{out}/{label}_step{NNNN}.hdf5`; steps without
 /// contacts are not exported), `trajectory.csv` (one row per step, see [`TRAJECTORY_HEADER`];
-/// written atomically, also when the simulation fails part-way) and, if asked, `state.json`.
+/// written atomically, also when the simulation fails part-way), if asked VTK files and PNG
+/// views of the steps that are multiples of `view_every` ([`crate::simout`]), and, if asked,
+/// `state.json`.
 /// `progress` is called after every step.
 ///
 /// Errors: [`GenerateError::Setting`] for `steps = 0` or fclib export of a frictionless scene,
@@ -265,6 +278,20 @@ pub fn generate(
                     }
                 };
                 summary.exported.push(path);
+            }
+        }
+        let view_every = cfg.view_every.unwrap_or(cfg.export_every);
+        if (cfg.vtk || cfg.snapshots) && view_every > 0 && rep.step % view_every == 0 {
+            let label = sim.label().to_string();
+            if cfg.vtk {
+                summary
+                    .views
+                    .extend(crate::simout::write_vtk_step(&sim, &label, &cfg.out)?);
+            }
+            if cfg.snapshots {
+                summary
+                    .views
+                    .push(crate::simout::write_snapshot(&sim, &label, &cfg.out)?);
             }
         }
         progress(&rep);

@@ -43,6 +43,7 @@ pub mod regression;
 pub mod report;
 pub mod results;
 pub mod run;
+pub mod simout;
 pub mod suite;
 pub mod table;
 pub mod variants;

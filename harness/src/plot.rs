@@ -31,9 +31,10 @@ static FONT: Once = Once::new();
 
 /// Font family of every text: DejaVu Sans (embedded) for the PNGs; SVG viewers use it when
 /// installed, else their sans-serif font.
-const FAMILY: &str = "DejaVu Sans, sans-serif";
+pub(crate) const FAMILY: &str = "DejaVu Sans, sans-serif";
 
-fn register_font() {
+/// Register the embedded DejaVu Sans as [`FAMILY`] for plotters (once per process).
+pub(crate) fn register_font() {
     FONT.call_once(|| {
         let bytes: &'static [u8] = include_bytes!("../assets/DejaVuSans.ttf");
         // The font is valid (a test draws with it); a failure would only drop text.

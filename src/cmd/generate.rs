@@ -1,6 +1,7 @@
 //! `cpbench generate`: simulate a granular scene with a solver in the loop and export the
 //! contact problems of chosen steps as native bundles or, with `--fclib`, fclib HDF5 files (a
-//! folder usable as `cpbench run --instances DIR`), plus `trajectory.csv`.
+//! folder usable as `cpbench run --instances DIR`), plus `trajectory.csv`, and on request VTK
+//! files (`--vtk`) and PNG views (`--snapshots`) of the scene.
 
 use crate::cmd::args;
 use crate::AnyError;
@@ -33,9 +34,10 @@ pub struct GenerateArgs {
     /// Solver in the loop (warm-started from the previous step).
     #[arg(long, default_value = "apgd")]
     pub solver: String,
-    /// Solver settings as a JSON object, e.g. '{"omega": 0.8}'.
-    #[arg(long)]
-    pub solver_settings: Option<String>,
+    /// Solver settings: a JSON object inline, e.g. '{"omega": 0.8}', or the path of a JSON
+    /// file (as `run --settings`). `--solver-settings` is an older name of this flag.
+    #[arg(long = "settings", alias = "solver-settings", value_name = "JSON|FILE")]
+    pub settings: Option<String>,
     /// Tolerance of each solve (on the class default residual unless --residual).
     #[arg(long, default_value_t = 1e-6, allow_negative_numbers = true)]
     pub tol: f64,
@@ -59,6 +61,18 @@ pub struct GenerateArgs {
     /// (frictional scenes only).
     #[arg(long)]
     pub fclib: bool,
+    /// Write VTK files (legacy, ParaView) of the bodies and contacts at every view step:
+    /// `vtk/bodies_NNNN.vtk` (centres, radius, velocity, ...) and `vtk/contacts_NNNN.vtk`
+    /// (contact points, force, ...); see docs/formats.md.
+    #[arg(long)]
+    pub vtk: bool,
+    /// Draw PNG views of the scene (side x-y and top x-z, spheres to scale) at every view
+    /// step: `snapshots/step_NNNN.png`.
+    #[arg(long)]
+    pub snapshots: bool,
+    /// Write --vtk and --snapshots output every k steps (0: none) [default: --export-every].
+    #[arg(long, allow_negative_numbers = true)]
+    pub view_every: Option<i64>,
     /// Print a line every k steps (0: only the summary).
     #[arg(long, default_value_t = 50, allow_negative_numbers = true)]
     pub print_every: i64,
@@ -81,11 +95,12 @@ pub fn generate(a: GenerateArgs) -> Result<(), AnyError> {
         Some(r) => Some(ResidualKind::parse(r).ok_or_else(|| format!("unknown residual '{r}'"))?),
         None => None,
     };
-    let solver_settings = match &a.solver_settings {
-        Some(s) => Some(
-            serde_json::from_str::<serde_json::Value>(s)
-                .map_err(|e| format!("--solver-settings: {e}"))?,
-        ),
+    let solver_settings = match &a.settings {
+        Some(s) => Some(args::json_arg("--settings", s)?.0),
+        None => None,
+    };
+    let view_every = match a.view_every {
+        Some(v) => Some(args::non_negative("--view-every", v, "0 writes no views")?),
         None => None,
     };
     let spec = SceneSpec {
@@ -113,6 +128,9 @@ pub fn generate(a: GenerateArgs) -> Result<(), AnyError> {
         } else {
             ExportFormat::Bundle
         },
+        vtk: a.vtk,
+        snapshots: a.snapshots,
+        view_every,
     };
     let _lock = cpbench_harness::lock::FolderLock::acquire(&a.out)?;
     let every = print_every;
@@ -162,5 +180,19 @@ pub fn generate(a: GenerateArgs) -> Result<(), AnyError> {
         if a.fclib { "fclib files" } else { "bundles" },
         a.out.display()
     );
+    if a.vtk || a.snapshots {
+        let vtk = s
+            .views
+            .iter()
+            .filter(|p| p.extension().is_some_and(|e| e == "vtk"));
+        let png = s.views.len() - vtk.count();
+        println!(
+            "{} VTK files in {}, {} PNG views in {}",
+            s.views.len() - png,
+            a.out.join(cpbench_harness::simout::VTK_DIR).display(),
+            png,
+            a.out.join(cpbench_harness::simout::SNAPSHOT_DIR).display()
+        );
+    }
     Ok(())
 }

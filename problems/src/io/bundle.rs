@@ -21,16 +21,25 @@
 //! }
 //! ```
 //!
-//! `class` is `lcp` (no further data), `ccp` (`mu`, one per contact), `coulomb` (the true
-//! Coulomb problem on the same data, `mu`; its `N = W` may be non-symmetric and is then written
-//! `general`) or `box` (`lo` and `hi`, `n` entries each). JSON has no infinities: an infinite bound is written as the string `"inf"` or
-//! `"-inf"`; on reading, `null` is also accepted and means no bound (`-inf` in `lo`, `+inf` in
-//! `hi`). Numbers are written in shortest round-trip form and read with correct rounding
-//! (serde_json's `float_roundtrip`), and the matrix and vector with 17 significant digits, so a
-//! written and re-read instance has the same [`Instance::hash`]. `nnz` counts the stored entries
-//! of the full (not triangular) `N`. `hash` is checked on reading when present.
-//! `provenance` is optional when reading: a hand-made bundle gets `source` = the directory,
-//! `format` = `bundle`, `derivation` = `as-is`.
+//! The full schema, with an example per class, is `docs/formats.md`. `class` is `lcp` (no
+//! further data), `ccp` (`mu`, one per contact), `coulomb` (the true Coulomb problem on the
+//! same data, `mu`; its `N = W` may be non-symmetric and is then written `general`) or `box`
+//! (`lo` and `hi`, `n` entries each). JSON has no infinities: an infinite bound is written as
+//! the string `"inf"` or `"-inf"`; on reading, `null` is also accepted and means no bound
+//! (`-inf` in `lo`, `+inf` in `hi`). Numbers are written in shortest round-trip form and read
+//! with correct rounding (serde_json's `float_roundtrip`), and the matrix and vector with 17
+//! significant digits, so a written and re-read instance has the same [`Instance::hash`].
+//! `nnz` counts the stored entries of the full (not triangular) `N`. `hash` is checked on
+//! reading when present.
+//!
+//! **Reading is forgiving** where nothing can be misread (a hand-made bundle needs only
+//! `class`, and `mu` or `lo`/`hi` for its class): `format_version` omitted means 1, `name`
+//! omitted means the directory name, `n` and `nnz` omitted are taken from the files (given,
+//! they must match, and the error says the right value), a single number for `mu`, `lo` or
+//! `hi` applies to every contact or unknown, `provenance` omitted gives `source` = the
+//! directory, `format` = `bundle`, `derivation` = `as-is`. `N.mtx` may also store the upper
+//! triangle, or be a dense `array` (general or symmetric, as SciPy's `mmwrite` writes a NumPy
+//! array); `r.mtx` may be a one-column `coordinate` matrix. Unknown fields are ignored.
 
 use super::{io_err, mtx, perr};
 use crate::constraints::ConstraintSet;
@@ -44,10 +53,15 @@ use std::path::{Path, PathBuf};
 /// Version written to and expected in `instance.json`.
 pub const BUNDLE_FORMAT_VERSION: u32 = 1;
 
+/// The version an `instance.json` without `format_version` has: always 1 (the first
+/// version), also after later versions appear, so hand-made files keep their meaning.
+pub const OMITTED_FORMAT_VERSION: u32 = 1;
+
 /// Sign convention note written to every `instance.json`.
 pub const BUNDLE_SIGN_CONVENTION: &str = "f = 1/2 x^T N x + r^T x, g = N x + r";
 
-#[derive(Serialize, Deserialize)]
+/// `instance.json` as written (every field).
+#[derive(Serialize)]
 struct InstanceJson {
     format_version: u32,
     name: String,
@@ -240,30 +254,114 @@ fn write_files(instance: &Instance, dir: &Path) -> Result<()> {
 /// (as SciPy's `mmread` does; set only when there are any).
 pub const DUPLICATES_KEY: &str = "n_mtx_duplicates_summed";
 
+/// A present field kept as it is, `null` included (`Option<Value>` alone reads `null` as absent).
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
+}
+
+/// `instance.json` as read: everything but `class` may be omitted (see the module
+/// documentation and `docs/formats.md`).
+#[derive(Deserialize)]
+struct InstanceJsonIn {
+    #[serde(default)]
+    format_version: Option<u32>,
+    #[serde(default)]
+    name: Option<String>,
+    class: String,
+    #[serde(default)]
+    n: Option<usize>,
+    #[serde(default)]
+    nnz: Option<usize>,
+    #[serde(default, deserialize_with = "present")]
+    mu: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    lo: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    hi: Option<Value>,
+    #[serde(default)]
+    hash: Option<String>,
+    #[serde(default)]
+    provenance: Option<Provenance>,
+}
+
+/// Expand `v` (field `what` of `path`) to `len` numbers: a list must have `len` entries (`per`
+/// names what one entry stands for in the error), anything else is one value repeated.
+/// `default` is the value of `null` (a missing bound).
+fn expand(
+    path: &Path,
+    what: &str,
+    v: &Value,
+    len: usize,
+    per: &str,
+    default: f64,
+) -> Result<Vec<f64>> {
+    match v {
+        Value::Array(xs) => {
+            if xs.len() != len {
+                return Err(perr(
+                    path,
+                    what,
+                    format!(
+                        "{what} has {} entries but the instance needs {len} ({per}); give one \
+                         number to use it for all",
+                        xs.len()
+                    ),
+                ));
+            }
+            xs.iter()
+                .enumerate()
+                .map(|(i, x)| bound_from_json(path, what, i, x, default))
+                .collect()
+        }
+        x => {
+            let x = bound_from_json(path, what, 0, x, default).map_err(|_| {
+                perr(
+                    path,
+                    what,
+                    format!("{what} must be a number or a list of numbers, found {x}"),
+                )
+            })?;
+            Ok(vec![x; len])
+        }
+    }
+}
+
 /// Read the bundle directory `dir` written by [`write_bundle`] (or by hand, see the module
-/// documentation) and validate it into an [`Instance`] with `validation`.
+/// documentation and `docs/formats.md`) and validate it into an [`Instance`] with `validation`.
 ///
-/// Errors: [`crate::ProblemError::Io`] for a missing file, [`crate::ProblemError::Parse`] for malformed JSON
-/// (with line and column) or MatrixMarket (with line), a missing class field, `n`/`nnz`
-/// inconsistent with the files, a `hash` that does not match the data; validation errors of
-/// [`Instance::new`] wrapped in [`crate::ProblemError::InFile`].
+/// Forgiving where nothing is lost: `format_version` omitted means 1, `name` omitted means the
+/// directory name, `n` and `nnz` omitted are taken from the matrices, a single number for `mu`
+/// (or for `lo`/`hi`) applies to every contact (unknown). `N.mtx` may be `coordinate` general or
+/// symmetric (either triangle) or a dense `array` (general or symmetric); `r.mtx` an `array`
+/// or a `coordinate` column.
+///
+/// Errors: [`crate::ProblemError::Io`] for a missing file, [`crate::ProblemError::Parse`]
+/// naming `instance.json` (or the matrix file) and what was expected: malformed JSON (with
+/// line and column) or MatrixMarket (with line), a missing `class` or class field, an
+/// unsupported `format_version`, `n`/`nnz` or a list length inconsistent with the files, a
+/// `hash` that does not match the data; validation errors of [`Instance::new`] wrapped in
+/// [`crate::ProblemError::InFile`].
 pub fn read_bundle(dir: &Path, validation: ValidationOptions) -> Result<Instance> {
     let jpath = dir.join("instance.json");
     let text = std::fs::read(&jpath).map_err(|e| io_err(&jpath, e))?;
-    let meta: InstanceJson = serde_json::from_slice(&text).map_err(|e| {
+    let meta: InstanceJsonIn = serde_json::from_slice(&text).map_err(|e| {
         perr(
             &jpath,
             format!("line {}, column {}", e.line(), e.column()),
-            e.to_string(),
+            format!(
+                "{e} (instance.json needs at least \"class\": \"lcp\", \"box\", \"ccp\" or \
+                 \"coulomb\"; see docs/formats.md)"
+            ),
         )
     })?;
-    if meta.format_version != BUNDLE_FORMAT_VERSION {
+    let version = meta.format_version.unwrap_or(OMITTED_FORMAT_VERSION);
+    if version != BUNDLE_FORMAT_VERSION {
         return Err(perr(
             &jpath,
             "format_version",
             format!(
-                "unsupported bundle format_version {} (this reader knows {BUNDLE_FORMAT_VERSION})",
-                meta.format_version
+                "unsupported bundle format_version {version} (this reader knows \
+                 {BUNDLE_FORMAT_VERSION}; an omitted version means {OMITTED_FORMAT_VERSION})"
             ),
         ));
     }
@@ -273,50 +371,84 @@ pub fn read_bundle(dir: &Path, validation: ValidationOptions) -> Result<Instance
     let rpath = dir.join("r.mtx");
     let bytes = mtx::read_file(&rpath)?;
     let r = mtx::read_vector(&rpath, &bytes)?;
-    if meta.n != r.len() || meta.n != n_mat.nrows() {
+    if n_mat.nrows() != n_mat.ncols() || n_mat.nrows() != r.len() {
         return Err(perr(
-            &jpath,
-            "n",
+            &npath,
+            "line 2",
             format!(
-                "n = {} but N.mtx is {} x {} and r.mtx has {} entries",
-                meta.n,
+                "N.mtx is {} x {} but r.mtx has {} entries: N must be n x n and r of length n",
                 n_mat.nrows(),
                 n_mat.ncols(),
                 r.len()
             ),
         ));
     }
-    if meta.nnz != n_mat.nnz() {
+    let n = r.len();
+    if let Some(m) = meta.n.filter(|&m| m != n) {
+        return Err(perr(
+            &jpath,
+            "n",
+            format!(
+                "n = {m} but N.mtx is {n} x {n} and r.mtx has {n} entries (n \
+                 should be {n}, or omit it)"
+            ),
+        ));
+    }
+    if let Some(m) = meta.nnz.filter(|&m| m != n_mat.nnz()) {
         return Err(perr(
             &jpath,
             "nnz",
             format!(
-                "nnz = {} but N.mtx holds {} entries (full storage)",
-                meta.nnz,
+                "nnz = {m} but N.mtx stores {} entries (both triangles count; \
+                 nnz should be {}, or omit it)",
+                n_mat.nnz(),
                 n_mat.nnz()
             ),
         ));
     }
-    let missing = |f: &str| {
+    let name = meta.name.clone().unwrap_or_else(|| {
+        dir.file_name()
+            .map(|s| s.to_string_lossy().into_owned())
+            .filter(|s| !s.is_empty())
+            .unwrap_or_else(|| "bundle".into())
+    });
+    let missing = |f: &str, what: &str| {
         perr(
             &jpath,
             f,
-            format!("class '{}' needs the field '{f}'", meta.class),
+            format!("class '{}' needs the field '{f}' ({what})", meta.class),
         )
     };
     let constraints = match meta.class.as_str() {
         "lcp" => ConstraintSet::NonNegative,
-        "ccp" | "coulomb" => ConstraintSet::CoulombCones {
-            mu: meta.mu.clone().ok_or_else(|| missing("mu"))?,
-        },
+        "ccp" | "coulomb" => {
+            let mu = meta.mu.as_ref().ok_or_else(|| {
+                missing(
+                    "mu",
+                    "friction coefficients: one number, or one per contact",
+                )
+            })?;
+            if n % 3 != 0 {
+                return Err(perr(
+                    &jpath,
+                    "n",
+                    format!(
+                        "class '{}' has 3 unknowns per contact (normal, two tangential), but \
+                         N.mtx is {n} x {n} and {n} is not a multiple of 3",
+                        meta.class
+                    ),
+                ));
+            }
+            ConstraintSet::CoulombCones {
+                mu: expand(&jpath, "mu", mu, n / 3, "one per contact, n / 3", f64::NAN)?,
+            }
+        }
         "box" => {
-            let conv = |what: &str, v: &Option<Vec<Value>>, default: f64| -> Result<Vec<f64>> {
-                v.as_ref()
-                    .ok_or_else(|| missing(what))?
-                    .iter()
-                    .enumerate()
-                    .map(|(i, x)| bound_from_json(&jpath, what, i, x, default))
-                    .collect()
+            let conv = |what: &str, v: &Option<Value>, default: f64| -> Result<Vec<f64>> {
+                let v = v
+                    .as_ref()
+                    .ok_or_else(|| missing(what, "bounds: one value, or one per unknown"))?;
+                expand(&jpath, what, v, n, "one per unknown, n", default)
             };
             ConstraintSet::Box {
                 lo: conv("lo", &meta.lo, f64::NEG_INFINITY)?,
@@ -344,9 +476,9 @@ pub fn read_bundle(dir: &Path, validation: ValidationOptions) -> Result<Instance
     }
     let inst = match (meta.class.as_str(), constraints) {
         ("coulomb", ConstraintSet::CoulombCones { mu }) => {
-            Instance::new_coulomb(meta.name, n_mat, r, mu, provenance, validation)
+            Instance::new_coulomb(name, n_mat, r, mu, provenance, validation)
         }
-        (_, constraints) => Instance::new(meta.name, n_mat, r, constraints, provenance, validation),
+        (_, constraints) => Instance::new(name, n_mat, r, constraints, provenance, validation),
     }
     .map_err(|e| e.in_file(dir))?;
     if let Some(h) = meta.hash.as_deref().filter(|h| !h.is_empty()) {
@@ -363,4 +495,192 @@ pub fn read_bundle(dir: &Path, validation: ValidationOptions) -> Result<Instance
         }
     }
     Ok(inst)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ProblemClass;
+
+    /// A fresh empty directory under the system temp dir.
+    fn tmp(tag: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!(
+            "cpbench-bundle-{tag}-{}-{}",
+            std::process::id(),
+            unique_tag()
+        ));
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    /// 6 x 6 SPD `N` (tridiagonal 4, -1) in SciPy's symmetric layout (lower triangle, 16
+    /// stored entries: 6 diagonal + 5 below; 16 in full storage), `r = -1`.
+    fn hand_bundle(dir: &Path, json: &str) {
+        let mut n = String::from("%%MatrixMarket matrix coordinate real symmetric\n%\n6 6 11\n");
+        for i in 1..=6 {
+            n.push_str(&format!("{i} {i} 4\n"));
+            if i > 1 {
+                n.push_str(&format!("{i} {} -1\n", i - 1));
+            }
+        }
+        std::fs::write(dir.join("N.mtx"), n).unwrap();
+        std::fs::write(
+            dir.join("r.mtx"),
+            "%%MatrixMarket matrix array real general\n%\n6 1\n-1\n-1\n-1\n-1\n-1\n-1\n",
+        )
+        .unwrap();
+        std::fs::write(dir.join("instance.json"), json).unwrap();
+    }
+
+    fn err(dir: &Path) -> (Option<String>, String) {
+        match read_bundle(dir, ValidationOptions::default()) {
+            Err(e @ crate::ProblemError::Parse { .. }) => {
+                let msg = e.to_string();
+                match e {
+                    crate::ProblemError::Parse { location, .. } => (location, msg),
+                    _ => unreachable!(),
+                }
+            }
+            other => panic!("expected a parse error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn minimal_json_infers_version_name_n_nnz() {
+        let d = tmp("minimal").join("my_lcp");
+        std::fs::create_dir_all(&d).unwrap();
+        hand_bundle(&d, r#"{"class": "lcp"}"#);
+        let inst = read_bundle(&d, ValidationOptions::default()).unwrap();
+        assert_eq!(inst.name(), "my_lcp");
+        assert_eq!(inst.n(), 6);
+        assert_eq!(inst.n_mat().nnz(), 16);
+        assert_eq!(inst.n_mat().get(0, 1), -1.0);
+        assert_eq!(inst.n_mat().get(1, 0), -1.0);
+        assert_eq!(inst.class(), ProblemClass::Lcp);
+        assert_eq!(inst.provenance().format, "bundle");
+        // the same with every count given correctly
+        hand_bundle(
+            &d,
+            r#"{"format_version": 1, "name": "x", "class": "lcp", "n": 6, "nnz": 16}"#,
+        );
+        let again = read_bundle(&d, ValidationOptions::default()).unwrap();
+        assert_eq!(again.name(), "x");
+        assert_eq!(again.hash(), inst.hash());
+        std::fs::remove_dir_all(d.parent().unwrap()).unwrap();
+    }
+
+    #[test]
+    fn scalar_mu_applies_to_every_contact() {
+        let d = tmp("mu");
+        hand_bundle(&d, r#"{"class": "ccp", "mu": 0.3}"#);
+        let inst = read_bundle(&d, ValidationOptions::default()).unwrap();
+        assert_eq!(inst.class(), ProblemClass::Ccp);
+        match inst.constraints() {
+            ConstraintSet::CoulombCones { mu } => assert_eq!(mu, &vec![0.3, 0.3]),
+            c => panic!("{c:?}"),
+        }
+        // a list must have one entry per contact, and says so
+        hand_bundle(&d, r#"{"class": "ccp", "mu": [0.3, 0.3, 0.3]}"#);
+        let (loc, msg) = err(&d);
+        assert_eq!(loc.as_deref(), Some("mu"));
+        assert!(
+            msg.contains(
+                "instance.json: mu has 3 entries but the instance needs 2 (one per contact, n / 3)"
+            ),
+            "{msg}"
+        );
+        // coulomb too; a missing mu names the field
+        hand_bundle(&d, r#"{"class": "coulomb"}"#);
+        let (loc, msg) = err(&d);
+        assert_eq!(loc.as_deref(), Some("mu"));
+        assert!(
+            msg.contains("class 'coulomb' needs the field 'mu'"),
+            "{msg}"
+        );
+        // box bounds may be scalars too; null means no bound
+        hand_bundle(&d, r#"{"class": "box", "lo": 0, "hi": null}"#);
+        let inst = read_bundle(&d, ValidationOptions::default()).unwrap();
+        match inst.constraints() {
+            ConstraintSet::Box { lo, hi } => {
+                assert_eq!(lo, &vec![0.0; 6]);
+                assert_eq!(hi, &vec![f64::INFINITY; 6]);
+            }
+            c => panic!("{c:?}"),
+        }
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn wrong_counts_say_what_they_should_be() {
+        let d = tmp("counts");
+        hand_bundle(&d, r#"{"class": "lcp", "nnz": 11}"#);
+        let (loc, msg) = err(&d);
+        assert_eq!(loc.as_deref(), Some("nnz"));
+        assert!(msg.contains("instance.json: nnz = 11 but N.mtx stores 16 entries (both triangles count; nnz should be 16, or omit it)"), "{msg}");
+        assert!(
+            msg.starts_with(&d.join("instance.json").display().to_string()),
+            "{msg}"
+        );
+        hand_bundle(&d, r#"{"class": "lcp", "n": 5}"#);
+        let (loc, msg) = err(&d);
+        assert_eq!(loc.as_deref(), Some("n"));
+        assert!(msg.contains("instance.json: n = 5 but N.mtx is 6 x 6 and r.mtx has 6 entries (n should be 6, or omit it)"), "{msg}");
+        hand_bundle(&d, r#"{"class": "lcp", "format_version": 2}"#);
+        let (loc, msg) = err(&d);
+        assert_eq!(loc.as_deref(), Some("format_version"));
+        assert!(msg.contains("unsupported bundle format_version 2"), "{msg}");
+        // class is the one required field
+        hand_bundle(&d, r#"{"name": "x"}"#);
+        let (_, msg) = err(&d);
+        assert!(
+            msg.contains("missing field `class`") && msg.contains("docs/formats.md"),
+            "{msg}"
+        );
+        hand_bundle(&d, r#"{"class": "qp"}"#);
+        let (loc, msg) = err(&d);
+        assert_eq!(loc.as_deref(), Some("class"));
+        assert!(msg.contains("expected lcp, box, ccp or coulomb"), "{msg}");
+        // N and r of different sizes: named in N.mtx
+        hand_bundle(&d, r#"{"class": "ccp", "mu": 0.5}"#);
+        std::fs::write(
+            d.join("r.mtx"),
+            "%%MatrixMarket matrix array real general\n5 1\n1\n1\n1\n1\n1\n",
+        )
+        .unwrap();
+        let (_, msg) = err(&d);
+        assert!(
+            msg.contains("N.mtx is 6 x 6 but r.mtx has 5 entries"),
+            "{msg}"
+        );
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    /// The bundle in `tests/fixtures/bundles/scipy_ccp/` was written by `scripts/write_bundle.py`
+    /// (the README's example) and committed unchanged: it must load as it is.
+    #[test]
+    fn scipy_written_bundle_loads() {
+        let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/bundles/scipy_ccp");
+        let text = std::fs::read_to_string(d.join("N.mtx")).unwrap();
+        assert!(text.starts_with("%%MatrixMarket matrix coordinate real symmetric"));
+        let inst = read_bundle(&d, ValidationOptions::default()).unwrap();
+        assert_eq!(inst.name(), "scipy_ccp");
+        assert_eq!(inst.class(), ProblemClass::Ccp);
+        assert_eq!(inst.n(), 6);
+        assert_eq!(inst.n_mat().nnz(), 36);
+        // values as SciPy wrote them, mirrored: line `2 1 2.9883299301680555E-1`
+        assert_eq!(inst.n_mat().get(0, 1), 2.988_329_930_168_055_5e-1);
+        assert_eq!(inst.n_mat().get(1, 0), 2.988_329_930_168_055_5e-1);
+        assert_eq!(inst.n_mat().get(5, 5), 1.689_521_035_192_25e1);
+        assert_eq!(inst.r()[0], -5.140_063_716_874_629e-1);
+        match inst.constraints() {
+            ConstraintSet::CoulombCones { mu } => assert_eq!(mu, &vec![0.5, 0.5]),
+            c => panic!("{c:?}"),
+        }
+        // written back by cpbench and read again: the same instance
+        let out = tmp("scipy").join("again");
+        write_bundle(&inst, &out).unwrap();
+        let back = read_bundle(&out, ValidationOptions::default()).unwrap();
+        assert_eq!(back.hash(), inst.hash());
+        std::fs::remove_dir_all(out.parent().unwrap()).unwrap();
+    }
 }

@@ -12,8 +12,10 @@
 //! so the sparsity structure round-trips as well.
 //!
 //! Read here: `coordinate` with field `real` or `integer` and symmetry `general` or
-//! `symmetric` (only the lower triangle may be stored; it is expanded to full storage), and
-//! `array real general` (column-major). `%` comment lines and blank lines are skipped. Every
+//! `symmetric` (one triangle stored, lower or upper, not both; it is expanded to full storage),
+//! `array real general` (column-major) and `array real symmetric` (the column-major lower
+//! triangle, as SciPy's `mmwrite` writes a dense symmetric matrix). A vector may also be a
+//! one-column (or one-row) `coordinate general` matrix. `%` comment lines and blank lines are skipped. Every
 //! error is a [`ProblemError::Parse`] naming the file and the 1-based line.
 
 use super::{perr, plausible_dim};
@@ -97,6 +99,9 @@ enum Layout {
     CoordinateGeneral,
     CoordinateSymmetric,
     ArrayGeneral,
+    /// Square, column-major lower triangle (`n (n + 1) / 2` values), as SciPy's `mmwrite`
+    /// writes a dense symmetric matrix.
+    ArraySymmetric,
 }
 
 /// Lines of the file with their 1-based numbers, comments and blank lines removed.
@@ -169,13 +174,14 @@ fn parse_header<'a>(path: &'a Path, bytes: &'a [u8]) -> Result<(Layout, Lines<'a
         ("coordinate", "general") => Layout::CoordinateGeneral,
         ("coordinate", "symmetric") => Layout::CoordinateSymmetric,
         ("array", "general") => Layout::ArrayGeneral,
+        ("array", "symmetric") => Layout::ArraySymmetric,
         (f, s) => {
             return Err(perr(
                 path,
                 "line 1",
                 format!(
                     "unsupported MatrixMarket layout '{f} {s}' (supported: coordinate general, \
-                     coordinate symmetric, array general)"
+                     coordinate symmetric, array general, array symmetric)"
                 ),
             ))
         }
@@ -225,12 +231,14 @@ fn parse_value(path: &Path, line: usize, tok: &str) -> Result<f64> {
 
 /// Read a sparse matrix from the MatrixMarket text `bytes` of `path`.
 ///
-/// `coordinate general`: as stored; `coordinate symmetric`: the stored lower triangle is
-/// mirrored into full storage; `array general`: column-major values, exact zeros not stored.
+/// `coordinate general`: as stored; `coordinate symmetric`: the stored triangle is
+/// mirrored into full storage; `array general`: column-major values, exact zeros not stored;
+/// `array symmetric`: the column-major lower triangle, mirrored, exact zeros not stored.
 /// Duplicate coordinate entries are summed, as SciPy's `mmread` does (their count is returned
 /// by [`read_matrix_counted`]). Errors ([`ProblemError::Parse`] with the line):
 /// bad banner or size line, an index outside `1..=nrows` / `1..=ncols`, an entry above the
-/// diagonal of a symmetric file, a malformed or non-finite value, a wrong number of entries.
+/// diagonal of a symmetric file that also stores entries below it (or the reverse), a malformed
+/// or non-finite value, a wrong number of entries.
 pub fn read_matrix(path: &Path, bytes: &[u8]) -> Result<CscMatrix> {
     read_matrix_counted(path, bytes).map(|(m, _)| m)
 }
@@ -241,8 +249,28 @@ pub fn read_matrix(path: &Path, bytes: &[u8]) -> Result<CscMatrix> {
 pub fn read_matrix_counted(path: &Path, bytes: &[u8]) -> Result<(CscMatrix, usize)> {
     let (layout, mut lines) = parse_header(path, bytes)?;
     if layout == Layout::ArrayGeneral {
-        let (nrows, ncols, vals) = read_array_body(&mut lines)?;
+        let (nrows, ncols, vals) = read_array_body(&mut lines, false)?;
         return CscMatrix::from_dense_col_major(nrows, ncols, &vals)
+            .map(|m| (m, 0))
+            .map_err(|e| e.in_file(path));
+    }
+    if layout == Layout::ArraySymmetric {
+        let (n, _, vals) = read_array_body(&mut lines, true)?;
+        let mut trip = Vec::with_capacity(2 * vals.len());
+        let mut k = 0;
+        for j in 0..n {
+            for i in j..n {
+                let v = vals[k];
+                k += 1;
+                if v != 0.0 {
+                    trip.push((i, j, v));
+                    if i != j {
+                        trip.push((j, i, v));
+                    }
+                }
+            }
+        }
+        return CscMatrix::from_triplets(n, n, &trip)
             .map(|m| (m, 0))
             .map_err(|e| e.in_file(path));
     }
@@ -270,6 +298,8 @@ pub fn read_matrix_counted(path: &Path, bytes: &[u8]) -> Result<(CscMatrix, usiz
     }
     // Bounded by the file size, so a lying header cannot make us allocate much.
     let mut trip = Vec::with_capacity(nnz.min(bytes.len() / 6 + 1) * if sym { 2 } else { 1 });
+    // which triangle a symmetric file stores (true: upper), and the line that showed it
+    let mut side: Option<(bool, usize)> = None;
     for k in 0..nnz {
         let (l, text) = lines
             .next()
@@ -298,22 +328,27 @@ pub fn read_matrix_counted(path: &Path, bytes: &[u8]) -> Result<(CscMatrix, usiz
         let i = idx(toks[0], "row", nrows)?;
         let j = idx(toks[1], "column", ncols)?;
         let v = parse_value(path, l, toks[2])?;
-        if sym {
-            if i < j {
-                return Err(perr(
-                    path,
-                    format!("line {l}"),
-                    format!(
-                        "entry ({}, {}) above the diagonal in a symmetric file (only the lower \
-                         triangle may be stored)",
-                        i + 1,
-                        j + 1
-                    ),
-                ));
+        if sym && i != j {
+            let upper = i < j;
+            match side {
+                None => side = Some((upper, l)),
+                Some((u, first)) if u != upper => {
+                    return Err(perr(
+                        path,
+                        format!("line {l}"),
+                        format!(
+                            "entry ({}, {}) is {} the diagonal but the entry on line {first} is \
+                             {}: a symmetric file stores one triangle only",
+                            i + 1,
+                            j + 1,
+                            if upper { "above" } else { "below" },
+                            if u { "above" } else { "below" },
+                        ),
+                    ));
+                }
+                Some(_) => {}
             }
-            if i != j {
-                trip.push((j, i, v));
-            }
+            trip.push((j, i, v));
         }
         trip.push((i, j, v));
     }
@@ -366,6 +401,9 @@ pub fn read_file(path: &Path) -> Result<Vec<u8>> {
                 .collect();
             let (entries, per) = match (layout, toks.as_slice()) {
                 (Layout::ArrayGeneral, [r, c]) => (r.saturating_mul(*c), 2u64),
+                (Layout::ArraySymmetric, [r, _]) => {
+                    (r.saturating_mul(r.saturating_add(1)) / 2, 2u64)
+                }
                 (Layout::CoordinateGeneral | Layout::CoordinateSymmetric, [_, _, nnz]) => {
                     (*nnz, 6u64)
                 }
@@ -404,15 +442,30 @@ fn valid_utf8_prefix(bytes: &[u8]) -> &[u8] {
     }
 }
 
-fn read_array_body(lines: &mut Lines<'_>) -> Result<(usize, usize, Vec<f64>)> {
+/// The size line and values of an `array` file: all `rows * cols` values, or for `symmetric`
+/// the `n (n + 1) / 2` values of the lower triangle (the array must be square).
+fn read_array_body(lines: &mut Lines<'_>, symmetric: bool) -> Result<(usize, usize, Vec<f64>)> {
     let path = lines.path;
     let (sl, size) = lines
         .next()
         .ok_or_else(|| lines.eof("size line `rows cols`"))?;
     let [nrows, ncols] = parse_usizes::<2>(path, sl, size, "size line `rows cols`")?;
-    let len = nrows
-        .checked_mul(ncols)
-        .ok_or_else(|| perr(path, format!("line {sl}"), "array size overflows"))?;
+    if symmetric && nrows != ncols {
+        return Err(perr(
+            path,
+            format!("line {sl}"),
+            format!("a symmetric matrix must be square, found {nrows} x {ncols}"),
+        ));
+    }
+    let len = if symmetric {
+        nrows
+            .checked_add(1)
+            .and_then(|m| m.checked_mul(nrows))
+            .map(|m| m / 2)
+    } else {
+        nrows.checked_mul(ncols)
+    }
+    .ok_or_else(|| perr(path, format!("line {sl}"), "array size overflows"))?;
     let mut vals = Vec::with_capacity(len.min(1 << 16));
     while vals.len() < len {
         let (l, text) = lines
@@ -440,25 +493,48 @@ fn read_array_body(lines: &mut Lines<'_>) -> Result<(usize, usize, Vec<f64>)> {
 }
 
 /// Read a vector from the MatrixMarket text `bytes` of `path`: `array real general` with one
-/// column (or one row). Errors as [`read_matrix`], plus a shape that is not a vector.
+/// column (or one row), or a `coordinate general` matrix with one column (or one row; absent
+/// entries are 0, duplicates summed). Errors as [`read_matrix`], plus a shape that is not a
+/// vector.
 pub fn read_vector(path: &Path, bytes: &[u8]) -> Result<Vec<f64>> {
     let (layout, mut lines) = parse_header(path, bytes)?;
-    if layout != Layout::ArrayGeneral {
-        return Err(perr(
-            path,
-            "line 1",
-            "a vector must be stored as `%%MatrixMarket matrix array real general`",
-        ));
-    }
-    let (nrows, ncols, vals) = read_array_body(&mut lines)?;
-    if ncols != 1 && nrows != 1 {
-        return Err(perr(
+    let not_vector = |nrows: usize, ncols: usize| {
+        perr(
             path,
             "line 2",
-            format!("expected a vector (n x 1), found a {nrows} x {ncols} array"),
-        ));
+            format!("expected a vector (n x 1), found a {nrows} x {ncols} matrix"),
+        )
+    };
+    match layout {
+        Layout::ArrayGeneral => {
+            let (nrows, ncols, vals) = read_array_body(&mut lines, false)?;
+            if ncols != 1 && nrows != 1 {
+                return Err(not_vector(nrows, ncols));
+            }
+            Ok(vals)
+        }
+        Layout::CoordinateGeneral => {
+            let m = read_matrix(path, bytes)?;
+            let (nrows, ncols) = (m.nrows(), m.ncols());
+            if ncols != 1 && nrows != 1 {
+                return Err(not_vector(nrows, ncols));
+            }
+            let mut v = vec![0.0; nrows.max(ncols)];
+            for j in 0..ncols {
+                let (rows, vals) = m.col(j);
+                for (&i, &x) in rows.iter().zip(vals) {
+                    v[i.max(j)] = x;
+                }
+            }
+            Ok(v)
+        }
+        _ => Err(perr(
+            path,
+            "line 1",
+            "a vector must be stored as `%%MatrixMarket matrix array real general` (n rows, 1 \
+             column) or `coordinate real general`",
+        )),
     }
-    Ok(vals)
 }
 
 #[cfg(test)]
@@ -627,9 +703,13 @@ mod tests {
             parse_err_line(read_matrix(p(), format!("{h}2 2 1\n3 1 1.0\n").as_bytes())),
             "line 3"
         );
+        // one triangle only: an upper entry after a lower one is an error at its line
         assert_eq!(
-            parse_err_line(read_matrix(p(), format!("{h}2 2 1\n1 2 1.0\n").as_bytes())),
-            "line 3"
+            parse_err_line(read_matrix(
+                p(),
+                format!("{h}3 3 2\n2 1 1.0\n1 3 1.0\n").as_bytes()
+            )),
+            "line 4"
         );
         assert_eq!(
             parse_err_line(read_matrix(p(), format!("{h}2 2 2\n1 1 1.0\n").as_bytes())),
@@ -666,5 +746,55 @@ mod tests {
         assert!(read_matrix(p(), &[0xff, 0xfe, 0x00]).is_err());
         let huge = b"%%MatrixMarket matrix coordinate real general\n100000000000 1 0\n";
         assert_eq!(parse_err_line(read_matrix(p(), huge)), "line 2");
+    }
+
+    #[test]
+    fn forgiving_layouts() {
+        // upper triangle of a symmetric file is mirrored like the lower one
+        let up = read_matrix(
+            p(),
+            b"%%MatrixMarket matrix coordinate real symmetric\n2 2 3\n1 1 4\n1 2 1\n2 2 3\n",
+        )
+        .unwrap();
+        let lo = read_matrix(
+            p(),
+            b"%%MatrixMarket matrix coordinate real symmetric\n2 2 3\n1 1 4\n2 1 1\n2 2 3\n",
+        )
+        .unwrap();
+        for j in 0..2 {
+            assert_eq!(up.col(j), lo.col(j));
+        }
+        assert_eq!(up.nnz(), 4);
+        assert_eq!(up.get(0, 1), 1.0);
+        // dense symmetric array (SciPy's mmwrite of a symmetric ndarray): column-major lower
+        // triangle, 4 1 0 3 0.5 2 for [[4,1,0],[1,3,.5],[0,.5,2]]; exact zeros not stored
+        let text = b"%%MatrixMarket matrix array real symmetric\n%\n3 3\n4\n1\n0\n3\n5E-1\n2\n";
+        let a = read_matrix(p(), text).unwrap();
+        assert_eq!(a.nnz(), 7);
+        assert_eq!((a.get(2, 1), a.get(1, 2), a.get(0, 2)), (0.5, 0.5, 0.0));
+        assert_eq!(a.get(1, 1), 3.0);
+        assert!(read_matrix(
+            p(),
+            b"%%MatrixMarket matrix array real symmetric\n2 3\n1\n2\n3\n"
+        )
+        .is_err());
+        // a vector as a coordinate column or row; missing entries are 0
+        let v = read_vector(
+            p(),
+            b"%%MatrixMarket matrix coordinate real general\n3 1 2\n1 1 -1\n3 1 2.5\n",
+        )
+        .unwrap();
+        assert_eq!(v, vec![-1.0, 0.0, 2.5]);
+        let v = read_vector(
+            p(),
+            b"%%MatrixMarket matrix coordinate real general\n1 3 1\n1 2 7\n",
+        )
+        .unwrap();
+        assert_eq!(v, vec![0.0, 7.0, 0.0]);
+        assert!(read_vector(
+            p(),
+            b"%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 1\n"
+        )
+        .is_err());
     }
 }

@@ -1,0 +1,447 @@
+//! Simulation output people can look at: VTK files for ParaView (and any VTK reader) and PNG
+//! views of a granular scene, written by `cpbench generate --vtk` / `--snapshots` at exported
+//! steps. The layout of the files is documented in `docs/formats.md`.
+//!
+//! **VTK** (legacy format, version 4.2, binary big-endian, `double` data, an
+//! `UNSTRUCTURED_GRID` of `VERTEX` cells, which ParaView, VisIt and meshio read; written with the
+//! pure-Rust `vtkio` crate). Per exported step `k` (zero-padded to 4 digits, so ParaView
+//! groups each kind into a time series):
+//!
+//! - `vtk/bodies_{kkkk}.vtk`: one point (and one VERTEX cell) per body at its centre
+//!   (m) at the end of the step, with point data `radius` (m), `velocity` (m/s, 3-vector),
+//!   `angular_velocity` (rad/s, 3-vector, **world** frame), `id` (body index) and `fixed`
+//!   (1 for a fixed body, e.g. the tube wall, 0 otherwise). Render with ParaView's
+//!   *Point Gaussian* representation (scale array `radius`, Gaussian radius 1) or a *Glyph*
+//!   filter (sphere, scale by `radius`, scale factor 2 since a unit sphere glyph has radius
+//!   0.5).
+//! - `vtk/contacts_{kkkk}.vtk`: one point per contact of the step's problem at the
+//!   contact point (m; where it was when the problem was assembled, at the start of the step),
+//!   with point data `force` (N, world frame: `(gamma_n n + gamma_u u + gamma_w w) / h`, the
+//!   force that body `A` exerts on its partner `B` during the step; `A` feels the opposite),
+//!   `normal` (unit, from `A` to `B`), `normal_force` (`gamma_n / h`, N), `gap` (m, negative
+//!   when overlapping), `body_a` and `body_b` (body indices; `body_b = -1 - p` for plane `p`).
+//!   A step without contacts gives a file with no points. In the frictionless mode the
+//!   tangential part is zero.
+//!
+//! **PNG** (`snapshots/step_{kkkk}.png`, 1200 x 640 px): the side view (x right, y up) and the
+//! top view (x right, z down the page, seen from above) of the scene, side by side, at one
+//! common scale with every sphere a circle of its true radius; movable bodies are coloured
+//! by speed (blue slow, red at the fastest body of the frame) and drawn back to front; fixed
+//! bodies (the pyramid's base, the tube's wall) are grey outlines drawn first. The title gives the label, step, time, contacts, kinetic energy and the speed of
+//! the reddest colour.
+
+use crate::error::{HarnessError, Result};
+use crate::fsutil::write_atomic;
+use cpbench_granular::narrow::Partner;
+use cpbench_granular::Simulation;
+use plotters::prelude::*;
+use std::path::{Path, PathBuf};
+use vtkio::model::{
+    Attribute, Attributes, ByteOrder, CellType, Cells, DataSet, IOBuffer, UnstructuredGridPiece,
+    Version, VertexNumbers, Vtk,
+};
+
+/// Subfolder of the output folder that holds the VTK files.
+pub const VTK_DIR: &str = "vtk";
+/// Subfolder of the output folder that holds the PNG views.
+pub const SNAPSHOT_DIR: &str = "snapshots";
+
+fn vtk_err(path: &Path, e: impl std::fmt::Display) -> HarnessError {
+    HarnessError::Plot {
+        path: path.to_path_buf(),
+        message: format!("writing VTK: {e}"),
+    }
+}
+
+/// One UNSTRUCTURED_GRID data set: `points` (3 per point), each a VERTEX cell, with `data` on
+/// the points. (An unstructured grid rather than POLYDATA so that meshio reads it too.)
+fn point_cloud(title: String, points: Vec<f64>, data: Vec<Attribute>) -> Vtk {
+    let np = points.len() / 3;
+    let mut vertices = Vec::with_capacity(2 * np);
+    for i in 0..np as u32 {
+        vertices.extend_from_slice(&[1, i]);
+    }
+    Vtk {
+        version: Version::new_legacy(4, 2),
+        title,
+        byte_order: ByteOrder::BigEndian,
+        file_path: None,
+        data: DataSet::inline(UnstructuredGridPiece {
+            points: IOBuffer::F64(points),
+            cells: Cells {
+                cell_verts: VertexNumbers::Legacy {
+                    num_cells: np as u32,
+                    vertices,
+                },
+                types: vec![CellType::Vertex; np],
+            },
+            data: Attributes {
+                point: data,
+                cell: Vec::new(),
+            },
+        }),
+    }
+}
+
+fn write_vtk(vtk: Vtk, path: &Path) -> Result<()> {
+    let mut bytes = Vec::new();
+    vtk.write_legacy(&mut bytes).map_err(|e| vtk_err(path, e))?;
+    write_atomic(path, &bytes)
+}
+
+/// Write the bodies and contacts of the last step of `sim` as `{out}/vtk/bodies_{step:04}.vtk`
+/// and `{out}/vtk/contacts_{step:04}.vtk` (see the module documentation for their content),
+/// labelled `label` in the files' titles. Returns the two paths.
+///
+/// Errors: [`HarnessError::Io`] when the folder or a file cannot be written,
+/// [`HarnessError::Plot`] when the VTK writer fails.
+pub fn write_vtk_step(sim: &Simulation, label: &str, out: &Path) -> Result<[PathBuf; 2]> {
+    let dir = out.join(VTK_DIR);
+    std::fs::create_dir_all(&dir).map_err(|e| HarnessError::io(&dir, e))?;
+    let step = sim.steps_done();
+    let w = sim.world();
+    let nb = w.bodies.len();
+    let (mut pos, mut radius, mut vel, mut omega): (Vec<f64>, Vec<f64>, Vec<f64>, Vec<f64>) = (
+        Vec::with_capacity(3 * nb),
+        Vec::with_capacity(nb),
+        Vec::with_capacity(3 * nb),
+        Vec::with_capacity(3 * nb),
+    );
+    let (mut id, mut fixed) = (Vec::with_capacity(nb), Vec::with_capacity(nb));
+    for (i, b) in w.bodies.iter().enumerate() {
+        pos.extend(b.pos.iter());
+        radius.push(b.radius);
+        vel.extend(b.vel.iter());
+        omega.extend(b.omega_world().iter());
+        id.push(i as i32);
+        fixed.push(i32::from(b.fixed));
+    }
+    let title = format!("cpbench {label} bodies step {step} t = {} s", sim.time());
+    let bodies = point_cloud(
+        title,
+        pos,
+        vec![
+            Attribute::scalars("radius", 1).with_data(radius),
+            Attribute::vectors("velocity").with_data(vel),
+            Attribute::vectors("angular_velocity").with_data(omega),
+            Attribute::scalars("id", 1).with_data(id),
+            Attribute::scalars("fixed", 1).with_data(fixed),
+        ],
+    );
+    let bpath = dir.join(format!("bodies_{step:04}.vtk"));
+    write_vtk(bodies, &bpath)?;
+
+    let contacts = sim.contacts();
+    let gamma = sim.last_impulses();
+    let nc = contacts.len();
+    let bs = w.params.block_size();
+    let h = w.params.h;
+    let (mut pts, mut force, mut normal): (Vec<f64>, Vec<f64>, Vec<f64>) = (
+        Vec::with_capacity(3 * nc),
+        Vec::with_capacity(3 * nc),
+        Vec::with_capacity(3 * nc),
+    );
+    let (mut fnorm, mut gap, mut ba, mut bb): (Vec<f64>, Vec<f64>, Vec<i32>, Vec<i32>) = (
+        Vec::with_capacity(nc),
+        Vec::with_capacity(nc),
+        Vec::with_capacity(nc),
+        Vec::with_capacity(nc),
+    );
+    for (c, ct) in contacts.iter().enumerate() {
+        let g = gamma.get(bs * c..bs * c + bs).unwrap_or(&[]);
+        let gn = g.first().copied().unwrap_or(0.0);
+        let mut f = gn * ct.n;
+        if let &[_, gu, gw] = g {
+            f += gu * ct.u + gw * ct.w;
+        }
+        pts.extend(ct.point.iter());
+        force.extend((f / h).iter());
+        normal.extend(ct.n.iter());
+        fnorm.push(gn / h);
+        gap.push(ct.gap);
+        ba.push(ct.a as i32);
+        bb.push(match ct.b {
+            Partner::Body(j) => j as i32,
+            Partner::Plane(p) => -1 - p as i32,
+        });
+    }
+    let title = format!("cpbench {label} contacts step {step} t = {} s", sim.time());
+    let cvtk = point_cloud(
+        title,
+        pts,
+        vec![
+            Attribute::vectors("force").with_data(force),
+            Attribute::vectors("normal").with_data(normal),
+            Attribute::scalars("normal_force", 1).with_data(fnorm),
+            Attribute::scalars("gap", 1).with_data(gap),
+            Attribute::scalars("body_a", 1).with_data(ba),
+            Attribute::scalars("body_b", 1).with_data(bb),
+        ],
+    );
+    let cpath = dir.join(format!("contacts_{step:04}.vtk"));
+    write_vtk(cvtk, &cpath)?;
+    Ok([bpath, cpath])
+}
+
+/// Size of a snapshot PNG (px).
+pub const SNAPSHOT_SIZE: (u32, u32) = (1200, 640);
+
+/// Colour of a movable body with speed `s` in `[0, smax]`: blue (slow) to red (fastest).
+fn speed_colour(s: f64, smax: f64) -> RGBColor {
+    let t = if smax > 0.0 {
+        (s / smax).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    let lerp = |a: f64, b: f64| (a + (b - a) * t).round() as u8;
+    RGBColor(lerp(40.0, 220.0), lerp(90.0, 50.0), lerp(200.0, 40.0))
+}
+
+/// Draw the side (x-y) and top (x-z) views of the bodies of `sim` to
+/// `{out}/snapshots/step_{step:04}.png` (see the module documentation). Returns the path.
+///
+/// Errors: [`HarnessError::Io`] for the folder, [`HarnessError::Plot`] when drawing fails.
+pub fn write_snapshot(sim: &Simulation, label: &str, out: &Path) -> Result<PathBuf> {
+    crate::plot::register_font();
+    let dir = out.join(SNAPSHOT_DIR);
+    std::fs::create_dir_all(&dir).map_err(|e| HarnessError::io(&dir, e))?;
+    let step = sim.steps_done();
+    let path = dir.join(format!("step_{step:04}.png"));
+    draw_snapshot(sim, label, &path).map_err(|message| HarnessError::Plot {
+        path: path.clone(),
+        message,
+    })?;
+    Ok(path)
+}
+
+fn draw_snapshot(sim: &Simulation, label: &str, path: &Path) -> std::result::Result<(), String> {
+    let bodies = &sim.world().bodies;
+    let (w, h) = SNAPSHOT_SIZE;
+    let root = BitMapBackend::new(path, (w, h)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| e.to_string())?;
+    let smax = bodies
+        .iter()
+        .filter(|b| !b.fixed)
+        .map(|b| b.vel.norm())
+        .fold(0.0f64, f64::max);
+    let ke = sim.kinetic_energy();
+    let title = format!(
+        "{label}  step {}  t = {:.3} s  {} bodies  {} contacts  KE = {:.3e} J  colour: speed \
+         0 (blue) to {:.2e} m/s (red)",
+        sim.steps_done(),
+        sim.time(),
+        bodies.len(),
+        sim.contacts().len(),
+        ke,
+        smax
+    );
+    let root = root
+        .margin(8, 0, 0, 0)
+        .titled(&title, (crate::plot::FAMILY, 22))
+        .map_err(|e| e.to_string())?;
+    // bounding box of the spheres
+    let (mut lo, mut hi) = ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]);
+    for b in bodies {
+        for k in 0..3 {
+            lo[k] = lo[k].min(b.pos[k] - b.radius);
+            hi[k] = hi[k].max(b.pos[k] + b.radius);
+        }
+    }
+    if bodies.is_empty() {
+        (lo, hi) = ([-1.0; 3], [1.0; 3]);
+    }
+    let panels = root.split_evenly((1, 2));
+    // views: (horizontal axis, vertical axis, depth axis, name, vertical grows upward)
+    let views = [
+        (0usize, 1usize, 2usize, "side view: x right, y up", true),
+        (0, 2, 1, "top view: x right, z down, seen from above", false),
+    ];
+    // one scale for both panels: the largest extent that fits
+    let (pw, ph) = panels[0].dim_in_pixel();
+    let margin = 30.0;
+    let avail = (pw as f64 - 2.0 * margin, ph as f64 - 2.0 * margin - 24.0);
+    let mut scale = f64::INFINITY;
+    for &(a, v, _, _, _) in &views {
+        let ex = (hi[a] - lo[a]).max(1e-9);
+        let ey = (hi[v] - lo[v]).max(1e-9);
+        scale = scale.min(avail.0 / ex).min(avail.1 / ey);
+    }
+    for (area, &(a, v, d, name, up)) in panels.iter().zip(&views) {
+        area.draw(&Text::new(
+            name.to_string(),
+            (margin as i32, 4),
+            (crate::plot::FAMILY, 18),
+        ))
+        .map_err(|e| e.to_string())?;
+        let cx = margin + 0.5 * (avail.0 - scale * (hi[a] - lo[a]));
+        let cy = 24.0 + margin + 0.5 * (avail.1 - scale * (hi[v] - lo[v]));
+        let to_px = |x: f64, y: f64| -> (i32, i32) {
+            let px = cx + scale * (x - lo[a]);
+            let py = if up {
+                cy + scale * (hi[v] - y)
+            } else {
+                cy + scale * (y - lo[v])
+            };
+            (px.round() as i32, py.round() as i32)
+        };
+        // frame of the bounding box
+        let (x0, y0) = to_px(lo[a], if up { hi[v] } else { lo[v] });
+        let (x1, y1) = to_px(hi[a], if up { lo[v] } else { hi[v] });
+        area.draw(&Rectangle::new(
+            [(x0, y0), (x1, y1)],
+            ShapeStyle::from(&RGBColor(180, 180, 180)).stroke_width(1),
+        ))
+        .map_err(|e| e.to_string())?;
+        // back to front: side view looks along -z (largest z nearest), top view from +y
+        // fixed bodies (walls made of spheres) first, as outlines, so what they enclose shows
+        let mut order: Vec<usize> = (0..bodies.len()).collect();
+        order.sort_by(|&i, &j| {
+            (!bodies[i].fixed)
+                .cmp(&!bodies[j].fixed)
+                .then(bodies[i].pos[d].total_cmp(&bodies[j].pos[d]))
+        });
+        for &i in &order {
+            let b = &bodies[i];
+            let c = to_px(b.pos[a], b.pos[v]);
+            let r = ((b.radius * scale).round() as i32).max(1) as u32;
+            if b.fixed {
+                let grey = RGBColor(150, 150, 150);
+                area.draw(&Circle::new(c, r, ShapeStyle::from(&grey).stroke_width(1)))
+                    .map_err(|e| e.to_string())?;
+                continue;
+            }
+            let fill = speed_colour(b.vel.norm(), smax);
+            area.draw(&Circle::new(c, r, ShapeStyle::from(&fill).filled()))
+                .map_err(|e| e.to_string())?;
+            area.draw(&Circle::new(c, r, ShapeStyle::from(&BLACK).stroke_width(1)))
+                .map_err(|e| e.to_string())?;
+        }
+    }
+    root.present().map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::RegistrySolver;
+    use cpbench_granular::Snapshot;
+    use cpbench_solvers::ExecSettings;
+    use vtkio::model::{DataArray, Piece};
+
+    /// The settled 250-sphere fill (`tests/fixtures/generated/fill-5_settled.json`) stepped
+    /// once with APGD: every body and ~900 contacts.
+    fn settled_fill5() -> Simulation {
+        let text = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/fixtures/generated/fill-5_settled.json"
+        ))
+        .unwrap();
+        let mut sim = Snapshot::from_json(&text).unwrap().restore(false).unwrap();
+        let mut solver = RegistrySolver::new(
+            "apgd",
+            None,
+            ExecSettings {
+                tol: 1e-4,
+                max_iter: 500,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        sim.step(&mut solver).unwrap();
+        sim
+    }
+
+    /// A point array as read back: name, components, values.
+    type Array = (String, usize, Vec<f64>);
+
+    /// `(points, point arrays)` of a legacy UNSTRUCTURED_GRID file, read with vtkio's reader.
+    fn read_back(path: &Path) -> (Vec<f64>, Vec<Array>) {
+        let vtk = Vtk::import(path).unwrap();
+        let DataSet::UnstructuredGrid { pieces, .. } = vtk.data else {
+            panic!("not UNSTRUCTURED_GRID")
+        };
+        let Piece::Inline(p) = &pieces[0] else {
+            panic!("not inline")
+        };
+        let pts = p.points.cast_into::<f64>().unwrap();
+        assert_eq!(p.cells.num_cells(), pts.len() / 3);
+        assert!(p.cells.types.iter().all(|&t| t == CellType::Vertex));
+        let arrays = p
+            .data
+            .point
+            .iter()
+            .map(|a| match a {
+                Attribute::DataArray(DataArray { name, elem, data }) => (
+                    name.clone(),
+                    elem.num_comp() as usize,
+                    data.cast_into::<f64>().unwrap(),
+                ),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        (pts, arrays)
+    }
+
+    #[test]
+    fn vtk_files_read_back_with_bodies_radii_and_forces() {
+        let sim = settled_fill5();
+        let dir = tempfile::tempdir().unwrap();
+        let [b, c] = write_vtk_step(&sim, "fill-5", dir.path()).unwrap();
+        assert_eq!(b, dir.path().join("vtk/bodies_0601.vtk"));
+        assert_eq!(c, dir.path().join("vtk/contacts_0601.vtk"));
+        let (pts, arrays) = read_back(&b);
+        let bodies = &sim.world().bodies;
+        assert_eq!(pts.len(), 3 * bodies.len());
+        assert_eq!(bodies.len(), 250);
+        assert_eq!(
+            pts[3..6],
+            [bodies[1].pos.x, bodies[1].pos.y, bodies[1].pos.z]
+        );
+        let get = |arrays: &[Array], n: &str| arrays.iter().find(|a| a.0 == n).cloned().unwrap();
+        let radius = get(&arrays, "radius");
+        assert_eq!((radius.1, radius.2.len()), (1, 250));
+        assert!(radius.2.iter().all(|&r| r == 0.4));
+        let vel = get(&arrays, "velocity");
+        assert_eq!((vel.1, vel.2.len()), (3, 750));
+        assert_eq!(vel.2[3 * 7 + 1], bodies[7].vel.y);
+        assert_eq!(get(&arrays, "id").2[249], 249.0);
+        // contacts: one point per contact, forces balance the weight of the settled pile
+        let (cpts, carr) = read_back(&c);
+        let nc = sim.contacts().len();
+        assert!(nc > 500, "{nc} contacts");
+        assert_eq!(cpts.len(), 3 * nc);
+        let force = get(&carr, "force");
+        assert_eq!((force.1, force.2.len()), (3, 3 * nc));
+        let fnorm = get(&carr, "normal_force");
+        assert!(fnorm.2.iter().all(|&f| f >= -1e-9));
+        // the floor carries the pile: the upward force of the planes on the spheres is about
+        // the weight (250 x 1 kg x 9.81), the settled pile barely moving
+        let body_b = get(&carr, "body_b");
+        let mut up = 0.0;
+        for (k, &bb) in body_b.2.iter().enumerate() {
+            if bb < 0.0 {
+                // the force on the plane is force; the sphere feels -force
+                up -= force.2[3 * k + 1];
+            }
+        }
+        let weight: f64 = bodies.iter().map(|b| b.mass * 9.81).sum();
+        assert!(
+            (up / weight - 1.0).abs() < 0.05,
+            "floor {up} N vs weight {weight} N"
+        );
+    }
+
+    #[test]
+    fn snapshot_png_is_drawn() {
+        let sim = settled_fill5();
+        let dir = tempfile::tempdir().unwrap();
+        let p = write_snapshot(&sim, "fill-5", dir.path()).unwrap();
+        assert_eq!(p, dir.path().join("snapshots/step_0601.png"));
+        let bytes = std::fs::read(&p).unwrap();
+        assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+        // width and height from the IHDR chunk
+        let w = u32::from_be_bytes(bytes[16..20].try_into().unwrap());
+        let h = u32::from_be_bytes(bytes[20..24].try_into().unwrap());
+        assert_eq!((w, h), SNAPSHOT_SIZE);
+    }
+}
