@@ -299,15 +299,31 @@ pub fn run(instances: &[Instance], cfg: &RunConfig) -> Result<RunOutcome> {
     let mut existing = existing;
     if let Some(r) = existing.iter().find(|r| clash(r)) {
         if !cfg.rerun {
+            // name what changed when the folder's row carries its settings
+            let s = cfg.solvers.iter().position(|x| x.label == r.solver);
+            let p = cfg.profiles.iter().position(|x| x.name == r.profile);
+            let changed = match (s, p, serde_json::from_str(&r.settings)) {
+                (Some(s), Some(p), Ok(old)) => serde_json::from_str(&jsons[s][p])
+                    .map(|new| crate::regression::settings_diff(&old, &new).join(", "))
+                    .unwrap_or_default(),
+                _ => String::new(),
+            };
+            let changed = if changed.is_empty() {
+                format!(
+                    "hash {} -> {}",
+                    r.settings_hash,
+                    mine[&(r.solver.as_str(), r.profile.as_str())]
+                )
+            } else {
+                changed
+            };
             return Err(HarnessError::Invalid(format!(
-                "{} holds rows of '{}' (profile {}) run with other settings (hash {}, now {}): \
+                "{} holds rows of '{}' (profile {}) run with other settings ({changed}): \
                  give this variant a name of its own (`{}@setting=value`, or --variants), \
                  pass --rerun to replace those rows, or use another --out",
                 summary_path.display(),
                 r.solver,
                 r.profile,
-                r.settings_hash,
-                mine[&(r.solver.as_str(), r.profile.as_str())],
                 r.base(),
             )));
         }
