@@ -106,7 +106,27 @@ impl ReadArgs {
     }
 }
 
+/// A closed stdout (`cpbench info X | head`) ends the program quietly, as it ends C tools
+/// (SIGPIPE), instead of the panic `println!` raises on a broken pipe; every other panic
+/// keeps the default report.
+fn quiet_on_broken_pipe() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let msg = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if msg.contains("failed printing to stdout") && msg.contains("Broken pipe") {
+            std::process::exit(0);
+        }
+        default(info);
+    }));
+}
+
 fn main() -> ExitCode {
+    quiet_on_broken_pipe();
     let cli = Cli::parse();
     match real_main(cli) {
         Ok(code) => code,
