@@ -3,18 +3,11 @@
 
 use cpbench_harness::manifest::Manifest;
 use cpbench_harness::results::read_summary;
-use cpbench_test_support::succeed;
-use std::path::{Path, PathBuf};
+use cpbench_test_support::{fixture, succeed};
 use std::process::Command;
 
 fn cpbench() -> Command {
     Command::new(env!("CARGO_BIN_EXE_cpbench"))
-}
-
-fn fixture(p: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(p)
 }
 
 /// `pgs, pgs@omega=0.8, pgs@omega=1.3` on three files: three rows per file with their own

@@ -582,10 +582,9 @@ mod tests {
             tol: 1e-6,
             profile: "default".into(),
             jobs: 1,
-            message: String::new(),
-            counters: String::new(),
             base_solver: "pgs".into(),
             settings,
+            ..SummaryRow::default()
         }
     }
 

@@ -21,8 +21,9 @@ use std::collections::HashMap;
 use std::io::Write;
 use std::path::Path;
 
-/// One row of `summary.csv`.
-#[derive(Clone, Debug, PartialEq)]
+/// One row of `summary.csv`. `Default` is an empty row (zero counts, zero residuals, `jobs`
+/// 0), for building rows field by field.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct SummaryRow {
     /// Instance name.
     pub instance: String,

@@ -520,27 +520,15 @@ pub const LOAD_ERROR: &str = "load_error";
 fn load_error_row(f: &LoadFailure, profile: &Profile, jobs: usize) -> SummaryRow {
     SummaryRow {
         instance: f.source.clone(),
-        class: String::new(),
-        n: 0,
-        nnz: 0,
         solver: "-".into(),
-        settings_hash: String::new(),
         status: LOAD_ERROR.into(),
-        success: false,
-        iterations: 0,
-        matvecs: 0,
-        time_s: 0.0,
         residuals: cpbench_problems::Residuals::from_values([f64::NAN; 14]),
-        instance_hash: String::new(),
-        best_iteration: 0,
-        check_residual: String::new(),
         tol: profile.tol,
         profile: profile.name.clone(),
         jobs,
         message: f.message.clone(),
-        counters: String::new(),
         base_solver: "-".into(),
-        settings: String::new(),
+        ..SummaryRow::default()
     }
 }
 

@@ -595,17 +595,15 @@ mod tests {
             iterations: it,
             matvecs: it,
             time_s: t,
-            residuals: Default::default(),
             instance_hash: inst.into(),
             best_iteration: it,
             check_residual: "nat_map_rel_2".into(),
             tol: 1e-6,
             profile: "default".into(),
             jobs: 1,
-            message: String::new(),
-            counters: String::new(),
             base_solver: solver.into(),
             settings: format!("{{\"exec\":{exec},\"settings\":{{}},\"solver\":\"{solver}\"}}"),
+            ..SummaryRow::default()
         }
     }
 
