@@ -5,7 +5,7 @@
 //!             [--tol 1e-6] [--max-iter N] [--time-limit S] [--settings FILE] [--out DIR]
 //! cpbench solvers [--json]       (every solver: classes, cost model, settings and ranges)
 //! cpbench info PATH [--class lcp|ccp|coulomb] [--coulomb-gap]
-//! cpbench convert IN OUT        (OUT ending in .hdf5/.h5: fclib local problem; else a bundle)
+//! cpbench convert IN OUT        (OUT ending in .hdf5/.h5: fclib local problem; .npz: NumPy arrays; else a bundle)
 //! ```
 #![warn(missing_docs)]
 
@@ -56,11 +56,12 @@ enum Command {
         coulomb_gap: bool,
     },
     /// Convert an instance file into a native bundle (N.mtx, r.mtx, instance.json), or, when
-    /// the output ends in .hdf5 or .h5, into an fclib local problem (Coulomb-cone instances only).
+    /// the output ends in .hdf5 or .h5, into an fclib local problem (Coulomb-cone instances
+    /// only), or, when it ends in .npz, into NumPy arrays (SciPy's CSC layout for N).
     Convert {
-        /// Input file (fclib HDF5, Siconos .dat, bundle).
+        /// Input file (fclib HDF5, Siconos .dat, bundle, .npz).
         input: PathBuf,
-        /// Output: bundle directory, or fclib file `*.hdf5` / `*.h5`.
+        /// Output: bundle directory, fclib file `*.hdf5` / `*.h5`, or `*.npz`.
         output: PathBuf,
         #[command(flatten)]
         read: ReadArgs,
@@ -179,19 +180,26 @@ fn other_commands(command: Command) -> Result<(), AnyError> {
             read,
         } => {
             let inst = load(&input, &read.options())?;
+            let npz = output
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("npz"));
             let fclib = is_fclib_path(&output);
-            if fclib {
+            let kind = if fclib {
                 write_fclib(&inst, &FclibInfo::for_instance(&inst), &output)?;
+                " (fclib local problem)"
+            } else if npz {
+                cpbench_problems::io::npz::write_npz(&inst, &output)?;
+                " (NumPy .npz)"
             } else {
                 write_bundle(&inst, &output)?;
-            }
+                ""
+            };
             println!(
-                "wrote {} ({}, n = {}) to {}{}",
+                "wrote {} ({}, n = {}) to {}{kind}",
                 inst.name(),
                 inst.class(),
                 inst.n(),
                 output.display(),
-                if fclib { " (fclib local problem)" } else { "" }
             );
             Ok(())
         }

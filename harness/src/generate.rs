@@ -112,6 +112,9 @@ pub enum ExportFormat {
     /// fclib local problem `{label}_step{NNNN}.hdf5` (CCP only; read back, its instance name is
     /// `{label}_step{NNNN}__ccp`, the bundle's name).
     Fclib,
+    /// cpbench binary instance `{label}_step{NNNN}__{ccp|lcp}.npz`
+    /// ([`cpbench_problems::io::npz`]: NumPy arrays, SciPy's CSC layout for `N`).
+    Npz,
 }
 
 /// What [`generate`] does.
@@ -269,6 +272,11 @@ pub fn generate(
                         let dir = cfg.out.join(inst.name());
                         write_bundle(inst, &dir)?;
                         dir
+                    }
+                    ExportFormat::Npz => {
+                        let file = cfg.out.join(format!("{}.npz", inst.name()));
+                        cpbench_problems::io::npz::write_npz(inst, &file)?;
+                        file
                     }
                     ExportFormat::Fclib => {
                         let stem = inst.name().strip_suffix("__ccp").unwrap_or(inst.name());

@@ -310,15 +310,16 @@ impl Suite {
                     .filter_map(|e| e.ok().map(|e| e.path()))
                     .filter(|q| {
                         q.join("instance.json").exists()
-                            || q.extension()
-                                .is_some_and(|x| x == "hdf5" || x == "h5" || x == "dat")
+                            || q.extension().is_some_and(|x| {
+                                x == "hdf5" || x == "h5" || x == "dat" || x == "npz"
+                            })
                     })
                     .collect();
                 if inner.is_empty() {
                     return Err(HarnessError::Suite {
                         path: p.clone(),
                         message: "no instance in this folder (looked for bundle folders with \
-                                  instance.json and *.hdf5, *.h5, *.dat files)"
+                                  instance.json and *.hdf5, *.h5, *.dat, *.npz files)"
                             .into(),
                     });
                 }

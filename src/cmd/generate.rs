@@ -58,9 +58,13 @@ pub struct GenerateArgs {
     #[arg(long)]
     pub save_state: bool,
     /// Export the steps as fclib local problems `{label}_step{NNNN}.hdf5` instead of bundles
-    /// (frictional scenes only).
+    /// (frictional scenes only); the same as `--format fclib`.
     #[arg(long)]
     pub fclib: bool,
+    /// Export format of the steps: `bundle` (MatrixMarket + JSON folders), `fclib` (HDF5,
+    /// frictional scenes only) or `npz` (NumPy arrays, one `.npz` file per step; fast to load).
+    #[arg(long, value_parser = ["bundle", "fclib", "npz"])]
+    pub format: Option<String>,
     /// Write VTK files (legacy, ParaView) of the bodies and contacts at every view step:
     /// `vtk/bodies_NNNN.vtk` (centres, radius, velocity, ...) and `vtk/contacts_NNNN.vtk`
     /// (contact points, force, ...); see docs/formats.md.
@@ -109,6 +113,15 @@ pub fn generate(a: GenerateArgs) -> Result<(), AnyError> {
         seed: a.seed,
         frictionless: a.frictionless,
     };
+    let export_format = match (a.format.as_deref(), a.fclib) {
+        (Some("fclib"), _) | (None, true) => ExportFormat::Fclib,
+        (Some("npz"), false) => ExportFormat::Npz,
+        (Some("bundle") | None, false) => ExportFormat::Bundle,
+        (Some(f), true) => {
+            return Err(format!("--fclib and --format {f} disagree: give one of them").into())
+        }
+        (Some(f), false) => return Err(format!("unknown --format '{f}'").into()),
+    };
     let cfg = GenerateConfig {
         spec,
         steps,
@@ -123,11 +136,7 @@ pub fn generate(a: GenerateArgs) -> Result<(), AnyError> {
             ..Default::default()
         },
         save_state: a.save_state,
-        export_format: if a.fclib {
-            ExportFormat::Fclib
-        } else {
-            ExportFormat::Bundle
-        },
+        export_format,
         vtk: a.vtk,
         snapshots: a.snapshots,
         view_every,
@@ -177,7 +186,11 @@ pub fn generate(a: GenerateArgs) -> Result<(), AnyError> {
     println!(
         "{} {} and trajectory.csv in {}",
         s.exported.len(),
-        if a.fclib { "fclib files" } else { "bundles" },
+        match export_format {
+            ExportFormat::Fclib => "fclib files",
+            ExportFormat::Npz => ".npz files",
+            ExportFormat::Bundle => "bundles",
+        },
         a.out.display()
     );
     if a.vtk || a.snapshots {

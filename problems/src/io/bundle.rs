@@ -45,6 +45,7 @@ use super::{io_err, mtx, perr};
 use crate::constraints::ConstraintSet;
 use crate::error::Result;
 use crate::instance::{Instance, Provenance, ValidationOptions};
+use crate::linalg::CscMatrix;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::io::{BufWriter, Write};
@@ -213,6 +214,31 @@ fn write_files(instance: &Instance, dir: &Path) -> Result<()> {
         }
     })?;
     write_file(&dir.join("r.mtx"), |w| mtx::write_vector(w, instance.r()))?;
+    let json = header(
+        instance,
+        if symmetric {
+            "symmetric-lower"
+        } else {
+            "general"
+        },
+    );
+    let path = dir.join("instance.json");
+    write_file(&path, |w| {
+        serde_json::to_writer_pretty(&mut *w, &json).map_err(std::io::Error::other)?;
+        writeln!(w)
+    })
+}
+
+/// The instance header (the `instance.json` of a bundle, the `instance` member of an `.npz`):
+/// every field, `matrix_storage` as given.
+pub(crate) fn header_json(instance: &Instance, matrix_storage: &str) -> Vec<u8> {
+    let mut v = serde_json::to_vec_pretty(&header(instance, matrix_storage)).unwrap_or_default();
+    v.push(b'\n');
+    v
+}
+
+fn header(instance: &Instance, matrix_storage: &str) -> InstanceJson {
+    let n_mat = instance.n_mat();
     let (mu, lo, hi) = match instance.constraints() {
         ConstraintSet::NonNegative => (None, None, None),
         ConstraintSet::CoulombCones { mu } => (Some(mu.clone()), None, None),
@@ -222,7 +248,7 @@ fn write_files(instance: &Instance, dir: &Path) -> Result<()> {
             Some(hi.iter().map(|&v| bound_to_json(v)).collect()),
         ),
     };
-    let json = InstanceJson {
+    InstanceJson {
         format_version: BUNDLE_FORMAT_VERSION,
         name: instance.name().to_string(),
         class: instance.class().as_str().to_string(),
@@ -233,21 +259,9 @@ fn write_files(instance: &Instance, dir: &Path) -> Result<()> {
         hi,
         hash: Some(instance.hash().to_string()),
         sign_convention: Some(BUNDLE_SIGN_CONVENTION.into()),
-        matrix_storage: Some(
-            if symmetric {
-                "symmetric-lower"
-            } else {
-                "general"
-            }
-            .into(),
-        ),
+        matrix_storage: Some(matrix_storage.into()),
         provenance: Some(instance.provenance().clone()),
-    };
-    let path = dir.join("instance.json");
-    write_file(&path, |w| {
-        serde_json::to_writer_pretty(&mut *w, &json).map_err(std::io::Error::other)?;
-        writeln!(w)
-    })
+    }
 }
 
 /// Provenance parameter holding the number of duplicate entries of `N.mtx` that were summed
@@ -262,11 +276,11 @@ fn present<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Option
 /// `instance.json` as read: everything but `class` may be omitted (see the module
 /// documentation and `docs/formats.md`).
 #[derive(Deserialize)]
-struct InstanceJsonIn {
+pub(crate) struct InstanceJsonIn {
     #[serde(default)]
     format_version: Option<u32>,
     #[serde(default)]
-    name: Option<String>,
+    pub(crate) name: Option<String>,
     class: String,
     #[serde(default)]
     n: Option<usize>,
@@ -344,27 +358,7 @@ fn expand(
 pub fn read_bundle(dir: &Path, validation: ValidationOptions) -> Result<Instance> {
     let jpath = dir.join("instance.json");
     let text = std::fs::read(&jpath).map_err(|e| io_err(&jpath, e))?;
-    let meta: InstanceJsonIn = serde_json::from_slice(&text).map_err(|e| {
-        perr(
-            &jpath,
-            format!("line {}, column {}", e.line(), e.column()),
-            format!(
-                "{e} (instance.json needs at least \"class\": \"lcp\", \"box\", \"ccp\" or \
-                 \"coulomb\"; see docs/formats.md)"
-            ),
-        )
-    })?;
-    let version = meta.format_version.unwrap_or(OMITTED_FORMAT_VERSION);
-    if version != BUNDLE_FORMAT_VERSION {
-        return Err(perr(
-            &jpath,
-            "format_version",
-            format!(
-                "unsupported bundle format_version {version} (this reader knows \
-                 {BUNDLE_FORMAT_VERSION}; an omitted version means {OMITTED_FORMAT_VERSION})"
-            ),
-        ));
-    }
+    let meta = parse_meta(&jpath, &text)?;
     let npath = dir.join("N.mtx");
     let bytes = mtx::read_file(&npath)?;
     let (n_mat, duplicates) = mtx::read_matrix_counted(&npath, &bytes)?;
@@ -383,13 +377,78 @@ pub fn read_bundle(dir: &Path, validation: ValidationOptions) -> Result<Instance
             ),
         ));
     }
+    let parts = Parts {
+        jpath: &jpath,
+        source: dir,
+        format: "bundle",
+        n_file: "N.mtx",
+        r_file: "r.mtx",
+    };
+    assemble(meta, &parts, n_mat, r, duplicates, validation)
+}
+
+/// Parse the instance header (`instance.json`, or the `instance` member of an `.npz`) and
+/// check its `format_version`. Errors name `jpath` with the line and column.
+pub(crate) fn parse_meta(jpath: &Path, text: &[u8]) -> Result<InstanceJsonIn> {
+    let meta: InstanceJsonIn = serde_json::from_slice(text).map_err(|e| {
+        perr(
+            jpath,
+            format!("line {}, column {}", e.line(), e.column()),
+            format!(
+                "{e} (instance.json needs at least \"class\": \"lcp\", \"box\", \"ccp\" or \
+                 \"coulomb\"; see docs/formats.md)"
+            ),
+        )
+    })?;
+    let version = meta.format_version.unwrap_or(OMITTED_FORMAT_VERSION);
+    if version != BUNDLE_FORMAT_VERSION {
+        return Err(perr(
+            jpath,
+            "format_version",
+            format!(
+                "unsupported bundle format_version {version} (this reader knows \
+                 {BUNDLE_FORMAT_VERSION}; an omitted version means {OMITTED_FORMAT_VERSION})"
+            ),
+        ));
+    }
+    Ok(meta)
+}
+
+/// Where the parts of an instance came from, for [`assemble`]'s messages and provenance.
+pub(crate) struct Parts<'a> {
+    /// The header (`instance.json`, or `X.npz` for its `instance` member).
+    pub jpath: &'a Path,
+    /// The bundle folder or `.npz` file (default name and provenance source).
+    pub source: &'a Path,
+    /// Provenance format (`bundle`, `npz`).
+    pub format: &'a str,
+    /// How messages name the matrix and the vector (`N.mtx`, `r.mtx`; `data/indices/indptr`, `r`).
+    pub n_file: &'a str,
+    /// See `n_file`.
+    pub r_file: &'a str,
+}
+
+/// Build and validate the instance from its header and its `N` (`n x n`, checked by the
+/// caller) and `r`: the count checks, the constraint set of the class, the provenance, the
+/// content hash check. Shared by bundles and `.npz` files.
+pub(crate) fn assemble(
+    meta: InstanceJsonIn,
+    parts: &Parts,
+    n_mat: CscMatrix,
+    r: Vec<f64>,
+    duplicates: usize,
+    validation: ValidationOptions,
+) -> Result<Instance> {
+    let jpath = parts.jpath.to_path_buf();
+    let dir = parts.source;
+    let (nf, rf) = (parts.n_file, parts.r_file);
     let n = r.len();
     if let Some(m) = meta.n.filter(|&m| m != n) {
         return Err(perr(
             &jpath,
             "n",
             format!(
-                "n = {m} but N.mtx is {n} x {n} and r.mtx has {n} entries (n \
+                "n = {m} but {nf} is {n} x {n} and {rf} has {n} entries (n \
                  should be {n}, or omit it)"
             ),
         ));
@@ -399,7 +458,7 @@ pub fn read_bundle(dir: &Path, validation: ValidationOptions) -> Result<Instance
             &jpath,
             "nnz",
             format!(
-                "nnz = {m} but N.mtx stores {} entries (both triangles count; \
+                "nnz = {m} but {nf} stores {} entries (both triangles count; \
                  nnz should be {}, or omit it)",
                 n_mat.nnz(),
                 n_mat.nnz()
@@ -434,7 +493,7 @@ pub fn read_bundle(dir: &Path, validation: ValidationOptions) -> Result<Instance
                     "n",
                     format!(
                         "class '{}' has 3 unknowns per contact (normal, two tangential), but \
-                         N.mtx is {n} x {n} and {n} is not a multiple of 3",
+                         {nf} is {n} x {n} and {n} is not a multiple of 3",
                         meta.class
                     ),
                 ));
@@ -465,7 +524,7 @@ pub fn read_bundle(dir: &Path, validation: ValidationOptions) -> Result<Instance
     };
     let mut provenance = meta.provenance.unwrap_or_else(|| Provenance {
         source: dir.display().to_string(),
-        format: "bundle".into(),
+        format: parts.format.into(),
         derivation: "as-is".into(),
         ..Provenance::default()
     });

@@ -6,6 +6,7 @@
 //! | [`Format::SiconosFc3d`] | [`siconos`] | Siconos `.dat` friction-contact problem |
 //! | [`Format::SiconosLcp`] | [`siconos`] | Siconos `.dat` LCP |
 //! | [`Format::Bundle`] | [`bundle`] | cpbench bundle: a directory with `N.mtx`, `r.mtx`, `instance.json` |
+//! | [`Format::Npz`] | [`npz`] | cpbench binary instance: `.npy` arrays in an uncompressed `.npz` (SciPy's CSC layout for `N`) |
 //!
 //! A Coulomb-cone instance is written as an fclib local problem by [`fclib_write`]
 //! ([`write_fclib`]). MatrixMarket reading and writing is in [`mtx`]. The layouts are described in
@@ -32,6 +33,7 @@ pub mod fclib;
 /// The fclib writer, at its former path (now [`fclib::write`]).
 pub use fclib::write as fclib_write;
 pub mod mtx;
+pub mod npz;
 pub mod siconos;
 
 pub use atomic::write_atomic;
@@ -89,6 +91,8 @@ pub enum Format {
     SiconosFc3d,
     /// Siconos text LCP (`n`, matrix, `q`) ([`siconos`]).
     SiconosLcp,
+    /// cpbench binary instance, an uncompressed `.npz` ([`npz`]); detected by the ZIP signature.
+    Npz,
 }
 
 /// A raw frictional problem as read from a file, in fclib naming: `u = W r + q`.
@@ -181,6 +185,9 @@ pub fn detect_format_bytes(bytes: &[u8]) -> Option<Format> {
     if has_hdf5_magic(bytes) {
         return Some(Format::FclibHdf5);
     }
+    if bytes.starts_with(npz::ZIP_MAGIC) {
+        return Some(Format::Npz);
+    }
     siconos::detect(bytes)
 }
 
@@ -266,16 +273,7 @@ pub(crate) fn not_regular(path: &Path) -> ProblemError {
 pub fn load(path: &Path, opts: &LoadOptions) -> Result<Instance> {
     let meta = std::fs::metadata(path).map_err(|e| io_err(path, e))?;
     if meta.is_dir() {
-        let inst = read_bundle(path, opts.validation)?;
-        return match (opts.class, inst.class()) {
-            (ClassChoice::Lcp, crate::ProblemClass::Ccp) => {
-                inst.normal_block_lcp().map_err(|e| e.in_file(path))
-            }
-            (ClassChoice::Coulomb, crate::ProblemClass::Ccp) => {
-                inst.into_coulomb().map_err(|e| e.in_file(path))
-            }
-            _ => Ok(inst),
-        };
+        return with_class(read_bundle(path, opts.validation)?, opts, path);
     }
     if !meta.is_file() {
         return Err(not_regular(path));
@@ -285,6 +283,10 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Instance> {
     let format = sniff(path, &head)?;
     if matches!(format, Format::SiconosFc3d | Format::SiconosLcp) {
         siconos::check_declared_size(path, &head, meta.len())?;
+    }
+    if format == Format::Npz {
+        // streamed from the file: no second copy of the whole archive
+        return with_class(npz::read_npz(path, opts.validation)?, opts, path);
     }
     let bytes = std::fs::read(path).map_err(|e| io_err(path, e))?;
     load_impl(path, &bytes, format, opts)
@@ -305,6 +307,20 @@ pub fn load_bytes(
     load_impl(Path::new(file_name), bytes, format, opts)
 }
 
+/// A stored instance read as `opts.class` asks: a CCP as its normal-block LCP (`lcp`) or as
+/// the Coulomb problem (`coulomb`); any other pairing as stored.
+fn with_class(inst: Instance, opts: &LoadOptions, path: &Path) -> Result<Instance> {
+    match (opts.class, inst.class()) {
+        (ClassChoice::Lcp, crate::ProblemClass::Ccp) => {
+            inst.normal_block_lcp().map_err(|e| e.in_file(path))
+        }
+        (ClassChoice::Coulomb, crate::ProblemClass::Ccp) => {
+            inst.into_coulomb().map_err(|e| e.in_file(path))
+        }
+        _ => Ok(inst),
+    }
+}
+
 fn load_impl(path: &Path, bytes: &[u8], format: Format, opts: &LoadOptions) -> Result<Instance> {
     let stem = file_stem(path);
     let mut prov = Provenance {
@@ -316,6 +332,10 @@ fn load_impl(path: &Path, bytes: &[u8], format: Format, opts: &LoadOptions) -> R
             path: path.to_path_buf(),
             hint: "a bundle is a directory (N.mtx, r.mtx, instance.json); use read_bundle".into(),
         }),
+        Format::Npz => {
+            let inst = npz::read_npz_from(std::io::Cursor::new(bytes), path, opts.validation)?;
+            with_class(inst, opts, path)
+        }
         Format::FclibHdf5 | Format::SiconosFc3d => {
             let (problem, notes) = if let Format::FclibHdf5 = format {
                 let f = fclib::read_fclib(path, bytes)?;

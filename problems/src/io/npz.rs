@@ -1,0 +1,454 @@
+//! cpbench's binary instance file: NumPy `.npy` arrays in an uncompressed `.npz` (a ZIP
+//! archive, method "stored"), readable by `numpy.load` and `scipy.sparse.load_npz` as they are.
+//!
+//! Members (`numpy.load(f)[key]`):
+//!
+//! | key | dtype, shape | content |
+//! |---|---|---|
+//! | `format` | `|S3`, `()` | `b"csc"`: `N` is stored as SciPy's compressed sparse column |
+//! | `shape` | `int64`, `(2,)` | `(n, n)` |
+//! | `indptr` | `int32` or `int64`, `(n + 1,)` | column pointers of `N` |
+//! | `indices` | `int32` or `int64`, `(nnz,)` | row indices of `N`, increasing within a column |
+//! | `data` | `float64`, `(nnz,)` | values of `N`, both triangles |
+//! | `r` | `float64`, `(n,)` | the linear term `r` |
+//! | `instance` | `uint8`, `(k,)` | the instance header: the bytes of a bundle's `instance.json` (class, `mu` or `lo`/`hi`, name, hash, provenance; `docs/formats.md`) |
+//!
+//! So `scipy.sparse.load_npz(f)` gives `N` (the first five keys are SciPy's own layout), and
+//! `json.loads(numpy.load(f)["instance"].tobytes())` the header. Integer arrays are `int32`
+//! when every value fits, else `int64` (SciPy's rule); both are read. The writer keeps `N`
+//! exactly as stored, so a round trip is bit-exact and gives the same content hash.
+//!
+//! Errors name the file, the member (array) and, for bad entries, the index: a member that is
+//! missing or of the wrong dtype or shape, `indptr` not starting at 0, decreasing or not ending
+//! at `nnz`, a row index out of range or out of order, a non-finite value, a header that is not
+//! valid JSON or whose counts disagree with the arrays.
+
+use super::bundle::{assemble, header_json, parse_meta, Parts};
+use super::{io_err, perr};
+use crate::error::Result;
+use crate::instance::{Instance, ValidationOptions};
+use crate::linalg::CscMatrix;
+use npyz::WriterBuilder;
+use std::io::{BufReader, BufWriter, Read, Seek, Write};
+use std::path::Path;
+
+/// The file signature of a ZIP archive (and so of an `.npz`).
+pub const ZIP_MAGIC: &[u8; 4] = b"PK\x03\x04";
+
+/// Write `instance` as an uncompressed `.npz` at `path` (module docs for the members).
+/// Atomic: written to `path.tmp-<pid>` and renamed. Errors: [`crate::ProblemError::Io`]
+/// naming the path.
+pub fn write_npz(instance: &Instance, path: &Path) -> Result<()> {
+    let tmp = path.with_extension(format!("npz.tmp-{}", std::process::id()));
+    let result = write_to(instance, &tmp)
+        .and_then(|()| std::fs::rename(&tmp, path).map_err(|e| io_err(path, e)));
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+fn write_to(instance: &Instance, path: &Path) -> Result<()> {
+    let ioe = |e: std::io::Error| io_err(path, e);
+    let zipe = |e: zip::result::ZipError| io_err(path, std::io::Error::other(e.to_string()));
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(ioe)?;
+    }
+    let file = std::fs::File::create(path).map_err(ioe)?;
+    let mut zip = zip::ZipWriter::new(BufWriter::with_capacity(1 << 20, file));
+    let opts = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Stored)
+        .large_file(true);
+    let n_mat = instance.n_mat();
+    let n = instance.n();
+    zip.start_file("format.npy", opts).map_err(zipe)?;
+    write_bytes_scalar(&mut zip, *b"csc").map_err(ioe)?;
+    zip.start_file("shape.npy", opts).map_err(zipe)?;
+    write_array(&mut zip, &[2], [n as i64, n as i64]).map_err(ioe)?;
+    // SciPy's rule: int32 when every index and pointer fits
+    let small = n_mat.nnz() <= i32::MAX as usize && n <= i32::MAX as usize;
+    for (name, v) in [
+        ("indptr.npy", n_mat.col_ptr()),
+        ("indices.npy", n_mat.row_idx()),
+    ] {
+        zip.start_file(name, opts).map_err(zipe)?;
+        let shape = [v.len() as u64];
+        if small {
+            write_array(&mut zip, &shape, v.iter().map(|&x| x as i32)).map_err(ioe)?;
+        } else {
+            write_array(&mut zip, &shape, v.iter().map(|&x| x as i64)).map_err(ioe)?;
+        }
+    }
+    zip.start_file("data.npy", opts).map_err(zipe)?;
+    write_array(
+        &mut zip,
+        &[n_mat.nnz() as u64],
+        n_mat.values().iter().copied(),
+    )
+    .map_err(ioe)?;
+    zip.start_file("r.npy", opts).map_err(zipe)?;
+    write_array(&mut zip, &[n as u64], instance.r().iter().copied()).map_err(ioe)?;
+    let header = header_json(instance, "csc-full");
+    zip.start_file("instance.npy", opts).map_err(zipe)?;
+    write_array(&mut zip, &[header.len() as u64], header.iter().copied()).map_err(ioe)?;
+    let mut w = zip.finish().map_err(zipe)?;
+    w.flush().map_err(ioe)?;
+    w.get_ref().sync_all().map_err(ioe)
+}
+
+/// A 0-d NumPy byte string (`|S3`), as SciPy writes `format`.
+fn write_bytes_scalar<W: Write>(w: &mut W, value: [u8; 3]) -> std::io::Result<()> {
+    let dtype = npyz::DType::Plain(
+        "|S3"
+            .parse::<npyz::TypeStr>()
+            .map_err(std::io::Error::other)?,
+    );
+    let mut a = npyz::WriteOptions::<[u8]>::new()
+        .dtype(dtype)
+        .shape(&[])
+        .writer(w)
+        .begin_nd()?;
+    a.push(&value[..])?;
+    a.finish()
+}
+
+fn write_array<T: npyz::AutoSerialize, W: Write>(
+    w: &mut W,
+    shape: &[u64],
+    values: impl IntoIterator<Item = T>,
+) -> std::io::Result<()> {
+    let mut a = npyz::WriteOptions::new()
+        .default_dtype()
+        .shape(shape)
+        .writer(w)
+        .begin_nd()?;
+    a.extend(values)?;
+    a.finish()
+}
+
+/// Read an `.npz` written by [`write_npz`] (or by NumPy/SciPy in that layout, module docs)
+/// and validate it into an [`Instance`] with `validation`. The instance name is the header's
+/// `name`, else the file stem. Errors: see the module docs; validation errors of
+/// [`Instance::new`] wrapped in [`crate::ProblemError::InFile`].
+pub fn read_npz(path: &Path, validation: ValidationOptions) -> Result<Instance> {
+    let file = std::fs::File::open(path).map_err(|e| io_err(path, e))?;
+    read_npz_from(BufReader::with_capacity(1 << 20, file), path, validation)
+}
+
+/// [`read_npz`] from any seekable reader (e.g. the bytes of an embedded file); `path` names
+/// it in messages and gives the default name.
+pub fn read_npz_from<R: Read + Seek>(
+    reader: R,
+    path: &Path,
+    validation: ValidationOptions,
+) -> Result<Instance> {
+    let mut zip = zip::ZipArchive::new(reader).map_err(|e| {
+        perr(
+            path,
+            "ZIP directory",
+            format!("not a readable .npz (ZIP) archive: {e}"),
+        )
+    })?;
+    let format = member(path, &mut zip, "format")?;
+    let fmt: Vec<u8> = match format.dtype() {
+        npyz::DType::Plain(t) if t.to_string().starts_with("|S") => {
+            let v: Vec<Vec<u8>> = read_vec(path, "format", format)?;
+            v.into_iter().next().unwrap_or_default()
+        }
+        other => {
+            return Err(perr(
+                path,
+                "array 'format'",
+                format!("expected a byte string b'csc', found dtype {other:?}"),
+            ))
+        }
+    };
+    if fmt != b"csc" {
+        return Err(perr(
+            path,
+            "array 'format'",
+            format!(
+                "N is stored as '{}': this reader takes 'csc' (scipy.sparse.save_npz of a \
+                 csc_matrix / csc_array)",
+                String::from_utf8_lossy(&fmt)
+            ),
+        ));
+    }
+    let shape = ints(path, "shape", member(path, &mut zip, "shape")?)?;
+    let n = match shape[..] {
+        [a, b] if a == b => a,
+        _ => {
+            return Err(perr(
+                path,
+                "array 'shape'",
+                format!("expected (n, n), found {shape:?}"),
+            ))
+        }
+    };
+    let indptr = ints(path, "indptr", member(path, &mut zip, "indptr")?)?;
+    let indices = ints(path, "indices", member(path, &mut zip, "indices")?)?;
+    let data: Vec<f64> = read_vec(path, "data", member(path, &mut zip, "data")?)?;
+    let r: Vec<f64> = read_vec(path, "r", member(path, &mut zip, "r")?)?;
+    let header: Vec<u8> = read_vec(path, "instance", member(path, &mut zip, "instance")?)?;
+    if r.len() != n {
+        return Err(perr(
+            path,
+            "array 'r'",
+            format!("r has {} entries but shape says n = {n}", r.len()),
+        ));
+    }
+    check_csc(path, n, &indptr, &indices, data.len())?;
+    let n_mat =
+        CscMatrix::from_csc_parts(n, n, indptr, indices, data).map_err(|e| e.in_file(path))?;
+    let meta = parse_meta(path, &header)?;
+    let parts = Parts {
+        jpath: path,
+        source: path,
+        format: "npz",
+        n_file: "the npz's N (data, indices, indptr)",
+        r_file: "its 'r'",
+    };
+    let mut meta = meta;
+    if meta.name.is_none() {
+        meta.name = path.file_stem().map(|s| s.to_string_lossy().into_owned());
+    }
+    assemble(meta, &parts, n_mat, r, 0, validation)
+}
+
+/// The positioned checks of the CSC arrays (before they are handed to [`CscMatrix`]): the
+/// pointer array's length, start, monotonicity and end, and every row index below `n` and
+/// increasing within its column.
+fn check_csc(path: &Path, n: usize, indptr: &[usize], indices: &[usize], nnz: usize) -> Result<()> {
+    if indptr.len() != n + 1 {
+        return Err(perr(
+            path,
+            "array 'indptr'",
+            format!(
+                "indptr has {} entries, expected n + 1 = {}",
+                indptr.len(),
+                n + 1
+            ),
+        ));
+    }
+    if indices.len() != nnz {
+        return Err(perr(
+            path,
+            "array 'indices'",
+            format!("indices has {} entries but data has {nnz}", indices.len()),
+        ));
+    }
+    if indptr[0] != 0 || indptr[n] != nnz {
+        return Err(perr(
+            path,
+            "array 'indptr'",
+            format!(
+                "indptr must start at 0 and end at nnz = {nnz}, found {} .. {}",
+                indptr[0], indptr[n]
+            ),
+        ));
+    }
+    for j in 0..n {
+        let (a, b) = (indptr[j], indptr[j + 1]);
+        if a > b {
+            return Err(perr(
+                path,
+                format!("array 'indptr', index {}", j + 1),
+                format!("indptr decreases: {a} then {b}"),
+            ));
+        }
+        for k in a..b {
+            let i = indices[k];
+            if i >= n || (k > a && i <= indices[k - 1]) {
+                return Err(perr(
+                    path,
+                    format!("array 'indices', index {k}"),
+                    format!(
+                        "row {i} in column {j}: row indices must be below n = {n} and \
+                         increasing within a column (scipy: A.sort_indices(), \
+                         A.sum_duplicates())"
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+type Member = npyz::NpyFile<std::io::Cursor<Vec<u8>>>;
+
+/// Member `key` (`key.npy`) of the archive, header parsed.
+fn member<R: Read + Seek>(path: &Path, zip: &mut zip::ZipArchive<R>, key: &str) -> Result<Member> {
+    let name = format!("{key}.npy");
+    let mut f = zip.by_name(&name).map_err(|e| {
+        let what = match e {
+            zip::result::ZipError::FileNotFound => "missing (an instance .npz holds format, \
+                shape, indptr, indices, data, r and instance; see docs/formats.md)"
+                .to_string(),
+            e => format!(
+                "cannot be read: {e} (cpbench reads uncompressed archives: numpy.savez, or \
+                 scipy.sparse.save_npz(..., compressed=False), not savez_compressed)"
+            ),
+        };
+        perr(path, format!("array '{key}'"), what)
+    })?;
+    let mut bytes = Vec::with_capacity(f.size() as usize);
+    f.read_to_end(&mut bytes).map_err(|e| {
+        perr(
+            path,
+            format!("array '{key}'"),
+            format!(
+                "cannot be read: {e} (cpbench reads uncompressed archives: numpy.savez, or \
+                 scipy.sparse.save_npz(..., compressed=False), not savez_compressed)"
+            ),
+        )
+    })?;
+    npyz::NpyFile::new(std::io::Cursor::new(bytes)).map_err(|e| {
+        perr(
+            path,
+            format!("array '{key}'"),
+            format!("not a .npy array: {e}"),
+        )
+    })
+}
+
+fn read_vec<T: npyz::Deserialize>(path: &Path, key: &str, m: Member) -> Result<Vec<T>> {
+    let dtype = m.dtype();
+    if m.shape().len() > 1 {
+        return Err(perr(
+            path,
+            format!("array '{key}'"),
+            format!("expected a 1-D array, found shape {:?}", m.shape()),
+        ));
+    }
+    m.into_vec::<T>().map_err(|e| {
+        perr(
+            path,
+            format!("array '{key}'"),
+            format!("dtype {dtype:?} does not match what cpbench expects here: {e}"),
+        )
+    })
+}
+
+/// A 1-D integer array (`int32` or `int64`, little or big endian), as non-negative `usize`.
+fn ints(path: &Path, key: &str, m: Member) -> Result<Vec<usize>> {
+    let wide = matches!(m.dtype(), npyz::DType::Plain(t) if t.size_field() == 8);
+    let v: Vec<i64> = if wide {
+        read_vec(path, key, m)?
+    } else {
+        read_vec::<i32>(path, key, m)?
+            .into_iter()
+            .map(i64::from)
+            .collect()
+    };
+    v.iter()
+        .enumerate()
+        .map(|(k, &x)| {
+            usize::try_from(x).map_err(|_| {
+                perr(
+                    path,
+                    format!("array '{key}', index {k}"),
+                    format!("negative value {x}"),
+                )
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::io::{load, LoadOptions};
+
+    fn fixture(p: &str) -> std::path::PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../tests/fixtures")
+            .join(p)
+    }
+
+    /// Every class written and read back is the same instance, bit for bit (content hash),
+    /// through the format-detecting `load` too.
+    #[test]
+    fn round_trip_is_bit_exact() {
+        let dir = tempfile::tempdir().unwrap();
+        let opts = LoadOptions {
+            validation: ValidationOptions {
+                symmetrize: true,
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        for f in [
+            "siconos-fc3d/Rover4396.dat",
+            "lcp/lcp_mmc.dat",
+            "fclib/Spheres-i099-356-679.hdf5",
+        ] {
+            let a = load(&fixture(f), &opts).unwrap();
+            let p = dir.path().join(format!("{}.npz", a.name()));
+            write_npz(&a, &p).unwrap();
+            let b = read_npz(&p, ValidationOptions::default()).unwrap();
+            assert_eq!(a.hash(), b.hash(), "{f}");
+            assert_eq!(a.name(), b.name());
+            assert_eq!(a.n_mat().values(), b.n_mat().values());
+            assert_eq!(a.r(), b.r());
+            let c = load(&p, &LoadOptions::default()).unwrap();
+            assert_eq!(c.hash(), a.hash());
+        }
+    }
+
+    /// Broken arrays give positioned errors naming the file and the array.
+    #[test]
+    fn bad_arrays_are_positioned_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = load(&fixture("lcp/lcp_mmc.dat"), &LoadOptions::default()).unwrap();
+        let good = dir.path().join("good.npz");
+        write_npz(&a, &good).unwrap();
+        // rewrite one member of the archive
+        let rewrite = |key: &str, f: &dyn Fn(&mut zip::ZipWriter<std::fs::File>)| {
+            let p = dir.path().join(format!("bad-{key}.npz"));
+            let mut src = zip::ZipArchive::new(std::fs::File::open(&good).unwrap()).unwrap();
+            let mut w = zip::ZipWriter::new(std::fs::File::create(&p).unwrap());
+            let opts = zip::write::SimpleFileOptions::default()
+                .compression_method(zip::CompressionMethod::Stored);
+            for i in 0..src.len() {
+                let mut m = src.by_index(i).unwrap();
+                let name = m.name().unwrap().to_string();
+                if name == format!("{key}.npy") {
+                    w.start_file(name, opts).unwrap();
+                    f(&mut w);
+                } else {
+                    let mut b = Vec::new();
+                    m.read_to_end(&mut b).unwrap();
+                    w.start_file(name, opts).unwrap();
+                    w.write_all(&b).unwrap();
+                }
+            }
+            w.finish().unwrap();
+            read_npz(&p, ValidationOptions::default())
+                .unwrap_err()
+                .to_string()
+        };
+        let nnz = a.n_mat().nnz();
+        let mut idx: Vec<i32> = a.n_mat().row_idx().iter().map(|&x| x as i32).collect();
+        idx[5] = 10_000;
+        let e = rewrite("indices", &|w| {
+            write_array(w, &[nnz as u64], idx.iter().copied()).unwrap()
+        });
+        assert!(
+            e.contains("bad-indices.npz") && e.contains("array 'indices', index 5"),
+            "{e}"
+        );
+        let e = rewrite("r", &|w| write_array(w, &[3], [1.0f64, 2.0, 3.0]).unwrap());
+        assert!(
+            e.contains("array 'r'") && e.contains("r has 3 entries"),
+            "{e}"
+        );
+        let e = rewrite("data", &|w| {
+            write_array(w, &[nnz as u64], (0..nnz).map(|k| k as i32)).unwrap()
+        });
+        assert!(e.contains("array 'data'") && e.contains("dtype"), "{e}");
+        let e = rewrite("instance", &|w| write_array(w, &[3], *b"{x}").unwrap());
+        assert!(e.contains("line 1, column 2"), "{e}");
+        let e = rewrite("format", &|w| write_bytes_scalar(w, *b"coo").unwrap());
+        assert!(e.contains("stored as 'coo'"), "{e}");
+    }
+}
