@@ -200,7 +200,7 @@ pub fn read_npz_from<R: Read + Seek>(
     check_csc(path, n, &indptr, &indices, data.len())?;
     let n_mat =
         CscMatrix::from_csc_parts(n, n, indptr, indices, data).map_err(|e| e.in_file(path))?;
-    let meta = parse_meta(path, &header)?;
+    let mut meta = parse_meta(path, &header)?;
     let parts = Parts {
         jpath: path,
         source: path,
@@ -208,7 +208,6 @@ pub fn read_npz_from<R: Read + Seek>(
         n_file: "the npz's N (data, indices, indptr)",
         r_file: "its 'r'",
     };
-    let mut meta = meta;
     if meta.name.is_none() {
         meta.name = path.file_stem().map(|s| s.to_string_lossy().into_owned());
     }
@@ -331,27 +330,29 @@ fn read_vec<T: npyz::Deserialize>(path: &Path, key: &str, m: Member) -> Result<V
 
 /// A 1-D integer array (`int32` or `int64`, little or big endian), as non-negative `usize`.
 fn ints(path: &Path, key: &str, m: Member) -> Result<Vec<usize>> {
-    let wide = matches!(m.dtype(), npyz::DType::Plain(t) if t.size_field() == 8);
-    let v: Vec<i64> = if wide {
-        read_vec(path, key, m)?
-    } else {
-        read_vec::<i32>(path, key, m)?
-            .into_iter()
-            .map(i64::from)
-            .collect()
-    };
-    v.iter()
-        .enumerate()
-        .map(|(k, &x)| {
-            usize::try_from(x).map_err(|_| {
-                perr(
-                    path,
-                    format!("array '{key}', index {k}"),
-                    format!("negative value {x}"),
-                )
+    fn to_usize<T: Copy + std::fmt::Display>(path: &Path, key: &str, v: &[T]) -> Result<Vec<usize>>
+    where
+        usize: TryFrom<T>,
+    {
+        v.iter()
+            .enumerate()
+            .map(|(k, &x)| {
+                usize::try_from(x).map_err(|_| {
+                    perr(
+                        path,
+                        format!("array '{key}', index {k}"),
+                        format!("negative value {x}"),
+                    )
+                })
             })
-        })
-        .collect()
+            .collect()
+    }
+    // one conversion pass from the stored width, no intermediate widened copy
+    if matches!(m.dtype(), npyz::DType::Plain(t) if t.size_field() == 8) {
+        to_usize(path, key, &read_vec::<i64>(path, key, m)?)
+    } else {
+        to_usize(path, key, &read_vec::<i32>(path, key, m)?)
+    }
 }
 
 #[cfg(test)]
