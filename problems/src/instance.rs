@@ -297,6 +297,18 @@ impl Instance {
         })
     }
 
+    /// The storage behind `N`-products ([`crate::operator`]).
+    pub fn operator_kind(&self) -> crate::OperatorKind {
+        crate::OperatorKind::Csc
+    }
+
+    /// Bytes one `N`-product reads from the operator's arrays (values and indices; not `x`
+    /// and `y`): the memory traffic a product cannot avoid, for bandwidth estimates.
+    pub fn operator_bytes(&self) -> u64 {
+        let m = self.row_matrix();
+        (m.nnz() * (8 + std::mem::size_of::<usize>()) + m.col_ptr().len() * 8) as u64
+    }
+
     /// Number of unknowns `n`.
     pub fn n(&self) -> usize {
         self.r.len()

@@ -15,6 +15,7 @@ pub mod generators;
 pub mod instance;
 pub mod io;
 pub mod linalg;
+pub mod operator;
 pub mod residual;
 pub mod rng;
 
@@ -22,4 +23,5 @@ pub use constraints::{ConstraintSet, ProblemClass};
 pub use error::{ProblemError, Result};
 pub use instance::{Instance, Provenance, ValidationOptions};
 pub use linalg::CscMatrix;
+pub use operator::OperatorKind;
 pub use residual::{residuals, ResidualKind, ResidualWorkspace, Residuals};
