@@ -41,3 +41,6 @@ impl fmt::Display for OperatorKind {
         f.write_str(self.as_str())
     }
 }
+
+mod block;
+pub use block::{BlockSymMatrix, BLOCK_MIN_NNZ};

@@ -1,0 +1,784 @@
+//! Symmetric block-sparse storage of `N`: the upper triangle by block rows, `bs x bs` blocks
+//! (3 for Coulomb cones, 1 for LCP and box QP) stored row-major, `u32` block-column indices.
+//!
+//! # Bytes
+//! A 3x3 block costs 72 bytes of values and 4 of index; only blocks `(I, J)` with `J >= I` are
+//! stored, so a product reads about `76 (nnz(N) / 9 + n / 3) / 2` bytes instead of the
+//! `16 nnz(N)` of full CSC storage with `usize` indices (pyramid-40: about 100 MB instead of
+//! 380 MB).
+//!
+//! # Product
+//! `y = N x` visits every stored block once: `y_I += B_IJ x_J` (gather) and, off the diagonal,
+//! `y_J += B_IJ^T x_I` (scatter). The block rows are cut into one chunk per thread of the rayon
+//! pool (balanced by stored blocks, fixed when the matrix is built); a chunk writes its own rows
+//! of `y` directly and its scatters below its last row into a private spill buffer that covers
+//! only the rows its blocks reach (known from the structure); the spills are then added. The
+//! summation order depends on the chunk count only, so results are deterministic for a given
+//! number of threads. Buffers come from a pool kept in the matrix: no allocation per product
+//! after the first.
+//!
+//! # Row access
+//! Gauss-Seidel-type solvers need `(N x)_I` for one block row with the current `x`:
+//! [`BlockSymMatrix::block_row_product`] adds the stored row (`J >= I`) and the blocks
+//! `B_KI^T x_K` of the rows `K < I` found through a transposed index of the structure (built
+//! once on first use: 8 bytes per stored off-diagonal block, no second copy of the values).
+//!
+//! # Exactness
+//! Built from a CSC matrix, each block remembers which of its entries were stored (a 9-bit
+//! mask), so [`BlockSymMatrix::to_csc`] gives back the same structure and values bit for bit,
+//! and the content hash of an instance does not depend on its storage.
+
+use crate::error::{ProblemError, Result};
+use crate::linalg::CscMatrix;
+use rayon::prelude::*;
+use std::sync::{Mutex, OnceLock};
+
+/// Stored blocks above which the block storage pays over CSC in the automatic choice
+/// ([`crate::Instance`]), measured with `benches/scale.rs`: below it a product takes well under
+/// a millisecond either way and CSC keeps earlier results bit-identical.
+pub const BLOCK_MIN_NNZ: usize = 2_000_000;
+
+/// Stored blocks per chunk below which a product runs serially.
+const PAR_MIN_BLOCKS_PER_CHUNK: usize = 20_000;
+
+/// One chunk of block rows for the parallel product.
+#[derive(Clone, Copy, Debug)]
+struct Chunk {
+    /// First block row.
+    start: usize,
+    /// One past the last block row.
+    end: usize,
+    /// One past the largest block column its blocks reach (`>= end`).
+    reach: usize,
+}
+
+/// Transposed structure index: for block row `J`, the stored blocks `(K, J)` with `K < J`.
+#[derive(Clone, Debug)]
+struct LowerIndex {
+    ptr: Vec<usize>,
+    /// `(K, p)`: row of the block and its position in the block arrays.
+    entries: Vec<(u32, u32)>,
+}
+
+/// Symmetric block-sparse matrix, upper triangle stored (see the module documentation).
+#[derive(Debug)]
+pub struct BlockSymMatrix {
+    bs: usize,
+    nb: usize,
+    row_ptr: Vec<usize>,
+    col: Vec<u32>,
+    vals: Vec<f64>,
+    /// Stored entries of each block (bit `a bs + b`), `None` when every block is full.
+    mask: Option<Vec<u16>>,
+    chunks: Vec<Chunk>,
+    pool: Mutex<Vec<Vec<f64>>>,
+    lower: OnceLock<LowerIndex>,
+}
+
+impl Clone for BlockSymMatrix {
+    fn clone(&self) -> Self {
+        Self {
+            bs: self.bs,
+            nb: self.nb,
+            row_ptr: self.row_ptr.clone(),
+            col: self.col.clone(),
+            vals: self.vals.clone(),
+            mask: self.mask.clone(),
+            chunks: self.chunks.clone(),
+            pool: Mutex::new(Vec::new()),
+            lower: self.lower.clone(),
+        }
+    }
+}
+
+impl BlockSymMatrix {
+    /// Build from the upper triangle by block rows.
+    ///
+    /// `bs` is 1 or 3; `nb` block rows (`n = bs nb`); `row_ptr` (length `nb + 1`, starting at 0,
+    /// non-decreasing) delimits the blocks of each row; `col[p] >= row` are block columns,
+    /// strictly increasing within a row; `vals` holds `bs * bs` numbers per block, row-major
+    /// (`vals[p bs^2 + a bs + b] = N[bs I + a, bs J + b]`). The diagonal blocks must be
+    /// symmetric (they are used as stored for both triangles). Errors:
+    /// [`ProblemError::SizeMismatch`] (lengths, `bs`, more than `u32::MAX` blocks or rows),
+    /// [`ProblemError::IndexOutOfRange`] (a column below the diagonal, out of range or not
+    /// increasing), [`ProblemError::NonFinite`].
+    pub fn from_upper_parts(
+        bs: usize,
+        nb: usize,
+        row_ptr: Vec<usize>,
+        col: Vec<u32>,
+        vals: Vec<f64>,
+    ) -> Result<Self> {
+        Self::from_parts_masked(bs, nb, row_ptr, col, vals, None)
+    }
+
+    fn from_parts_masked(
+        bs: usize,
+        nb: usize,
+        row_ptr: Vec<usize>,
+        col: Vec<u32>,
+        vals: Vec<f64>,
+        mask: Option<Vec<u16>>,
+    ) -> Result<Self> {
+        let mismatch = |what: &str, expected: usize, found: usize| ProblemError::SizeMismatch {
+            what: what.into(),
+            expected,
+            found,
+        };
+        if bs != 1 && bs != 3 {
+            return Err(mismatch("block size", 3, bs));
+        }
+        if nb > u32::MAX as usize || col.len() > u32::MAX as usize {
+            return Err(mismatch(
+                "blocks (u32 indices)",
+                u32::MAX as usize,
+                col.len().max(nb),
+            ));
+        }
+        if row_ptr.len() != nb + 1 {
+            return Err(mismatch("block row pointers", nb + 1, row_ptr.len()));
+        }
+        if row_ptr[0] != 0 || row_ptr[nb] != col.len() {
+            return Err(mismatch("blocks (row_ptr[nb])", col.len(), row_ptr[nb]));
+        }
+        if vals.len() != col.len() * bs * bs {
+            return Err(mismatch("block values", col.len() * bs * bs, vals.len()));
+        }
+        for i in 0..nb {
+            let (a, b) = (row_ptr[i], row_ptr[i + 1]);
+            if b < a {
+                return Err(mismatch("block row pointers (non-decreasing)", a, b));
+            }
+            let mut prev: Option<u32> = None;
+            for &j in &col[a..b] {
+                let bad = (j as usize) < i || j as usize >= nb || prev.is_some_and(|p| j <= p);
+                if bad {
+                    return Err(ProblemError::IndexOutOfRange {
+                        what: "block columns (upper triangle, increasing within a row)".into(),
+                        row: i,
+                        col: j as usize,
+                        nrows: nb,
+                        ncols: nb,
+                    });
+                }
+                prev = Some(j);
+            }
+        }
+        if let Some(p) = vals.iter().position(|v| !v.is_finite()) {
+            return Err(ProblemError::NonFinite {
+                what: "N (block values)".into(),
+                position: format!("block {}, entry {}", p / (bs * bs), p % (bs * bs)),
+                value: vals[p],
+            });
+        }
+        let chunks = plan(&row_ptr, &col, rayon::current_num_threads());
+        Ok(Self {
+            bs,
+            nb,
+            row_ptr,
+            col,
+            vals,
+            mask,
+            chunks,
+            pool: Mutex::new(Vec::new()),
+            lower: OnceLock::new(),
+        })
+    }
+
+    /// Convert a symmetric CSC matrix (full storage, as held by an instance) with block size
+    /// `bs`. Reads the lower triangle of `N` (by symmetry the transposed upper one); a block is
+    /// stored when any of its entries is. Errors: [`ProblemError::NotSquare`],
+    /// [`ProblemError::NotMultipleOfThree`] for `bs = 3` and `n` not a multiple of 3, and those of
+    /// [`BlockSymMatrix::from_upper_parts`].
+    pub fn from_csc(m: &CscMatrix, bs: usize) -> Result<Self> {
+        if m.nrows() != m.ncols() {
+            return Err(ProblemError::NotSquare {
+                nrows: m.nrows(),
+                ncols: m.ncols(),
+            });
+        }
+        let n = m.nrows();
+        if bs == 3 && n % 3 != 0 {
+            return Err(ProblemError::NotMultipleOfThree { n });
+        }
+        let nb = n / bs;
+        let (cp, ri, va) = (m.col_ptr(), m.row_idx(), m.values());
+        // structure: the block rows J >= I met in the columns of block column I (= block row
+        // I of the upper triangle by symmetry), sorted
+        let mut mark = vec![u32::MAX; nb];
+        let mut row_ptr = Vec::with_capacity(nb + 1);
+        let mut col: Vec<u32> = Vec::new();
+        row_ptr.push(0);
+        for bi in 0..nb {
+            let start = col.len();
+            for c in bs * bi..bs * bi + bs {
+                for &r in &ri[cp[c]..cp[c + 1]] {
+                    let bj = r / bs;
+                    if bj >= bi && mark[bj] != bi as u32 {
+                        mark[bj] = bi as u32;
+                        col.push(bj as u32);
+                    }
+                }
+            }
+            // columns are sorted, so the merged list of (at most bs) sorted lists needs a sort
+            if bs > 1 {
+                col[start..].sort_unstable();
+            }
+            row_ptr.push(col.len());
+        }
+        // values: block (I, J), entry (a, b) = N[bs I + a, bs J + b] = N[bs J + b, bs I + a],
+        // found in column bs I + a at row bs J + b
+        let bb = bs * bs;
+        let mut vals = vec![0.0; col.len() * bb];
+        let mut mask = vec![0u16; col.len()];
+        let mut pos = vec![0usize; nb];
+        for bi in 0..nb {
+            for p in row_ptr[bi]..row_ptr[bi + 1] {
+                pos[col[p] as usize] = p;
+            }
+            for a in 0..bs {
+                let c = bs * bi + a;
+                for (&r, &v) in ri[cp[c]..cp[c + 1]].iter().zip(&va[cp[c]..cp[c + 1]]) {
+                    let bj = r / bs;
+                    if bj >= bi {
+                        let b = r % bs;
+                        let p = pos[bj];
+                        vals[p * bb + a * bs + b] = v;
+                        mask[p] |= 1 << (a * bs + b);
+                    }
+                }
+            }
+        }
+        let full = (1u16 << bb) - 1;
+        // a diagonal block keeps only the stored lower triangle's mirror: complete it from
+        // the upper entries (read from the lower ones by symmetry) so it is symmetric
+        for bi in 0..nb {
+            let p = row_ptr[bi];
+            if p < row_ptr[bi + 1] && col[p] as usize == bi {
+                let blk = &mut vals[p * bb..(p + 1) * bb];
+                let mut mk = mask[p];
+                for a in 0..bs {
+                    for b in 0..a {
+                        // (a, b) below the diagonal of the block was read from column
+                        // bs I + a, row bs I + b; mirror it to (b, a)
+                        if mk & (1 << (a * bs + b)) != 0 {
+                            blk[b * bs + a] = blk[a * bs + b];
+                            mk |= 1 << (b * bs + a);
+                        } else if mk & (1 << (b * bs + a)) != 0 {
+                            blk[a * bs + b] = blk[b * bs + a];
+                            mk |= 1 << (a * bs + b);
+                        }
+                    }
+                }
+                mask[p] = mk;
+            }
+        }
+        let mask = if mask.iter().all(|&k| k == full) {
+            None
+        } else {
+            Some(mask)
+        };
+        Self::from_parts_masked(bs, nb, row_ptr, col, vals, mask)
+    }
+
+    /// Block size (1 or 3).
+    pub fn block_size(&self) -> usize {
+        self.bs
+    }
+
+    /// Dimension `n` of `N`.
+    pub fn n(&self) -> usize {
+        self.bs * self.nb
+    }
+
+    /// Number of block rows (`n / bs`).
+    pub fn n_block_rows(&self) -> usize {
+        self.nb
+    }
+
+    /// Stored blocks (upper triangle, diagonal included).
+    pub fn stored_blocks(&self) -> usize {
+        self.col.len()
+    }
+
+    /// Number of entries of the full matrix `N` (both triangles) as CSC would store them:
+    /// `bs^2 (2 stored - diagonal blocks)` for full blocks, exact with the stored masks.
+    pub fn full_nnz(&self) -> usize {
+        let mut total = 0usize;
+        for i in 0..self.nb {
+            for p in self.row_ptr[i]..self.row_ptr[i + 1] {
+                let k = self.mask_of(p).count_ones() as usize;
+                total += if self.col[p] as usize == i { k } else { 2 * k };
+            }
+        }
+        total
+    }
+
+    /// Bytes one product reads from the storage: values, block columns and row pointers.
+    pub fn bytes(&self) -> u64 {
+        (self.vals.len() * 8 + self.col.len() * 4 + self.row_ptr.len() * 8) as u64
+    }
+
+    /// Block row pointers (length `nb + 1`).
+    pub fn row_ptr(&self) -> &[usize] {
+        &self.row_ptr
+    }
+
+    /// Block columns of the stored blocks (`>=` their row).
+    pub fn cols(&self) -> &[u32] {
+        &self.col
+    }
+
+    /// Block values, `bs^2` per block, row-major.
+    pub fn values(&self) -> &[f64] {
+        &self.vals
+    }
+
+    fn mask_of(&self, p: usize) -> u16 {
+        self.mask
+            .as_ref()
+            .map_or((1u16 << (self.bs * self.bs)) - 1, |m| m[p])
+    }
+
+    /// Diagonal block `I` (row-major, `bs^2` numbers; zero when not stored).
+    pub fn diag_block(&self, i: usize) -> [f64; 9] {
+        let mut out = [0.0; 9];
+        let p = self.row_ptr[i];
+        let bb = self.bs * self.bs;
+        if p < self.row_ptr[i + 1] && self.col[p] as usize == i {
+            out[..bb].copy_from_slice(&self.vals[p * bb..(p + 1) * bb]);
+        }
+        out
+    }
+
+    /// Diagonal of `N` (length `n`).
+    pub fn diag(&self) -> Vec<f64> {
+        let mut d = Vec::with_capacity(self.n());
+        for i in 0..self.nb {
+            let b = self.diag_block(i);
+            for a in 0..self.bs {
+                d.push(b[a * self.bs + a]);
+            }
+        }
+        d
+    }
+
+    /// `y = N x`. Shapes: `x`, `y` of length `n`. Allocation free after the first call (spill
+    /// buffers are pooled); parallel over the chunks fixed at construction.
+    pub fn matvec(&self, x: &[f64], y: &mut [f64]) {
+        assert_eq!(x.len(), self.n());
+        assert_eq!(y.len(), self.n());
+        if self.chunks.len() <= 1 {
+            let all = Chunk {
+                start: 0,
+                end: self.nb,
+                reach: self.nb,
+            };
+            match self.bs {
+                3 => self.chunk_product::<3>(all, x, y, &mut []),
+                _ => self.chunk_product::<1>(all, x, y, &mut []),
+            }
+            return;
+        }
+        let spill_len: usize = self
+            .chunks
+            .iter()
+            .map(|c| self.bs * (c.reach - c.end))
+            .sum();
+        let mut spill = self
+            .pool
+            .lock()
+            .ok()
+            .and_then(|mut p| p.pop())
+            .unwrap_or_default();
+        spill.resize(spill_len, 0.0);
+        match self.bs {
+            3 => self.par_product::<3>(&self.chunks, x, y, &mut spill),
+            _ => self.par_product::<1>(&self.chunks, x, y, &mut spill),
+        }
+        // add the spills, in chunk order, over disjoint pieces of y
+        let bs = self.bs;
+        let chunks = &self.chunks;
+        let spill_ref = &spill;
+        y.par_chunks_mut(bs * 4096)
+            .enumerate()
+            .for_each(|(piece, yp)| {
+                let lo = piece * 4096 * bs;
+                let hi = lo + yp.len();
+                let mut off = 0;
+                for c in chunks {
+                    let (s0, s1) = (bs * c.end, bs * c.reach);
+                    let (a, b) = (s0.max(lo), s1.min(hi));
+                    if a < b {
+                        let src = &spill_ref[off + a - s0..off + b - s0];
+                        for (d, s) in yp[a - lo..b - lo].iter_mut().zip(src) {
+                            *d += s;
+                        }
+                    }
+                    off += s1 - s0;
+                }
+            });
+        if let Ok(mut p) = self.pool.lock() {
+            p.push(spill);
+        }
+    }
+
+    /// Recursive split of the chunks over `rayon::join`: `y` and `spill` are cut at chunk
+    /// boundaries, so every task owns its pieces (no allocation, no atomics).
+    fn par_product<const BS: usize>(
+        &self,
+        chunks: &[Chunk],
+        x: &[f64],
+        y: &mut [f64],
+        spill: &mut [f64],
+    ) {
+        if chunks.len() == 1 {
+            self.chunk_product::<BS>(chunks[0], x, y, spill);
+            return;
+        }
+        let mid = chunks.len() / 2;
+        let (left, right) = chunks.split_at(mid);
+        let y_cut = BS * (right[0].start - chunks[0].start);
+        let s_cut: usize = left.iter().map(|c| BS * (c.reach - c.end)).sum();
+        let (y0, y1) = y.split_at_mut(y_cut);
+        let (s0, s1) = spill.split_at_mut(s_cut);
+        rayon::join(
+            || self.par_product::<BS>(left, x, y0, s0),
+            || self.par_product::<BS>(right, x, y1, s1),
+        );
+    }
+
+    /// Product of the block rows of one chunk: `y` holds its rows (`start..end`), `spill` the
+    /// rows `end..reach`; both are overwritten.
+    #[inline]
+    fn chunk_product<const BS: usize>(
+        &self,
+        c: Chunk,
+        x: &[f64],
+        y: &mut [f64],
+        spill: &mut [f64],
+    ) {
+        y.iter_mut().for_each(|v| *v = 0.0);
+        spill.iter_mut().for_each(|v| *v = 0.0);
+        let bb = BS * BS;
+        for i in c.start..c.end {
+            let (p0, p1) = (self.row_ptr[i], self.row_ptr[i + 1]);
+            let xi: [f64; BS] = x[BS * i..BS * i + BS].try_into().expect("block");
+            let mut yi = [0.0f64; BS];
+            let cols = &self.col[p0..p1];
+            let vals = &self.vals[p0 * bb..p1 * bb];
+            for (&j, blk) in cols.iter().zip(vals.chunks_exact(bb)) {
+                let j = j as usize;
+                let xj = &x[BS * j..BS * j + BS];
+                for a in 0..BS {
+                    let mut s = 0.0;
+                    for b in 0..BS {
+                        s += blk[a * BS + b] * xj[b];
+                    }
+                    yi[a] += s;
+                }
+                if j != i {
+                    let target = if j < c.end {
+                        &mut y[BS * (j - c.start)..BS * (j - c.start) + BS]
+                    } else {
+                        &mut spill[BS * (j - c.end)..BS * (j - c.end) + BS]
+                    };
+                    for b in 0..BS {
+                        let mut s = 0.0;
+                        for a in 0..BS {
+                            s += blk[a * BS + b] * xi[a];
+                        }
+                        target[b] += s;
+                    }
+                }
+            }
+            let own = &mut y[BS * (i - c.start)..BS * (i - c.start) + BS];
+            for a in 0..BS {
+                own[a] += yi[a];
+            }
+        }
+    }
+
+    fn lower(&self) -> &LowerIndex {
+        self.lower.get_or_init(|| {
+            let mut ptr = vec![0usize; self.nb + 1];
+            for i in 0..self.nb {
+                for &j in &self.col[self.row_ptr[i]..self.row_ptr[i + 1]] {
+                    if j as usize != i {
+                        ptr[j as usize + 1] += 1;
+                    }
+                }
+            }
+            for j in 0..self.nb {
+                ptr[j + 1] += ptr[j];
+            }
+            let mut cursor = ptr.clone();
+            let mut entries = vec![(0u32, 0u32); ptr[self.nb]];
+            for i in 0..self.nb {
+                for p in self.row_ptr[i]..self.row_ptr[i + 1] {
+                    let j = self.col[p] as usize;
+                    if j != i {
+                        entries[cursor[j]] = (i as u32, p as u32);
+                        cursor[j] += 1;
+                    }
+                }
+            }
+            LowerIndex { ptr, entries }
+        })
+    }
+
+    /// Build the transposed structure index now (it is otherwise built by the first call of
+    /// [`BlockSymMatrix::block_row_product`] or [`BlockSymMatrix::to_csc`]).
+    pub fn prepare_rows(&self) {
+        self.lower();
+    }
+
+    /// `out = (N x)_I`, block row `I` with the current `x` (length `bs`): the stored blocks of
+    /// row `I` and, through the transposed index, `B_KI^T x_K` for `K < I`. Shapes: `x` of
+    /// length `n`, `out` of length `bs`.
+    #[inline]
+    pub fn block_row_product(&self, i: usize, x: &[f64], out: &mut [f64]) {
+        let bs = self.bs;
+        let bb = bs * bs;
+        out.iter_mut().for_each(|v| *v = 0.0);
+        for p in self.row_ptr[i]..self.row_ptr[i + 1] {
+            let j = self.col[p] as usize;
+            let blk = &self.vals[p * bb..(p + 1) * bb];
+            for a in 0..bs {
+                for b in 0..bs {
+                    out[a] += blk[a * bs + b] * x[bs * j + b];
+                }
+            }
+        }
+        let low = self.lower();
+        for &(k, p) in &low.entries[low.ptr[i]..low.ptr[i + 1]] {
+            let (k, p) = (k as usize, p as usize);
+            let blk = &self.vals[p * bb..(p + 1) * bb];
+            for b in 0..bs {
+                for a in 0..bs {
+                    out[b] += blk[a * bs + b] * x[bs * k + a];
+                }
+            }
+        }
+    }
+
+    /// The full symmetric CSC matrix (both triangles), with exactly the entries it was built
+    /// from (see the module documentation).
+    pub fn to_csc(&self) -> Result<CscMatrix> {
+        let (bs, bb, nb) = (self.bs, self.bs * self.bs, self.nb);
+        let low = self.lower();
+        let nnz = self.full_nnz();
+        let mut col_ptr = Vec::with_capacity(bs * nb + 1);
+        let mut row_idx = Vec::with_capacity(nnz);
+        let mut values = Vec::with_capacity(nnz);
+        col_ptr.push(0);
+        for bj in 0..nb {
+            for b in 0..bs {
+                // column bs J + b: rows from blocks (K, J), K < J (entry (a, b) of B_KJ), then
+                // from blocks (J, L), L >= J (entry (b, a) of B_JL, by symmetry)
+                for &(k, p) in &low.entries[low.ptr[bj]..low.ptr[bj + 1]] {
+                    let (k, p) = (k as usize, p as usize);
+                    let mk = self.mask_of(p);
+                    for a in 0..bs {
+                        if mk & (1 << (a * bs + b)) != 0 {
+                            row_idx.push(bs * k + a);
+                            values.push(self.vals[p * bb + a * bs + b]);
+                        }
+                    }
+                }
+                for p in self.row_ptr[bj]..self.row_ptr[bj + 1] {
+                    let l = self.col[p] as usize;
+                    let mk = self.mask_of(p);
+                    for a in 0..bs {
+                        if mk & (1 << (b * bs + a)) != 0 {
+                            row_idx.push(bs * l + a);
+                            values.push(self.vals[p * bb + b * bs + a]);
+                        }
+                    }
+                }
+                col_ptr.push(row_idx.len());
+            }
+        }
+        CscMatrix::from_csc_parts(bs * nb, bs * nb, col_ptr, row_idx, values)
+    }
+
+    /// Largest eigenvalue by `iters` power iterations from the all-ones vector.
+    pub fn power_iteration(&self, iters: usize) -> f64 {
+        let n = self.n();
+        let (mut x, mut y) = (vec![0.0; n], vec![0.0; n]);
+        crate::linalg::power_iteration(
+            |x, y| self.matvec(x, y),
+            &mut x,
+            &mut y,
+            crate::linalg::PowerRule::Fixed { iters },
+        )
+        .0
+    }
+}
+
+/// Cut the block rows into about `threads` chunks of equal stored blocks (one chunk when the
+/// matrix is too small to pay for threads), and record how far each chunk's scatters reach.
+fn plan(row_ptr: &[usize], col: &[u32], threads: usize) -> Vec<Chunk> {
+    let nb = row_ptr.len() - 1;
+    let total = col.len();
+    let k = threads.min(total / PAR_MIN_BLOCKS_PER_CHUNK).max(1);
+    let mut chunks = Vec::with_capacity(k);
+    let mut start = 0;
+    for t in 1..=k {
+        let target = total * t / k;
+        let mut end = if t == k {
+            nb
+        } else {
+            row_ptr.partition_point(|&p| p < target).min(nb)
+        };
+        end = end.max(start);
+        if end > start {
+            let reach = col[row_ptr[start]..row_ptr[end]]
+                .iter()
+                .map(|&j| j as usize + 1)
+                .max()
+                .unwrap_or(end)
+                .max(end);
+            chunks.push(Chunk { start, end, reach });
+        }
+        start = end;
+    }
+    if chunks.is_empty() {
+        chunks.push(Chunk {
+            start: 0,
+            end: nb,
+            reach: nb,
+        });
+    }
+    chunks
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::SplitMix64;
+
+    /// Random symmetric matrix with a block pattern (some blocks partly stored).
+    fn random_sym(nb: usize, bs: usize, seed: u64, density: f64) -> CscMatrix {
+        let mut rng = SplitMix64::new(seed);
+        let mut t = Vec::new();
+        let n = nb * bs;
+        for i in 0..n {
+            t.push((i, i, 10.0 + rng.next_f64()));
+        }
+        for bi in 0..nb {
+            for bj in bi + 1..nb {
+                if rng.next_f64() < density {
+                    for a in 0..bs {
+                        for b in 0..bs {
+                            // leave a few entries out so masks are exercised
+                            if rng.next_f64() < 0.85 {
+                                let v = rng.next_f64() - 0.5;
+                                t.push((bs * bi + a, bs * bj + b, v));
+                                t.push((bs * bj + b, bs * bi + a, v));
+                            }
+                        }
+                    }
+                }
+            }
+            // off-diagonal entries inside the diagonal block
+            for a in 0..bs {
+                for b in 0..a {
+                    let v = rng.next_f64();
+                    t.push((bs * bi + a, bs * bi + b, v));
+                    t.push((bs * bi + b, bs * bi + a, v));
+                }
+            }
+        }
+        CscMatrix::from_triplets(n, n, &t).unwrap()
+    }
+
+    fn check_products(m: &CscMatrix, b: &BlockSymMatrix) {
+        let n = m.nrows();
+        let mut rng = SplitMix64::new(9);
+        let x: Vec<f64> = (0..n).map(|_| rng.next_f64() - 0.5).collect();
+        let (mut y0, mut y1) = (vec![0.0; n], vec![0.0; n]);
+        m.sym_matvec(&x, &mut y0);
+        b.matvec(&x, &mut y1);
+        let scale = y0.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+        for i in 0..n {
+            assert!(
+                (y0[i] - y1[i]).abs() <= 1e-13 * scale,
+                "row {i}: {} vs {}",
+                y0[i],
+                y1[i]
+            );
+        }
+        let bs = b.block_size();
+        let mut out = [0.0; 3];
+        for i in 0..b.n_block_rows() {
+            b.block_row_product(i, &x, &mut out[..bs]);
+            for a in 0..bs {
+                assert!((out[a] - y0[bs * i + a]).abs() <= 1e-13 * scale);
+            }
+        }
+    }
+
+    #[test]
+    fn products_and_round_trip_bs3_and_bs1() {
+        for (bs, nb) in [(3, 40), (1, 90)] {
+            let m = random_sym(nb, bs, 5 + bs as u64, 0.15);
+            let b = BlockSymMatrix::from_csc(&m, bs).unwrap();
+            check_products(&m, &b);
+            let back = b.to_csc().unwrap();
+            assert_eq!(back.col_ptr(), m.col_ptr());
+            assert_eq!(back.row_idx(), m.row_idx());
+            assert_eq!(back.values(), m.values());
+            assert_eq!(b.full_nnz(), m.nnz());
+            assert_eq!(b.mask.is_some(), bs == 3);
+        }
+    }
+
+    #[test]
+    fn parallel_chunks_agree_with_serial() {
+        let m = random_sym(400, 3, 3, 0.2);
+        let b = BlockSymMatrix::from_csc(&m, 3).unwrap();
+        // force four chunks whatever the pool size
+        let mut forced = b.clone();
+        forced.chunks = {
+            let nb = forced.nb;
+            let rp = &forced.row_ptr;
+            let c = &forced.col;
+            let cuts = [0, nb / 4, nb / 2, 3 * nb / 4, nb];
+            cuts.windows(2)
+                .map(|w| Chunk {
+                    start: w[0],
+                    end: w[1],
+                    reach: c[rp[w[0]]..rp[w[1]]]
+                        .iter()
+                        .map(|&j| j as usize + 1)
+                        .max()
+                        .unwrap()
+                        .max(w[1]),
+                })
+                .collect()
+        };
+        check_products(&m, &forced);
+        // a second product reuses the pooled buffer and gives the same bits
+        let x: Vec<f64> = (0..m.nrows()).map(|i| (i as f64).sin()).collect();
+        let (mut y1, mut y2) = (vec![0.0; x.len()], vec![0.0; x.len()]);
+        forced.matvec(&x, &mut y1);
+        forced.matvec(&x, &mut y2);
+        assert_eq!(y1, y2);
+    }
+
+    #[test]
+    fn bad_parts_are_refused() {
+        let e = BlockSymMatrix::from_upper_parts(3, 2, vec![0, 1, 2], vec![1, 0], vec![0.0; 18]);
+        assert!(matches!(
+            e,
+            Err(ProblemError::IndexOutOfRange { row: 1, col: 0, .. })
+        ));
+        let e = BlockSymMatrix::from_upper_parts(3, 2, vec![0, 1, 2], vec![0, 1], vec![0.0; 9]);
+        assert!(matches!(e, Err(ProblemError::SizeMismatch { .. })));
+        let mut v = vec![1.0; 18];
+        v[10] = f64::NAN;
+        let e = BlockSymMatrix::from_upper_parts(3, 2, vec![0, 1, 2], vec![0, 1], v);
+        assert!(matches!(e, Err(ProblemError::NonFinite { .. })));
+    }
+}
