@@ -160,6 +160,14 @@ pub enum ProblemError {
         /// The valid range.
         reason: String,
     },
+    /// The instance cannot be put on the requested operator storage.
+    #[error("operator {kind} is not available for this instance: {reason}")]
+    OperatorUnavailable {
+        /// The requested storage (`csc`, `block`, `matrix-free`).
+        kind: String,
+        /// Why not.
+        reason: String,
+    },
     /// Operating-system I/O error on a file.
     #[error("{}: {source}", path.display())]
     Io {

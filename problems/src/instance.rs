@@ -11,6 +11,7 @@
 use crate::constraints::{ConstraintSet, ProblemClass};
 use crate::error::{ProblemError, Result};
 use crate::linalg::CscMatrix;
+use crate::operator::{BlockSymMatrix, MatrixFree, OperatorKind, BLOCK_MIN_NNZ};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
@@ -67,7 +68,9 @@ impl Default for ValidationOptions {
 #[derive(Clone, Debug)]
 pub struct Instance {
     name: String,
-    n_mat: CscMatrix,
+    storage: Storage,
+    /// `N` in CSC form when the storage is not CSC, formed on first use of [`Instance::n_mat`].
+    csc: std::sync::OnceLock<CscMatrix>,
     /// `N^T` when `N` is not symmetric (Coulomb instances only), else `None`.
     n_mat_t: Option<CscMatrix>,
     class: ProblemClass,
@@ -114,7 +117,42 @@ impl Instance {
         let class = constraints.qp_class();
         Ok(Self {
             name: name.into(),
-            n_mat,
+            storage: Storage::Csc(n_mat),
+            csc: std::sync::OnceLock::new(),
+            n_mat_t: None,
+            class,
+            r,
+            constraints,
+            provenance,
+            hash: std::sync::OnceLock::new(),
+        }
+        .with_auto_operator())
+    }
+
+    /// Build an instance on the block storage ([`BlockSymMatrix`], symmetric by
+    /// construction) without forming the CSC matrix. Errors: [`ProblemError::SizeMismatch`]
+    /// (`r`, the set, or a block size other than the set's), [`ProblemError::NonFinite`] (in
+    /// `r`), and the constraint-set errors.
+    pub fn new_block(
+        name: impl Into<String>,
+        n_mat: BlockSymMatrix,
+        r: Vec<f64>,
+        constraints: ConstraintSet,
+        provenance: Provenance,
+    ) -> Result<Self> {
+        check_vector_and_set(n_mat.n(), &r, &constraints)?;
+        if n_mat.block_size() != constraints.block_size() {
+            return Err(ProblemError::SizeMismatch {
+                what: "block size of N against the constraint set".into(),
+                expected: constraints.block_size(),
+                found: n_mat.block_size(),
+            });
+        }
+        let class = constraints.qp_class();
+        Ok(Self {
+            name: name.into(),
+            storage: Storage::Block(n_mat),
+            csc: std::sync::OnceLock::new(),
             n_mat_t: None,
             class,
             r,
@@ -122,6 +160,171 @@ impl Instance {
             provenance,
             hash: std::sync::OnceLock::new(),
         })
+    }
+
+    /// Build an instance on the matrix-free operator `N = D^T M^-1 D` ([`MatrixFree`]),
+    /// symmetric positive semidefinite by construction. Errors: those of
+    /// [`Instance::new_block`] except the block size.
+    pub fn new_matrix_free(
+        name: impl Into<String>,
+        op: MatrixFree,
+        r: Vec<f64>,
+        constraints: ConstraintSet,
+        provenance: Provenance,
+    ) -> Result<Self> {
+        check_vector_and_set(op.n(), &r, &constraints)?;
+        let class = constraints.qp_class();
+        Ok(Self {
+            name: name.into(),
+            storage: Storage::MatrixFree(op),
+            csc: std::sync::OnceLock::new(),
+            n_mat_t: None,
+            class,
+            r,
+            constraints,
+            provenance,
+            hash: std::sync::OnceLock::new(),
+        })
+    }
+
+    /// The automatic storage choice: a symmetric CSC `N` with at least [`BLOCK_MIN_NNZ`]
+    /// stored entries moves to the block storage (products 3-5x faster and 4x smaller on
+    /// granular instances); smaller ones stay CSC (bit-identical to earlier results).
+    fn with_auto_operator(mut self) -> Self {
+        let bs = self.constraints.block_size();
+        if let Storage::Csc(m) = &self.storage {
+            if self.n_mat_t.is_none() && m.nnz() >= BLOCK_MIN_NNZ {
+                // the conversion only fails on shapes the instance checks already excluded
+                if let Ok(b) = BlockSymMatrix::from_csc(m, bs) {
+                    self.storage = Storage::Block(b);
+                }
+            }
+        }
+        self
+    }
+
+    /// The same instance on another storage ([`OperatorKind`]): CSC and block convert both
+    /// ways exactly (same entries, same content hash); a matrix-free instance can be formed
+    /// into CSC or block storage. Errors: [`ProblemError::OperatorUnavailable`] for
+    /// [`OperatorKind::MatrixFree`] from a stored matrix (its factors are not known) and for
+    /// block storage of a non-symmetric `W`.
+    pub fn with_operator(mut self, kind: OperatorKind) -> Result<Self> {
+        if kind == self.operator_kind() {
+            return Ok(self);
+        }
+        let unavailable = |reason: &str| ProblemError::OperatorUnavailable {
+            kind: kind.to_string(),
+            reason: reason.into(),
+        };
+        let bs = self.constraints.block_size();
+        let storage = match (kind, &self.storage) {
+            (OperatorKind::MatrixFree, _) => return Err(unavailable(
+                "the instance holds N, not its factors D and M (export them with the generator)",
+            )),
+            (OperatorKind::Block, _) if self.n_mat_t.is_some() => {
+                return Err(unavailable("block storage needs a symmetric N"))
+            }
+            (OperatorKind::Block, Storage::Csc(m)) => {
+                Storage::Block(BlockSymMatrix::from_csc(m, bs)?)
+            }
+            (OperatorKind::Block, Storage::MatrixFree(op)) => {
+                Storage::Block(BlockSymMatrix::from_csc(&op.to_csc()?, bs)?)
+            }
+            (OperatorKind::Csc, Storage::Block(b)) => Storage::Csc(b.to_csc()?),
+            (OperatorKind::Csc, Storage::MatrixFree(op)) => Storage::Csc(op.to_csc()?),
+            _ => return Ok(self),
+        };
+        if matches!(self.storage, Storage::MatrixFree(_)) {
+            // a different operator representation: the hash follows the stored data
+            self.hash = std::sync::OnceLock::new();
+        }
+        self.storage = storage;
+        self.csc = std::sync::OnceLock::new();
+        Ok(self)
+    }
+
+    /// The block storage of `N`, when that is the instance's storage.
+    pub fn block_matrix(&self) -> Option<&BlockSymMatrix> {
+        match &self.storage {
+            Storage::Block(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    /// The matrix-free operator, when that is the instance's storage.
+    pub fn matrix_free(&self) -> Option<&MatrixFree> {
+        match &self.storage {
+            Storage::MatrixFree(op) => Some(op),
+            _ => None,
+        }
+    }
+
+    /// Diagonal block `c` of `N` (row-major, `bs^2` numbers of the first `bs^2` entries, `bs`
+    /// the constraint set's block size). Cheap on every storage.
+    pub fn diag_block(&self, c: usize) -> [f64; 9] {
+        let bs = self.constraints.block_size();
+        match &self.storage {
+            Storage::Csc(m) => {
+                let mut out = [0.0; 9];
+                for a in 0..bs {
+                    for b in 0..bs {
+                        out[a * bs + b] = m.get(bs * c + a, bs * c + b);
+                    }
+                }
+                out
+            }
+            Storage::Block(bm) => bm.diag_block(c),
+            Storage::MatrixFree(op) => op.diag_block(c, bs),
+        }
+    }
+
+    /// State for Gauss-Seidel row access ([`Instance::block_row`]): the velocity
+    /// `v = M^-1 D gamma` on the matrix-free storage (length `m`), empty otherwise.
+    pub fn row_state(&self, gamma: &[f64]) -> RowState {
+        let mut st = RowState { v: Vec::new() };
+        self.refresh_row_state(gamma, &mut st);
+        st
+    }
+
+    /// Bring a [`RowState`] up to date with `gamma` (one product's worth of work on the
+    /// matrix-free storage, nothing otherwise; no allocation after the first call).
+    pub fn refresh_row_state(&self, gamma: &[f64], st: &mut RowState) {
+        match &self.storage {
+            Storage::MatrixFree(op) => {
+                st.v.resize(op.m(), 0.0);
+                op.velocity_of(gamma, &mut st.v);
+            }
+            Storage::Block(b) => b.prepare_rows(),
+            Storage::Csc(_) => {}
+        }
+    }
+
+    /// `out = (N gamma)_c` for block `c` (length `bs`) with the current `gamma`, on every
+    /// storage: a column gather of the row matrix (CSC), the stored row plus the transposed
+    /// index (block), `D_c^T v` (matrix-free, `st` current).
+    #[inline]
+    pub fn block_row(&self, c: usize, gamma: &[f64], st: &RowState, out: &mut [f64]) {
+        let bs = out.len();
+        match &self.storage {
+            Storage::Csc(_) => {
+                let rows = self.row_matrix();
+                for (a, o) in out.iter_mut().enumerate() {
+                    let (ri, va) = rows.col(bs * c + a);
+                    *o = ri.iter().zip(va).map(|(&k, &v)| v * gamma[k]).sum();
+                }
+            }
+            Storage::Block(b) => b.block_row_product(c, gamma, out),
+            Storage::MatrixFree(op) => op.block_row(c, bs, &st.v, out),
+        }
+    }
+
+    /// Tell the row state that `gamma_c` changed by `delta` (length `bs`): `v += M^-1 D_c
+    /// delta` on the matrix-free storage, nothing otherwise.
+    #[inline]
+    pub fn block_changed(&self, c: usize, delta: &[f64], st: &mut RowState) {
+        if let Storage::MatrixFree(op) = &self.storage {
+            op.block_changed(c, delta.len(), delta, &mut st.v);
+        }
     }
 
     /// Validate and build a Coulomb instance ([`ProblemClass::Coulomb`]): `u = W r + q` with
@@ -150,7 +353,8 @@ impl Instance {
             let n_mat_t = Some(w.transpose());
             return Ok(Self {
                 name: name.into(),
-                n_mat: w,
+                storage: Storage::Csc(w),
+                csc: std::sync::OnceLock::new(),
                 n_mat_t,
                 class: ProblemClass::Coulomb,
                 r: q,
@@ -177,13 +381,55 @@ impl Instance {
 
     /// The Delassus matrix `N` (`n x n`, full storage; symmetric unless
     /// [`Instance::is_symmetric`] is false, possible only for a Coulomb instance).
+    ///
+    /// On the block or matrix-free storage the CSC matrix is formed on first use and kept
+    /// (memory: `16 nnz(N)` bytes): meant for solvers that factorise `N`. Writers that need it
+    /// once use [`Instance::csc`].
     pub fn n_mat(&self) -> &CscMatrix {
-        &self.n_mat
+        match &self.storage {
+            Storage::Csc(m) => m,
+            _ => self.csc.get_or_init(|| self.form_csc()),
+        }
+    }
+
+    /// `N` in CSC form, borrowed when that is the storage (or already formed), else formed
+    /// for the caller and not kept.
+    pub fn csc(&self) -> std::borrow::Cow<'_, CscMatrix> {
+        match (&self.storage, self.csc.get()) {
+            (Storage::Csc(m), _) => std::borrow::Cow::Borrowed(m),
+            (_, Some(m)) => std::borrow::Cow::Borrowed(m),
+            _ => std::borrow::Cow::Owned(self.form_csc()),
+        }
+    }
+
+    fn form_csc(&self) -> CscMatrix {
+        match &self.storage {
+            Storage::Csc(m) => m.clone(),
+            // both conversions only re-arrange validated finite entries
+            Storage::Block(b) => b.to_csc().expect("block storage forms a valid CSC matrix"),
+            Storage::MatrixFree(op) => op.to_csc().expect("D^T M^-1 D of finite factors"),
+        }
+    }
+
+    /// Number of stored entries of `N` in CSC form (both triangles), without forming it on
+    /// the block storage; for the matrix-free storage, that of `D`.
+    pub fn nnz(&self) -> usize {
+        match &self.storage {
+            Storage::Csc(m) => m.nnz(),
+            Storage::Block(b) => b.full_nnz(),
+            Storage::MatrixFree(op) => op.d().nnz(),
+        }
     }
 
     /// Consume the instance and return `N` and `r` (e.g. to reuse their storage).
     pub fn into_matrix_and_r(self) -> (CscMatrix, Vec<f64>) {
-        (self.n_mat, self.r)
+        match self.storage {
+            Storage::Csc(m) => (m, self.r),
+            _ => {
+                let m = self.csc.get().cloned().unwrap_or_else(|| self.form_csc());
+                (m, self.r)
+            }
+        }
     }
 
     /// Replace `r` by `r_new` in place (no allocation), e.g. the shifted `r` of De Saxce's
@@ -232,14 +478,41 @@ impl Instance {
 
     /// A matrix whose column `i` holds row `i` of `N`: `N` itself when symmetric, the stored
     /// `N^T` otherwise. Row products `(N x)_i` are dot products along its column `i`.
+    ///
+    /// Forms `N` in CSC form on the block and matrix-free storages ([`Instance::n_mat`]);
+    /// Gauss-Seidel solvers use [`Instance::block_row`] instead.
     pub fn row_matrix(&self) -> &CscMatrix {
-        self.n_mat_t.as_ref().unwrap_or(&self.n_mat)
+        self.n_mat_t.as_ref().unwrap_or_else(|| self.n_mat())
     }
 
-    /// `y = N x` (one product; parallel gather, also for a non-symmetric `N`). Shapes: `n`.
+    /// `y = N x` (one product; parallel, on whichever storage the instance holds; also for a
+    /// non-symmetric `N`). Shapes: `n`.
     #[inline]
     pub fn matvec(&self, x: &[f64], y: &mut [f64]) {
-        self.row_matrix().sym_matvec(x, y);
+        match &self.storage {
+            Storage::Csc(m) => self.n_mat_t.as_ref().unwrap_or(m).sym_matvec(x, y),
+            Storage::Block(b) => b.matvec(x, y),
+            Storage::MatrixFree(op) => op.matvec(x, y),
+        }
+    }
+
+    /// Largest eigenvalue of `N` by `iters` power iterations from the all-ones vector.
+    pub fn power_iteration(&self, iters: usize) -> f64 {
+        match &self.storage {
+            Storage::Csc(m) => m.power_iteration(iters),
+            Storage::Block(b) => b.power_iteration(iters),
+            Storage::MatrixFree(_) => {
+                let n = self.n();
+                let (mut x, mut y) = (vec![0.0; n], vec![0.0; n]);
+                crate::linalg::power_iteration(
+                    |x, y| self.matvec(x, y),
+                    &mut x,
+                    &mut y,
+                    crate::linalg::PowerRule::Fixed { iters },
+                )
+                .0
+            }
+        }
     }
 
     /// The Coulomb problem on this CCP instance's data ([`ProblemClass::Coulomb`]): same `N`,
@@ -273,7 +546,7 @@ impl Instance {
             });
         }
         if !self.is_symmetric() {
-            let (relative, max_abs, row, col) = self.n_mat.asymmetry();
+            let (relative, max_abs, row, col) = self.n_mat().asymmetry();
             return Err(ProblemError::Asymmetric {
                 relative,
                 tol: 0.0,
@@ -287,7 +560,8 @@ impl Instance {
         prov.derivation = "ccp-relaxation".into();
         Ok(Instance {
             name: format!("{base}__ccp"),
-            n_mat: self.n_mat.clone(),
+            storage: self.storage.clone(),
+            csc: self.csc.clone(),
             n_mat_t: None,
             class: ProblemClass::Ccp,
             r: self.r.clone(),
@@ -298,15 +572,25 @@ impl Instance {
     }
 
     /// The storage behind `N`-products ([`crate::operator`]).
-    pub fn operator_kind(&self) -> crate::OperatorKind {
-        crate::OperatorKind::Csc
+    pub fn operator_kind(&self) -> OperatorKind {
+        match &self.storage {
+            Storage::Csc(_) => OperatorKind::Csc,
+            Storage::Block(_) => OperatorKind::Block,
+            Storage::MatrixFree(_) => OperatorKind::MatrixFree,
+        }
     }
 
     /// Bytes one `N`-product reads from the operator's arrays (values and indices; not `x`
     /// and `y`): the memory traffic a product cannot avoid, for bandwidth estimates.
     pub fn operator_bytes(&self) -> u64 {
-        let m = self.row_matrix();
-        (m.nnz() * (8 + std::mem::size_of::<usize>()) + m.col_ptr().len() * 8) as u64
+        match &self.storage {
+            Storage::Csc(m) => {
+                let m = self.n_mat_t.as_ref().unwrap_or(m);
+                (m.nnz() * (8 + std::mem::size_of::<usize>()) + m.col_ptr().len() * 8) as u64
+            }
+            Storage::Block(b) => b.bytes(),
+            Storage::MatrixFree(op) => op.bytes(),
+        }
     }
 
     /// Number of unknowns `n`.
@@ -327,8 +611,7 @@ impl Instance {
     /// Content hash: SHA-256 (hex) of the class, `N` (structure and value bits), `r` and the
     /// constraint data. Independent of name and provenance.
     pub fn hash(&self) -> &str {
-        self.hash
-            .get_or_init(|| content_hash(self.class, &self.n_mat, &self.r, &self.constraints))
+        self.hash.get_or_init(|| self.compute_hash())
     }
 
     /// `g = N gamma + r` into `g` (one `N`-product). Shapes: length `n`.
@@ -358,7 +641,7 @@ impl Instance {
             });
         }
         let idx: Vec<usize> = (0..self.n()).step_by(3).collect();
-        let n_mat = self.n_mat.principal_submatrix(&idx);
+        let n_mat = self.csc().principal_submatrix(&idx);
         let r = idx.iter().map(|&i| self.r[i]).collect();
         let mut prov = self.provenance.clone();
         prov.derivation = "normal-block-lcp".into();
@@ -384,6 +667,61 @@ pub fn objective_from_gradient(gamma: &[f64], g: &[f64], r: &[f64]) -> f64 {
         .map(|((x, gi), ri)| x * (gi + ri))
         .sum::<f64>()
         * 0.5
+}
+
+impl Instance {
+    fn compute_hash(&self) -> String {
+        match &self.storage {
+            Storage::Csc(m) => content_hash(self.class, m, &self.r, &self.constraints),
+            // the hash of the CSC form: independent of the storage
+            Storage::Block(_) => content_hash(self.class, &self.csc(), &self.r, &self.constraints),
+            Storage::MatrixFree(op) => {
+                // its own data: D, the diagonal of M, r, the set
+                let mut h = Sha256::new();
+                h.update(b"matrix-free");
+                h.update(content_hash(self.class, op.d(), &self.r, &self.constraints));
+                for v in op.mass_diagonal() {
+                    h.update(v.to_bits().to_le_bytes());
+                }
+                h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+            }
+        }
+    }
+}
+
+/// Gauss-Seidel row-access state of an instance ([`Instance::row_state`]).
+#[derive(Clone, Debug, Default)]
+pub struct RowState {
+    /// `v = M^-1 D gamma` on the matrix-free storage; empty otherwise.
+    v: Vec<f64>,
+}
+
+/// The storage behind `N` ([`OperatorKind`]).
+#[derive(Clone, Debug)]
+enum Storage {
+    Csc(CscMatrix),
+    Block(BlockSymMatrix),
+    MatrixFree(MatrixFree),
+}
+
+/// Checks of `r` and the set against `n`.
+fn check_vector_and_set(n: usize, r: &[f64], constraints: &ConstraintSet) -> Result<()> {
+    if r.len() != n {
+        return Err(ProblemError::SizeMismatch {
+            what: "r".into(),
+            expected: n,
+            found: r.len(),
+        });
+    }
+    if let Some((i, &v)) = r.iter().enumerate().find(|(_, v)| !v.is_finite()) {
+        return Err(ProblemError::NonFinite {
+            what: "r".into(),
+            position: format!("[{i}]"),
+            value: v,
+        });
+    }
+    constraints.validate(n)?;
+    Ok(())
 }
 
 /// The checks of [`Instance::new`] other than symmetry.

@@ -44,3 +44,5 @@ impl fmt::Display for OperatorKind {
 
 mod block;
 pub use block::{BlockSymMatrix, BLOCK_MIN_NNZ};
+mod matfree;
+pub use matfree::{MassInverse, MatrixFree};
