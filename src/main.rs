@@ -79,6 +79,20 @@ pub enum ClassArg {
     Coulomb,
 }
 
+/// `--operator` values: the storage behind `N`-products.
+#[derive(Clone, Copy, Default, ValueEnum)]
+pub enum OperatorArg {
+    /// Block storage from 2M stored entries of N, CSC below (results bit-identical to CSC).
+    #[default]
+    Auto,
+    /// Full symmetric compressed sparse columns.
+    Csc,
+    /// Symmetric 3x3 (or 1x1) block storage, upper triangle, u32 indices.
+    Block,
+    /// D^T M^-1 D from the factors (instances that carry D and M).
+    MatrixFree,
+}
+
 /// How instance files are read (shared by several subcommands).
 #[derive(Args)]
 pub struct ReadArgs {
@@ -88,9 +102,27 @@ pub struct ReadArgs {
     /// Replace a non-symmetric N by (N + N^T)/2 (recorded in the provenance).
     #[arg(long)]
     pub symmetrize: bool,
+    /// Storage of N for the products (shown by `info`, recorded in the manifest).
+    #[arg(long, value_enum, default_value = "auto")]
+    pub operator: OperatorArg,
 }
 
 impl ReadArgs {
+    /// Put a loaded instance on the storage `--operator` asks for (`auto`: as loaded).
+    /// Errors: [`cpbench_problems::ProblemError::OperatorUnavailable`].
+    pub fn apply_operator(
+        &self,
+        inst: cpbench_problems::Instance,
+    ) -> Result<cpbench_problems::Instance, cpbench_problems::ProblemError> {
+        use cpbench_problems::OperatorKind;
+        match self.operator {
+            OperatorArg::Auto => Ok(inst),
+            OperatorArg::Csc => inst.with_operator(OperatorKind::Csc),
+            OperatorArg::Block => inst.with_operator(OperatorKind::Block),
+            OperatorArg::MatrixFree => inst.with_operator(OperatorKind::MatrixFree),
+        }
+    }
+
     /// The load options these arguments select.
     pub fn options(&self) -> LoadOptions {
         LoadOptions {

@@ -330,7 +330,7 @@ pub fn instance_entry(inst: &Instance) -> InstanceEntry {
         name: inst.name().to_string(),
         class: inst.class().as_str().to_string(),
         n: inst.n(),
-        nnz: inst.n_mat().nnz(),
+        nnz: inst.nnz(),
         hash: inst.hash().to_string(),
         provenance: inst.provenance().clone(),
     }

@@ -450,7 +450,7 @@ pub fn run(instances: &[Instance], cfg: &RunConfig) -> Result<RunOutcome> {
             instance: t.inst.name().to_string(),
             class: t.inst.class().as_str().to_string(),
             n: t.inst.n(),
-            nnz: t.inst.n_mat().nnz(),
+            nnz: t.inst.nnz(),
             solver: spec.label.clone(),
             settings_hash: hashes[t.solver][t.profile].clone(),
             status: res.status.as_str().to_string(),

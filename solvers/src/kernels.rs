@@ -66,6 +66,30 @@ pub fn gather_block(mat: &CscMatrix, r: &[f64], x: &[f64], o: usize, out: &mut [
     }
 }
 
+/// `out = (N x + r)_c` for block `c` (length `out.len()`, the block size) on any storage of
+/// the instance: [`gather_block`] on CSC (unchanged summation order), else
+/// [`Instance::block_row`] with the row state `st` (kept current by the caller through
+/// [`Instance::block_changed`]) plus `r`. Allocation free.
+#[inline]
+pub fn gather_row(
+    inst: &Instance,
+    st: &cpbench_problems::RowState,
+    x: &[f64],
+    c: usize,
+    out: &mut [f64],
+) {
+    let bs = out.len();
+    let r = inst.r();
+    if inst.operator_kind() == cpbench_problems::OperatorKind::Csc {
+        gather_block(inst.row_matrix(), r, x, bs * c, out);
+    } else {
+        inst.block_row(c, x, st, out);
+        for (o, ri) in out.iter_mut().zip(&r[bs * c..bs * c + bs]) {
+            *o += ri;
+        }
+    }
+}
+
 /// `Ok` when `solver` supports `class`, else [`SolverError::WrongClass`] naming the classes it
 /// does support (of [`ProblemClass::ALL`]).
 pub fn check_class(solver: &dyn Solver, class: ProblemClass) -> Result<(), SolverError> {

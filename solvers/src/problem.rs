@@ -65,6 +65,6 @@ impl<'a> Problem<'a> {
     /// (counted as `iters` products).
     pub fn lambda_max(&self, iters: usize) -> f64 {
         self.add_matvecs(iters as u64);
-        self.instance.n_mat().power_iteration(iters)
+        self.instance.power_iteration(iters)
     }
 }

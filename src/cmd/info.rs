@@ -12,8 +12,8 @@ use cpbench_solvers::{ExecSettings, Executor, SolveResult};
 /// Print class, sizes, nnz, symmetry error, `mu` range and norms of the instance at `path`;
 /// for a bundle also the number of duplicate `N.mtx` entries that were summed.
 pub fn info(path: &std::path::Path, read: &ReadArgs) -> Result<(), AnyError> {
-    let inst = load(path, &read.options())?;
-    let n_mat = inst.n_mat();
+    let inst = read.apply_operator(load(path, &read.options())?)?;
+    let n_mat = inst.csc();
     let diag = n_mat.diag();
     let (dmin, dmax) = diag
         .iter()
@@ -25,6 +25,11 @@ pub fn info(path: &std::path::Path, read: &ReadArgs) -> Result<(), AnyError> {
     println!("n               {}", inst.n());
     println!("blocks          {}", inst.n_blocks());
     println!("nnz(N)          {}", n_mat.nnz());
+    println!(
+        "operator        {} ({:.1} MB read per product)",
+        inst.operator_kind(),
+        inst.operator_bytes() as f64 / 1e6
+    );
     if path.is_dir() {
         let dups = inst
             .provenance()
@@ -56,7 +61,7 @@ pub fn info(path: &std::path::Path, read: &ReadArgs) -> Result<(), AnyError> {
     println!("||N||_F         {:.6e}", n_mat.frobenius_norm());
     println!(
         "lambda_max(N)   {:.6e} (50 power iterations)",
-        n_mat.power_iteration(50)
+        inst.power_iteration(50)
     );
     println!("diag(N) range   [{dmin:.6e}, {dmax:.6e}]");
     println!("||r||_2         {:.6e}", norm2(inst.r()));

@@ -157,7 +157,10 @@ pub fn run(a: RunArgs) -> Result<(), AnyError> {
     let mut instances = Vec::new();
     let mut load_errors = Vec::new();
     for entry in &suite.entries {
-        match entry.load() {
+        match entry
+            .load()
+            .and_then(|i| a.read.apply_operator(i).map_err(Into::into))
+        {
             Ok(i) => instances.push(i),
             Err(e) if !a.fail_fast => {
                 eprintln!("load error: {e}");

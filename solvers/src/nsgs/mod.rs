@@ -44,7 +44,7 @@
 //! `local_problem_test` 2985, `OneObject-i100000-499`, where Siconos' NSGS ends at `2e-3`,
 //! 2773), and to `1e-10` too.
 
-use crate::kernels::{coulomb_mu, diag_block3, gather_block, lambda_max3, sym_part3, trace_mean3};
+use crate::kernels::{coulomb_mu, gather_row, lambda_max3, sym_part3, trace_mean3};
 use crate::problem::Problem;
 use crate::settings::{SolverSettings, Validator};
 use crate::solver::{Solver, StepOutcome, StepResult};
@@ -193,6 +193,7 @@ pub struct Nsgs {
     /// Local steps `rho_c` (0: the block vanishes, the contact is skipped).
     rho: Vec<f64>,
     order: Vec<usize>,
+    rows: cpbench_problems::RowState,
     rng: SplitMix64,
     local_iters: u64,
     aa: Anderson,
@@ -208,6 +209,7 @@ impl Nsgs {
             blocks: Vec::new(),
             rho: Vec::new(),
             order: Vec::new(),
+            rows: Default::default(),
             rng,
             local_iters: 0,
             aa: Anderson::default(),
@@ -353,12 +355,12 @@ impl Solver for Nsgs {
     }
 
     fn init(&mut self, problem: &Problem, _state: &mut IterState) -> Result<(), SolverError> {
-        let w = problem.instance().n_mat();
+        let inst = problem.instance();
         let nc = problem.n() / 3;
         self.blocks = Vec::with_capacity(nc);
         self.rho = Vec::with_capacity(nc);
         for c in 0..nc {
-            let b = diag_block3(w, c);
+            let b = inst.diag_block(c);
             let m = sym_part3(&b);
             let scale = match self.settings.local_rho {
                 LocalRho::MaxEigen => lambda_max3(&m),
@@ -386,8 +388,6 @@ impl Solver for Nsgs {
     fn step(&mut self, problem: &Problem, state: &mut IterState) -> StepResult {
         let inst = problem.instance();
         let mu = coulomb_mu(self, inst)?;
-        let rows = inst.row_matrix();
-        let lin = inst.r();
         let s = &self.settings;
         if s.shuffle {
             // Fisher-Yates, allocation free
@@ -401,6 +401,7 @@ impl Solver for Nsgs {
             self.aa.x.copy_from_slice(&state.gamma);
         }
         let reaction = &mut state.gamma;
+        inst.refresh_row_state(reaction, &mut self.rows);
         for &c in &self.order {
             let rho = self.rho[c];
             if rho == 0.0 {
@@ -410,7 +411,7 @@ impl Solver for Nsgs {
             let b = &self.blocks[c];
             // lin_c = (W gamma + lin)_c - W_cc gamma_c, with the latest gamma (row c of W)
             let mut u = [0.0; 3];
-            gather_block(rows, lin, reaction, o, &mut u);
+            gather_row(inst, &self.rows, reaction, c, &mut u);
             let rc = &mut reaction[o..o + 3];
             let old = [rc[0], rc[1], rc[2]];
             let br = mul3(b, rc);
@@ -424,6 +425,8 @@ impl Solver for Nsgs {
                 }
                 project_coulomb_cone(rc, mu[c]);
             }
+            let delta = [rc[0] - old[0], rc[1] - old[1], rc[2] - old[2]];
+            inst.block_changed(c, &delta, &mut self.rows);
         }
         problem.add_matvecs(1);
         if m > 0 {

@@ -24,7 +24,7 @@
 //! `step` allocates the dense `n x n` Jacobian and its LU (faer); the vectors are allocated
 //! in `init`. Each Newton step counts one product for `u` and one per line-search trial.
 
-use crate::kernels::{coulomb_mu, diag_block3, lambda_max3, sym_part3};
+use crate::kernels::{coulomb_mu, lambda_max3, sym_part3};
 use crate::problem::Problem;
 use crate::settings::{SolverSettings, Validator};
 use crate::solver::{Solver, StepOutcome, StepResult};
@@ -242,11 +242,10 @@ impl Solver for NsnAc {
                 reason: "the instance is larger than max_n (dense Jacobian)",
             });
         }
-        let w = problem.instance().n_mat();
         let nc = n / 3;
         self.rho = (0..nc)
             .map(|c| {
-                let l = lambda_max3(&sym_part3(&diag_block3(w, c)));
+                let l = lambda_max3(&sym_part3(&problem.instance().diag_block(c)));
                 if l > 0.0 {
                     1.0 / l
                 } else {

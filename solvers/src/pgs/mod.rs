@@ -12,7 +12,7 @@
 //! where the trace step is not a descent step for the block (it diverges on Siconos'
 //! `Rover4396`) and `lambda_max(N_cc)` is used instead.
 
-use crate::kernels::{diag_block3, gather_block, lambda_max3, trace_mean3};
+use crate::kernels::{gather_row, lambda_max3, trace_mean3};
 use crate::problem::Problem;
 use crate::settings::{SolverSettings, Validator};
 use crate::solver::{Solver, StepOutcome, StepResult};
@@ -68,15 +68,15 @@ impl SolverSettings for PgsSettings {
 /// skipped). Shared with projected Jacobi.
 pub(crate) fn block_scales(problem: &Problem, rule: BlockStep) -> Vec<f64> {
     let bs = problem.constraints().block_size();
-    let n_mat = problem.instance().n_mat();
+    let inst = problem.instance();
     let nb = problem.n() / bs;
     let mut d = Vec::with_capacity(nb);
     for c in 0..nb {
         if bs == 1 {
-            d.push(n_mat.get(c, c).max(0.0));
+            d.push(inst.diag_block(c)[0].max(0.0));
             continue;
         }
-        let b = diag_block3(n_mat, c);
+        let b = inst.diag_block(c);
         let trace3 = trace_mean3(&b);
         let lmax = || lambda_max3(&b);
         let dc = match rule {
@@ -102,6 +102,7 @@ pub struct Pgs {
     settings: PgsSettings,
     d: Vec<f64>,
     guarded_blocks: usize,
+    rows: cpbench_problems::RowState,
 }
 
 impl Pgs {
@@ -112,6 +113,7 @@ impl Pgs {
             settings,
             d: Vec::new(),
             guarded_blocks: 0,
+            rows: Default::default(),
         })
     }
 }
@@ -134,12 +136,11 @@ impl Solver for Pgs {
 
     fn step(&mut self, problem: &Problem, state: &mut IterState) -> StepResult {
         let inst = problem.instance();
-        let n_mat = inst.n_mat();
-        let r = inst.r();
         let k = problem.constraints();
         let bs = k.block_size();
         let (omega, lambda) = (self.settings.omega, self.settings.lambda);
         let gamma = &mut state.gamma;
+        inst.refresh_row_state(gamma, &mut self.rows);
         let mut g = [0.0f64; 3];
         let mut old = [0.0f64; 3];
         for (c, &dc) in self.d.iter().enumerate() {
@@ -147,8 +148,7 @@ impl Solver for Pgs {
                 continue;
             }
             let o = c * bs;
-            // rows o.. of the symmetric N are its columns o..
-            gather_block(n_mat, r, gamma, o, &mut g[..bs]);
+            gather_row(inst, &self.rows, gamma, c, &mut g[..bs]);
             let blk = &mut gamma[o..o + bs];
             old[..bs].copy_from_slice(blk);
             let t = omega / dc;
@@ -161,6 +161,10 @@ impl Solver for Pgs {
                     blk[i] = lambda * blk[i] + (1.0 - lambda) * old[i];
                 }
             }
+            for i in 0..bs {
+                old[i] = blk[i] - old[i];
+            }
+            inst.block_changed(c, &old[..bs], &mut self.rows);
         }
         problem.add_matvecs(1);
         Ok(StepOutcome::Continue)
