@@ -194,6 +194,10 @@ impl Instance {
         let bs = self.constraints.block_size();
         if let Storage::Csc(m) = &self.storage {
             if self.n_mat_t.is_none() && m.nnz() >= BLOCK_MIN_NNZ {
+                // hash now, while the CSC arrays exist (afterwards it would form them again)
+                let _ = self
+                    .hash
+                    .get_or_init(|| content_hash(self.class, m, &self.r, &self.constraints));
                 // the conversion only fails on shapes the instance checks already excluded
                 if let Ok(b) = BlockSymMatrix::from_csc(m, bs) {
                     self.storage = Storage::Block(b);
@@ -752,26 +756,58 @@ fn check_parts(n_mat: &CscMatrix, r: &[f64], constraints: &ConstraintSet) -> Res
 }
 
 fn content_hash(class: ProblemClass, n_mat: &CscMatrix, r: &[f64], k: &ConstraintSet) -> String {
-    let mut h = Sha256::new();
-    h.update(class.as_str().as_bytes());
-    h.update((r.len() as u64).to_le_bytes());
+    let mut h = HashFeed::default();
+    h.h.update(class.as_str().as_bytes());
+    h.h.update((r.len() as u64).to_le_bytes());
     for &p in n_mat.col_ptr() {
-        h.update((p as u64).to_le_bytes());
+        h.push((p as u64).to_le_bytes());
     }
     for &i in n_mat.row_idx() {
-        h.update((i as u64).to_le_bytes());
+        h.push((i as u64).to_le_bytes());
     }
     for &v in n_mat.values() {
-        h.update(v.to_bits().to_le_bytes());
+        h.push(v.to_bits().to_le_bytes());
     }
     for &v in r {
-        h.update(v.to_bits().to_le_bytes());
+        h.push(v.to_bits().to_le_bytes());
     }
     let (a, b) = k.parameters();
     for v in a.iter().chain(b) {
-        h.update(v.to_bits().to_le_bytes());
+        h.push(v.to_bits().to_le_bytes());
     }
-    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    h.flush();
+    h.h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// SHA-256 fed 8 bytes at a time through a 64 KiB buffer: the same digest as one `update`
+/// per number, at memory speed instead of a function call per number.
+struct HashFeed {
+    h: Sha256,
+    buf: Vec<u8>,
+}
+
+impl Default for HashFeed {
+    fn default() -> Self {
+        Self {
+            h: Sha256::new(),
+            buf: Vec::with_capacity(1 << 16),
+        }
+    }
+}
+
+impl HashFeed {
+    #[inline]
+    fn push(&mut self, b: [u8; 8]) {
+        self.buf.extend_from_slice(&b);
+        if self.buf.len() >= 1 << 16 {
+            self.flush();
+        }
+    }
+
+    fn flush(&mut self) {
+        self.h.update(&self.buf);
+        self.buf.clear();
+    }
 }
 
 #[cfg(test)]

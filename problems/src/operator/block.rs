@@ -458,44 +458,70 @@ impl BlockSymMatrix {
         y: &mut [f64],
         spill: &mut [f64],
     ) {
+        if BS == 3 {
+            self.chunk_product3(c, x, y, spill);
+        } else {
+            self.chunk_product1(c, x, y, spill);
+        }
+    }
+
+    /// [`BlockSymMatrix::chunk_product`] for 3x3 blocks: fixed-size arrays, so the inner
+    /// products compile to straight-line code without bounds checks.
+    fn chunk_product3(&self, c: Chunk, x: &[f64], y: &mut [f64], spill: &mut [f64]) {
         y.iter_mut().for_each(|v| *v = 0.0);
         spill.iter_mut().for_each(|v| *v = 0.0);
-        let bb = BS * BS;
+        let x3: &[[f64; 3]] = as_blocks3(x);
+        let (y3, s3) = (as_blocks3_mut(y), as_blocks3_mut(spill));
         for i in c.start..c.end {
             let (p0, p1) = (self.row_ptr[i], self.row_ptr[i + 1]);
-            let xi: [f64; BS] = x[BS * i..BS * i + BS].try_into().expect("block");
-            let mut yi = [0.0f64; BS];
+            let xi = x3[i];
+            let mut yi = [0.0f64; 3];
             let cols = &self.col[p0..p1];
-            let vals = &self.vals[p0 * bb..p1 * bb];
-            for (&j, blk) in cols.iter().zip(vals.chunks_exact(bb)) {
+            let blks: &[[f64; 9]] = as_blocks9(&self.vals[9 * p0..9 * p1]);
+            for (&j, b) in cols.iter().zip(blks) {
                 let j = j as usize;
-                let xj = &x[BS * j..BS * j + BS];
-                for a in 0..BS {
-                    let mut s = 0.0;
-                    for b in 0..BS {
-                        s += blk[a * BS + b] * xj[b];
-                    }
-                    yi[a] += s;
-                }
+                let xj = x3[j];
+                yi[0] += b[0] * xj[0] + b[1] * xj[1] + b[2] * xj[2];
+                yi[1] += b[3] * xj[0] + b[4] * xj[1] + b[5] * xj[2];
+                yi[2] += b[6] * xj[0] + b[7] * xj[1] + b[8] * xj[2];
                 if j != i {
-                    let target = if j < c.end {
-                        &mut y[BS * (j - c.start)..BS * (j - c.start) + BS]
+                    let t = if j < c.end {
+                        &mut y3[j - c.start]
                     } else {
-                        &mut spill[BS * (j - c.end)..BS * (j - c.end) + BS]
+                        &mut s3[j - c.end]
                     };
-                    for b in 0..BS {
-                        let mut s = 0.0;
-                        for a in 0..BS {
-                            s += blk[a * BS + b] * xi[a];
-                        }
-                        target[b] += s;
+                    t[0] += b[0] * xi[0] + b[3] * xi[1] + b[6] * xi[2];
+                    t[1] += b[1] * xi[0] + b[4] * xi[1] + b[7] * xi[2];
+                    t[2] += b[2] * xi[0] + b[5] * xi[1] + b[8] * xi[2];
+                }
+            }
+            let own = &mut y3[i - c.start];
+            own[0] += yi[0];
+            own[1] += yi[1];
+            own[2] += yi[2];
+        }
+    }
+
+    /// [`BlockSymMatrix::chunk_product`] for 1x1 blocks (LCP, box QP).
+    fn chunk_product1(&self, c: Chunk, x: &[f64], y: &mut [f64], spill: &mut [f64]) {
+        y.iter_mut().for_each(|v| *v = 0.0);
+        spill.iter_mut().for_each(|v| *v = 0.0);
+        for i in c.start..c.end {
+            let (p0, p1) = (self.row_ptr[i], self.row_ptr[i + 1]);
+            let xi = x[i];
+            let mut yi = 0.0;
+            for (&j, &v) in self.col[p0..p1].iter().zip(&self.vals[p0..p1]) {
+                let j = j as usize;
+                yi += v * x[j];
+                if j != i {
+                    if j < c.end {
+                        y[j - c.start] += v * xi;
+                    } else {
+                        spill[j - c.end] += v * xi;
                     }
                 }
             }
-            let own = &mut y[BS * (i - c.start)..BS * (i - c.start) + BS];
-            for a in 0..BS {
-                own[a] += yi[a];
-            }
+            y[i - c.start] += yi;
         }
     }
 
@@ -614,6 +640,27 @@ impl BlockSymMatrix {
         )
         .0
     }
+}
+
+/// View a slice whose length is a multiple of 3 as 3-vectors.
+fn as_blocks3(v: &[f64]) -> &[[f64; 3]] {
+    let (blocks, rest) = v.as_chunks::<3>();
+    debug_assert!(rest.is_empty());
+    blocks
+}
+
+/// Mutable [`as_blocks3`].
+fn as_blocks3_mut(v: &mut [f64]) -> &mut [[f64; 3]] {
+    let (blocks, rest) = v.as_chunks_mut::<3>();
+    debug_assert!(rest.is_empty());
+    blocks
+}
+
+/// View block values as row-major 3x3 blocks.
+fn as_blocks9(v: &[f64]) -> &[[f64; 9]] {
+    let (blocks, rest) = v.as_chunks::<9>();
+    debug_assert!(rest.is_empty());
+    blocks
 }
 
 /// Cut the block rows into about `threads` chunks of equal stored blocks (one chunk when the
