@@ -202,6 +202,60 @@ fn scale_suite_runs_caches_and_reports() {
     );
 }
 
+/// Factorising solvers run only up to their cap; the manifest keeps the solvers in the order
+/// asked for, and the rows follow it.
+#[test]
+fn factorising_solvers_are_capped() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let o = succeed(
+        cpbench()
+            .args(["run", "--suite", "scale", "--scale-contacts", "1e2,300"])
+            .args([
+                "--scale-factorising-max-contacts",
+                "100",
+                "--solvers",
+                "apgd,ipm",
+                "--max-iter",
+                "5",
+                "--no-plots",
+                "--out",
+                out.to_str().unwrap(),
+            ]),
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("(ipm left out above 1e2 contacts)"), "{err}");
+    let mut rdr = csv::Reader::from_path(out.join("summary.csv")).unwrap();
+    let h = rdr.headers().unwrap().clone();
+    let got: Vec<(String, String, String)> = rdr
+        .records()
+        .map(|r| {
+            let r = r.unwrap();
+            (
+                column(&h, &r, "n").to_string(),
+                column(&h, &r, "solver").to_string(),
+                column(&h, &r, "iterations").to_string(),
+            )
+        })
+        .collect();
+    let s = |a: &str, b: &str, c: &str| (a.to_string(), b.to_string(), c.to_string());
+    assert_eq!(
+        got[..2],
+        [s("216", "apgd", "5"), s("216", "ipm", got[1].2.as_str())]
+    );
+    assert_eq!(got[2..], [s("900", "apgd", "5")]);
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap();
+    let labels: Vec<&str> = m["solvers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(labels, ["apgd", "ipm"]);
+    assert_eq!(m["instances"].as_array().unwrap().len(), 2);
+}
+
 /// Flags of the scale suite are refused elsewhere, and a cap below every size is an error.
 #[test]
 fn scale_flags_are_checked() {

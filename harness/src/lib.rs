@@ -22,7 +22,7 @@
 //! figures   -> names, plot, results        convergence plots, row groups, labels
 //! regression -> results                    baseline comparison
 //! run       -> bandwidth, check, figures, lock, manifest, memory, names, order, results
-//! scale     -> run                         the `scale` suite (pyramids, .npz cache)
+//! scale     -> manifest, order, run         the `scale` suite (pyramids, .npz cache)
 //! merge     -> figures, lock, manifest, names, order, results
 //! report    -> figures, lock, manifest, names, order, plot, regression, results
 //! ```

@@ -15,6 +15,8 @@
 //! ([`crate::bandwidth`]).
 
 use crate::error::{HarnessError, Result};
+use crate::manifest::Manifest;
+use crate::order::sort_canonical;
 use crate::run::{run, RunConfig, RunOutcome};
 use cpbench_granular::scenes::PyramidParams;
 use cpbench_problems::io::npz::{read_npz, write_npz};
@@ -43,6 +45,13 @@ pub const SCALE_TIME_LIMIT_S: f64 = 300.0;
 
 /// Every k-th iteration traced (residuals cost several products each).
 pub const SCALE_TRACE_EVERY: u64 = 10;
+
+/// Largest contact count on which factorising solvers (`ipm`) run by default. The sparse
+/// Cholesky factor of the pyramid's KKT system grows about 30x per 10x contacts (0.6 million
+/// entries at 1152 contacts, 20 million at 10404, 1.6 s per factorisation on 2 cores): at
+/// 1e5 contacts it would need some 5 GB and minutes per factorisation, at 1e6 more memory
+/// than a workstation has, and one factorisation cannot be stopped by the time limit.
+pub const SCALE_FACTORISING_MAX_CONTACTS: f64 = 2e4;
 
 /// Contacts of the first step of a pyramid of `layers` layers: layer sizes `m = 1 .. L-1`
 /// above the fixed bottom layer each have `2 m (m - 1)` contacts within the layer and
@@ -185,20 +194,27 @@ pub struct SizeReport {
     pub load_s: f64,
     /// Wall seconds of its runs (checks, traces and plots included).
     pub run_s: f64,
+    /// Solver labels left out on this size (factorising solvers above their cap).
+    pub left_out: Vec<String>,
 }
 
 /// Run `cfg` on every size, smallest first: each instance from [`scale_instance`], its runs
 /// with [`run`] into `cfg.out_dir` (rows accumulate; a rerun skips the runs present), the
-/// instance dropped before the next size; bandwidth measured with the first size when
-/// `cfg.measure_bandwidth`; convergence plots drawn once, after the last size. `progress`
-/// is called after each size. Returns the outcome of the last call (every row of the folder)
-/// with the runs of all sizes counted. Errors: those of [`scale_instance`] and [`run`].
+/// instance dropped before the next size; solvers whose cost model is not first-order
+/// (`ipm`) only on sizes of at most `factorising_max_contacts` contacts (`None`: every
+/// size); bandwidth measured with the first size when `cfg.measure_bandwidth`; convergence
+/// plots drawn once, after the last size; the manifest's solvers in the order of
+/// `cfg.solvers` at the end. `progress` is called after each size. Returns the folder's rows
+/// in canonical order with the runs of all sizes counted, and a report per size. Errors:
+/// those of [`scale_instance`] and [`run`].
 pub fn run_scale(
     sizes: &[ScaleSize],
     cache: &Path,
     cfg: &RunConfig,
+    factorising_max_contacts: Option<f64>,
     mut progress: impl FnMut(&SizeReport),
 ) -> Result<(RunOutcome, Vec<SizeReport>)> {
+    use cpbench_solvers::registry::{cost_model, CostModel};
     let mut reports = Vec::new();
     let mut outcome = RunOutcome {
         rows: Vec::new(),
@@ -210,6 +226,23 @@ pub fn run_scale(
         let (inst, generated) = scale_instance(size, cache)?;
         let load_s = t.elapsed().as_secs_f64();
         let mut c = cfg.clone();
+        let too_big = factorising_max_contacts.is_some_and(|cap| size.contacts as f64 > cap);
+        let (keep, dropped): (Vec<_>, Vec<_>) = cfg.solvers.iter().cloned().partition(|s| {
+            !too_big || cost_model(&s.name).is_none_or(|m| m == CostModel::FirstOrder)
+        });
+        c.solvers = keep;
+        let left_out: Vec<String> = dropped.into_iter().map(|s| s.label).collect();
+        if c.solvers.is_empty() {
+            progress(&SizeReport {
+                size: *size,
+                n: 0,
+                generated: false,
+                load_s: 0.0,
+                run_s: 0.0,
+                left_out: left_out.clone(),
+            });
+            continue;
+        }
         c.measure_bandwidth = cfg.measure_bandwidth && k == 0;
         c.plots = cfg.plots && k + 1 == sizes.len();
         c.load_errors = if k == 0 {
@@ -225,6 +258,7 @@ pub fn run_scale(
             generated,
             load_s,
             run_s: t.elapsed().as_secs_f64(),
+            left_out,
         };
         drop(inst);
         progress(&rep);
@@ -234,6 +268,19 @@ pub fn run_scale(
             executed: outcome.executed + o.executed,
             skipped: outcome.skipped + o.skipped,
         };
+    }
+    // the manifest lists the solvers in the order asked for (a size without some of them
+    // put those first), and the rows follow it
+    if let Ok(mut m) = Manifest::read(&cfg.out_dir) {
+        let pos = |label: &str| {
+            cfg.solvers
+                .iter()
+                .position(|s| s.label == label)
+                .unwrap_or(usize::MAX)
+        };
+        m.solvers.sort_by_key(|e| pos(e.label()));
+        m.write(&cfg.out_dir)?;
+        sort_canonical(&mut outcome.rows, &m);
     }
     Ok((outcome, reports))
 }

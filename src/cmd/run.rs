@@ -33,6 +33,11 @@ pub struct RunArgs {
     /// takes minutes and several GB).
     #[arg(long)]
     pub scale_max_contacts: Option<f64>,
+    /// Run factorising solvers (`ipm`) of the `scale` suite only on sizes of at most this
+    /// many contacts (their sparse Cholesky factor grows about 30x per 10x contacts: some
+    /// 5 GB at 1e5) [default: 2e4].
+    #[arg(long)]
+    pub scale_factorising_max_contacts: Option<f64>,
     /// Measure the memory bandwidth (a STREAM triad, about 0.5 s and 192 MiB) and record it
     /// in the manifest (always done for the `scale` suite).
     #[arg(long)]
@@ -134,10 +139,15 @@ pub fn run(a: RunArgs) -> Result<(), AnyError> {
         );
     }
     if !is_scale
-        && (a.cache.is_some() || a.scale_contacts.is_some() || a.scale_max_contacts.is_some())
+        && (a.cache.is_some()
+            || a.scale_contacts.is_some()
+            || a.scale_max_contacts.is_some()
+            || a.scale_factorising_max_contacts.is_some())
     {
         return Err(
-            "--cache, --scale-contacts and --scale-max-contacts apply to --suite scale only".into(),
+            "--cache and the --scale-* options apply to --suite scale only (--cache, \
+             --scale-contacts, --scale-max-contacts, --scale-factorising-max-contacts)"
+                .into(),
         );
     }
     let scale_sizes = if is_scale {
@@ -286,9 +296,27 @@ pub fn run(a: RunArgs) -> Result<(), AnyError> {
             cache.display(),
             out.display()
         );
-        let (outcome, _) = scale::run_scale(&scale_sizes, &cache, &cfg, |r| {
+        let fact_cap = a
+            .scale_factorising_max_contacts
+            .unwrap_or(scale::SCALE_FACTORISING_MAX_CONTACTS);
+        let (outcome, _) = scale::run_scale(&scale_sizes, &cache, &cfg, Some(fact_cap), |r| {
+            let left = if r.left_out.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " ({} left out above {fact_cap:e} contacts)",
+                    r.left_out.join(", ")
+                )
+            };
+            if r.n == 0 {
+                eprintln!(
+                    "  pyramid-{}: {} contacts: nothing to run{left}",
+                    r.size.layers, r.size.contacts
+                );
+                return;
+            }
             eprintln!(
-                "  pyramid-{}: {} contacts, n = {}, {} in {:.1} s, runs {:.1} s",
+                "  pyramid-{}: {} contacts, n = {}, {} in {:.1} s, runs {:.1} s{left}",
                 r.size.layers,
                 r.size.contacts,
                 r.n,
