@@ -32,12 +32,12 @@ fn small_suite(dir: &Path) -> String {
     p.to_string_lossy().into_owned()
 }
 
-/// Summary rows without the timing columns (`time_s`, `jobs`), keyed and sorted by
-/// instance, solver and profile.
+/// Summary rows without the timing and memory columns (`time_s`, `jobs`, `peak_rss_bytes`),
+/// keyed and sorted by instance, solver and profile.
 fn rows(dir: &Path) -> Vec<Vec<String>> {
     let mut rdr = csv::Reader::from_path(dir.join("summary.csv")).unwrap();
     let h = rdr.headers().unwrap().clone();
-    let drop: Vec<usize> = ["time_s", "jobs"]
+    let drop: Vec<usize> = ["time_s", "jobs", "peak_rss_bytes"]
         .iter()
         .map(|c| h.iter().position(|x| x == *c).unwrap())
         .collect();

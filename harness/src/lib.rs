@@ -12,6 +12,7 @@
 //!
 //! ```text
 //! results, plot, check, generate           (leaves: CSV files, drawing, the check, export)
+//! bandwidth, memory                        (leaves: triad bandwidth, peak resident memory)
 //! manifest  -> (none)                      typed manifest.json, Profile, Shard
 //! lock      -> manifest                    folder lock (its start time)
 //! suite     -> generate                    instance suites
@@ -20,7 +21,8 @@
 //! table     -> results                     terminal summary table
 //! figures   -> names, plot, results        convergence plots, row groups, labels
 //! regression -> results                    baseline comparison
-//! run       -> check, figures, lock, manifest, names, order, results
+//! run       -> bandwidth, check, figures, lock, manifest, memory, names, order, results
+//! scale     -> manifest, order, run         the `scale` suite (pyramids, .npz cache)
 //! merge     -> figures, lock, manifest, names, order, results
 //! report    -> figures, lock, manifest, names, order, plot, regression, results
 //! ```
@@ -28,6 +30,7 @@
 //! `run`, `merge` and `report` use none of each other.
 #![warn(missing_docs)]
 
+pub mod bandwidth;
 pub mod check;
 pub mod error;
 pub mod figures;
@@ -35,6 +38,7 @@ pub mod fsutil;
 pub mod generate;
 pub mod lock;
 pub mod manifest;
+pub mod memory;
 pub mod merge;
 pub mod names;
 pub mod order;
@@ -43,6 +47,7 @@ pub mod regression;
 pub mod report;
 pub mod results;
 pub mod run;
+pub mod scale;
 pub mod simout;
 pub mod suite;
 pub mod table;

@@ -55,6 +55,27 @@ pub struct Manifest {
     pub solvers: Vec<SolverEntry>,
     /// Instances, in canonical order.
     pub instances: Vec<InstanceEntry>,
+    /// Memory bandwidth of the machine, GB/s: the best STREAM-style triad
+    /// ([`crate::bandwidth::triad`], `3 x 8` bytes per element, write-allocate not counted)
+    /// over the threads the runs used ([`Self::bandwidth_threads`]). Measured when asked
+    /// (`cpbench run --bandwidth`, always for the `scale` suite); left out of the JSON
+    /// otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bandwidth_gbs: Option<f64>,
+    /// Threads of the rayon pool the triad ran on: the pool the runs' kernels use (`jobs`
+    /// threads, or every thread when runs execute one at a time on the whole machine).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bandwidth_threads: Option<usize>,
+    /// How the summary's `peak_rss_bytes` was measured ([`crate::memory::PeakMethod`]:
+    /// `vmhwm-reset` = the peak during each run, `vmhwm-process` or `getrusage` = the
+    /// process's peak so far); left out when not measured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub peak_rss_method: Option<String>,
+    /// Runs executed one at a time on rayon's global pool, so that the kernels inside a run
+    /// (the `N`-product of large instances) use every thread (the `scale` suite); left out
+    /// of the JSON when false.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub whole_machine: bool,
     /// A merged folder ([`crate::merge`]): the manifests of the folders it was merged from, in
     /// argument order (left out of the JSON when empty).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -162,6 +183,13 @@ pub struct InstanceEntry {
     pub hash: String,
     /// Where the instance came from.
     pub provenance: Provenance,
+    /// Storage behind its `N`-products (`csc`, `block`, `matrix-free`); empty (and left out
+    /// of the JSON) in manifests written before it.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub operator: String,
+    /// Bytes one `N`-product reads ([`Instance::operator_bytes`]); left out when unknown.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub operator_bytes: Option<u64>,
 }
 
 /// A folder a merged folder was made from.
@@ -333,6 +361,8 @@ pub fn instance_entry(inst: &Instance) -> InstanceEntry {
         nnz: inst.nnz(),
         hash: inst.hash().to_string(),
         provenance: inst.provenance().clone(),
+        operator: inst.operator_kind().as_str().to_string(),
+        operator_bytes: Some(inst.operator_bytes()),
     }
 }
 

@@ -300,6 +300,10 @@ pub struct LinePlot {
     /// Draw non-monotone series as their running minimum, with the raw series faint behind
     /// (convergence plots).
     pub best_so_far: bool,
+    /// Mark every data point (the style's marker, a dot for styles without one) instead of
+    /// seven markers spread along each line: for plots of few measured points (the scale
+    /// figure).
+    pub markers_at_points: bool,
 }
 
 impl LinePlot {
@@ -333,6 +337,7 @@ impl LinePlot {
             y_axis: Axis::Log10,
             y_range: None,
             best_so_far: true,
+            markers_at_points: false,
         }
     }
 }
@@ -1003,7 +1008,13 @@ fn draw_on<DB: DrawingBackend>(
         let px = to_px(&p.main);
         draw_styled(root, &px, p.style, s)?;
         let m = STYLES[p.style % STYLES.len()].1;
-        if m != Marker::None && !p.main.is_empty() {
+        if plot.markers_at_points {
+            let m = if m == Marker::None { Marker::Circle } else { m };
+            for q in &p.main {
+                let c = chart.backend_coord(q);
+                draw_marker(root, (c.0 - base.0, c.1 - base.1), m, p.style, s)?;
+            }
+        } else if m != Marker::None && !p.main.is_empty() {
             // 7 markers across the axis, shifted per style so that markers of lines on top
             // of each other do not coincide
             let off = (p.style as f64 * 0.37).fract();

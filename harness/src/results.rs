@@ -5,9 +5,12 @@
 //! settings_hash, status` (the solver's claim), `success` (the harness's check),
 //! `iterations, matvecs, time_s`, every residual of [`Residuals::NAMES`] (ending with
 //! `objective, fc3d_error`; older files without `fc3d_error` read as NaN), then `instance_hash, best_iteration, check_residual, tol, profile, jobs,
-//! message, counters, base_solver, settings`. `solver` is the label (variant name),
+//! message, counters, base_solver, settings, peak_rss_bytes, operator, operator_bytes`.
+//! `solver` is the label (variant name),
 //! `base_solver` the registry name behind it, `settings` every setting of the run as JSON. `jobs` is the number of runs that were executing concurrently (time is only
-//! comparable between rows with `jobs = 1`).
+//! comparable between rows with `jobs = 1`). `peak_rss_bytes` is the peak resident memory
+//! ([`SummaryRow::peak_rss_bytes`]), `operator` and `operator_bytes` the storage of `N` and
+//! the bytes one product reads; files written before these columns read them as empty.
 //!
 //! Rows are *appended* as runs finish, each with one `write` followed by `fsync`, so a killed
 //! run loses at most the runs in flight; a torn last line (no newline) is ignored on reading.
@@ -74,6 +77,22 @@ pub struct SummaryRow {
     /// hashes: `{"solver": base, "settings": {...}, "exec": {...}}`. Empty in files written
     /// before it.
     pub settings: String,
+    /// Peak resident memory of the process during the run, bytes, from the operating system
+    /// ([`crate::memory`]): on Linux `VmHWM` after a reset through `/proc/self/clear_refs`
+    /// before the run when runs execute one at a time (`jobs = 1`), so the peak of the run
+    /// including what was already resident (binary, loaded instances); with `jobs > 1`, or
+    /// where the reset is refused, the process's peak so far (`VmHWM`, the same as
+    /// `getrusage`'s `ru_maxrss`); off Linux `ru_maxrss`. The manifest's `peak_rss_method`
+    /// says which. `None` (empty cell) in files written before it and for inputs that did not
+    /// load.
+    pub peak_rss_bytes: Option<u64>,
+    /// Storage behind the instance's `N`-products (`csc`, `block`, `matrix-free`;
+    /// [`cpbench_problems::OperatorKind`]). Empty in files written before it.
+    pub operator: String,
+    /// Bytes one `N`-product reads from the operator's arrays
+    /// ([`cpbench_problems::Instance::operator_bytes`]): `operator_bytes / time per product`
+    /// is the bandwidth a product achieves. `None` in files written before it.
+    pub operator_bytes: Option<u64>,
 }
 
 /// Header of `summary.csv`.
@@ -103,8 +122,16 @@ pub fn summary_header() -> Vec<&'static str> {
         "counters",
         "base_solver",
         "settings",
+        "peak_rss_bytes",
+        "operator",
+        "operator_bytes",
     ]);
     h
+}
+
+/// An optional count as a CSV cell (empty for `None`).
+fn opt_u(v: Option<u64>) -> String {
+    v.map(|x| x.to_string()).unwrap_or_default()
 }
 
 fn fmt_f(v: f64) -> String {
@@ -142,6 +169,9 @@ impl SummaryRow {
             self.counters.clone(),
             self.base_solver.clone(),
             self.settings.clone(),
+            opt_u(self.peak_rss_bytes),
+            self.operator.clone(),
+            opt_u(self.operator_bytes),
         ]);
         r
     }
@@ -193,6 +223,13 @@ impl SummaryRow {
         }
         let f = |name: &str| -> Result<f64> { num::<f64>(get(name)?, name, &err) };
         let u = |name: &str| -> Result<u64> { num::<u64>(get(name)?, name, &err) };
+        // optional counts: a missing column (older files) or an empty cell is `None`
+        let opt_col = |name: &str| -> Result<Option<u64>> {
+            match get(name) {
+                Ok(s) if !s.is_empty() => num::<u64>(s, name, &err).map(Some),
+                _ => Ok(None),
+            }
+        };
         let mut vals = [0.0; 14];
         for (v, name) in vals.iter_mut().zip(Residuals::NAMES) {
             // `fc3d_error` came later: files written before it read as NaN
@@ -234,6 +271,9 @@ impl SummaryRow {
                 .unwrap_or(get("solver")?)
                 .to_string(),
             settings: get("settings").unwrap_or("").to_string(),
+            peak_rss_bytes: opt_col("peak_rss_bytes")?,
+            operator: get("operator").unwrap_or("").to_string(),
+            operator_bytes: opt_col("operator_bytes")?,
         })
     }
 }
@@ -302,6 +342,17 @@ impl SummaryAppender {
                     .map_err(|e| HarnessError::io(path, e))?;
                 f.set_len(keep as u64)
                     .map_err(|e| HarnessError::io(path, e))?;
+            }
+        }
+        // a file written by an older version (fewer columns) is rewritten in the current
+        // layout first, so that appended rows match its header
+        if let Ok(bytes) = std::fs::read(path) {
+            let first = bytes.split(|&b| b == b'\n').next().unwrap_or_default();
+            let h: Vec<String> = summary_header().into_iter().map(String::from).collect();
+            let mine = csv_line(&h);
+            if !bytes.is_empty() && first != &mine[..mine.len().saturating_sub(1)] {
+                let rows = read_summary(path)?;
+                write_summary(path, &rows)?;
             }
         }
         let mut file = std::fs::OpenOptions::new()

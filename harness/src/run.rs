@@ -93,6 +93,17 @@ pub struct RunConfig {
     /// Inputs of the suite that did not load (a folder sweep goes on without them): each
     /// becomes a `summary.csv` row with status `load_error` and the error as its message.
     pub load_errors: Vec<LoadFailure>,
+    /// Measure the memory bandwidth (a triad, [`crate::bandwidth::triad`], about 0.5 s and
+    /// 192 MiB) on the pool the runs use and record it in the manifest (`bandwidth_gbs`,
+    /// `bandwidth_threads`), unless there is nothing to run. Without a measurement the
+    /// folder's earlier one, if any, is kept.
+    pub measure_bandwidth: bool,
+    /// Execute the runs one at a time on rayon's global pool (`jobs` must be 1), so that the
+    /// kernels inside a run (the `N`-product above
+    /// [`cpbench_problems::linalg::PAR_NNZ_THRESHOLD`] stored entries) use every thread, as a
+    /// solve at scale would; otherwise each run executes on one thread of a pool of `jobs`
+    /// threads. Recorded in the manifest (`whole_machine`).
+    pub whole_machine: bool,
 }
 
 /// An input that did not load ([`RunConfig::load_errors`]).
@@ -162,6 +173,8 @@ impl RunConfig {
             rerun: false,
             shard: None,
             load_errors: Vec::new(),
+            measure_bandwidth: false,
+            whole_machine: false,
         }
     }
 }
@@ -210,6 +223,11 @@ struct Task<'a> {
 pub fn run(instances: &[Instance], cfg: &RunConfig) -> Result<RunOutcome> {
     cfg.exec.validate()?;
     let jobs = cfg.jobs.max(1);
+    if cfg.whole_machine && jobs > 1 {
+        return Err(HarnessError::Invalid(format!(
+            "runs on the whole machine execute one at a time: jobs must be 1, not {jobs}"
+        )));
+    }
     // Build every solver once up front so that bad names/settings fail before any work.
     let mut hashes = vec![vec![String::new(); cfg.profiles.len()]; cfg.solvers.len()];
     let mut jsons = hashes.clone();
@@ -337,6 +355,8 @@ pub fn run(instances: &[Instance], cfg: &RunConfig) -> Result<RunOutcome> {
         write_summary(&summary_path, &existing)?;
     }
     let before = tasks.len();
+    // instances whose rows the folder keeps (their manifest entries are kept too)
+    let kept_hashes: HashSet<String> = existing.iter().map(|r| r.instance_hash.clone()).collect();
     if cfg.rerun {
         let todo: HashSet<_> = tasks.iter().map(key_of).collect();
         let kept: Vec<_> = existing
@@ -350,6 +370,33 @@ pub fn run(instances: &[Instance], cfg: &RunConfig) -> Result<RunOutcome> {
     }
     let skipped = before - tasks.len();
 
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs)
+        .build()
+        .map_err(|e| HarnessError::io(out, std::io::Error::other(e.to_string())))?;
+    // the bandwidth available to the runs' kernels: measured on the pool they use, when
+    // there is anything to run (otherwise the folder's earlier measurement is kept)
+    let triad = (cfg.measure_bandwidth && !tasks.is_empty()).then(|| {
+        if cfg.whole_machine {
+            crate::bandwidth::triad(crate::bandwidth::TRIAD_LEN, crate::bandwidth::TRIAD_REPEATS)
+        } else {
+            pool.install(|| {
+                crate::bandwidth::triad(
+                    crate::bandwidth::TRIAD_LEN,
+                    crate::bandwidth::TRIAD_REPEATS,
+                )
+            })
+        }
+    });
+    // one run at a time: the high-water mark is reset before each run
+    let reset_peak = jobs == 1;
+    let peak_method = crate::memory::PeakRss::start(false).method().map(|m| {
+        if reset_peak && crate::memory::reset_peak() {
+            crate::memory::PeakMethod::VmhwmReset
+        } else {
+            m
+        }
+    });
     let (_, created) = manifest::now_utc();
     let manifest = Manifest {
         cpbench_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -388,9 +435,13 @@ pub fn run(instances: &[Instance], cfg: &RunConfig) -> Result<RunOutcome> {
             })
             .collect(),
         instances: instances.iter().map(manifest::instance_entry).collect(),
+        bandwidth_gbs: triad.map(|t| t.gbs),
+        bandwidth_threads: triad.map(|t| t.threads),
+        peak_rss_method: peak_method.map(|m| m.as_str().to_string()),
+        whole_machine: cfg.whole_machine,
         ..Manifest::default()
     };
-    let manifest = keep_earlier_variants(manifest, out);
+    let manifest = keep_earlier_variants(manifest, out, &kept_hashes);
     manifest.write(out)?;
 
     let bar = if cfg.progress {
@@ -429,7 +480,9 @@ pub fn run(instances: &[Instance], cfg: &RunConfig) -> Result<RunOutcome> {
         let mut built = build(&spec.name, spec.settings.as_ref())?;
         let check_residual = ResidualKind::resolve(cfg.check_residual, t.inst.class());
         let mut rec = TraceRecorder::new(mode);
+        let peak = crate::memory::PeakRss::start(reset_peak);
         let res = Executor::new(exec).run(built.solver.as_mut(), t.inst, None, &mut [&mut rec])?;
+        let peak_rss_bytes = peak.read();
         let verdict = check(
             t.inst,
             &res.gamma,
@@ -474,6 +527,9 @@ pub fn run(instances: &[Instance], cfg: &RunConfig) -> Result<RunOutcome> {
                 .join(";"),
             base_solver: spec.name.clone(),
             settings: jsons[t.solver][t.profile].clone(),
+            peak_rss_bytes,
+            operator: t.inst.operator_kind().as_str().to_string(),
+            operator_bytes: Some(t.inst.operator_bytes()),
         };
         appender
             .lock()
@@ -485,12 +541,11 @@ pub fn run(instances: &[Instance], cfg: &RunConfig) -> Result<RunOutcome> {
         bar.inc(1);
         Ok(())
     };
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs)
-        .build()
-        .map_err(|e| HarnessError::io(out, std::io::Error::other(e.to_string())))?;
-    let results: Vec<Result<()>> =
-        pool.install(|| tasks.par_iter().with_max_len(1).map(run_one).collect());
+    let results: Vec<Result<()>> = if cfg.whole_machine {
+        tasks.iter().map(run_one).collect()
+    } else {
+        pool.install(|| tasks.par_iter().with_max_len(1).map(run_one).collect())
+    };
     bar.finish_and_clear();
     results.into_iter().collect::<Result<Vec<()>>>()?;
 
@@ -556,12 +611,27 @@ fn rename_changed_stems(out: &Path, existing: &[SummaryRow], stems: &FileStems) 
 
 /// Add to `m` the solver variants of the folder's previous manifest that this run does not
 /// name, so that the manifest keeps the settings of every variant whose rows the folder
-/// holds (a folder filled by several runs with different variants). Earlier entries come
-/// first, in their order; an unreadable or missing previous manifest adds nothing.
-fn keep_earlier_variants(mut m: Manifest, out: &Path) -> Manifest {
+/// holds (a folder filled by several runs with different variants); likewise the instances
+/// of the previous manifest that this run does not hold but whose rows the folder keeps
+/// (hashes in `kept`), and its bandwidth measurement when this run measured none. Earlier
+/// entries come first, in their order; an unreadable or missing previous manifest adds
+/// nothing.
+fn keep_earlier_variants(mut m: Manifest, out: &Path, kept: &HashSet<String>) -> Manifest {
     let Ok(old) = Manifest::read(out) else {
         return m;
     };
+    let mine: HashSet<String> = m.instances.iter().map(|i| i.hash.clone()).collect();
+    let mut insts: Vec<manifest::InstanceEntry> = old
+        .instances
+        .into_iter()
+        .filter(|i| !mine.contains(&i.hash) && kept.contains(&i.hash))
+        .collect();
+    insts.append(&mut m.instances);
+    m.instances = insts;
+    if m.bandwidth_gbs.is_none() {
+        m.bandwidth_gbs = old.bandwidth_gbs;
+        m.bandwidth_threads = old.bandwidth_threads;
+    }
     let label = |e: &SolverEntry| e.label().to_string();
     let now: HashSet<String> = m.solvers.iter().map(label).collect();
     let mut solvers: Vec<SolverEntry> = old

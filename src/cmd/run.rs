@@ -15,9 +15,33 @@ use std::path::PathBuf;
 /// Arguments of `cpbench run`.
 #[derive(Args)]
 pub struct RunArgs {
-    /// Built-in suite name (`default`, `permon`) or a suite JSON file.
+    /// Built-in suite name (`default`, `permon`, `scale`) or a suite JSON file. `scale`:
+    /// pyramid CCPs of about 1e3, 1e4, 1e5 and 1e6 contacts generated into a cache
+    /// (`--cache`), each run alone on the whole machine at 100 iterations (see
+    /// `--scale-contacts`, `--scale-max-contacts`).
     #[arg(long, default_value = "default")]
     pub suite: String,
+    /// Cache folder of the `scale` suite's generated instances (`.npz`; a missing one is
+    /// generated) [default: OUT/cache].
+    #[arg(long)]
+    pub cache: Option<PathBuf>,
+    /// Contact counts of the `scale` suite, comma-separated; each gives the pyramid nearest
+    /// to it [default: 1e3,1e4,1e5,1e6].
+    #[arg(long, value_delimiter = ',')]
+    pub scale_contacts: Option<Vec<f64>>,
+    /// Leave out the `scale` suite's sizes above this many contacts (e.g. 1e5: the 1e6 size
+    /// takes minutes and several GB).
+    #[arg(long)]
+    pub scale_max_contacts: Option<f64>,
+    /// Run factorising solvers (`ipm`) of the `scale` suite only on sizes of at most this
+    /// many contacts (their sparse Cholesky factor grows about 30x per 10x contacts: some
+    /// 5 GB at 1e5) [default: 2e4].
+    #[arg(long)]
+    pub scale_factorising_max_contacts: Option<f64>,
+    /// Measure the memory bandwidth (a STREAM triad, about 0.5 s and 192 MiB) and record it
+    /// in the manifest (always done for the `scale` suite).
+    #[arg(long)]
+    pub bandwidth: bool,
     /// Instance files or directories (replace the suite).
     #[arg(long, num_args = 1..)]
     pub instances: Vec<PathBuf>,
@@ -39,10 +63,10 @@ pub struct RunArgs {
     /// default: fc3d_error on Coulomb instances, nat_map_rel_2 on the others].
     #[arg(long)]
     pub residual: Option<String>,
-    /// Iteration budget per solve.
-    #[arg(long, default_value_t = 20_000, allow_negative_numbers = true)]
-    pub max_iter: i64,
-    /// Time budget per solve, seconds.
+    /// Iteration budget per solve [default: 20000; 100 for the `scale` suite].
+    #[arg(long, allow_negative_numbers = true)]
+    pub max_iter: Option<i64>,
+    /// Time budget per solve, seconds [default: none; 300 for the `scale` suite].
     #[arg(long, allow_negative_numbers = true)]
     pub time_limit: Option<f64>,
     /// Solver settings, a JSON file or inline JSON (`'{"pgs": {"omega": 0.8}}'`) mapping solver
@@ -62,9 +86,9 @@ pub struct RunArgs {
     /// Output folder (default results/runs/TIMESTAMP, UTC).
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// Record every k-th iteration in the traces.
-    #[arg(long, default_value_t = 1, allow_negative_numbers = true)]
-    pub trace_every: i64,
+    /// Record every k-th iteration in the traces [default: 1; 10 for the `scale` suite].
+    #[arg(long, allow_negative_numbers = true)]
+    pub trace_every: Option<i64>,
     /// Skip the plots.
     #[arg(long)]
     pub no_plots: bool,
@@ -84,20 +108,70 @@ pub struct RunArgs {
 
 /// Run the matrix and print the summary table.
 pub fn run(a: RunArgs) -> Result<(), AnyError> {
+    use cpbench_harness::scale;
+    let is_scale = a.instances.is_empty() && a.suite == "scale";
     // numeric arguments first, before anything is read
-    let max_iter = args::at_least_one("--max-iter", a.max_iter, "iteration budget per solve")?;
-    let trace_every =
-        args::at_least_one("--trace-every", a.trace_every, "1 records every iteration")?;
+    let max_iter = args::at_least_one(
+        "--max-iter",
+        a.max_iter.unwrap_or(if is_scale {
+            scale::SCALE_MAX_ITER as i64
+        } else {
+            20_000
+        }),
+        "iteration budget per solve",
+    )?;
+    let trace_every = args::at_least_one(
+        "--trace-every",
+        a.trace_every.unwrap_or(if is_scale {
+            scale::SCALE_TRACE_EVERY as i64
+        } else {
+            1
+        }),
+        "1 records every iteration",
+    )?;
+    let time_limit = a
+        .time_limit
+        .or(is_scale.then_some(scale::SCALE_TIME_LIMIT_S));
     let jobs = args::jobs(a.jobs)?;
+    if is_scale && jobs > 1 {
+        return Err(
+            "--suite scale runs one run at a time on the whole machine: leave out --jobs".into(),
+        );
+    }
+    if !is_scale
+        && (a.cache.is_some()
+            || a.scale_contacts.is_some()
+            || a.scale_max_contacts.is_some()
+            || a.scale_factorising_max_contacts.is_some())
+    {
+        return Err(
+            "--cache and the --scale-* options apply to --suite scale only (--cache, \
+             --scale-contacts, --scale-max-contacts, --scale-factorising-max-contacts)"
+                .into(),
+        );
+    }
+    let scale_sizes = if is_scale {
+        scale::scale_sizes(
+            a.scale_contacts.as_deref().unwrap_or(&[]),
+            a.scale_max_contacts,
+        )?
+    } else {
+        Vec::new()
+    };
     let figure = a.figure.options()?;
     ExecSettings {
         tol: a.tol.unwrap_or(1e-6),
         max_iter,
-        max_time_s: a.time_limit,
+        max_time_s: time_limit,
         ..Default::default()
     }
     .validate()?;
-    let suite = if !a.instances.is_empty() {
+    let suite = if is_scale {
+        Suite {
+            default_solvers: Some(scale::SCALE_SOLVERS.iter().map(|s| s.to_string()).collect()),
+            ..Suite::new("scale", Vec::new())
+        }
+    } else if !a.instances.is_empty() {
         let o = a.read.options();
         Suite::from_paths("instances", &a.instances, o.class, a.read.symmetrize)?
     } else if let Some(s) = Suite::builtin(&a.suite) {
@@ -172,7 +246,7 @@ pub fn run(a: RunArgs) -> Result<(), AnyError> {
             Err(e) => return Err(e.into()),
         }
     }
-    if instances.is_empty() && load_errors.is_empty() {
+    if instances.is_empty() && load_errors.is_empty() && !is_scale {
         return Err(format!("suite '{}' has no instances: nothing to run", suite.name).into());
     }
     let out = a.out.unwrap_or_else(default_out_dir);
@@ -205,19 +279,71 @@ pub fn run(a: RunArgs) -> Result<(), AnyError> {
     cfg.exec.residual = residual;
     cfg.check_residual = residual;
     cfg.exec.max_iter = max_iter;
-    cfg.exec.max_time_s = a.time_limit;
+    cfg.exec.max_time_s = time_limit;
+    cfg.measure_bandwidth = a.bandwidth || is_scale;
+    cfg.whole_machine = is_scale;
     cfg.trace_every = trace_every;
     cfg.plots = !a.no_plots;
     cfg.figure = figure;
-    eprintln!(
-        "suite '{}': {} instances x {} solvers -> {}",
-        suite.name,
-        instances.len(),
-        cfg.solvers.len(),
-        out.display()
-    );
-    print_refusals(&refusals(&instances, &cfg.solvers)?);
-    let outcome = cpbench_harness::run(&instances, &cfg)?;
+    let outcome = if is_scale {
+        let cache = a.cache.clone().unwrap_or_else(|| out.join("cache"));
+        eprintln!(
+            "suite 'scale': {} sizes ({} contacts) x {} solvers, cache {} -> {}",
+            scale_sizes.len(),
+            scale_sizes
+                .iter()
+                .map(|s| s.contacts.to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+            cfg.solvers.len(),
+            cache.display(),
+            out.display()
+        );
+        let fact_cap = a
+            .scale_factorising_max_contacts
+            .unwrap_or(scale::SCALE_FACTORISING_MAX_CONTACTS);
+        let (outcome, _) = scale::run_scale(&scale_sizes, &cache, &cfg, Some(fact_cap), |r| {
+            let left = if r.left_out.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " ({} left out above {fact_cap:e} contacts)",
+                    r.left_out.join(", ")
+                )
+            };
+            if r.n == 0 {
+                eprintln!(
+                    "  pyramid-{}: {} contacts: nothing to run{left}",
+                    r.size.layers, r.size.contacts
+                );
+                return;
+            }
+            eprintln!(
+                "  pyramid-{}: {} contacts, n = {}, {} in {:.1} s, runs {:.1} s{left}",
+                r.size.layers,
+                r.size.contacts,
+                r.n,
+                if r.generated {
+                    "generated"
+                } else {
+                    "read from the cache"
+                },
+                r.load_s,
+                r.run_s
+            );
+        })?;
+        outcome
+    } else {
+        eprintln!(
+            "suite '{}': {} instances x {} solvers -> {}",
+            suite.name,
+            instances.len(),
+            cfg.solvers.len(),
+            out.display()
+        );
+        print_refusals(&refusals(&instances, &cfg.solvers)?);
+        cpbench_harness::run(&instances, &cfg)?
+    };
     let rows = &outcome.rows;
     print!("{}", format_table(rows));
     let ok = rows.iter().filter(|r| r.success).count();

@@ -15,7 +15,10 @@
 //! - success rate (the harness's check) and "correct" rate (the solver's claim of convergence
 //!   agrees with the check);
 //! - convergence plots per instance against iterations, `N`-products and time, and a grid
-//!   overview of the suite.
+//!   overview of the suite;
+//! - for runs of the `scale` suite, a "Scale" section: time per iteration, time per
+//!   `N`-product against the bandwidth bound `operator_bytes / triad bandwidth`, and peak
+//!   memory against contacts (`report/scale.png`, with a table).
 //!
 //! With a peer file (`--peer FILE.csv`: rows in the `summary.csv` format written by another
 //! program, e.g. `scripts/peer_siconos.py`), a section "Side by side" puts the peer's rows next
@@ -32,12 +35,13 @@
 //! private submodule: `sections` (header, cost-model note, baseline comparison), `metrics`
 //! (outcomes, ratios, shifted geometric means and the summary table), `profiles` (performance
 //! profiles), `instances` (per-instance tables, convergence plots, overview grid), `peer` (side
-//! by side with a peer file).
+//! by side with a peer file), `scale` (cost against size for the `scale` suite).
 
 mod instances;
 mod metrics;
 mod peer;
 mod profiles;
+mod scale;
 mod sections;
 
 pub use metrics::{
@@ -174,6 +178,7 @@ pub fn report(dir: &Path, opts: &ReportOptions) -> Result<PathBuf> {
         }
         md.push('\n');
     }
+    scale::scale_section(&mut md, &rows, manifest.as_ref(), &rdir, &opts.figure)?;
     let solvers = distinct(&rows, |r| &r.solver);
     for prof in &distinct(&rows, |r| &r.profile) {
         let prow: Vec<&SummaryRow> = rows.iter().filter(|r| &r.profile == prof).collect();

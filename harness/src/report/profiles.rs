@@ -66,6 +66,7 @@ pub(super) fn performance_profiles(md: &mut String, ctx: &ProfileCtx) -> Result<
             y_axis: Axis::Linear,
             y_range: Some((0.0, 1.02)),
             best_so_far: false,
+            markers_at_points: false,
         };
         draw_plot(
             &plot,

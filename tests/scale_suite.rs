@@ -1,0 +1,295 @@
+//! The `scale` suite end to end through the CLI, on two tiny pyramids (72 and 300 contacts):
+//! `cpbench run --suite scale` generates and caches the instances, records the bandwidth and
+//! the new summary columns (`peak_rss_bytes`, `operator`, `operator_bytes`); a second run
+//! reads the cache; `cpbench report` draws the scale figure with its table.
+
+use cpbench_test_support::succeed;
+use std::path::Path;
+use std::process::Command;
+
+fn cpbench() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_cpbench"))
+}
+
+fn column<'a>(h: &csv::StringRecord, r: &'a csv::StringRecord, name: &str) -> &'a str {
+    let i = h.iter().position(|x| x == name).unwrap_or_else(|| {
+        panic!("no column {name}");
+    });
+    &r[i]
+}
+
+#[test]
+fn scale_suite_runs_caches_and_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let o = succeed(
+        cpbench()
+            .args(["run", "--suite", "scale", "--scale-contacts", "1e2,300"])
+            .args([
+                "--scale-max-contacts",
+                "1e3",
+                "--no-plots",
+                "--out",
+                out.to_str().unwrap(),
+            ]),
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("pyramid-4: 72 contacts, n = 216, generated"),
+        "{err}"
+    );
+    assert!(
+        err.contains("pyramid-6: 300 contacts, n = 900, generated"),
+        "{err}"
+    );
+
+    // the cache: one .npz per size
+    let cache = out.join("cache");
+    let mut files: Vec<String> = std::fs::read_dir(&cache)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    assert_eq!(
+        files,
+        ["pyramid-4_seed1__ccp.npz", "pyramid-6_seed1__ccp.npz"]
+    );
+
+    // summary: 2 sizes x 4 solvers, with the new columns
+    let mut rdr = csv::Reader::from_path(out.join("summary.csv")).unwrap();
+    let h = rdr.headers().unwrap().clone();
+    let n = h.len();
+    assert_eq!(
+        [&h[n - 3], &h[n - 2], &h[n - 1]],
+        ["peak_rss_bytes", "operator", "operator_bytes"]
+    );
+    let rows: Vec<csv::StringRecord> = rdr.records().map(|r| r.unwrap()).collect();
+    assert_eq!(rows.len(), 8);
+    let mut solvers: Vec<&str> = rows.iter().map(|r| column(&h, r, "solver")).collect();
+    solvers.sort();
+    solvers.dedup();
+    assert_eq!(solvers, ["apgd", "ipm", "pgs", "spgqp"]);
+    for r in &rows {
+        assert_eq!(column(&h, r, "operator"), "csc");
+        assert_eq!(column(&h, r, "jobs"), "1");
+        let bytes: u64 = column(&h, r, "operator_bytes").parse().unwrap();
+        let nnz: u64 = column(&h, r, "nnz").parse().unwrap();
+        let nn: u64 = column(&h, r, "n").parse().unwrap();
+        // values and usize indices of every entry, and the column pointers
+        assert_eq!(bytes, 16 * nnz + 8 * (nn + 1), "{r:?}");
+        let it: u64 = column(&h, r, "iterations").parse().unwrap();
+        assert!((1..=100).contains(&it), "{r:?}");
+        if cfg!(target_os = "linux") {
+            let peak: u64 = column(&h, r, "peak_rss_bytes").parse().unwrap();
+            // at least the operator is resident, and less than 2 GB for these sizes
+            assert!(peak > bytes && peak < 2_000_000_000, "{r:?}");
+        }
+    }
+    // the manifest: bandwidth, one-at-a-time runs, both instances with their operator
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(m["suite"], "scale");
+    assert!(m["bandwidth_gbs"].as_f64().unwrap() > 0.0, "{m}");
+    assert!(m["bandwidth_threads"].as_u64().unwrap() >= 1);
+    assert_eq!(m["whole_machine"], true);
+    assert_eq!(m["exec"]["max_iter"], 100);
+    let insts = m["instances"].as_array().unwrap();
+    assert_eq!(insts.len(), 2, "{m}");
+    for i in insts {
+        assert_eq!(i["operator"], "csc");
+        assert!(i["operator_bytes"].as_u64().unwrap() > 0);
+    }
+    if cfg!(target_os = "linux") {
+        assert!(m["peak_rss_method"].as_str().unwrap().starts_with("vmhwm"));
+    }
+
+    // a second run with the same cache reads the instances (the same hashes: runs present)
+    let stamp = std::fs::metadata(cache.join(&files[0]))
+        .unwrap()
+        .modified()
+        .unwrap();
+    let o = succeed(
+        cpbench()
+            .args(["run", "--suite", "scale", "--scale-contacts", "1e2,300"])
+            .args(["--no-plots", "--out", out.to_str().unwrap()]),
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("pyramid-4: 72 contacts, n = 216, read from the cache"),
+        "{err}"
+    );
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("(0 run now, 8 already present)"), "{text}");
+    assert_eq!(
+        std::fs::metadata(cache.join(&files[0]))
+            .unwrap()
+            .modified()
+            .unwrap(),
+        stamp
+    );
+
+    // the report draws the scale figure with its table
+    succeed(cpbench().args(["report", out.to_str().unwrap()]));
+    for f in ["report/scale.png", "report/scale.svg", "report/scale.csv"] {
+        assert!(out.join(f).exists(), "{f}");
+    }
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.contains("## Scale"), "{md}");
+    assert!(md.contains("![scale](report/scale.png)"), "{md}");
+    let table: Vec<&str> = md
+        .lines()
+        .filter(|l| l.starts_with("| 72 | 216 | csc |") || l.starts_with("| 300 | 900 | csc |"))
+        .collect();
+    assert_eq!(table.len(), 8, "{md}");
+    // first-order rows carry a time per product, an achieved bandwidth and a peak; ipm no
+    // time per product
+    for l in &table {
+        let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+        // cells: "", contacts, n, operator, MB, solver, iterations, s/it, s/product, GB/s, %, RSS
+        let per_it: f64 = cells[7].parse().unwrap();
+        assert!(per_it > 0.0, "{l}");
+        if cells[5] == "ipm" {
+            assert_eq!(cells[8], "-", "{l}");
+        } else {
+            let per_product: f64 = cells[8].parse().unwrap();
+            let gbs: f64 = cells[9].parse().unwrap();
+            assert!(per_product > 0.0 && gbs > 0.0, "{l}");
+            assert!(cells[10].ends_with('%'), "{l}");
+        }
+        if cfg!(target_os = "linux") {
+            let rss: f64 = cells[11].parse().unwrap();
+            assert!(rss > 0.0, "{l}");
+        }
+    }
+    // the CSV behind it, at full precision: s/product = time / products, achieved GB/s =
+    // operator bytes / s/product, % of triad = achieved / triad
+    let mut rdr = csv::Reader::from_path(out.join("report/scale.csv")).unwrap();
+    let h = rdr.headers().unwrap().clone();
+    let mut first_order = 0;
+    for r in rdr.records() {
+        let r = r.unwrap();
+        let f = |c: &str| column(&h, &r, c).parse::<f64>().ok();
+        if column(&h, &r, "solver") == "ipm" {
+            assert_eq!(column(&h, &r, "s_per_product"), "");
+            continue;
+        }
+        first_order += 1;
+        let per_product = f("time_s").unwrap() / f("matvecs").unwrap();
+        assert!(
+            (f("s_per_product").unwrap() / per_product - 1.0).abs() < 1e-5,
+            "{r:?}"
+        );
+        let gbs = f("operator_bytes").unwrap() / per_product / 1e9;
+        assert!(
+            (f("achieved_gbs").unwrap() / gbs - 1.0).abs() < 1e-5,
+            "{r:?}"
+        );
+        let pct = 100.0 * gbs / m["bandwidth_gbs"].as_f64().unwrap();
+        assert!(
+            (f("pct_of_triad").unwrap() / pct - 1.0).abs() < 1e-5,
+            "{r:?}"
+        );
+    }
+    assert_eq!(first_order, 6);
+    let csv = std::fs::read_to_string(out.join("report/scale.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 9);
+    assert!(
+        Path::new(&out.join("report/scale.png"))
+            .metadata()
+            .unwrap()
+            .len()
+            > 1000
+    );
+}
+
+/// Factorising solvers run only up to their cap; the manifest keeps the solvers in the order
+/// asked for, and the rows follow it.
+#[test]
+fn factorising_solvers_are_capped() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let o = succeed(
+        cpbench()
+            .args(["run", "--suite", "scale", "--scale-contacts", "1e2,300"])
+            .args([
+                "--scale-factorising-max-contacts",
+                "100",
+                "--solvers",
+                "apgd,ipm",
+                "--max-iter",
+                "5",
+                "--no-plots",
+                "--out",
+                out.to_str().unwrap(),
+            ]),
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("(ipm left out above 1e2 contacts)"), "{err}");
+    let mut rdr = csv::Reader::from_path(out.join("summary.csv")).unwrap();
+    let h = rdr.headers().unwrap().clone();
+    let got: Vec<(String, String, String)> = rdr
+        .records()
+        .map(|r| {
+            let r = r.unwrap();
+            (
+                column(&h, &r, "n").to_string(),
+                column(&h, &r, "solver").to_string(),
+                column(&h, &r, "iterations").to_string(),
+            )
+        })
+        .collect();
+    let s = |a: &str, b: &str, c: &str| (a.to_string(), b.to_string(), c.to_string());
+    assert_eq!(
+        got[..2],
+        [s("216", "apgd", "5"), s("216", "ipm", got[1].2.as_str())]
+    );
+    assert_eq!(got[2..], [s("900", "apgd", "5")]);
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap();
+    let labels: Vec<&str> = m["solvers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(labels, ["apgd", "ipm"]);
+    assert_eq!(m["instances"].as_array().unwrap().len(), 2);
+}
+
+/// Flags of the scale suite are refused elsewhere, and a cap below every size is an error.
+#[test]
+fn scale_flags_are_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = cpbench()
+        .args([
+            "run",
+            "--suite",
+            "default",
+            "--scale-max-contacts",
+            "1e3",
+            "--out",
+        ])
+        .arg(dir.path().join("a"))
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("apply to --suite scale only"));
+    let o = cpbench()
+        .args([
+            "run",
+            "--suite",
+            "scale",
+            "--scale-max-contacts",
+            "10",
+            "--out",
+        ])
+        .arg(dir.path().join("b"))
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("no scale size has at most 10 contacts"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
