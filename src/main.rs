@@ -32,7 +32,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Run solvers on a suite; write summary.csv, traces, manifest.json and plots.
-    Run(cmd::run::RunArgs),
+    Run(Box<cmd::run::RunArgs>),
     /// Write report.md: performance profiles, shifted geometric means, convergence plots.
     Report(cmd::report::ReportArgs),
     /// Join the result folders of shards into one.
@@ -192,7 +192,7 @@ fn other_commands(command: Command) -> Result<(), AnyError> {
         Command::Check(_) => unreachable!("handled by real_main"),
         Command::Report(a) => cmd::report::run(a),
         Command::Merge(a) => cmd::merge::run(a),
-        Command::Run(a) => cmd::run::run(a),
+        Command::Run(a) => cmd::run::run(*a),
         Command::Solvers(a) => cmd::solvers::run(a),
         Command::Generate(a) => cmd::generate::generate(a),
         Command::Info {

@@ -642,25 +642,20 @@ impl BlockSymMatrix {
     }
 }
 
-/// View a slice whose length is a multiple of 3 as 3-vectors.
+/// View a slice whose length is a multiple of 3 as 3-vectors (panics otherwise: an internal
+/// invariant of the block layout).
 fn as_blocks3(v: &[f64]) -> &[[f64; 3]] {
-    let (blocks, rest) = v.as_chunks::<3>();
-    debug_assert!(rest.is_empty());
-    blocks
+    bytemuck::cast_slice(v)
 }
 
 /// Mutable [`as_blocks3`].
 fn as_blocks3_mut(v: &mut [f64]) -> &mut [[f64; 3]] {
-    let (blocks, rest) = v.as_chunks_mut::<3>();
-    debug_assert!(rest.is_empty());
-    blocks
+    bytemuck::cast_slice_mut(v)
 }
 
 /// View block values as row-major 3x3 blocks.
 fn as_blocks9(v: &[f64]) -> &[[f64; 9]] {
-    let (blocks, rest) = v.as_chunks::<9>();
-    debug_assert!(rest.is_empty());
-    blocks
+    bytemuck::cast_slice(v)
 }
 
 /// Cut the block rows into about `threads` chunks of equal stored blocks (one chunk when the
