@@ -45,6 +45,11 @@ pub struct RunArgs {
     /// Time budget per solve, seconds.
     #[arg(long, allow_negative_numbers = true)]
     pub time_limit: Option<f64>,
+    /// Memory budget per solve for a solver's large allocations (factorisations): bytes or a
+    /// size with a binary unit (`8G`, `500M`). A solver predicting more refuses (status
+    /// unsupported, predicted bytes in `message`) [default: 60% of the machine's memory].
+    #[arg(long, allow_hyphen_values = true)]
+    pub memory_limit: Option<String>,
     /// Solver settings, a JSON file or inline JSON (`'{"pgs": {"omega": 0.8}}'`) mapping solver
     /// name to its settings object (every key must be a solver name, every field a setting of
     /// that solver; `cpbench solvers` lists them).
@@ -90,10 +95,16 @@ pub fn run(a: RunArgs) -> Result<(), AnyError> {
         args::at_least_one("--trace-every", a.trace_every, "1 records every iteration")?;
     let jobs = args::jobs(a.jobs)?;
     let figure = a.figure.options()?;
+    let max_memory_bytes = a
+        .memory_limit
+        .as_deref()
+        .map(|v| args::memory_size("--memory-limit", v))
+        .transpose()?;
     ExecSettings {
         tol: a.tol.unwrap_or(1e-6),
         max_iter,
         max_time_s: a.time_limit,
+        max_memory_bytes,
         ..Default::default()
     }
     .validate()?;
@@ -203,6 +214,7 @@ pub fn run(a: RunArgs) -> Result<(), AnyError> {
     cfg.check_residual = residual;
     cfg.exec.max_iter = max_iter;
     cfg.exec.max_time_s = a.time_limit;
+    cfg.exec.max_memory_bytes = max_memory_bytes;
     cfg.trace_every = trace_every;
     cfg.plots = !a.no_plots;
     cfg.figure = figure;
