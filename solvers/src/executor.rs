@@ -36,6 +36,13 @@ pub struct ExecSettings {
     /// Stop as [`Status::Diverged`] when the residual exceeds this factor times the initial
     /// residual (default `1e12`).
     pub divergence_factor: f64,
+    /// Budget of memory in bytes for a solver's own large allocations (a sparse factor, an
+    /// assembled matrix); a solver that predicts more refuses before allocating it, with
+    /// status `unsupported` and the predicted bytes in the message. `None` (the default):
+    /// [`DEFAULT_MEMORY_FRACTION`] of the machine's total memory (`MemTotal` of
+    /// `/proc/meminfo`), no budget where that cannot be read ([`ExecSettings::memory_limit`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_memory_bytes: Option<u64>,
 }
 
 impl Default for ExecSettings {
@@ -48,13 +55,15 @@ impl Default for ExecSettings {
             max_time_s: None,
             stall_window: Some(5_000),
             divergence_factor: 1e12,
+            max_memory_bytes: None,
         }
     }
 }
 
 impl ExecSettings {
     /// Check ranges: `tol > 0` finite, `max_iter >= 1`, `max_matvecs >= 1`, positive finite
-    /// time budget, `stall_window >= 1`, `divergence_factor > 1`. Errors:
+    /// time budget, `stall_window >= 1`, `divergence_factor > 1`, `max_memory_bytes >= 1`.
+    /// Errors:
     /// [`SolverError::OutOfRange`] naming `the executor`, the field, the value and the range.
     pub fn validate(&self) -> Result<(), SolverError> {
         let mut v = Validator::new("the executor");
@@ -69,8 +78,39 @@ impl ExecSettings {
             .at_least_opt("max_matvecs", self.max_matvecs, 1)
             .positive_opt("max_time_s", self.max_time_s)
             .at_least_opt("stall_window", self.stall_window, 1)
-            .greater("divergence_factor", self.divergence_factor, 1.0);
+            .greater("divergence_factor", self.divergence_factor, 1.0)
+            .at_least_opt("max_memory_bytes", self.max_memory_bytes, 1);
     }
+
+    /// The memory budget a solve runs under: `max_memory_bytes` when given, else
+    /// [`default_memory_limit`].
+    pub fn memory_limit(&self) -> Option<u64> {
+        self.max_memory_bytes.or_else(default_memory_limit)
+    }
+}
+
+/// Fraction of the machine's total memory that is the default memory budget of a solve.
+pub const DEFAULT_MEMORY_FRACTION: f64 = 0.6;
+
+/// [`DEFAULT_MEMORY_FRACTION`] of `MemTotal` in `/proc/meminfo` (bytes); `None` where that
+/// file is missing or unreadable (non-Linux systems).
+pub fn default_memory_limit() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let total = mem_total_bytes(&text)?;
+    Some((total as f64 * DEFAULT_MEMORY_FRACTION) as u64)
+}
+
+/// `MemTotal` of a `/proc/meminfo` text in bytes (the file gives kB), `None` without it.
+fn mem_total_bytes(meminfo: &str) -> Option<u64> {
+    let line = meminfo.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let mut parts = line["MemTotal:".len()..].split_whitespace();
+    let value: u64 = parts.next()?.parse().ok()?;
+    let unit = match parts.next() {
+        Some("kB") | Some("KB") => 1024,
+        None => 1,
+        Some(_) => return None,
+    };
+    value.checked_mul(unit)
 }
 
 /// Runs a [`Solver`] on an instance under [`ExecSettings`].
@@ -115,7 +155,15 @@ impl Executor {
             None => vec![0.0; n],
         };
         instance.constraints().project(&mut gamma0);
-        let problem = Problem::new(instance);
+        let mut problem = Problem::new(instance);
+        problem.set_memory_limit(s.memory_limit());
+        // the instant by which the next solver call must return: the time budget less the
+        // solver time spent so far (monitoring excluded, as in the budget itself)
+        let deadline = |elapsed: Duration| {
+            s.max_time_s.map(|m| {
+                Instant::now() + Duration::from_secs_f64((m - elapsed.as_secs_f64()).max(0.0))
+            })
+        };
         let mut state = IterState::new(gamma0);
         let mut ws = ResidualWorkspace::new(instance);
         let norm_r = cpbench_problems::linalg::norm2(instance.r());
@@ -179,11 +227,11 @@ impl Executor {
         } else if best.value <= s.tol {
             Some((Status::Converged, None))
         } else {
+            problem.set_deadline(deadline(elapsed));
             let t = Instant::now();
             let init = solver.init(&problem, &mut state);
             elapsed += t.elapsed();
-            init.err()
-                .map(|e| (Status::NumericalError, Some(e.to_string())))
+            init.err().map(|e| (e.status(), Some(e.to_string())))
         };
         if let Some((status, message)) = early {
             let r = finish(status, best, &state, elapsed, solver, message, observers);
@@ -195,6 +243,7 @@ impl Executor {
         let mut failure = None;
         let status = loop {
             state.grad_fresh = false;
+            problem.set_deadline(deadline(elapsed));
             let t = Instant::now();
             let out = solver.step(&problem, &mut state);
             elapsed += t.elapsed();
@@ -203,7 +252,7 @@ impl Executor {
                 Ok(o) => o,
                 Err(e) => {
                     failure = Some(e.to_string());
-                    break Status::NumericalError;
+                    break e.status();
                 }
             };
             let res = if state.grad_fresh {
@@ -273,4 +322,36 @@ struct Best {
     res: Residuals,
     value: f64,
     iteration: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mem_total_is_read_in_kilobytes() {
+        let text = "MemFree:  100 kB\nMemTotal:       16318256 kB\nBuffers: 1 kB\n";
+        assert_eq!(mem_total_bytes(text), Some(16_318_256 * 1024));
+        assert_eq!(mem_total_bytes("MemFree: 5 kB\n"), None);
+        assert_eq!(mem_total_bytes("MemTotal: 5 MB\n"), None);
+    }
+
+    #[test]
+    fn memory_limit_defaults_to_a_fraction_of_the_machine() {
+        let given = ExecSettings {
+            max_memory_bytes: Some(12345),
+            ..Default::default()
+        };
+        assert_eq!(given.memory_limit(), Some(12345));
+        let total = std::fs::read_to_string("/proc/meminfo")
+            .ok()
+            .and_then(|t| mem_total_bytes(&t));
+        let expect = total.map(|t| (t as f64 * DEFAULT_MEMORY_FRACTION) as u64);
+        assert_eq!(ExecSettings::default().memory_limit(), expect);
+        let zero = ExecSettings {
+            max_memory_bytes: Some(0),
+            ..Default::default()
+        };
+        assert!(zero.validate().is_err());
+    }
 }

@@ -4,12 +4,15 @@
 
 use cpbench_problems::{ConstraintSet, Instance};
 use std::cell::Cell;
+use std::time::{Duration, Instant};
 
 /// An instance plus a product counter. Not `Sync`: one solve runs on one thread (parallel runs
 /// each own a `Problem`); the product itself may still use the rayon pool.
 pub struct Problem<'a> {
     instance: &'a Instance,
     matvecs: Cell<u64>,
+    deadline: Cell<Option<Instant>>,
+    memory_limit: Option<u64>,
 }
 
 impl<'a> Problem<'a> {
@@ -18,6 +21,8 @@ impl<'a> Problem<'a> {
         Self {
             instance,
             matvecs: Cell::new(0),
+            deadline: Cell::new(None),
+            memory_limit: None,
         }
     }
 
@@ -66,5 +71,37 @@ impl<'a> Problem<'a> {
     pub fn lambda_max(&self, iters: usize) -> f64 {
         self.add_matvecs(iters as u64);
         self.instance.power_iteration(iters)
+    }
+
+    /// Set the instant by which the current call into the solver (`init` or `step`) must
+    /// return; the executor sets it from its time budget (`ExecSettings::max_time_s`) before
+    /// each call, `None` without a budget. Solvers with long indivisible operations (a
+    /// factorisation) compare their predicted duration with [`Problem::time_left`].
+    pub fn set_deadline(&self, deadline: Option<Instant>) {
+        self.deadline.set(deadline);
+    }
+
+    /// The deadline set by [`Problem::set_deadline`] (`None`: no time budget).
+    pub fn deadline(&self) -> Option<Instant> {
+        self.deadline.get()
+    }
+
+    /// Time left until the deadline (zero once it has passed); `None` without a budget.
+    pub fn time_left(&self) -> Option<Duration> {
+        self.deadline
+            .get()
+            .map(|d| d.saturating_duration_since(Instant::now()))
+    }
+
+    /// Set the memory budget in bytes for the solver's own large allocations (factors,
+    /// assembled matrices); the executor sets it from `ExecSettings::max_memory_bytes` before
+    /// `init`. `None`: no budget.
+    pub fn set_memory_limit(&mut self, bytes: Option<u64>) {
+        self.memory_limit = bytes;
+    }
+
+    /// The memory budget in bytes (`None`: no budget).
+    pub fn memory_limit(&self) -> Option<u64> {
+        self.memory_limit
     }
 }

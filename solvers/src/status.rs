@@ -21,7 +21,9 @@ pub enum Status {
     Diverged,
     /// A NaN/inf appeared, or the solver hit an internal numerical failure.
     NumericalError,
-    /// The solver does not support the instance's class.
+    /// The solver does not support the instance's class, or refuses it under the limits of the
+    /// solve (a factorisation predicted to exceed the memory budget; the message gives the
+    /// predicted bytes and the budget).
     Unsupported,
 }
 
@@ -48,7 +50,9 @@ impl Status {
             Status::Stalled => "no progress before reaching the tolerance",
             Status::Diverged => "residual diverged",
             Status::NumericalError => "numerical failure (NaN/inf or breakdown)",
-            Status::Unsupported => "problem class not supported by this solver",
+            Status::Unsupported => {
+                "problem class not supported by this solver, or over its memory budget"
+            }
         }
     }
 }
@@ -127,6 +131,23 @@ pub enum SolverError {
     /// A numerical breakdown inside the solver.
     #[error("numerical failure: {0}")]
     Numerical(String),
+    /// The solver refuses the instance under the limits of the solve, before allocating what
+    /// would exceed them (e.g. a sparse factor over the memory budget); the message gives the
+    /// prediction and the limit. The executor reports it as [`Status::Unsupported`].
+    #[error("refused: {0}")]
+    Refused(String),
+}
+
+impl SolverError {
+    /// The status a solve ends with when `init` or `step` returns this error:
+    /// [`Status::Unsupported`] for [`SolverError::Refused`], [`Status::NumericalError`]
+    /// otherwise.
+    pub fn status(&self) -> Status {
+        match self {
+            SolverError::Refused(_) => Status::Unsupported,
+            _ => Status::NumericalError,
+        }
+    }
 }
 
 /// `lcp, box, ccp`: class names separated by commas (`none` for an empty list).

@@ -5,7 +5,7 @@
 use cpbench_problems::{ConstraintSet, Instance};
 use cpbench_solvers::registry::build;
 use cpbench_solvers::{ExecSettings, Executor, ObserverMode, SolveResult, Status, TraceRecorder};
-use cpbench_test_support::{dense, lcp2, solve};
+use cpbench_test_support::{dense, lcp2, solve, solve_with};
 
 fn ipm(inst: &Instance, tol: f64) -> SolveResult {
     solve("ipm", inst, tol, 100)
@@ -169,4 +169,128 @@ fn trace_records_barrier_and_step_lengths_and_warm_start_is_ignored() {
     );
     let counters: std::collections::HashMap<_, _> = res.counters.iter().cloned().collect();
     assert_eq!(counters["factorizations"], res.iterations as f64);
+}
+
+/// `ipm` with `linear_solver = pcg` (and otherwise default settings).
+fn ipm_pcg(inst: &Instance, tol: f64) -> SolveResult {
+    let settings = serde_json::json!({"linear_solver": "pcg"});
+    let mut b = build("ipm", Some(&settings)).unwrap();
+    let ex = Executor::new(ExecSettings {
+        tol,
+        max_iter: 100,
+        ..Default::default()
+    });
+    ex.run(b.solver.as_mut(), inst, None, &mut []).unwrap()
+}
+
+fn counter(res: &SolveResult, name: &str) -> f64 {
+    res.counters
+        .iter()
+        .find(|(k, _)| k == name)
+        .unwrap_or_else(|| panic!("no counter {name} in {:?}", res.counters))
+        .1
+}
+
+#[test]
+fn pcg_variant_reaches_the_analytic_solutions() {
+    // LCP: x = (1/2, 0)
+    let res = ipm_pcg(&lcp2([2.0, 1.0, 1.0, 2.0], [-1.0, 1.0]), 1e-10);
+    assert_eq!(res.status, Status::Converged, "{:?}", res.message);
+    assert_close(&res.gamma, &[0.5, 0.0], 1e-9);
+    // no factorisation; every CG iteration is a counted N-product (plus one per iteration
+    // for the dual residual, plus warm starts)
+    assert_eq!(counter(&res, "factorizations"), 0.0);
+    let cg = counter(&res, "cg_iterations");
+    assert!(cg >= res.iterations as f64, "{cg}");
+    assert!(
+        res.matvecs as f64 >= cg + res.iterations as f64,
+        "{}",
+        res.matvecs
+    );
+    // box QP with every kind of bound, a fixed variable included (x = clamp(-r, lo, hi))
+    let r = vec![-3.0, 1.0, 5.0, -7.0, 0.5];
+    let lo = vec![0.0, 0.0, f64::NEG_INFINITY, 1.0, 0.25];
+    let hi = vec![2.0, 2.0, 1.0, f64::INFINITY, 0.25];
+    let mut id = vec![0.0; 25];
+    for i in 0..5 {
+        id[i * 6] = 1.0;
+    }
+    let res = ipm_pcg(&dense(5, &id, r, ConstraintSet::Box { lo, hi }), 1e-10);
+    assert_eq!(res.status, Status::Converged, "{:?}", res.message);
+    assert_close(&res.gamma, &[2.0, 0.0, -5.0, 7.0, 0.25], 1e-9);
+    // one contact: sliding (P_K(1, -2, 0), mu = 0.5) and mu = 0 (tangents fixed)
+    let id3 = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
+    let cone = |mu: f64| ConstraintSet::CoulombCones { mu: vec![mu] };
+    let res = ipm_pcg(&dense(3, &id3, vec![-1.0, 2.0, 0.0], cone(0.5)), 1e-10);
+    assert_eq!(res.status, Status::Converged, "{:?}", res.message);
+    assert_close(&res.gamma, &[1.6, -0.8, 0.0], 1e-9);
+    let res = ipm_pcg(&dense(3, &id3, vec![-1.0, 2.0, 3.0], cone(0.0)), 1e-10);
+    assert_eq!(res.status, Status::Converged, "{:?}", res.message);
+    assert_close(&res.gamma, &[1.0, 0.0, 0.0], 1e-9);
+    // singular PSD N = [[1, 1], [1, 1]]: x1 + x2 = 1
+    let res = ipm_pcg(&lcp2([1.0, 1.0, 1.0, 1.0], [-1.0, -1.0]), 1e-10);
+    assert_eq!(res.status, Status::Converged, "{:?}", res.message);
+    assert!(
+        (res.gamma[0] + res.gamma[1] - 1.0).abs() < 1e-9,
+        "{:?}",
+        res.gamma
+    );
+}
+
+#[test]
+fn memory_budget_refuses_the_factorisation_before_allocating() {
+    let inst = lcp2([2.0, 1.0, 1.0, 2.0], [-1.0, 1.0]);
+    let exec = |bytes: u64| ExecSettings {
+        tol: 1e-10,
+        max_memory_bytes: Some(bytes),
+        ..Default::default()
+    };
+    // 100 bytes: less than the iterates alone
+    let res = solve_with("ipm", &inst, exec(100));
+    assert_eq!(res.status, Status::Unsupported);
+    assert_eq!(res.iterations, 0);
+    let msg = res.message.unwrap();
+    assert!(
+        msg.starts_with("refused: ipm (linear_solver = cholesky)"),
+        "{msg}"
+    );
+    assert!(msg.contains("> memory limit 100 bytes"), "{msg}");
+    // the prediction is in the message, in bytes, and above the limit
+    let predicted: u64 = msg
+        .split("needs about ")
+        .nth(1)
+        .and_then(|t| t.split(" bytes").next())
+        .and_then(|t| t.rsplit(['(', ' ']).next())
+        .and_then(|t| t.parse().ok())
+        .unwrap_or_else(|| panic!("no predicted bytes in {msg}"));
+    assert!(predicted > 100 && predicted < 10_000, "{predicted}");
+    // 1 MiB is plenty: converged, with the predicted bytes in the counters
+    let res = solve_with("ipm", &inst, exec(1 << 20));
+    assert_eq!(res.status, Status::Converged, "{:?}", res.message);
+    let used = counter(&res, "predicted_bytes");
+    assert!(used > 100.0 && used < (1 << 20) as f64, "{used}");
+}
+
+#[test]
+fn a_spent_time_budget_stops_before_the_factorisation() {
+    let inst = lcp2([2.0, 1.0, 1.0, 2.0], [-1.0, 1.0]);
+    // 1 ns: spent before the first step; the interior point does not factorise
+    let res = solve_with(
+        "ipm",
+        &inst,
+        ExecSettings {
+            tol: 1e-10,
+            max_time_s: Some(1e-9),
+            ..Default::default()
+        },
+    );
+    assert_eq!(res.status, Status::MaxTime, "{:?}", res.message);
+    assert_eq!(res.iterations, 1);
+    assert_eq!(counter(&res, "factorizations"), 0.0);
+    let msg = res.message.unwrap();
+    assert!(
+        msg.contains("stopped before the numeric factorisation"),
+        "{msg}"
+    );
+    assert!(msg.contains("flop/s assumed"), "{msg}");
 }

@@ -53,6 +53,44 @@ pub fn json_arg(
     Ok((v, Some(p)))
 }
 
+/// A memory size: bytes (`1000000`), or a number with a binary unit `K`, `M`, `G`, `T`
+/// (powers of 1024; `8G`, `1.5G`, `500M`; `KB`/`KiB` and lower case accepted). Errors:
+/// `"{flag} {value}: ..."` for a malformed, zero or overflowing size.
+pub fn memory_size(flag: &str, value: &str) -> Result<u64, String> {
+    let bad = |why: &str| format!("{flag} {value}: {why} (bytes, or a number with K, M, G or T)");
+    let t = value.trim();
+    let lower = t.to_ascii_lowercase();
+    let body = lower
+        .strip_suffix("ib")
+        .or_else(|| lower.strip_suffix('b'))
+        .unwrap_or(&lower);
+    let (num, scale) = match body.chars().last() {
+        Some('k') => (&body[..body.len() - 1], 1u64 << 10),
+        Some('m') => (&body[..body.len() - 1], 1 << 20),
+        Some('g') => (&body[..body.len() - 1], 1 << 30),
+        Some('t') => (&body[..body.len() - 1], 1 << 40),
+        _ => (body, 1),
+    };
+    let num = num.trim();
+    let bytes = if let Ok(v) = num.parse::<u64>() {
+        v.checked_mul(scale).ok_or_else(|| bad("too large"))?
+    } else {
+        let v: f64 = num.parse().map_err(|_| bad("not a size"))?;
+        let b = v * scale as f64;
+        if !(b.is_finite() && b >= 0.0) {
+            return Err(bad("not a size"));
+        }
+        if b >= u64::MAX as f64 {
+            return Err(bad("too large"));
+        }
+        b as u64
+    };
+    if bytes == 0 {
+        return Err(bad("must be at least 1 byte"));
+    }
+    Ok(bytes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -71,5 +109,26 @@ mod tests {
         assert_eq!(jobs(1), Ok(1));
         let limit = std::thread::available_parallelism().unwrap().get();
         assert_eq!(jobs(i64::MAX), Ok(limit));
+    }
+
+    #[test]
+    fn memory_sizes() {
+        assert_eq!(memory_size("--memory-limit", "8G"), Ok(8 << 30));
+        assert_eq!(memory_size("--memory-limit", "500M"), Ok(500 << 20));
+        assert_eq!(memory_size("--memory-limit", "1.5GiB"), Ok(3 << 29));
+        assert_eq!(memory_size("--memory-limit", "64kb"), Ok(64 << 10));
+        assert_eq!(memory_size("--memory-limit", "123456"), Ok(123_456));
+        assert_eq!(memory_size("--memory-limit", "2T"), Ok(2 << 40));
+        assert_eq!(
+            memory_size("--memory-limit", "0"),
+            Err(
+                "--memory-limit 0: must be at least 1 byte (bytes, or a number with K, M, G or T)"
+                    .to_string()
+            )
+        );
+        assert!(memory_size("--memory-limit", "-1G").is_err());
+        assert!(memory_size("--memory-limit", "8X").is_err());
+        assert!(memory_size("--memory-limit", "").is_err());
+        assert!(memory_size("--memory-limit", "99999999999T").is_err());
     }
 }

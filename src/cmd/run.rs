@@ -69,6 +69,11 @@ pub struct RunArgs {
     /// Time budget per solve, seconds [default: none; 300 for the `scale` suite].
     #[arg(long, allow_negative_numbers = true)]
     pub time_limit: Option<f64>,
+    /// Memory budget per solve for a solver's large allocations (factorisations): bytes or a
+    /// size with a binary unit (`8G`, `500M`). A solver predicting more refuses (status
+    /// unsupported, predicted bytes in `message`) [default: 60% of the machine's memory].
+    #[arg(long, allow_hyphen_values = true)]
+    pub memory_limit: Option<String>,
     /// Solver settings, a JSON file or inline JSON (`'{"pgs": {"omega": 0.8}}'`) mapping solver
     /// name to its settings object (every key must be a solver name, every field a setting of
     /// that solver; `cpbench solvers` lists them).
@@ -159,10 +164,16 @@ pub fn run(a: RunArgs) -> Result<(), AnyError> {
         Vec::new()
     };
     let figure = a.figure.options()?;
+    let max_memory_bytes = a
+        .memory_limit
+        .as_deref()
+        .map(|v| args::memory_size("--memory-limit", v))
+        .transpose()?;
     ExecSettings {
         tol: a.tol.unwrap_or(1e-6),
         max_iter,
         max_time_s: time_limit,
+        max_memory_bytes,
         ..Default::default()
     }
     .validate()?;
@@ -280,6 +291,7 @@ pub fn run(a: RunArgs) -> Result<(), AnyError> {
     cfg.check_residual = residual;
     cfg.exec.max_iter = max_iter;
     cfg.exec.max_time_s = time_limit;
+    cfg.exec.max_memory_bytes = max_memory_bytes;
     cfg.measure_bandwidth = a.bandwidth || is_scale;
     cfg.whole_machine = is_scale;
     cfg.trace_every = trace_every;

@@ -186,7 +186,7 @@ fn to_text(entries: &[&SolverEntry], all: bool) -> String {
     let _ = writeln!(
         t,
         "executor settings, common to every solver (`exec` in manifests; set by `run`'s \
-         --tol/--profile, --residual, --max-iter, --time-limit):"
+         --tol/--profile, --residual, --max-iter, --time-limit, --memory-limit):"
     );
     let exec_doc = SettingsDoc {
         defaults: serde_json::to_value(ExecSettings::default()).unwrap_or_default(),

@@ -7,13 +7,58 @@
 //! identity row and column, so their Newton step is zero.
 
 use cpbench_problems::CscMatrix;
-use faer::dyn_stack::{MemBuffer, MemStack};
+use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
 use faer::linalg::cholesky::llt::factor::{LltParams, LltRegularization};
 use faer::sparse::linalg::cholesky::{
-    factorize_symbolic_cholesky, LltRef, SymbolicCholesky, SymmetricOrdering,
+    factorize_symbolic_cholesky, LltRef, SymbolicCholesky, SymbolicCholeskyRaw, SymmetricOrdering,
 };
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
 use faer::{Conj, MatMut, Par, Side, Spec};
+
+/// Estimated peak bytes of assembling the pattern of `K` and its symbolic factorisation
+/// (before the numeric factor): from the number of entries of the lower triangle of `K`
+/// (`N`'s lower triangle, its diagonal, 6 entries per 3x3 block), about 64 bytes per entry
+/// (column lists, indices, two value arrays, the ordering's symmetric pattern) and 112 per
+/// variable. Counts `N`'s lower triangle exactly (binary search per column).
+pub(crate) fn assembly_bytes(nmat: &CscMatrix, n_blocks: usize) -> u64 {
+    let n = nmat.nrows();
+    let mut lower = 0u64;
+    for j in 0..n {
+        let (rows, _) = nmat.col(j);
+        let k = rows.partition_point(|&i| i < j);
+        lower += (rows.len() - k) as u64;
+        if rows.get(k) != Some(&j) {
+            lower += 1;
+        }
+    }
+    lower += 6 * n_blocks as u64;
+    64 * lower + 112 * n as u64
+}
+
+/// Floating-point operations of a numeric Cholesky factorisation with this symbolic
+/// structure: the sum over the columns of `L` of the squared number of entries in the column
+/// (diagonal included); for a supernode of `w` columns and `h` rows, `sum_{i<w} (h - i)^2`.
+fn factor_flops(symbolic: &SymbolicCholesky<usize>) -> f64 {
+    match symbolic.raw() {
+        SymbolicCholeskyRaw::Simplicial(s) => s
+            .col_ptr()
+            .windows(2)
+            .map(|w| ((w[1] - w[0]) as f64).powi(2))
+            .sum(),
+        SymbolicCholeskyRaw::Supernodal(s) => {
+            let begin = s.supernode_begin();
+            let end = s.supernode_end();
+            let mut f = 0.0;
+            for k in 0..s.n_supernodes() {
+                let w = (end[k] - begin[k]) as f64;
+                let h = w + s.supernode(k).pattern().len() as f64;
+                // sum_{i=0}^{w-1} (h - i)^2
+                f += w * h * h - h * w * (w - 1.0) + (w - 1.0) * w * (2.0 * w - 1.0) / 6.0;
+            }
+            f
+        }
+    }
+}
 
 /// Factor size (stored entries of `L`) from which factorisation and solves use rayon.
 const PARALLEL_MIN_FACTOR_NNZ: usize = 1 << 20;
@@ -36,9 +81,15 @@ pub(crate) struct Kkt {
     fixed_pos: Vec<usize>,
     fixed: Vec<bool>,
     symbolic: SymbolicCholesky<usize>,
+    /// Values of the factor (empty until [`Kkt::allocate_numeric`]).
     l_values: Vec<f64>,
     mem: MemBuffer,
+    /// Scratch of the numeric factorisation and solves.
+    req: StackReq,
     par: Par,
+    /// Floating-point operations of one numeric factorisation (sum over the columns of `L`
+    /// of the squared column count).
+    flops: f64,
     /// Largest diagonal of `N` (scale for the regularisation thresholds).
     pub(crate) diag_scale: f64,
 }
@@ -121,9 +172,8 @@ impl Kkt {
             Default::default(),
         )
         .map_err(|e| format!("symbolic Cholesky: {e:?}"))?;
-        let l_values = vec![0.0; symbolic.len_val()];
         // Parallel supernodal factorisation (rayon) only where the factor is large enough.
-        let par = if l_values.len() >= PARALLEL_MIN_FACTOR_NNZ {
+        let par = if symbolic.len_val() >= PARALLEL_MIN_FACTOR_NNZ {
             Par::rayon(0)
         } else {
             Par::Seq
@@ -131,7 +181,7 @@ impl Kkt {
         let req = symbolic
             .factorize_numeric_llt_scratch::<f64>(par, Spec::<LltParams, f64>::default())
             .or(symbolic.solve_in_place_scratch::<f64>(1, par));
-        let mem = MemBuffer::new(req);
+        let flops = factor_flops(&symbolic);
         Ok(Self {
             n,
             col_ptr,
@@ -143,21 +193,59 @@ impl Kkt {
             fixed_pos,
             fixed,
             symbolic,
-            l_values,
-            mem,
+            l_values: Vec::new(),
+            mem: MemBuffer::new(StackReq::EMPTY),
+            req,
             par,
+            flops,
             diag_scale,
         })
+    }
+
+    /// Allocate the numeric factor and the scratch (after [`Kkt::predicted_bytes`] was
+    /// checked against the memory budget).
+    pub(crate) fn allocate_numeric(&mut self) {
+        self.l_values = vec![0.0; self.symbolic.len_val()];
+        self.mem = MemBuffer::new(self.req);
+    }
+
+    /// Floating-point operations of one numeric factorisation.
+    pub(crate) fn factor_flops(&self) -> f64 {
+        self.flops
+    }
+
+    /// Stored entries of the Cholesky factor `L` predicted by the symbolic factorisation.
+    pub(crate) fn predicted_factor_nnz(&self) -> usize {
+        self.symbolic.len_val()
+    }
+
+    /// Bytes this system holds once [`Kkt::allocate_numeric`] ran: the numeric factor
+    /// (`nnz(L)` values), the scratch, the assembled pattern and values and the symbolic
+    /// factor (its row indices and permutation), as `(factor + scratch, the rest)`.
+    pub(crate) fn predicted_bytes(&self) -> (u64, u64) {
+        let w = std::mem::size_of::<usize>() as u64;
+        let factor = 8 * self.symbolic.len_val() as u64 + self.req.size_bytes() as u64;
+        let nnz = self.row_idx.len() as u64;
+        let n = self.n as u64;
+        let symbolic_idx = match self.symbolic.raw() {
+            SymbolicCholeskyRaw::Simplicial(s) => (s.row_idx().len() + s.col_ptr().len()) as u64,
+            SymbolicCholeskyRaw::Supernodal(s) => {
+                // row indices, twice (the row-major copy), and four arrays per supernode
+                2 * s.row_idx().len() as u64 + 4 * s.n_supernodes() as u64
+            }
+        };
+        let assembled = nnz * (w + 16)
+            + (n + 1) * w
+            + n * (w + 1)
+            + (self.block_pos.len() as u64) * 9 * w
+            + self.fixed_pos.len() as u64 * w
+            + (symbolic_idx + 2 * n) * w;
+        (factor, assembled)
     }
 
     /// Stored entries of the Cholesky factor `L`.
     pub(crate) fn factor_nnz(&self) -> usize {
         self.l_values.len()
-    }
-
-    /// Which variables are fixed.
-    pub(crate) fn fixed(&self) -> &[bool] {
-        &self.fixed
     }
 
     /// Reset `values` to the lower triangle of `N`.
@@ -258,5 +346,61 @@ impl Kkt {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Dense `n x n` SPD matrix `n I + 1 1^T` (every entry nonzero).
+    fn dense_spd(n: usize) -> CscMatrix {
+        let mut v = vec![1.0; n * n];
+        for i in 0..n {
+            v[i * n + i] += n as f64;
+        }
+        CscMatrix::from_dense_col_major(n, n, &v).unwrap()
+    }
+
+    #[test]
+    fn predictions_of_a_dense_and_a_diagonal_factor() {
+        // a dense K has a dense factor: sum_{k=1..n} k^2 flops, whether faer picks the
+        // simplicial (n = 4: n(n+1)/2 stored entries) or the supernodal (n = 150: one
+        // supernode, stored as a full n x n block) factorisation
+        for (n, stored) in [(4usize, 10), (150, 150 * 150)] {
+            let nmat = dense_spd(n);
+            let kkt = Kkt::new(&nmat, &[], vec![false; n]).unwrap();
+            assert_eq!(kkt.predicted_factor_nnz(), stored);
+            let flops = (n * (n + 1) * (2 * n + 1) / 6) as f64;
+            assert!(
+                (kkt.factor_flops() - flops).abs() <= 1e-9 * flops,
+                "n = {n}: {} vs {flops}",
+                kkt.factor_flops()
+            );
+            let lower = (n * (n + 1) / 2) as u64;
+            assert_eq!(assembly_bytes(&nmat, 0), 64 * lower + 112 * n as u64);
+            // the factor's values are at least 8 bytes per entry of L, and nothing is
+            // allocated before `allocate_numeric`
+            let (factor, rest) = kkt.predicted_bytes();
+            assert!(factor >= 8 * lower, "{factor}");
+            assert!(rest >= 24 * lower, "{rest}");
+            assert_eq!(kkt.factor_nnz(), 0);
+        }
+        // a diagonal N with one 3x3 block: L has the block's 6 entries and 1 per other
+        // column; flops 3^2 + 2^2 + 1 + (n - 3)
+        let n = 7;
+        let mut v = vec![0.0; n * n];
+        for i in 0..n {
+            v[i * n + i] = 2.0;
+        }
+        let nmat = CscMatrix::from_dense_col_major(n, n, &v).unwrap();
+        let mut kkt = Kkt::new(&nmat, &[2], vec![false; n]).unwrap();
+        assert_eq!(kkt.predicted_factor_nnz(), 6 + (n - 3));
+        assert_eq!(kkt.factor_flops(), (9 + 4 + 1 + (n - 3)) as f64);
+        // N's diagonal (7) and the block's 6 entries (an upper estimate: the block's
+        // diagonal is counted twice)
+        assert_eq!(assembly_bytes(&nmat, 1), 64 * (7 + 6) + 112 * 7);
+        kkt.allocate_numeric();
+        assert_eq!(kkt.factor_nnz(), kkt.predicted_factor_nnz());
     }
 }

@@ -31,6 +31,29 @@
 //!    + sigma mu e`.
 //! 4. Common primal-dual step `alpha = min(1, 0.99 alpha_max)` (fraction to the boundary).
 //!
+//! # Linear solvers (`linear_solver`)
+//! - `cholesky` (default): step 2 above; memory the factor `L` (`factor_nnz` entries).
+//! - `pcg` ([`pcg`]): `K dx = rhs` by conjugate gradients preconditioned with the inverse
+//!   3x3 diagonal blocks of `K` (1x1 without cones); `K` is never assembled, each CG
+//!   iteration is one counted `N`-product ([`Problem::matvec`]), memory `O(n)`. CG stops at
+//!   `||rhs - K dx||_2 <= max(min(cg_rtol ||rhs||_2, 0.01 ||r_d||_2), 1e-14 ||rhs||_2)` or
+//!   after `cg_max_iter` iterations, warm started from the last direction.
+//!
+//! # Limits of the solve
+//! - Time (`ExecSettings::max_time_s`, [`Problem::time_left`]): before each numeric
+//!   factorisation the solver predicts its duration plus that of the two solves (flops of the
+//!   symbolic factorisation over the flop rate measured on the last factorisation, or
+//!   `assumed_flop_rate` before the first) and stops with `max_time` when it would end after
+//!   the limit; likewise before the corrector's solve, and inside CG before an iteration that
+//!   would pass it. A run thus ends at most one CG iteration or one mispredicted
+//!   factorisation after its limit. The message says what was predicted.
+//! - Memory (`ExecSettings::max_memory_bytes`, [`Problem::memory_limit`]): `init` estimates
+//!   the bytes of assembling `K` and its ordering, then, from the symbolic factorisation, of
+//!   the factor, faer's scratch, the assembled matrix and the iterates; over the budget it
+//!   returns [`SolverError::Refused`] (status `unsupported`, the predicted bytes and the
+//!   limit in the message) before allocating the factor. The factor is allocated by the first
+//!   numeric factorisation. `pcg` predicts its `O(n)` bytes the same way.
+//!
 //! A factorisation that fails is retried with a static regularisation `delta I` growing from
 //! `reg_static` by 100x (at most 6 times); faer's dynamic regularisation replaces tiny pivots.
 //!
@@ -47,10 +70,15 @@
 //! (`x_n = theta_x`, `x_t = 0` in a cone), `z = theta_z e` with `theta_z = ||r||_inf`.
 //!
 //! Cost counted: one `N`-product per iteration (the dual residual; refinement multiplies by
-//! the assembled `K`, not counted as an `N`-product); factorisations and triangular solves are in the counters (`factorizations`,
+//! the assembled `K`, not counted as an `N`-product), plus one per CG iteration with `pcg`;
+//! factorisations and triangular solves are in the counters (`factorizations`,
 //! `solves`, and the time spent in them, `factor_time_s`, `solve_time_s`, which includes the
 //! refinement products). Per-iteration trace columns: `ipm_mu`, `ipm_sigma`, `ipm_alpha`,
-//! `ipm_alpha_aff`, `ipm_dual_res` (`||r_d||_inf`), `ipm_gap` (`s^T z`), `ipm_reg`.
+//! `ipm_alpha_aff`, `ipm_dual_res` (`||r_d||_inf`), `ipm_gap` (`s^T z`), `ipm_reg`, and with
+//! `pcg` `ipm_cg_iters` (CG iterations of the iteration). Further counters: `predicted_bytes`
+//! (memory prediction of `init`), `factor_flops` and `flop_rate` (measured, flop/s) with
+//! `cholesky`; `cg_iterations`, `cg_capped` (solves that hit `cg_max_iter`) and
+//! `cg_max_rel_res` (largest final relative CG residual) with `pcg`.
 
 // Index loops over several parallel arrays (s, z, lambda, W) read clearer than zips.
 #![allow(clippy::needless_range_loop)]
@@ -58,10 +86,11 @@
 mod cone;
 mod constraints;
 mod kkt;
+mod pcg;
 mod settings;
 mod start;
 
-pub use settings::IpmSettings;
+pub use settings::{IpmSettings, LinearSolver};
 
 use crate::observer::IterInfo;
 use crate::problem::Problem;
@@ -73,7 +102,19 @@ use cone::{jdiv, jprod, jsquare, nonneg_max_step, soc_max_step, SocScaling};
 use constraints::ConicForm;
 use cpbench_problems::ProblemClass;
 use kkt::Kkt;
+use pcg::{diag_blocks, Pcg};
 use std::time::{Duration, Instant};
+
+/// Default of [`IpmSettings::assumed_flop_rate`] (flop/s), the rate assumed for the first
+/// numeric factorisation before one was timed: conservative for faer's supernodal Cholesky
+/// (1.4e10 to 2e10 flop/s measured on two cores for granular CCPs of n = 9k to 43k).
+pub const DEFAULT_FLOP_RATE: f64 = 1e9;
+
+/// PCG stops at the latest when its residual is below this fraction of the dual residual
+/// `||r_d||_2`: the step `alpha` leaves the dual residual `(1 - alpha) r_d + alpha (K dx -
+/// rhs)`, so an inexact direction must not dominate it (inexact interior points, e.g.
+/// Gondzio 2013).
+const CG_DUAL_FRACTION: f64 = 0.01;
 
 /// Relative distance inside a cone's boundary below which an iterate is moved back (rounding
 /// level, see [`Ipm`]'s `scale`).
@@ -84,6 +125,8 @@ pub struct Ipm {
     settings: IpmSettings,
     form: ConicForm,
     kkt: Option<Kkt>,
+    pcg: Option<Pcg>,
+    fixed: Vec<bool>,
     // Iterates and scratch (allocated in `init`).
     x: Vec<f64>,
     z: Vec<f64>,
@@ -113,8 +156,29 @@ pub struct Ipm {
     nudges: u64,
     factor_time: Duration,
     solve_time: Duration,
+    /// Measured flop rate of the numeric factorisation (`None` before the first one).
+    flop_rate: Option<f64>,
+    /// Duration of the last triangular solve pair.
+    last_solve: Option<Duration>,
+    cg_iterations: u64,
+    cg_iters_step: u64,
+    cg_max_rel_res: f64,
+    cg_capped: u64,
+    predicted_bytes: u64,
+    /// `cg_reg * mean diag N` (PCG's proximal shift).
+    cg_shift: f64,
     info: IterInfo,
     end_reason: Option<String>,
+}
+
+/// Bytes as `1.23 GiB (1320702443 bytes)` (KiB, MiB, GiB or TiB, whichever keeps the number
+/// at least 1; plain bytes below 1 KiB).
+fn fmt_bytes(b: u64) -> String {
+    let units = [("TiB", 40), ("GiB", 30), ("MiB", 20), ("KiB", 10)];
+    match units.iter().find(|(_, s)| b >= 1u64 << s) {
+        Some((u, s)) => format!("{:.2} {u} ({b} bytes)", b as f64 / (1u64 << s) as f64),
+        None => format!("{b} bytes"),
+    }
 }
 
 impl Ipm {
@@ -125,6 +189,8 @@ impl Ipm {
             settings,
             form: ConicForm::default(),
             kkt: None,
+            pcg: None,
+            fixed: Vec::new(),
             x: Vec::new(),
             z: Vec::new(),
             s: Vec::new(),
@@ -152,6 +218,14 @@ impl Ipm {
             nudges: 0,
             factor_time: Duration::ZERO,
             solve_time: Duration::ZERO,
+            flop_rate: None,
+            last_solve: None,
+            cg_iterations: 0,
+            cg_iters_step: 0,
+            cg_max_rel_res: 0.0,
+            cg_capped: 0,
+            predicted_bytes: 0,
+            cg_shift: 0.0,
             info: IterInfo::new(),
             end_reason: None,
         })
@@ -199,8 +273,48 @@ impl Ipm {
         Ok(())
     }
 
-    /// Assemble `N + G^T W^-2 G` and factorise, growing the static regularisation on failure.
-    fn factorize(&mut self) -> Result<(), SolverError> {
+    /// Predicted seconds of one numeric factorisation: its flops over the measured rate, or
+    /// over [`IpmSettings::assumed_flop_rate`] before the first one; with the `(rate,
+    /// "measured" | "assumed")` used.
+    fn predicted_factor_time(&self) -> (f64, f64, &'static str) {
+        let flops = self.kkt.as_ref().map_or(0.0, Kkt::factor_flops);
+        match self.flop_rate {
+            Some(r) => (flops / r, r, "measured"),
+            None => {
+                let r = self.settings.assumed_flop_rate;
+                (flops / r, r, "assumed")
+            }
+        }
+    }
+
+    /// Predicted seconds of one triangular solve pair: the last one measured, or before any,
+    /// `16 nnz(L)` flops at the factorisation's rate (solves are memory bound).
+    fn predicted_solve_time(&self) -> f64 {
+        match self.last_solve {
+            Some(d) => d.as_secs_f64(),
+            None => {
+                let nnz = self.kkt.as_ref().map_or(0, Kkt::predicted_factor_nnz) as f64;
+                let rate = self.flop_rate.unwrap_or(self.settings.assumed_flop_rate);
+                16.0 * nnz / rate
+            }
+        }
+    }
+
+    /// Whether `secs` more fit before the deadline of `problem` (always without one).
+    fn fits(problem: &Problem, secs: f64) -> bool {
+        problem
+            .time_left()
+            .is_none_or(|left| secs <= left.as_secs_f64())
+    }
+
+    /// Assemble `N + G^T W^-2 G` and factorise, growing the static regularisation on failure
+    /// (Cholesky), or form the preconditioner (PCG). `Ok(false)`: stopped before a numeric
+    /// factorisation predicted to end after the deadline (`end_reason` says so).
+    fn factorize(&mut self, problem: &Problem) -> Result<bool, SolverError> {
+        if let Some(pcg) = self.pcg.as_mut() {
+            pcg.update(&self.form, &self.wdiag, &self.wsoc, self.cg_shift);
+            return Ok(true);
+        }
         let kkt = self.kkt.as_mut().expect("init ran");
         kkt.reset();
         for (k, row) in self.form.rows.iter().enumerate() {
@@ -216,17 +330,38 @@ impl Ipm {
             }
             kkt.add_block(c, &m3);
         }
-        let st = &self.settings;
-        let mut reg = st.reg_static;
+        let mut reg = self.settings.reg_static;
         for attempt in 0..7 {
+            // this factorisation and the predictor's and corrector's solves must fit
+            let (t_fact, rate, how) = self.predicted_factor_time();
+            let t_need = t_fact + 2.0 * self.predicted_solve_time();
+            if !Self::fits(problem, t_need) {
+                let left = problem.time_left().unwrap_or_default().as_secs_f64();
+                let flops = self.kkt.as_ref().map_or(0.0, Kkt::factor_flops);
+                self.end_reason = Some(format!(
+                    "stopped before the numeric factorisation: predicted {t_need:.2} s \
+                     (factorisation {flops:.3e} flop at {rate:.3e} flop/s {how}, and two \
+                     solves) > {left:.2} s left of the time limit"
+                ));
+                return Ok(false);
+            }
+            let st = &self.settings;
+            let kkt = self.kkt.as_mut().expect("init ran");
+            if kkt.factor_nnz() < kkt.predicted_factor_nnz() {
+                kkt.allocate_numeric();
+            }
             self.factorizations += 1;
             let t0 = Instant::now();
             let out = kkt.factorize(reg, st.reg_dynamic_eps, st.reg_dynamic_delta);
-            self.factor_time += t0.elapsed();
+            let dt = t0.elapsed();
+            self.factor_time += dt;
+            if dt.as_secs_f64() > 0.0 && kkt.factor_flops() > 0.0 {
+                self.flop_rate = Some(kkt.factor_flops() / dt.as_secs_f64());
+            }
             match out {
                 Ok(()) => {
                     self.last_reg = reg;
-                    return Ok(());
+                    return Ok(true);
                 }
                 Err(e) => {
                     self.refactorizations += 1;
@@ -242,10 +377,79 @@ impl Ipm {
         unreachable!("the loop returns")
     }
 
+    /// Solve `K dx = rhs` into `self.dx` (`rhs` zero on fixed variables): triangular solves
+    /// with iterative refinement (Cholesky; refinement skipped when its solve would pass the
+    /// deadline), or PCG from the warm start in `self.dx`. `Ok(false)`: out of time.
+    fn solve_reduced(&mut self, problem: &Problem, rhs: &[f64], warm: bool) -> bool {
+        let n = self.x.len();
+        let t0 = Instant::now();
+        if let Some(pcg) = self.pcg.as_mut() {
+            let st = &self.settings;
+            let out = pcg.solve(
+                problem,
+                &self.form,
+                rhs,
+                &mut self.dx,
+                st.cg_rtol,
+                CG_DUAL_FRACTION * cpbench_problems::linalg::norm2(&self.rd),
+                st.cg_max_iter,
+                warm && st.cg_warm_start,
+                problem.deadline(),
+            );
+            self.solves += 1;
+            self.cg_iterations += out.iterations;
+            self.cg_iters_step += out.iterations;
+            self.cg_max_rel_res = self.cg_max_rel_res.max(out.rel_res);
+            if out.iterations >= st.cg_max_iter {
+                self.cg_capped += 1;
+            }
+            self.solve_time += t0.elapsed();
+            if out.out_of_time {
+                self.end_reason = Some(format!(
+                    "stopped inside CG (iteration {}, relative residual {:.2e}): the next \
+                     iteration would pass the time limit",
+                    out.iterations, out.rel_res
+                ));
+                return false;
+            }
+            return true;
+        }
+        let kkt = self.kkt.as_mut().expect("init ran");
+        self.dx.copy_from_slice(rhs);
+        kkt.solve(&mut self.dx);
+        self.solves += 1;
+        let one = t0.elapsed();
+        self.last_solve = Some(one);
+        let rhs_norm = cpbench_problems::linalg::norm_inf(rhs);
+        for _ in 0..self.settings.refine {
+            if !Self::fits(problem, one.as_secs_f64()) {
+                break;
+            }
+            // res = rhs - K dx, with K = N + G^T W^-2 G assembled (unregularised); refine only
+            // when the factorisation (regularised or not) left a visible error.
+            kkt.matvec(&self.dx, &mut self.kx);
+            for i in 0..n {
+                self.res[i] = rhs[i] - self.kx[i];
+            }
+            if cpbench_problems::linalg::norm_inf(&self.res) <= self.settings.refine_tol * rhs_norm
+            {
+                break;
+            }
+            kkt.solve(&mut self.res);
+            self.solves += 1;
+            for i in 0..n {
+                self.dx[i] += self.res[i];
+            }
+        }
+        self.solve_time += t0.elapsed();
+        true
+    }
+
     /// Newton direction for the complementarity right-hand side in `self.rc`:
     /// `v = lambda \ r_c`, `t = W^-1 v`, `K dx = -r_d + G^T t`, `ds = G dx`,
-    /// `dz = t - W^-2 ds`. Writes `self.dx`, `self.ds`, `self.dz`.
-    fn direction(&mut self) {
+    /// `dz = t - W^-2 ds`. Writes `self.dx`, `self.ds`, `self.dz`; PCG starts from `self.dx`
+    /// when `warm`. `false`: out of time (the direction is incomplete).
+    fn direction(&mut self, problem: &Problem, warm: bool) -> bool {
         let m = self.form.m_rows();
         for k in 0..m {
             let v = self.rc[k] / self.lam[k];
@@ -265,36 +469,16 @@ impl Ipm {
         }
         let mut rhs = std::mem::take(&mut self.rhs);
         self.form.gt_add(&self.t, &mut rhs, 1.0);
-        let kkt = self.kkt.as_mut().expect("init ran");
-        for (i, f) in kkt.fixed().iter().enumerate() {
+        for (i, f) in self.fixed.iter().enumerate() {
             if *f {
                 rhs[i] = 0.0;
             }
         }
-        let t0 = Instant::now();
-        self.dx.copy_from_slice(&rhs);
-        kkt.solve(&mut self.dx);
-        self.solves += 1;
-        let rhs_norm = cpbench_problems::linalg::norm_inf(&rhs);
-        for _ in 0..self.settings.refine {
-            // res = rhs - K dx, with K = N + G^T W^-2 G assembled (unregularised); refine only
-            // when the factorisation (regularised or not) left a visible error.
-            kkt.matvec(&self.dx, &mut self.kx);
-            for i in 0..n {
-                self.res[i] = rhs[i] - self.kx[i];
-            }
-            if cpbench_problems::linalg::norm_inf(&self.res) <= self.settings.refine_tol * rhs_norm
-            {
-                break;
-            }
-            kkt.solve(&mut self.res);
-            self.solves += 1;
-            for i in 0..n {
-                self.dx[i] += self.res[i];
-            }
-        }
-        self.solve_time += t0.elapsed();
+        let ok = self.solve_reduced(problem, &rhs, warm);
         self.rhs = rhs;
+        if !ok {
+            return false;
+        }
         let mut ds = std::mem::take(&mut self.ds);
         self.form.g_apply(&self.dx, &mut ds);
         for k in 0..m {
@@ -311,6 +495,7 @@ impl Ipm {
             }
         }
         self.ds = ds;
+        true
     }
 
     /// Largest step keeping `s + a ds` and `z + a dz` in `C`.
@@ -372,13 +557,72 @@ impl Solver for Ipm {
     fn init(&mut self, problem: &Problem, state: &mut IterState) -> Result<(), SolverError> {
         let inst = problem.instance();
         let n = inst.n();
-        let nmat = inst.n_mat();
         let set = inst.constraints();
         let layout = self.form.build(set, n);
-        let (theta_x, theta_z) = start::thetas(&nmat.diag(), inst.r());
         let m = self.form.dim();
-        self.kkt =
-            Some(Kkt::new(nmat, &layout.blocks, layout.fixed).map_err(SolverError::Numerical)?);
+        // the iterates and scratch vectors below
+        let work = 8 * (14 * n + 10 * m) as u64 + 72 * self.form.cones.len() as u64;
+        let limit = problem.memory_limit();
+        let over = |bytes: u64| limit.is_some_and(|l| bytes > l);
+        let limit_s = || fmt_bytes(limit.unwrap_or(0));
+        let diag = match self.settings.linear_solver {
+            LinearSolver::Cholesky => {
+                let nmat = inst.n_mat();
+                let est = kkt::assembly_bytes(nmat, layout.blocks.len()) + work;
+                if over(est) {
+                    return Err(SolverError::Refused(format!(
+                        "ipm (linear_solver = cholesky): assembling N + G^T W^-2 G and its \
+                         ordering needs about {} (before the factor) > memory limit {}; \
+                         linear_solver = pcg needs O(n) memory",
+                        fmt_bytes(est),
+                        limit_s()
+                    )));
+                }
+                let kkt = Kkt::new(nmat, &layout.blocks, layout.fixed.clone())
+                    .map_err(SolverError::Numerical)?;
+                let (factor, rest) = kkt.predicted_bytes();
+                let total = factor + rest + work;
+                self.predicted_bytes = total;
+                if over(total) {
+                    return Err(SolverError::Refused(format!(
+                        "ipm (linear_solver = cholesky): predicted memory {} (Cholesky factor \
+                         {} entries and scratch: {}; assembled matrix, symbolic factor and \
+                         iterates: {}) > memory limit {}; linear_solver = pcg needs O(n) memory",
+                        fmt_bytes(total),
+                        kkt.predicted_factor_nnz(),
+                        fmt_bytes(factor),
+                        fmt_bytes(rest + work),
+                        limit_s()
+                    )));
+                }
+                // the factor itself is allocated by the first numeric factorisation (after
+                // the time check: a solve stopped by the time limit never allocates it)
+                self.kkt = Some(kkt);
+                self.pcg = None;
+                nmat.diag()
+            }
+            LinearSolver::Pcg => {
+                let blocks = diag_blocks(problem);
+                let diag = blocks.diagonal();
+                let pcg = Pcg::new(blocks, layout.fixed.clone(), &self.form);
+                let total = pcg.bytes() + work;
+                self.predicted_bytes = total;
+                if over(total) {
+                    return Err(SolverError::Refused(format!(
+                        "ipm (linear_solver = pcg): predicted memory {} > memory limit {}",
+                        fmt_bytes(total),
+                        limit_s()
+                    )));
+                }
+                self.kkt = None;
+                self.pcg = Some(pcg);
+                diag
+            }
+        };
+        self.fixed = layout.fixed;
+        let mean_diag = diag.iter().map(|d| d.abs()).sum::<f64>() / n.max(1) as f64;
+        self.cg_shift = self.settings.cg_reg * mean_diag;
+        let (theta_x, theta_z) = start::thetas(&diag, inst.r());
         self.warm_ignored = state.gamma.iter().any(|&v| v != 0.0);
         self.x = start::start_x(set, n, theta_x);
         self.z = start::start_z(&self.form, theta_z);
@@ -409,6 +653,11 @@ impl Solver for Ipm {
         self.nudges = 0;
         self.factor_time = Duration::ZERO;
         self.solve_time = Duration::ZERO;
+        self.flop_rate = None;
+        self.last_solve = None;
+        self.cg_iterations = 0;
+        self.cg_max_rel_res = 0.0;
+        self.cg_capped = 0;
         self.end_reason = None;
         state.gamma.copy_from_slice(&self.x);
         Ok(())
@@ -425,8 +674,7 @@ impl Solver for Ipm {
             *v += ri;
         }
         self.form.gt_add(&self.z, &mut rd, -1.0);
-        let kkt = self.kkt.as_ref().expect("init ran");
-        for (v, &f) in rd.iter_mut().zip(kkt.fixed()) {
+        for (v, &f) in rd.iter_mut().zip(&self.fixed) {
             if f {
                 *v = 0.0;
             }
@@ -449,11 +697,16 @@ impl Solver for Ipm {
             self.end_reason = Some(format!("{e} (rounding level)"));
             return Ok(StepOutcome::Finished(Status::Stalled));
         }
-        self.factorize()?;
+        if !self.factorize(problem)? {
+            return Ok(StepOutcome::Finished(Status::MaxTime));
+        }
 
-        // Predictor: r_c = -lambda o lambda.
+        // Predictor: r_c = -lambda o lambda (PCG warm starts from the last corrector).
+        self.cg_iters_step = 0;
         self.centering_rhs(m, None);
-        self.direction();
+        if !self.direction(problem, true) {
+            return Ok(StepOutcome::Finished(Status::MaxTime));
+        }
         let alpha_aff = self.max_step().min(1.0);
         let mut mu_aff = 0.0;
         for k in 0..self.s.len() {
@@ -487,7 +740,18 @@ impl Solver for Ipm {
         } else {
             self.centering_rhs(m, Some(sigma * mu));
         }
-        self.direction();
+        if self.pcg.is_none() && !Self::fits(problem, self.predicted_solve_time()) {
+            self.end_reason = Some(format!(
+                "stopped between predictor and corrector: the corrector's solve (predicted \
+                 {:.2} s) would pass the time limit",
+                self.predicted_solve_time()
+            ));
+            return Ok(StepOutcome::Finished(Status::MaxTime));
+        }
+        // Corrector (PCG warm starts from the predictor's direction).
+        if !self.direction(problem, true) {
+            return Ok(StepOutcome::Finished(Status::MaxTime));
+        }
         let alpha = (self.settings.step_fraction * self.max_step()).min(1.0);
         for i in 0..n {
             self.x[i] += alpha * self.dx[i];
@@ -506,6 +770,9 @@ impl Solver for Ipm {
         info.push("ipm_dual_res", cpbench_problems::linalg::norm_inf(&self.rd));
         info.push("ipm_gap", gap);
         info.push("ipm_reg", self.last_reg);
+        if self.pcg.is_some() {
+            info.push("ipm_cg_iters", self.cg_iters_step as f64);
+        }
         self.info = info;
 
         if alpha < 1e-10 {
@@ -521,7 +788,7 @@ impl Solver for Ipm {
     }
 
     fn counters(&self) -> Vec<(&'static str, f64)> {
-        vec![
+        let mut c = vec![
             ("factorizations", self.factorizations as f64),
             ("solves", self.solves as f64),
             ("refactorizations", self.refactorizations as f64),
@@ -533,7 +800,18 @@ impl Solver for Ipm {
             ),
             ("factor_time_s", self.factor_time.as_secs_f64()),
             ("solve_time_s", self.solve_time.as_secs_f64()),
-        ]
+            ("predicted_bytes", self.predicted_bytes as f64),
+        ];
+        if let Some(k) = &self.kkt {
+            c.push(("factor_flops", k.factor_flops()));
+            c.push(("flop_rate", self.flop_rate.unwrap_or(0.0)));
+        }
+        if self.pcg.is_some() {
+            c.push(("cg_iterations", self.cg_iterations as f64));
+            c.push(("cg_capped", self.cg_capped as f64));
+            c.push(("cg_max_rel_res", self.cg_max_rel_res));
+        }
+        c
     }
 
     fn message(&self) -> Option<String> {

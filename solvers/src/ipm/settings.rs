@@ -3,6 +3,19 @@
 use crate::settings::{SolverSettings, Validator};
 use serde::{Deserialize, Serialize};
 
+/// How the reduced Newton systems `(N + G^T W^-2 G) dx = rhs` are solved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum LinearSolver {
+    /// Sparse Cholesky of the assembled matrix (faer, AMD ordering; one numeric factorisation
+    /// per iteration). Memory: the factor.
+    #[default]
+    Cholesky,
+    /// Preconditioned conjugate gradients with counted `N`-products only (any storage of `N`,
+    /// also matrix-free) and a block-Jacobi preconditioner. Memory `O(n)`.
+    Pcg,
+}
+
 /// Settings of [`Ipm`](super::Ipm).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -29,6 +42,30 @@ pub struct IpmSettings {
     pub refine_tol: f64,
     /// End the solve when `mu < mu_min * mu_0`.
     pub mu_min: f64,
+    /// Solver of the reduced Newton systems: `cholesky` (sparse factorisation) or `pcg`
+    /// (block-Jacobi preconditioned conjugate gradients on counted `N`-products, memory
+    /// `O(n)`).
+    pub linear_solver: LinearSolver,
+    /// Relative CG tolerance of `pcg` (default `1e-8`, `0.01 tol` at the default `tol =
+    /// 1e-6`, Melanz et al. 2017). CG stops once `||rhs - K dx||_2` is below both
+    /// `cg_rtol ||rhs||_2` and `0.01 ||r_d||_2` (the dual residual; rounding floor
+    /// `1e-14 ||rhs||_2`).
+    pub cg_rtol: f64,
+    /// Most CG iterations of `pcg` per Newton system (the direction reached is then used).
+    pub cg_max_iter: u64,
+    /// Warm start of `pcg` from the last direction (the predictor's for the corrector, the
+    /// last corrector's for the next predictor), kept when its residual is below that of zero.
+    pub cg_warm_start: bool,
+    /// Proximal regularisation of `pcg`, relative to `mean(diag N)`. `delta = cg_reg *
+    /// mean(diag N)` is added to the diagonal of the reduced system (bounds its condition
+    /// number where `N` is singular; 0 = none).
+    pub cg_reg: f64,
+    /// Flop rate (flop/s) assumed for the first numeric factorisation under a time limit. Used
+    /// by `cholesky` before a factorisation was timed (later ones use the measured rate): a
+    /// factorisation predicted (`flops / rate`, flops from the symbolic analysis) to end after
+    /// the time limit is not started and the solve stops with `max_time` (default `1e9`,
+    /// conservative; raise it on a fast machine to let a first large factorisation start).
+    pub assumed_flop_rate: f64,
 }
 
 impl Default for IpmSettings {
@@ -43,6 +80,12 @@ impl Default for IpmSettings {
             refine: 2,
             refine_tol: 1e-12,
             mu_min: 1e-20,
+            linear_solver: LinearSolver::Cholesky,
+            cg_rtol: 1e-8,
+            cg_max_iter: 1000,
+            cg_warm_start: true,
+            cg_reg: 0.0,
+            assumed_flop_rate: super::DEFAULT_FLOP_RATE,
         }
     }
 }
@@ -56,6 +99,10 @@ impl SolverSettings for IpmSettings {
             .non_negative("reg_dynamic_eps", self.reg_dynamic_eps)
             .non_negative("reg_dynamic_delta", self.reg_dynamic_delta)
             .non_negative("mu_min", self.mu_min)
-            .non_negative("refine_tol", self.refine_tol);
+            .non_negative("refine_tol", self.refine_tol)
+            .in_open("cg_rtol", self.cg_rtol, 0.0, 1.0)
+            .at_least("cg_max_iter", self.cg_max_iter, 1)
+            .non_negative("cg_reg", self.cg_reg)
+            .positive("assumed_flop_rate", self.assumed_flop_rate);
     }
 }
