@@ -864,6 +864,78 @@ mod tests {
         }
     }
 
+    /// Detection and every assembly give the same bits on 1 and 3 threads, on a scene large
+    /// enough to cut the parallel passes into several tasks (query chunks of bodies, grains
+    /// of contacts): contacts, `r`, the block and CSC `N`, `D` and `M`.
+    #[test]
+    fn results_do_not_depend_on_the_number_of_threads() {
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        let run = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| {
+                let mut sim = SceneSpec {
+                    kind: SceneKind::Pyramid,
+                    size: 20,
+                    seed: 2,
+                    frictionless: false,
+                }
+                .build()
+                .unwrap()
+                .into_simulation()
+                .unwrap();
+                let mut out = Vec::new();
+                for kind in [
+                    OperatorKind::Block,
+                    OperatorKind::Csc,
+                    OperatorKind::MatrixFree,
+                ] {
+                    sim.set_operator(Some(kind));
+                    let inst = sim.build_instance().unwrap().unwrap().clone();
+                    let vals = match kind {
+                        OperatorKind::Block => {
+                            let b = inst.block_matrix().unwrap();
+                            let cols: Vec<f64> = b.cols().iter().map(|&c| c as f64).collect();
+                            [bits(b.values()), bits(&cols)].concat()
+                        }
+                        OperatorKind::Csc => bits(inst.n_mat().values()),
+                        OperatorKind::MatrixFree => {
+                            let op = inst.matrix_free().unwrap();
+                            [bits(op.d().values()), bits(&op.mass_diagonal())].concat()
+                        }
+                    };
+                    out.push((bits(inst.r()), vals));
+                }
+                let contacts: Vec<_> = sim
+                    .contacts()
+                    .iter()
+                    .map(|c| {
+                        (
+                            c.a,
+                            format!("{:?}", c.b),
+                            c.gap.to_bits(),
+                            bits(c.n.as_slice()),
+                        )
+                    })
+                    .collect();
+                (sim.world().bodies.len(), contacts, out)
+            })
+        };
+        let (one, three) = (run(1), run(3));
+        assert!(one.0 > 2 * 1024, "{} bodies: one query chunk", one.0);
+        assert!(
+            one.1.len() > 2 * 2048,
+            "{} contacts: one grain",
+            one.1.len()
+        );
+        assert!(one.1 == three.1, "contacts differ");
+        for (k, (a, b)) in one.2.iter().zip(&three.2).enumerate() {
+            assert!(a == b, "storage {k}: values differ");
+        }
+    }
+
     /// The automatic rule's count is the CSC assembly's exact `nnz`.
     #[test]
     fn delassus_nnz_is_exact() {

@@ -148,7 +148,7 @@ pub struct GenerateConfig {
     /// Storage of `N` in the instances ([`cpbench_granular::Simulation::set_operator`]):
     /// `None` automatic (CSC below `cpbench_problems::operator::BLOCK_MIN_NNZ` stored
     /// entries, block storage above), or a given kind; [`OperatorKind::MatrixFree`] exports
-    /// `D` and `M` and needs [`ExportFormat::Npz`].
+    /// `D` and `M` and needs [`ExportFormat::Npz`] when anything is exported.
     pub operator: Option<OperatorKind>,
     /// Build (and export, unless `export_every` is 0) the problem of the first step only,
     /// without solving it or moving anything; needs `steps = 1`. The summary has one report
@@ -257,7 +257,10 @@ pub fn generate(
                 .into(),
         });
     }
-    if cfg.operator == Some(OperatorKind::MatrixFree) && cfg.export_format != ExportFormat::Npz {
+    if cfg.operator == Some(OperatorKind::MatrixFree)
+        && cfg.export_every > 0
+        && cfg.export_format != ExportFormat::Npz
+    {
         return Err(GenerateError::Setting {
             name: "operator",
             reason: "a matrix-free instance (D and M, N never formed) is exported as .npz \
