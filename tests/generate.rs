@@ -37,6 +37,8 @@ fn config(out: &Path, frictionless: bool) -> GenerateConfig {
         vtk: false,
         snapshots: false,
         view_every: None,
+        operator: None,
+        no_solve: false,
     }
 }
 

@@ -17,12 +17,26 @@
 //! once and stores it in column block `c` and its transpose in column block `c2`, so `N` is
 //! exactly (bitwise) symmetric. Work and memory are O(sum over contacts of the neighbour
 //! count); every buffer is reused across steps.
+//!
+//! Large problems skip the CSC form: [`Assembly::delassus_blocks`] writes the upper triangle
+//! straight into the block storage ([`BlockSymMatrix`]): block row `c` holds the blocks
+//! `N_{c,c2}`, `c2 >= c`, computed with the same arithmetic as the CSC path (so its CSC form
+//! is the CSC path's matrix bit for bit), in parallel over block rows (each row writes only
+//! its own blocks). The matrix-free export needs only `D` and `M` ([`movable_jacobian`]).
+//! Every parallel pass writes disjoint pieces of its output in a fixed order, so the results
+//! do not depend on the number of threads.
 
 use super::bodies::Body;
 use super::narrow::{Contact, Partner};
 use cpbench_problems::error::Result as PResult;
 use cpbench_problems::linalg::CscMatrix;
+use cpbench_problems::operator::BlockSymMatrix;
 use nalgebra::Vector3;
+use rayon::prelude::*;
+use std::ops::Range;
+
+/// Contacts (or block rows) per task of the parallel passes.
+const GRAIN: usize = 2048;
 
 /// Sentinel for "no movable body on this side".
 const NONE: u32 = u32::MAX;
@@ -50,6 +64,166 @@ pub struct Assembly {
     nbr: Vec<u32>,
     nbr_code: Vec<u8>,
     mirror: Vec<u32>,
+    /// Number of bodies the body lists (`body_ptr`, `body_list`) were built for since the
+    /// last [`Assembly::jacobian`].
+    lists_for: Option<usize>,
+}
+
+/// Length `len`, keeping (not re-filling) the entries already there: every entry is
+/// overwritten by the caller, so only a grown tail is initialised.
+fn set_len<T: Clone>(v: &mut Vec<T>, len: usize, fill: T) {
+    if v.len() > len {
+        v.truncate(len);
+    } else {
+        v.resize(len, fill);
+    }
+}
+
+/// Run `f(rows, piece)` over `rows` cut into tasks of about [`GRAIN`] rows on the rayon pool,
+/// `piece` the part of `data` that holds those rows (`per` entries per unit of `ptr`: row `i`
+/// owns `data[per (ptr[i] - ptr[rows.start]) .. per (ptr[i + 1] - ptr[rows.start])]` of its
+/// piece). The tasks own disjoint pieces: no locks, no atomics, no allocation.
+fn for_rows<T, F>(data: &mut [T], ptr: &[usize], per: usize, rows: Range<usize>, f: &F)
+where
+    T: Send,
+    F: Fn(Range<usize>, &mut [T]) + Sync,
+{
+    if rows.len() <= GRAIN {
+        f(rows, data);
+        return;
+    }
+    let mid = rows.start + rows.len() / 2;
+    let cut = per * (ptr[mid] - ptr[rows.start]);
+    let (a, b) = data.split_at_mut(cut);
+    rayon::join(
+        || for_rows(a, ptr, per, rows.start..mid, f),
+        || for_rows(b, ptr, per, mid..rows.end, f),
+    );
+}
+
+/// The contact Jacobian restricted to the movable bodies and the diagonal of their mass
+/// matrix, for the matrix-free operator `N = D^T M^-1 D`
+/// ([`cpbench_problems::operator::MatrixFree`]).
+///
+/// `D` is `6 nm x bs nc` (`nm` movable bodies, numbered in body order; fixed bodies and planes
+/// have no rows): column `bs c + k` holds `-d_k` and `-A_A^T (r_A x d_k)` in the six rows of
+/// body `A` and the same with `+` and `r_B` in those of a movable `B` (`d_k` the directions
+/// `n, u, w`, lever arms `r` in m, rotated into the body frame as in the assembly), so
+/// translational rows are dimensionless and rotational rows in m. `M` (length `6 nm`) is the
+/// mass (kg) three times, then the principal inertia (kg m^2) in the body frame. Built in
+/// parallel over contacts, deterministic. Errors: [`cpbench_problems::ProblemError`] from the
+/// checked [`CscMatrix::from_csc_parts`] when the state is not finite.
+pub fn movable_jacobian(
+    bodies: &[Body],
+    contacts: &[Contact],
+    bs: usize,
+) -> PResult<(CscMatrix, Vec<f64>)> {
+    let mut index = vec![NONE; bodies.len()];
+    let mut m_diag = Vec::new();
+    for (i, b) in bodies.iter().enumerate() {
+        if !b.fixed {
+            index[i] = (m_diag.len() / 6) as u32;
+            m_diag.extend_from_slice(&[
+                b.mass,
+                b.mass,
+                b.mass,
+                b.inertia.x,
+                b.inertia.y,
+                b.inertia.z,
+            ]);
+        }
+    }
+    let nc = contacts.len();
+    // the movable bodies of each contact, in row order
+    let sides: Vec<[u32; 2]> = contacts
+        .par_iter()
+        .with_min_len(GRAIN)
+        .map(|c| {
+            let a = index[c.a];
+            let b = match c.b {
+                Partner::Body(j) => index[j],
+                Partner::Plane(_) => NONE,
+            };
+            [a, b]
+        })
+        .collect();
+    // entries per contact: 6 per body side per column
+    let mut cptr = Vec::with_capacity(nc + 1);
+    cptr.push(0usize);
+    for sd in &sides {
+        let k = sd.iter().filter(|&&x| x != NONE).count();
+        cptr.push(cptr.last().copied().unwrap_or(0) + 6 * k * bs);
+    }
+    let nnz = cptr[nc];
+    let mut col_ptr = Vec::with_capacity(bs * nc + 1);
+    for c in 0..nc {
+        let per = (cptr[c + 1] - cptr[c]) / bs;
+        for k in 0..bs {
+            col_ptr.push(cptr[c] + k * per);
+        }
+    }
+    col_ptr.push(nnz);
+    let mut row_idx = vec![0usize; nnz];
+    let mut values = vec![0.0f64; nnz];
+    for_rows(
+        &mut row_idx,
+        &cptr,
+        1,
+        0..nc,
+        &|rows: Range<usize>, out: &mut [usize]| {
+            let mut p = 0;
+            for c in rows {
+                let [a, b] = sides[c];
+                let mut order = [a, b];
+                if b != NONE && b < a {
+                    order = [b, a];
+                }
+                for _ in 0..bs {
+                    for &x in order.iter().filter(|&&x| x != NONE) {
+                        for i in 0..6 {
+                            out[p] = 6 * x as usize + i;
+                            p += 1;
+                        }
+                    }
+                }
+            }
+        },
+    );
+    for_rows(
+        &mut values,
+        &cptr,
+        1,
+        0..nc,
+        &|rows: Range<usize>, out: &mut [f64]| {
+            let mut p = 0;
+            for c in rows {
+                let ct = &contacts[c];
+                let [a, b] = sides[c];
+                let body_b = match ct.b {
+                    Partner::Body(j) if b != NONE => Some(&bodies[j]),
+                    _ => None,
+                };
+                // (body, sign) in row order
+                let mut order = [(Some(&bodies[ct.a]), -1.0), (body_b, 1.0)];
+                if b != NONE && b < a {
+                    order.swap(0, 1);
+                }
+                let dirs = [ct.n, ct.u, ct.w];
+                for d in dirs.iter().take(bs) {
+                    for (x, sign) in order {
+                        let Some(x) = x else { continue };
+                        let rot = x.rot.inverse_transform_vector(&(ct.point - x.pos).cross(d));
+                        for v in [d.x, d.y, d.z, rot.x, rot.y, rot.z] {
+                            out[p] = sign * v;
+                            p += 1;
+                        }
+                    }
+                }
+            }
+        },
+    );
+    let d = CscMatrix::from_csc_parts(m_diag.len(), bs * nc, col_ptr, row_idx, values)?;
+    Ok((d, m_diag))
 }
 
 /// Free velocity `v_free = M^-1 k = v + h M^-1 f_ext` of a movable body, with `f_ext` gravity
@@ -79,8 +253,7 @@ impl Assembly {
         contacts: &[Contact],
         vfree: &[(Vector3<f64>, Vector3<f64>)],
     ) {
-        self.side_body.clear();
-        self.w.clear();
+        self.lists_for = None;
         self.sv.clear();
         for (b, (v, om)) in bodies.iter().zip(vfree) {
             let sm = b.mass.sqrt();
@@ -95,33 +268,253 @@ impl Assembly {
             ]);
         }
         let zero: Side = [[0.0; 6]; 3];
-        for c in contacts {
-            let dirs = [c.n, c.u, c.w];
-            let side = |x: &Body, sign: f64| -> Side {
-                let mut s = zero;
-                let r = c.point - x.pos;
-                let ism = sign / x.mass.sqrt();
-                let isj = x.inertia.map(|j| sign / j.sqrt());
-                for (k, d) in dirs.iter().enumerate() {
-                    let rot = x.rot.inverse_transform_vector(&r.cross(d));
-                    s[k] = [
-                        d.x * ism,
-                        d.y * ism,
-                        d.z * ism,
-                        rot.x * isj.x,
-                        rot.y * isj.y,
-                        rot.z * isj.z,
-                    ];
+        let nc = contacts.len();
+        set_len(&mut self.side_body, nc, [NONE; 2]);
+        set_len(&mut self.w, nc, [zero; 2]);
+        self.side_body
+            .par_iter_mut()
+            .zip(self.w.par_iter_mut())
+            .zip(contacts.par_iter())
+            .with_min_len(GRAIN)
+            .for_each(|((sb, w), c)| {
+                let dirs = [c.n, c.u, c.w];
+                let side = |x: &Body, sign: f64| -> Side {
+                    let mut s = zero;
+                    let r = c.point - x.pos;
+                    let ism = sign / x.mass.sqrt();
+                    let isj = x.inertia.map(|j| sign / j.sqrt());
+                    for (k, d) in dirs.iter().enumerate() {
+                        let rot = x.rot.inverse_transform_vector(&r.cross(d));
+                        s[k] = [
+                            d.x * ism,
+                            d.y * ism,
+                            d.z * ism,
+                            rot.x * isj.x,
+                            rot.y * isj.y,
+                            rot.z * isj.z,
+                        ];
+                    }
+                    s
+                };
+                let wa = side(&bodies[c.a], -1.0);
+                let (bb, wb) = match c.b {
+                    Partner::Body(j) if !bodies[j].fixed => (j as u32, side(&bodies[j], 1.0)),
+                    _ => (NONE, zero),
+                };
+                *sb = [c.a as u32, bb];
+                *w = [wa, wb];
+            });
+    }
+
+    /// Body -> (contact, side) lists sorted by contact (`body_ptr`, `body_list`), built once
+    /// per [`Assembly::jacobian`] for `nb` bodies.
+    fn body_lists(&mut self, nb: usize) {
+        if self.lists_for == Some(nb) {
+            return;
+        }
+        self.body_ptr.clear();
+        self.body_ptr.resize(nb + 1, 0);
+        for sb in &self.side_body {
+            for &x in sb {
+                if x != NONE {
+                    self.body_ptr[x as usize + 1] += 1;
                 }
-                s
-            };
-            let wa = side(&bodies[c.a], -1.0);
-            let (bb, wb) = match c.b {
-                Partner::Body(j) if !bodies[j].fixed => (j as u32, side(&bodies[j], 1.0)),
-                _ => (NONE, zero),
-            };
-            self.side_body.push([c.a as u32, bb]);
-            self.w.push([wa, wb]);
+            }
+        }
+        for i in 0..nb {
+            self.body_ptr[i + 1] += self.body_ptr[i];
+        }
+        self.cursor.clear();
+        self.cursor.extend_from_slice(&self.body_ptr[..nb]);
+        self.body_list.clear();
+        self.body_list.resize(self.body_ptr[nb] as usize, (0, 0));
+        for (c, sb) in self.side_body.iter().enumerate() {
+            for (s, &x) in sb.iter().enumerate() {
+                if x != NONE {
+                    let k = &mut self.cursor[x as usize];
+                    self.body_list[*k as usize] = (c as u32, s as u8);
+                    *k += 1;
+                }
+            }
+        }
+        self.lists_for = Some(nb);
+    }
+
+    /// Stored entries of the full `N` (both triangles, as the CSC path stores it) for block
+    /// size `bs`, from the blocks of the last [`Assembly::jacobian`] over `nb` bodies, without
+    /// assembling it: two contacts share at most one body, so contact `c` has
+    /// `1 + sum over its bodies x of (k_x - 1)` neighbours (`k_x` the contacts of body `x`),
+    /// and `nnz = bs^2 (nc + sum_x k_x (k_x - 1))`. O(nc + nb).
+    pub fn delassus_nnz(&mut self, nb: usize, bs: usize) -> usize {
+        self.body_lists(nb);
+        let pairs: usize = self
+            .body_ptr
+            .windows(2)
+            .map(|w| {
+                let k = (w[1] - w[0]) as usize;
+                k * k.saturating_sub(1)
+            })
+            .sum();
+        bs * bs * (self.side_body.len() + pairs)
+    }
+
+    /// The contacts `c2 >= c` that share a body with contact `c` (`c` itself first), in
+    /// increasing order: the merge of the tails of its bodies' sorted contact lists.
+    #[inline]
+    fn upper_neighbours(&self, c: usize, mut f: impl FnMut(u32)) {
+        let empty: &[(u32, u8)] = &[];
+        let tail = |x: u32| -> &[(u32, u8)] {
+            if x == NONE {
+                return empty;
+            }
+            let x = x as usize;
+            let l = &self.body_list[self.body_ptr[x] as usize..self.body_ptr[x + 1] as usize];
+            &l[l.partition_point(|e| (e.0 as usize) < c)..]
+        };
+        let sb = self.side_body[c];
+        let (l0, l1) = (tail(sb[0]), tail(sb[1]));
+        let (mut i0, mut i1) = (0, 0);
+        while i0 < l0.len() || i1 < l1.len() {
+            let c0 = l0.get(i0).map_or(u32::MAX, |e| e.0);
+            let c1 = l1.get(i1).map_or(u32::MAX, |e| e.0);
+            f(c0.min(c1));
+            if c0 <= c1 {
+                i0 += 1;
+            }
+            if c1 <= c0 {
+                i1 += 1;
+            }
+        }
+    }
+
+    /// `N = D^T M^-1 D` on the block storage ([`BlockSymMatrix`], upper triangle by block
+    /// rows, `bs x bs` blocks), from the blocks of the last [`Assembly::jacobian`] over `nb`
+    /// bodies, never forming CSC arrays. Its entries are those of [`Assembly::delassus`] bit
+    /// for bit (same sums in the same order; `to_csc()` gives that matrix back).
+    ///
+    /// Parallel and deterministic: the block-row lengths are counted per contact, a prefix
+    /// sum places the rows, then every row writes its own block columns and values.
+    /// `recycle` may hold a previous matrix ([`BlockSymMatrix::into_upper_parts`] is used to
+    /// reuse its storage). Errors: [`cpbench_problems::ProblemError::SizeMismatch`] for `bs`
+    /// other than 1 or 3 or more than `u32::MAX` contacts or blocks, and
+    /// [`cpbench_problems::ProblemError::NonFinite`] when the state was not finite.
+    pub fn delassus_blocks(
+        &mut self,
+        nb: usize,
+        bs: usize,
+        recycle: Option<BlockSymMatrix>,
+    ) -> PResult<BlockSymMatrix> {
+        if bs != 1 && bs != 3 {
+            return Err(cpbench_problems::ProblemError::SizeMismatch {
+                what: "block size".into(),
+                expected: 3,
+                found: bs,
+            });
+        }
+        let nc = self.side_body.len();
+        if nc > u32::MAX as usize {
+            return Err(cpbench_problems::ProblemError::SizeMismatch {
+                what: "contacts (u32 block indices)".into(),
+                expected: u32::MAX as usize,
+                found: nc,
+            });
+        }
+        self.body_lists(nb);
+        let (mut row_ptr, mut col, mut vals) = match recycle {
+            Some(m) => m.into_upper_parts(),
+            None => (Vec::new(), Vec::new(), Vec::new()),
+        };
+        // structure: row lengths in parallel, prefix sum, rows filled in parallel
+        set_len(&mut row_ptr, nc + 1, 0);
+        row_ptr[0] = 0;
+        row_ptr[1..]
+            .par_iter_mut()
+            .enumerate()
+            .with_min_len(GRAIN)
+            .for_each(|(c, len)| {
+                let mut k = 0;
+                self.upper_neighbours(c, |_| k += 1);
+                *len = k;
+            });
+        for c in 0..nc {
+            row_ptr[c + 1] += row_ptr[c];
+        }
+        let blocks = row_ptr[nc];
+        set_len(&mut col, blocks, 0);
+        set_len(&mut vals, bs * bs * blocks, 0.0);
+        let me = &*self;
+        for_rows(
+            &mut col,
+            &row_ptr,
+            1,
+            0..nc,
+            &|rows: Range<usize>, out: &mut [u32]| {
+                let mut k = 0;
+                for c in rows {
+                    me.upper_neighbours(c, |c2| {
+                        out[k] = c2;
+                        k += 1;
+                    });
+                }
+            },
+        );
+        if bs == 3 {
+            for_rows(&mut vals, &row_ptr, 9, 0..nc, &|rows, out| {
+                me.block_rows::<3>(rows, &row_ptr, &col, out)
+            });
+        } else {
+            for_rows(&mut vals, &row_ptr, 1, 0..nc, &|rows, out| {
+                me.block_rows::<1>(rows, &row_ptr, &col, out)
+            });
+        }
+        BlockSymMatrix::from_upper_parts(bs, nc, row_ptr, col, vals)
+    }
+
+    /// Values of block rows `rows` into `out` (their blocks, row-major): block `(c, c2)` is
+    /// `N_{c,c2} = N_{c2,c}^T`, with `N_{c2,c}` summed over the shared bodies in the side
+    /// order of `c`, exactly as [`Assembly::fill_values`] does.
+    fn block_rows<const BS: usize>(
+        &self,
+        rows: Range<usize>,
+        row_ptr: &[usize],
+        col: &[u32],
+        out: &mut [f64],
+    ) {
+        let base = row_ptr[rows.start];
+        for c in rows {
+            let sb = self.side_body[c];
+            let wc = &self.w[c];
+            for p in row_ptr[c]..row_ptr[c + 1] {
+                let c2 = col[p] as usize;
+                let sb2 = self.side_body[c2];
+                let w2 = &self.w[c2];
+                let mut blk = [[0.0f64; BS]; BS];
+                for (sc, b) in wc.iter().enumerate() {
+                    let x = sb[sc];
+                    if x == NONE {
+                        continue;
+                    }
+                    let s2 = if sb2[0] == x {
+                        0
+                    } else if sb2[1] == x {
+                        1
+                    } else {
+                        continue;
+                    };
+                    let a = &w2[s2];
+                    for (k, row) in blk.iter_mut().enumerate() {
+                        for (l, v) in row.iter_mut().enumerate() {
+                            *v += dot6(&a[k], &b[l]);
+                        }
+                    }
+                }
+                let o = &mut out[BS * BS * (p - base)..BS * BS * (p - base + 1)];
+                for (k, row) in blk.iter().enumerate() {
+                    for (l, &v) in row.iter().enumerate() {
+                        o[l * BS + k] = v;
+                    }
+                }
+            }
         }
     }
 
@@ -148,33 +541,8 @@ impl Assembly {
                 found: bs,
             });
         }
+        self.body_lists(nb);
         let nc = self.side_body.len();
-        // body -> (contact, side) lists, sorted by contact
-        self.body_ptr.clear();
-        self.body_ptr.resize(nb + 1, 0);
-        for sb in &self.side_body {
-            for &x in sb {
-                if x != NONE {
-                    self.body_ptr[x as usize + 1] += 1;
-                }
-            }
-        }
-        for i in 0..nb {
-            self.body_ptr[i + 1] += self.body_ptr[i];
-        }
-        self.cursor.clear();
-        self.cursor.extend_from_slice(&self.body_ptr[..nb]);
-        self.body_list.clear();
-        self.body_list.resize(self.body_ptr[nb] as usize, (0, 0));
-        for (c, sb) in self.side_body.iter().enumerate() {
-            for (s, &x) in sb.iter().enumerate() {
-                if x != NONE {
-                    let k = &mut self.cursor[x as usize];
-                    self.body_list[*k as usize] = (c as u32, s as u8);
-                    *k += 1;
-                }
-            }
-        }
         // structure: sorted neighbour list of every contact (merge of its bodies' lists)
         self.nbr_ptr.clear();
         self.nbr.clear();
@@ -304,19 +672,23 @@ impl Assembly {
 
     /// `r = b + D^T v_free` (length `bs nc`) into `r`, with `b_c = (gap_c / h, 0, 0)`.
     pub fn rhs(&self, contacts: &[Contact], h: f64, bs: usize, r: &mut Vec<f64>) {
-        r.clear();
-        for (c, ct) in contacts.iter().enumerate() {
-            for k in 0..bs {
-                let mut v = if k == 0 { ct.gap / h } else { 0.0 };
-                for s in 0..2 {
-                    let x = self.side_body[c][s];
-                    if x != NONE {
-                        v += dot6(&self.w[c][s][k], &self.sv[x as usize]);
+        set_len(r, bs * contacts.len(), 0.0);
+        r.par_chunks_mut(bs)
+            .zip(contacts.par_iter())
+            .enumerate()
+            .with_min_len(GRAIN)
+            .for_each(|(c, (rc, ct))| {
+                for (k, out) in rc.iter_mut().enumerate() {
+                    let mut v = if k == 0 { ct.gap / h } else { 0.0 };
+                    for s in 0..2 {
+                        let x = self.side_body[c][s];
+                        if x != NONE {
+                            v += dot6(&self.w[c][s][k], &self.sv[x as usize]);
+                        }
                     }
+                    *out = v;
                 }
-                r.push(v);
-            }
-        }
+            });
     }
 
     /// Velocity update: set every movable body's velocity to `v_free + M^-1 D gamma`

@@ -10,12 +10,28 @@
 //! body pairs with movable bodies of larger index and with every fixed body, so each pair is
 //! found exactly once and fixed-fixed pairs cost nothing.
 //!
+//! The queries run in parallel over fixed chunks of bodies, each into its own buffer, and the
+//! buffers are concatenated in chunk order, so the output does not depend on the number of
+//! threads.
+//!
 //! Contacts come out sorted by `(A, partner)` where `A` is the querying body and the partner
 //! code is the body index or `nb + plane index` ([`contact_key`]); the stepper's warm start
 //! relies on this order.
 
 use super::bodies::{Body, Plane};
 use super::narrow::{sphere_plane, sphere_sphere, Contact, Partner};
+use rayon::prelude::*;
+
+/// Bodies per query task (a fixed cut: the output order does not depend on the threads).
+const QUERY_CHUNK: usize = 1024;
+
+/// Output and scratch of one query task, kept across steps.
+#[derive(Clone, Debug, Default)]
+struct QueryBuf {
+    out: Vec<Contact>,
+    cand: Vec<u32>,
+    candidates: usize,
+}
 
 /// Warm-start key of a contact: `(A << 32) | partner`, partner = body index or `nb + plane`.
 /// Contacts produced by [`BroadPhase::detect`] are sorted by this key.
@@ -38,7 +54,7 @@ pub struct BroadPhase {
     sorted: Vec<u32>,
     bucket: Vec<u32>,
     cells: Vec<[i64; 3]>,
-    cand: Vec<u32>,
+    chunks: Vec<QueryBuf>,
     /// Candidate pairs tested in the last [`BroadPhase::detect`] (diagnostics).
     pub candidates: usize,
 }
@@ -72,10 +88,10 @@ impl BroadPhase {
         envelope: f64,
         out: &mut Vec<Contact>,
     ) {
-        out.clear();
         self.candidates = 0;
         let nb = bodies.len();
         if nb == 0 {
+            out.clear();
             return;
         }
         let rmax = bodies.iter().fold(0.0f64, |m, b| m.max(b.radius));
@@ -83,19 +99,27 @@ impl BroadPhase {
         let inv = 1.0 / self.cell;
         self.bits = ((2 * nb).next_power_of_two().trailing_zeros()).max(6);
         let nt = 1usize << self.bits;
-        self.cells.clear();
-        self.bucket.clear();
+        self.cells.resize(nb, [0; 3]);
+        self.bucket.resize(nb, 0);
+        let bits = self.bits;
+        self.cells
+            .par_iter_mut()
+            .zip(self.bucket.par_iter_mut())
+            .zip(bodies.par_iter())
+            .with_min_len(QUERY_CHUNK)
+            .for_each(|((c, h), b)| {
+                *c = [
+                    (b.pos.x * inv).floor() as i64,
+                    (b.pos.y * inv).floor() as i64,
+                    (b.pos.z * inv).floor() as i64,
+                ];
+                *h = hash_cell(*c, bits);
+            });
+        self.cells.truncate(nb);
+        self.bucket.truncate(nb);
         self.start.clear();
         self.start.resize(nt + 1, 0);
-        for b in bodies {
-            let c = [
-                (b.pos.x * inv).floor() as i64,
-                (b.pos.y * inv).floor() as i64,
-                (b.pos.z * inv).floor() as i64,
-            ];
-            let h = hash_cell(c, self.bits);
-            self.cells.push(c);
-            self.bucket.push(h);
+        for &h in &self.bucket {
             self.start[h as usize + 1] += 1;
         }
         for k in 0..nt {
@@ -110,52 +134,86 @@ impl BroadPhase {
             self.sorted[*k as usize] = i as u32;
             *k += 1;
         }
-        let mut buckets = [0u32; 27];
-        for (i, a) in bodies.iter().enumerate() {
-            if a.fixed {
-                continue;
-            }
-            let c = self.cells[i];
-            let mut m = 0;
-            for dx in -1..=1 {
-                for dy in -1..=1 {
-                    for dz in -1..=1 {
-                        buckets[m] = hash_cell([c[0] + dx, c[1] + dy, c[2] + dz], self.bits);
-                        m += 1;
-                    }
-                }
-            }
-            buckets.sort_unstable();
-            self.cand.clear();
-            let mut prev = u32::MAX;
-            for &h in &buckets {
-                if h == prev {
+        let nchunks = nb.div_ceil(QUERY_CHUNK);
+        self.chunks.resize_with(nchunks, QueryBuf::default);
+        self.chunks.truncate(nchunks);
+        let (start, sorted, cells) = (&self.start, &self.sorted, &self.cells);
+        self.chunks.par_iter_mut().enumerate().for_each(|(k, buf)| {
+            buf.out.clear();
+            buf.candidates = 0;
+            let range = k * QUERY_CHUNK..((k + 1) * QUERY_CHUNK).min(nb);
+            for i in range {
+                let a = &bodies[i];
+                if a.fixed {
                     continue;
                 }
-                prev = h;
-                let (s, e) = (self.start[h as usize], self.start[h as usize + 1]);
-                for &j in &self.sorted[s as usize..e as usize] {
-                    let ju = j as usize;
-                    if ju == i || (ju < i && !bodies[ju].fixed) {
+                let c = cells[i];
+                let mut buckets = [0u32; 27];
+                let mut m = 0;
+                for dx in -1..=1 {
+                    for dy in -1..=1 {
+                        for dz in -1..=1 {
+                            buckets[m] = hash_cell([c[0] + dx, c[1] + dy, c[2] + dz], bits);
+                            m += 1;
+                        }
+                    }
+                }
+                buckets.sort_unstable();
+                buf.cand.clear();
+                let mut prev = u32::MAX;
+                for &h in &buckets {
+                    if h == prev {
                         continue;
                     }
-                    self.cand.push(j);
+                    prev = h;
+                    let (s, e) = (start[h as usize], start[h as usize + 1]);
+                    for &j in &sorted[s as usize..e as usize] {
+                        let ju = j as usize;
+                        if ju == i || (ju < i && !bodies[ju].fixed) {
+                            continue;
+                        }
+                        buf.cand.push(j);
+                    }
+                }
+                buf.candidates += buf.cand.len();
+                buf.cand.sort_unstable();
+                for &j in &buf.cand {
+                    let ju = j as usize;
+                    if let Some(ct) = sphere_sphere(i, a, ju, &bodies[ju], envelope) {
+                        buf.out.push(ct);
+                    }
+                }
+                for (p, pl) in planes.iter().enumerate() {
+                    if let Some(ct) = sphere_plane(i, a, p, pl, envelope) {
+                        buf.out.push(ct);
+                    }
                 }
             }
-            self.candidates += self.cand.len();
-            self.cand.sort_unstable();
-            for &j in &self.cand {
-                let ju = j as usize;
-                if let Some(ct) = sphere_sphere(i, a, ju, &bodies[ju], envelope) {
-                    out.push(ct);
-                }
-            }
-            for (p, pl) in planes.iter().enumerate() {
-                if let Some(ct) = sphere_plane(i, a, p, pl, envelope) {
-                    out.push(ct);
-                }
-            }
+        });
+        // concatenate in chunk order, in parallel over disjoint pieces of `out`
+        self.candidates = self.chunks.iter().map(|b| b.candidates).sum();
+        let total: usize = self.chunks.iter().map(|b| b.out.len()).sum();
+        let Some(first) = self.chunks.iter().find_map(|b| b.out.first().copied()) else {
+            out.clear();
+            return;
+        };
+        // every entry is overwritten below: only a grown tail is filled
+        if out.len() > total {
+            out.truncate(total);
+        } else {
+            out.resize(total, first);
         }
+        let mut pieces = Vec::with_capacity(nchunks);
+        let mut rest = &mut out[..];
+        for b in &self.chunks {
+            let (piece, tail) = rest.split_at_mut(b.out.len());
+            pieces.push(piece);
+            rest = tail;
+        }
+        pieces
+            .into_par_iter()
+            .zip(self.chunks.par_iter())
+            .for_each(|(piece, b)| piece.copy_from_slice(&b.out));
     }
 }
 
@@ -193,13 +251,23 @@ mod tests {
 
     #[test]
     fn grid_finds_exactly_the_all_pairs_contacts_in_key_order() {
+        check_against_brute_force(600, 3.0);
+    }
+
+    /// Several query chunks (parallel, concatenated in order) give the same list.
+    #[test]
+    fn chunked_queries_keep_the_key_order() {
+        check_against_brute_force(3 * QUERY_CHUNK + 17, 5.5);
+    }
+
+    fn check_against_brute_force(count: usize, half: f64) {
         let mut rng = SplitMix64::new(42);
         let mut bodies = Vec::new();
-        for k in 0..600 {
+        for k in 0..count {
             let p = Vector3::new(
-                rng.uniform(-3.0, 3.0),
+                rng.uniform(-half, half),
                 rng.uniform(0.0, 4.0),
-                rng.uniform(-3.0, 3.0),
+                rng.uniform(-half, half),
             );
             let r = rng.uniform(0.1, 0.3);
             let b = if k % 7 == 0 {

@@ -5,6 +5,10 @@
 //!
 //! 1. contacts at `q(t)` with gap below the effective envelope ([`Simulation::detect`]);
 //! 2. Jacobian blocks, `N = D^T M^-1 D` and `r = b + D^T M^-1 k` ([`Simulation::assemble`]);
+//!    `N` on the storage of [`Simulation::set_operator`]: by default CSC when it has fewer than
+//!    [`BLOCK_MIN_NNZ`] stored entries (bit-identical to earlier versions), else assembled
+//!    straight into the block storage (the same entries); on request never formed
+//!    (matrix-free: `D` and `M` of the movable bodies);
 //! 3. an [`Instance`] (CCP with one Coulomb cone per contact, or the LCP of the normals in
 //!    frictionless mode), solved by the [`ContactSolver`] from a warm start: the previous
 //!    step's impulse of the same body pair (same `A`, same partner), kept as a world-frame
@@ -19,7 +23,7 @@
 //! `envelope` ([`SimParams::envelope`]) is the floor of that margin, `r_max` its ceiling (it
 //! keeps the grid cells at most `3 r_max` wide).
 
-use super::assembly::{free_velocity, Assembly};
+use super::assembly::{free_velocity, movable_jacobian, Assembly};
 use super::bodies::{Body, Plane};
 use super::broadphase::{contact_key, BroadPhase};
 use super::narrow::{Contact, Partner};
@@ -27,6 +31,7 @@ use super::{check_non_negative, check_positive, invalid, ContactSolver, Granular
 use cpbench_problems::constraints::ConstraintSet;
 use cpbench_problems::instance::{Instance, Provenance, ValidationOptions};
 use cpbench_problems::linalg::CscMatrix;
+use cpbench_problems::operator::{BlockSymMatrix, MatrixFree, OperatorKind, BLOCK_MIN_NNZ};
 use nalgebra::Vector3;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -143,6 +148,15 @@ pub struct StepReport {
     pub timings: StepTimings,
 }
 
+/// The assembled operator of the current step, before it becomes an instance.
+#[derive(Clone, Debug)]
+enum Assembled {
+    Csc(CscMatrix),
+    Block(BlockSymMatrix),
+    /// `D` (movable bodies' rows) and the diagonal of `M`.
+    Factors(CscMatrix, Vec<f64>),
+}
+
 /// A running simulation: the world plus every buffer the step reuses.
 #[derive(Clone, Debug)]
 pub struct Simulation {
@@ -157,7 +171,11 @@ pub struct Simulation {
     keys: Vec<u64>,
     asm: Assembly,
     vfree: Vec<(Vector3<f64>, Vector3<f64>)>,
-    n_mat: Option<CscMatrix>,
+    n_mat: Option<Assembled>,
+    /// Storage of a previous step's block matrix, reused.
+    spare_block: Option<BlockSymMatrix>,
+    /// Requested storage of `N` (`None`: automatic).
+    operator: Option<OperatorKind>,
     r: Vec<f64>,
     instance: Option<Instance>,
     gamma: Vec<f64>,
@@ -212,6 +230,8 @@ impl Simulation {
             asm: Assembly::new(),
             vfree: Vec::new(),
             n_mat: None,
+            spare_block: None,
+            operator: None,
             r: Vec::new(),
             instance: None,
             gamma: Vec::new(),
@@ -220,6 +240,22 @@ impl Simulation {
             warm: Vec::new(),
             warm_matched: 0,
         })
+    }
+
+    /// Choose the storage of `N` in the instances built from now on: `None` (the default)
+    /// assembles CSC when `N` has fewer than [`BLOCK_MIN_NNZ`] stored entries and the block
+    /// storage otherwise (same entries, bit for bit); `Some(OperatorKind::Csc)` always
+    /// assembles CSC (the instance then applies its own automatic choice, see
+    /// [`Instance::new`]); `Some(OperatorKind::Block)` always the block storage;
+    /// `Some(OperatorKind::MatrixFree)` never forms `N`: the instance holds `D` (the rows of
+    /// the movable bodies) and the diagonal of `M` ([`movable_jacobian`]), and `r` as usual.
+    pub fn set_operator(&mut self, kind: Option<OperatorKind>) {
+        self.operator = kind;
+    }
+
+    /// The storage requested with [`Simulation::set_operator`] (`None`: automatic).
+    pub fn operator(&self) -> Option<OperatorKind> {
+        self.operator
     }
 
     /// The world (bodies, planes, parameters).
@@ -342,21 +378,61 @@ impl Simulation {
         self.asm
             .jacobian(&self.world.bodies, &self.contacts, &self.vfree);
         let bs = p.block_size();
+        let nb = self.world.bodies.len();
         // reuse the storage of the previous step's N and r
-        let recycle = match (self.n_mat.take(), self.instance.take()) {
-            (Some(m), _) => Some(m),
-            (None, Some(inst)) => {
-                let (m, r) = inst.into_matrix_and_r();
-                if r.capacity() > self.r.capacity() {
-                    self.r = r;
+        let mut recycle = None;
+        match self.n_mat.take() {
+            Some(Assembled::Csc(m)) => recycle = Some(m),
+            Some(Assembled::Block(b)) => self.spare_block = Some(b),
+            _ => {}
+        }
+        if let Some(inst) = self.instance.take() {
+            let r = match inst.into_block_and_r() {
+                Ok((b, r)) => {
+                    self.spare_block = Some(b);
+                    r
                 }
-                Some(m)
+                Err(inst) if inst.operator_kind() == OperatorKind::Csc => {
+                    let (m, r) = inst.into_matrix_and_r();
+                    recycle = recycle.or(Some(m));
+                    r
+                }
+                Err(_) => Vec::new(),
+            };
+            if r.capacity() > self.r.capacity() {
+                self.r = r;
             }
-            (None, None) => None,
+        }
+        let kind = match self.operator {
+            Some(k) => k,
+            None if self.asm.delassus_nnz(nb, bs) >= BLOCK_MIN_NNZ => OperatorKind::Block,
+            None => OperatorKind::Csc,
         };
-        self.n_mat = Some(self.asm.delassus(self.world.bodies.len(), bs, recycle)?);
+        self.n_mat = Some(match kind {
+            OperatorKind::Csc => Assembled::Csc(self.asm.delassus(nb, bs, recycle)?),
+            OperatorKind::Block => {
+                Assembled::Block(self.asm.delassus_blocks(nb, bs, self.spare_block.take())?)
+            }
+            OperatorKind::MatrixFree => {
+                let (d, m) = movable_jacobian(&self.world.bodies, &self.contacts, bs)?;
+                Assembled::Factors(d, m)
+            }
+        });
         self.asm.rhs(&self.contacts, p.h, bs, &mut self.r);
         Ok(())
+    }
+
+    /// Stored entries of the assembled `N` (both triangles): that of the CSC or block
+    /// storage, or for the matrix-free operator that `N` would have (never formed).
+    fn assembled_nnz(&mut self) -> usize {
+        let bs = self.world.params.block_size();
+        let nb = self.world.bodies.len();
+        match &self.n_mat {
+            Some(Assembled::Csc(m)) => m.nnz(),
+            Some(Assembled::Block(b)) => b.full_nnz(),
+            Some(Assembled::Factors(..)) => self.asm.delassus_nnz(nb, bs),
+            None => 0,
+        }
     }
 
     /// Step 3 (first half): the validated instance of the assembled problem, named
@@ -421,14 +497,20 @@ impl Simulation {
             symmetrized_from: None,
         };
         let r = std::mem::take(&mut self.r);
-        self.instance = Some(Instance::new(
-            format!("{}_step{step:04}__{cls}", self.label),
-            n_mat,
-            r,
-            constraints,
-            prov,
-            ValidationOptions::default(),
-        )?);
+        let name = format!("{}_step{step:04}__{cls}", self.label);
+        self.instance = Some(match n_mat {
+            Assembled::Csc(m) => {
+                Instance::new(name, m, r, constraints, prov, ValidationOptions::default())?
+            }
+            Assembled::Block(b) => Instance::new_block(name, b, r, constraints, prov)?,
+            Assembled::Factors(d, m) => Instance::new_matrix_free(
+                name,
+                MatrixFree::with_diagonal_mass(d, &m)?,
+                r,
+                constraints,
+                prov,
+            )?,
+        });
         Ok(())
     }
 
@@ -440,6 +522,44 @@ impl Simulation {
         self.assemble()?;
         self.make_instance(self.steps_done + 1)?;
         Ok(self.instance.as_ref())
+    }
+
+    /// [`Simulation::build_instance`] with the figures of a step: contacts, unknowns, stored
+    /// entries of `N`, penetration, envelope and the times of detection, assembly and
+    /// instance (solve and update 0, no iterations, residual NaN, `converged` false). Neither
+    /// the state nor the step counter changes; the instance is [`Simulation::last_instance`].
+    /// Errors: those of [`Simulation::build_instance`].
+    pub fn build_instance_report(&mut self) -> Result<StepReport> {
+        let step = self.steps_done + 1;
+        let t0 = Instant::now();
+        let nc = self.detect();
+        let max_pen = self.max_penetration();
+        let t1 = Instant::now();
+        self.assemble()?;
+        let nnz = self.assembled_nnz();
+        let t2 = Instant::now();
+        self.make_instance(step)?;
+        let t3 = Instant::now();
+        Ok(StepReport {
+            step,
+            time: self.time(),
+            contacts: nc,
+            n: self.world.params.block_size() * nc,
+            nnz,
+            warm_matched: 0,
+            max_penetration: max_pen,
+            kinetic_energy: self.kinetic_energy(),
+            iterations: 0,
+            residual: f64::NAN,
+            converged: false,
+            envelope: self.envelope,
+            timings: StepTimings {
+                detection: t1 - t0,
+                assembly: t2 - t1,
+                instance: t3 - t2,
+                ..Default::default()
+            },
+        })
     }
 
     /// Warm start for the current contacts: the previous step's world impulse of the same
@@ -483,7 +603,7 @@ impl Simulation {
         let max_pen = self.max_penetration();
         let t1 = Instant::now();
         self.assemble()?;
-        let nnz = self.n_mat.as_ref().map_or(0, CscMatrix::nnz);
+        let nnz = self.assembled_nnz();
         let t2 = Instant::now();
         self.make_instance(step)?;
         let t3 = Instant::now();
@@ -617,5 +737,214 @@ impl Simulation {
     /// Generalised velocities of all bodies (length `6 nb`).
     pub fn velocities(&self) -> Vec<f64> {
         self.world.bodies.iter().flat_map(|b| b.v()).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::SplitMix64;
+    use crate::scenes::{SceneKind, SceneSpec};
+    use crate::ContactSolution;
+
+    /// A "solver" returning zero impulses: the bodies fall and overlap, which makes contacts
+    /// with planes, fixed and movable spheres.
+    fn zero(
+        inst: &Instance,
+        _warm: Option<&[f64]>,
+    ) -> std::result::Result<ContactSolution, String> {
+        Ok(ContactSolution {
+            gamma: vec![0.0; inst.n()],
+            ..Default::default()
+        })
+    }
+
+    /// Scenes with every kind of contact, spinning bodies (rotated frames) and both block
+    /// sizes, advanced a few steps.
+    fn scenes() -> Vec<Simulation> {
+        let mut out = Vec::new();
+        for (kind, size, steps) in [
+            (SceneKind::Pyramid, 6, 3),
+            (SceneKind::Fill, 3, 40),
+            (SceneKind::Tube, 60, 30),
+        ] {
+            for frictionless in [false, true] {
+                let mut sim = SceneSpec {
+                    kind,
+                    size,
+                    seed: 5,
+                    frictionless,
+                }
+                .build()
+                .unwrap()
+                .into_simulation()
+                .unwrap();
+                let mut rng = SplitMix64::new(3);
+                for b in sim.bodies_mut().iter_mut().filter(|b| !b.fixed) {
+                    b.omega = Vector3::new(
+                        rng.uniform(-9.0, 9.0),
+                        rng.uniform(-9.0, 9.0),
+                        rng.uniform(-9.0, 9.0),
+                    );
+                }
+                let mut solver = zero;
+                for _ in 0..steps {
+                    sim.step(&mut solver).unwrap();
+                }
+                out.push(sim);
+            }
+        }
+        out
+    }
+
+    fn max_rel_diff(a: &[f64], b: &[f64]) -> f64 {
+        let scale = a.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        a.iter()
+            .zip(b)
+            .fold(0.0f64, |m, (x, y)| m.max((x - y).abs()))
+            / scale
+    }
+
+    /// The block assembly gives the CSC assembly's `N` bit for bit (structure, values, content
+    /// hash), also from recycled buffers, and the same products; the matrix-free instance
+    /// (`D`, `M` of the movable bodies) gives the same products to rounding; `r` is the same
+    /// on every storage.
+    #[test]
+    fn block_and_matrix_free_assembly_equal_the_csc_assembly() {
+        let mut rng = SplitMix64::new(11);
+        for mut sim in scenes() {
+            let label = format!("{} bs {}", sim.label(), sim.world().params.block_size());
+            sim.set_operator(None);
+            let auto = sim.build_instance().unwrap().unwrap().clone();
+            assert_eq!(auto.operator_kind(), OperatorKind::Csc, "{label}");
+            sim.set_operator(Some(OperatorKind::Csc));
+            let a = sim.build_instance().unwrap().unwrap().clone();
+            assert_eq!(a.hash(), auto.hash());
+            assert!(a.n_blocks() > 20, "{label}: {} contacts", a.n_blocks());
+            sim.set_operator(Some(OperatorKind::Block));
+            let b = sim.build_instance().unwrap().unwrap().clone();
+            // the second build reuses the first one's storage
+            let b2 = sim.build_instance().unwrap().unwrap().clone();
+            let bm = b.block_matrix().expect("block storage");
+            let back = bm.to_csc().unwrap();
+            let an = a.n_mat();
+            assert_eq!(back.col_ptr(), an.col_ptr(), "{label}");
+            assert_eq!(back.row_idx(), an.row_idx(), "{label}");
+            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(back.values()), bits(an.values()), "{label}");
+            assert_eq!(bits(b2.block_matrix().unwrap().values()), bits(bm.values()));
+            assert_eq!(bm.full_nnz(), an.nnz());
+            assert_eq!(b.hash(), a.hash(), "{label}");
+            assert_eq!(bits(b.r()), bits(a.r()));
+            let rep = sim.build_instance_report().unwrap();
+            assert_eq!(rep.nnz, an.nnz());
+            sim.set_operator(Some(OperatorKind::MatrixFree));
+            let rep = sim.build_instance_report().unwrap();
+            assert_eq!(rep.nnz, an.nnz(), "{label}: nnz of the N never formed");
+            let c = sim.last_instance().unwrap().clone();
+            assert_eq!(c.operator_kind(), OperatorKind::MatrixFree);
+            let op = c.matrix_free().unwrap();
+            let movable = sim.world().bodies.iter().filter(|b| !b.fixed).count();
+            assert_eq!((op.m(), op.n()), (6 * movable, a.n()));
+            assert_eq!(bits(c.r()), bits(a.r()));
+            let n = a.n();
+            for _ in 0..3 {
+                let x: Vec<f64> = (0..n).map(|_| rng.uniform(-1.0, 1.0)).collect();
+                let (mut ya, mut yb, mut yc) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+                a.matvec(&x, &mut ya);
+                b.matvec(&x, &mut yb);
+                c.matvec(&x, &mut yc);
+                let (db, dc) = (max_rel_diff(&ya, &yb), max_rel_diff(&ya, &yc));
+                assert!(db <= 1e-14, "{label}: block products differ by {db:e}");
+                assert!(
+                    dc <= 1e-12,
+                    "{label}: matrix-free products differ by {dc:e}"
+                );
+            }
+        }
+    }
+
+    /// Detection and every assembly give the same bits on 1 and 3 threads, on a scene large
+    /// enough to cut the parallel passes into several tasks (query chunks of bodies, grains
+    /// of contacts): contacts, `r`, the block and CSC `N`, `D` and `M`.
+    #[test]
+    fn results_do_not_depend_on_the_number_of_threads() {
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        let run = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| {
+                let mut sim = SceneSpec {
+                    kind: SceneKind::Pyramid,
+                    size: 20,
+                    seed: 2,
+                    frictionless: false,
+                }
+                .build()
+                .unwrap()
+                .into_simulation()
+                .unwrap();
+                let mut out = Vec::new();
+                for kind in [
+                    OperatorKind::Block,
+                    OperatorKind::Csc,
+                    OperatorKind::MatrixFree,
+                ] {
+                    sim.set_operator(Some(kind));
+                    let inst = sim.build_instance().unwrap().unwrap().clone();
+                    let vals = match kind {
+                        OperatorKind::Block => {
+                            let b = inst.block_matrix().unwrap();
+                            let cols: Vec<f64> = b.cols().iter().map(|&c| c as f64).collect();
+                            [bits(b.values()), bits(&cols)].concat()
+                        }
+                        OperatorKind::Csc => bits(inst.n_mat().values()),
+                        OperatorKind::MatrixFree => {
+                            let op = inst.matrix_free().unwrap();
+                            [bits(op.d().values()), bits(&op.mass_diagonal())].concat()
+                        }
+                    };
+                    out.push((bits(inst.r()), vals));
+                }
+                let contacts: Vec<_> = sim
+                    .contacts()
+                    .iter()
+                    .map(|c| {
+                        (
+                            c.a,
+                            format!("{:?}", c.b),
+                            c.gap.to_bits(),
+                            bits(c.n.as_slice()),
+                        )
+                    })
+                    .collect();
+                (sim.world().bodies.len(), contacts, out)
+            })
+        };
+        let (one, three) = (run(1), run(3));
+        assert!(one.0 > 2 * 1024, "{} bodies: one query chunk", one.0);
+        assert!(
+            one.1.len() > 2 * 2048,
+            "{} contacts: one grain",
+            one.1.len()
+        );
+        assert!(one.1 == three.1, "contacts differ");
+        for (k, (a, b)) in one.2.iter().zip(&three.2).enumerate() {
+            assert!(a == b, "storage {k}: values differ");
+        }
+    }
+
+    /// The automatic rule's count is the CSC assembly's exact `nnz`.
+    #[test]
+    fn delassus_nnz_is_exact() {
+        for mut sim in scenes() {
+            sim.set_operator(Some(OperatorKind::Csc));
+            let nnz = sim.build_instance().unwrap().unwrap().nnz();
+            let bs = sim.world().params.block_size();
+            let nb = sim.world().bodies.len();
+            assert_eq!(sim.asm.delassus_nnz(nb, bs), nnz);
+        }
     }
 }

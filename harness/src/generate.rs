@@ -10,6 +10,7 @@ use cpbench_granular::{
     ContactSolution, ContactSolver, GranularError, SceneSpec, Snapshot, StepReport,
 };
 use cpbench_problems::io::{write_bundle, write_fclib, ClassChoice, FclibInfo};
+use cpbench_problems::operator::OperatorKind;
 use cpbench_problems::{Instance, ProblemError, ResidualKind};
 use cpbench_solvers::registry::build;
 use cpbench_solvers::{ExecSettings, Executor, Solver, SolverError, Status};
@@ -144,6 +145,15 @@ pub struct GenerateConfig {
     /// Draw PNG views of the scene at every view step ([`crate::simout::write_snapshot`]:
     /// `{out}/snapshots/step_NNNN.png`).
     pub snapshots: bool,
+    /// Storage of `N` in the instances ([`cpbench_granular::Simulation::set_operator`]):
+    /// `None` automatic (CSC below `cpbench_problems::operator::BLOCK_MIN_NNZ` stored
+    /// entries, block storage above), or a given kind; [`OperatorKind::MatrixFree`] exports
+    /// `D` and `M` and needs [`ExportFormat::Npz`] when anything is exported.
+    pub operator: Option<OperatorKind>,
+    /// Build (and export, unless `export_every` is 0) the problem of the first step only,
+    /// without solving it or moving anything; needs `steps = 1`. The summary has one report
+    /// with the detection, assembly and instance times.
+    pub no_solve: bool,
     /// Write the views (VTK, PNG) of every step whose number is a multiple of this; `None`:
     /// `export_every`. 0: none.
     pub view_every: Option<u64>,
@@ -247,10 +257,31 @@ pub fn generate(
                 .into(),
         });
     }
+    if cfg.operator == Some(OperatorKind::MatrixFree)
+        && cfg.export_every > 0
+        && cfg.export_format != ExportFormat::Npz
+    {
+        return Err(GenerateError::Setting {
+            name: "operator",
+            reason: "a matrix-free instance (D and M, N never formed) is exported as .npz \
+                     only: use --format npz"
+                .into(),
+        });
+    }
+    if cfg.no_solve && cfg.steps != 1 {
+        return Err(GenerateError::Setting {
+            name: "no_solve",
+            reason: format!(
+                "builds the problem of the first step only: needs steps = 1, not {}",
+                cfg.steps
+            ),
+        });
+    }
     let start = Instant::now();
     let mut solver =
         RegistrySolver::new(&cfg.solver, cfg.solver_settings.as_ref(), cfg.exec.clone())?;
     let mut sim = cfg.spec.build()?.into_simulation()?;
+    sim.set_operator(cfg.operator);
     let mut summary = GenerateSummary {
         bodies: sim.world().bodies.len(),
         ..Default::default()
@@ -258,14 +289,19 @@ pub fn generate(
     std::fs::create_dir_all(&cfg.out).map_err(|e| HarnessError::io(&cfg.out, e))?;
     let traj = cfg.out.join("trajectory.csv");
     for _ in 0..cfg.steps {
-        let rep = match sim.step(&mut solver) {
+        let stepped = if cfg.no_solve {
+            sim.build_instance_report()
+        } else {
+            sim.step(&mut solver)
+        };
+        let rep = match stepped {
             Ok(r) => r,
             Err(e) => {
                 write_atomic(&traj, trajectory_csv(&summary.steps).as_bytes())?;
                 return Err(e.into());
             }
         };
-        if cfg.export_every > 0 && rep.step % cfg.export_every == 0 {
+        if cfg.export_every > 0 && (cfg.no_solve || rep.step % cfg.export_every == 0) {
             if let Some(inst) = sim.last_instance() {
                 let path = match cfg.export_format {
                     ExportFormat::Bundle => {

@@ -436,6 +436,16 @@ impl Instance {
         }
     }
 
+    /// Consume an instance on the block storage and return its matrix and `r` (e.g. to reuse
+    /// their storage); any other instance is given back unchanged as `Err`.
+    #[allow(clippy::result_large_err)]
+    pub fn into_block_and_r(self) -> std::result::Result<(BlockSymMatrix, Vec<f64>), Self> {
+        match self.storage {
+            Storage::Block(b) => Ok((b, self.r)),
+            storage => Err(Self { storage, ..self }),
+        }
+    }
+
     /// Replace `r` by `r_new` in place (no allocation), e.g. the shifted `r` of De Saxce's
     /// fixed point. Errors: [`ProblemError::SizeMismatch`], [`ProblemError::NonFinite`].
     pub fn replace_r(&mut self, r_new: &[f64]) -> Result<()> {

@@ -8,6 +8,7 @@ use crate::AnyError;
 use clap::Args;
 use cpbench_granular::{SceneKind, SceneSpec};
 use cpbench_harness::generate::{generate as run_generate, ExportFormat, GenerateConfig};
+use cpbench_problems::operator::OperatorKind;
 use cpbench_problems::ResidualKind;
 use cpbench_solvers::ExecSettings;
 use std::path::PathBuf;
@@ -77,6 +78,16 @@ pub struct GenerateArgs {
     /// Write --vtk and --snapshots output every k steps (0: none) [default: --export-every].
     #[arg(long, allow_negative_numbers = true)]
     pub view_every: Option<i64>,
+    /// Storage of `N` in the instances: `auto` (CSC below 2M stored entries, else the block
+    /// storage assembled directly), `csc`, `block`, or `matrix-free` (N never formed: the
+    /// instance holds D of the movable bodies and the diagonal of M; exported with --format npz
+    /// only).
+    #[arg(long, default_value = "auto", value_parser = ["auto", "csc", "block", "matrix-free"])]
+    pub operator: String,
+    /// Build and export the problem of the first step only, without solving it (needs
+    /// --steps 1; exported unless --export-every 0): for timing and exporting large scenes.
+    #[arg(long)]
+    pub no_solve: bool,
     /// Print a line every k steps (0: only the summary).
     #[arg(long, default_value_t = 50, allow_negative_numbers = true)]
     pub print_every: i64,
@@ -122,6 +133,13 @@ pub fn generate(a: GenerateArgs) -> Result<(), AnyError> {
         }
         (Some(f), false) => return Err(format!("unknown --format '{f}'").into()),
     };
+    let operator = match a.operator.as_str() {
+        "auto" => None,
+        "csc" => Some(OperatorKind::Csc),
+        "block" => Some(OperatorKind::Block),
+        "matrix-free" => Some(OperatorKind::MatrixFree),
+        o => return Err(format!("unknown --operator '{o}'").into()),
+    };
     let cfg = GenerateConfig {
         spec,
         steps,
@@ -140,6 +158,8 @@ pub fn generate(a: GenerateArgs) -> Result<(), AnyError> {
         vtk: a.vtk,
         snapshots: a.snapshots,
         view_every,
+        operator,
+        no_solve: a.no_solve,
     };
     let _lock = cpbench_harness::lock::FolderLock::acquire(&a.out)?;
     let every = print_every;
@@ -162,16 +182,27 @@ pub fn generate(a: GenerateArgs) -> Result<(), AnyError> {
     let nc: f64 = s.steps.iter().map(|r| r.contacts as f64).sum::<f64>() / s.steps.len() as f64;
     let it: f64 = s.steps.iter().map(|r| r.iterations as f64).sum::<f64>() / s.steps.len() as f64;
     let unconverged = s.steps.iter().filter(|r| !r.converged).count();
-    println!(
-        "{} bodies, {} steps in {:.2} s; mean contacts {:.0}, mean solver iterations {:.1}, \
-         {} steps not converged",
-        s.bodies,
-        s.steps.len(),
-        s.wall.as_secs_f64(),
-        nc,
-        it,
-        unconverged
-    );
+    if a.no_solve {
+        let nnz = s.steps.first().map_or(0, |r| r.nnz);
+        println!(
+            "{} bodies, first step built without solving in {:.2} s; contacts {:.0}, \
+             stored entries of N {nnz}",
+            s.bodies,
+            s.wall.as_secs_f64(),
+            nc,
+        );
+    } else {
+        println!(
+            "{} bodies, {} steps in {:.2} s; mean contacts {:.0}, mean solver iterations \
+             {:.1}, {} steps not converged",
+            s.bodies,
+            s.steps.len(),
+            s.wall.as_secs_f64(),
+            nc,
+            it,
+            unconverged
+        );
+    }
     println!(
         "per step (ms): detection {:.3}, assembly {:.3}, instance {:.3}, solve {:.3}, update {:.3}",
         det * 1e3,

@@ -46,6 +46,7 @@ use crate::constraints::ConstraintSet;
 use crate::error::Result;
 use crate::instance::{Instance, Provenance, ValidationOptions};
 use crate::linalg::CscMatrix;
+use crate::operator::{MatrixFree, OperatorKind};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::io::{BufWriter, Write};
@@ -204,7 +205,14 @@ fn write_file(
 }
 
 fn write_files(instance: &Instance, dir: &Path) -> Result<()> {
-    let n_mat = instance.n_mat();
+    if instance.operator_kind() == OperatorKind::MatrixFree {
+        // a bundle stores N: form it (the hash then follows the formed matrix)
+        let formed = instance.clone().with_operator(OperatorKind::Csc)?;
+        return write_files(&formed, dir);
+    }
+    // formed for the writer and dropped on the block storage, not kept in the instance
+    let n_mat = instance.csc();
+    let n_mat = &*n_mat;
     let symmetric = mtx::is_exactly_symmetric(n_mat);
     write_file(&dir.join("N.mtx"), |w| {
         if symmetric {
@@ -238,7 +246,6 @@ pub(crate) fn header_json(instance: &Instance, matrix_storage: &str) -> Vec<u8> 
 }
 
 fn header(instance: &Instance, matrix_storage: &str) -> InstanceJson {
-    let n_mat = instance.n_mat();
     let (mu, lo, hi) = match instance.constraints() {
         ConstraintSet::NonNegative => (None, None, None),
         ConstraintSet::CoulombCones { mu } => (Some(mu.clone()), None, None),
@@ -253,7 +260,8 @@ fn header(instance: &Instance, matrix_storage: &str) -> InstanceJson {
         name: instance.name().to_string(),
         class: instance.class().as_str().to_string(),
         n: instance.n(),
-        nnz: n_mat.nnz(),
+        // N's stored entries (D's for a matrix-free instance), without forming N
+        nnz: instance.nnz(),
         mu,
         lo,
         hi,
@@ -295,7 +303,27 @@ pub(crate) struct InstanceJsonIn {
     #[serde(default)]
     hash: Option<String>,
     #[serde(default)]
+    pub(crate) matrix_storage: Option<String>,
+    #[serde(default)]
     provenance: Option<Provenance>,
+}
+
+/// The operator of an instance as read: `N` itself, or the factors of `N = D^T M^-1 D`.
+pub(crate) enum Operand {
+    /// `N`, `n x n`.
+    Matrix(CscMatrix),
+    /// `D` and `M` ([`MatrixFree`]).
+    MatrixFree(MatrixFree),
+}
+
+impl Operand {
+    /// Stored entries: of `N`, or of `D`.
+    fn nnz(&self) -> usize {
+        match self {
+            Operand::Matrix(m) => m.nnz(),
+            Operand::MatrixFree(op) => op.d().nnz(),
+        }
+    }
 }
 
 /// Expand `v` (field `what` of `path`) to `len` numbers: a list must have `len` entries (`per`
@@ -384,7 +412,14 @@ pub fn read_bundle(dir: &Path, validation: ValidationOptions) -> Result<Instance
         n_file: "N.mtx",
         r_file: "r.mtx",
     };
-    assemble(meta, &parts, n_mat, r, duplicates, validation)
+    assemble(
+        meta,
+        &parts,
+        Operand::Matrix(n_mat),
+        r,
+        duplicates,
+        validation,
+    )
 }
 
 /// Parse the instance header (`instance.json`, or the `instance` member of an `.npz`) and
@@ -429,12 +464,13 @@ pub(crate) struct Parts<'a> {
 }
 
 /// Build and validate the instance from its header and its `N` (`n x n`, checked by the
-/// caller) and `r`: the count checks, the constraint set of the class, the provenance, the
+/// caller; or the factors of a matrix-free `N`, whose `nnz` is that of `D`) and `r`: the
+/// count checks, the constraint set of the class, the provenance, the
 /// content hash check. Shared by bundles and `.npz` files.
 pub(crate) fn assemble(
     meta: InstanceJsonIn,
     parts: &Parts,
-    n_mat: CscMatrix,
+    op: Operand,
     r: Vec<f64>,
     duplicates: usize,
     validation: ValidationOptions,
@@ -453,15 +489,15 @@ pub(crate) fn assemble(
             ),
         ));
     }
-    if let Some(m) = meta.nnz.filter(|&m| m != n_mat.nnz()) {
+    if let Some(m) = meta.nnz.filter(|&m| m != op.nnz()) {
         return Err(perr(
             &jpath,
             "nnz",
             format!(
                 "nnz = {m} but {nf} stores {} entries (both triangles count; \
                  nnz should be {}, or omit it)",
-                n_mat.nnz(),
-                n_mat.nnz()
+                op.nnz(),
+                op.nnz()
             ),
         ));
     }
@@ -533,11 +569,24 @@ pub(crate) fn assemble(
             .parameters
             .insert(DUPLICATES_KEY.into(), duplicates.to_string());
     }
-    let inst = match (meta.class.as_str(), constraints) {
-        ("coulomb", ConstraintSet::CoulombCones { mu }) => {
+    let inst = match (meta.class.as_str(), constraints, op) {
+        ("coulomb", _, Operand::MatrixFree(_)) => {
+            return Err(perr(
+                &jpath,
+                "class",
+                "a matrix-free instance (D and M) is a QP: class 'ccp' or 'lcp', not 'coulomb'"
+                    .to_string(),
+            ))
+        }
+        ("coulomb", ConstraintSet::CoulombCones { mu }, Operand::Matrix(n_mat)) => {
             Instance::new_coulomb(name, n_mat, r, mu, provenance, validation)
         }
-        (_, constraints) => Instance::new(name, n_mat, r, constraints, provenance, validation),
+        (_, constraints, Operand::Matrix(n_mat)) => {
+            Instance::new(name, n_mat, r, constraints, provenance, validation)
+        }
+        (_, constraints, Operand::MatrixFree(op)) => {
+            Instance::new_matrix_free(name, op, r, constraints, provenance)
+        }
     }
     .map_err(|e| e.in_file(dir))?;
     if let Some(h) = meta.hash.as_deref().filter(|h| !h.is_empty()) {

@@ -14,7 +14,22 @@
 //! | `instance` | `uint8`, `(k,)` | the instance header: the bytes of a bundle's `instance.json` (class, `mu` or `lo`/`hi`, name, hash, provenance; `docs/formats.md`) |
 //!
 //! So `scipy.sparse.load_npz(f)` gives `N` (the first five keys are SciPy's own layout), and
-//! `json.loads(numpy.load(f)["instance"].tobytes())` the header. Integer arrays are `int32`
+//! `json.loads(numpy.load(f)["instance"].tobytes())` the header.
+//!
+//! A **matrix-free** instance (`N = D^T M^-1 D` never formed, e.g. `cpbench generate --operator
+//! matrix-free`) has the header field `"matrix_storage": "matrix-free"` (its `nnz` is that of
+//! `D`) and, instead of `format`, `shape`, `indptr`, `indices`, `data`:
+//!
+//! | key | dtype, shape | content |
+//! |---|---|---|
+//! | `D_shape` | `int64`, `(2,)` | `(m, n)`: `m` generalised velocities, `n` unknowns |
+//! | `D_indptr` | `int32` or `int64`, `(n + 1,)` | column pointers of `D` |
+//! | `D_indices` | `int32` or `int64`, `(nnz(D),)` | row indices of `D`, increasing within a column |
+//! | `D_data` | `float64`, `(nnz(D),)` | values of `D` |
+//! | `M_diag` | `float64`, `(m,)` | the diagonal of `M` (positive) |
+//!
+//! (`scipy.sparse.csc_array((f["D_data"], f["D_indices"], f["D_indptr"]), shape=f["D_shape"])`
+//! gives `D`.) Integer arrays are `int32`
 //! when every value fits, else `int64` (SciPy's rule); both are read. The writer keeps `N`
 //! exactly as stored, so a round trip is bit-exact and gives the same content hash.
 //!
@@ -23,11 +38,12 @@
 //! at `nnz`, a row index out of range or out of order, a non-finite value, a header that is not
 //! valid JSON or whose counts disagree with the arrays.
 
-use super::bundle::{assemble, header_json, parse_meta, Parts};
+use super::bundle::{assemble, header_json, parse_meta, Operand, Parts};
 use super::{io_err, perr};
 use crate::error::Result;
 use crate::instance::{Instance, ValidationOptions};
 use crate::linalg::CscMatrix;
+use crate::operator::MatrixFree;
 use npyz::WriterBuilder;
 use std::io::{BufReader, BufWriter, Read, Seek, Write};
 use std::path::Path;
@@ -59,41 +75,58 @@ fn write_to(instance: &Instance, path: &Path) -> Result<()> {
     let opts = zip::write::SimpleFileOptions::default()
         .compression_method(zip::CompressionMethod::Stored)
         .large_file(true);
-    let n_mat = instance.n_mat();
     let n = instance.n();
-    zip.start_file("format.npy", opts).map_err(zipe)?;
-    write_bytes_scalar(&mut zip, *b"csc").map_err(ioe)?;
-    zip.start_file("shape.npy", opts).map_err(zipe)?;
-    write_array(&mut zip, &[2], [n as i64, n as i64]).map_err(ioe)?;
-    // SciPy's rule: int32 when every index and pointer fits
-    let small = n_mat.nnz() <= i32::MAX as usize && n <= i32::MAX as usize;
-    for (name, v) in [
-        ("indptr.npy", n_mat.col_ptr()),
-        ("indices.npy", n_mat.row_idx()),
-    ] {
-        zip.start_file(name, opts).map_err(zipe)?;
-        let shape = [v.len() as u64];
-        if small {
-            write_array(&mut zip, &shape, v.iter().map(|&x| x as i32)).map_err(ioe)?;
-        } else {
-            write_array(&mut zip, &shape, v.iter().map(|&x| x as i64)).map_err(ioe)?;
-        }
-    }
-    zip.start_file("data.npy", opts).map_err(zipe)?;
-    write_array(
-        &mut zip,
-        &[n_mat.nnz() as u64],
-        n_mat.values().iter().copied(),
-    )
-    .map_err(ioe)?;
+    let storage = if let Some(op) = instance.matrix_free() {
+        let d = op.d();
+        zip.start_file("D_shape.npy", opts).map_err(zipe)?;
+        write_array(&mut zip, &[2], [d.nrows() as i64, d.ncols() as i64]).map_err(ioe)?;
+        write_sparse(&mut zip, opts, "D_", d).map_err(|e| io_err(path, e))?;
+        zip.start_file("M_diag.npy", opts).map_err(zipe)?;
+        write_array(&mut zip, &[op.m() as u64], op.mass_diagonal()).map_err(ioe)?;
+        "matrix-free"
+    } else {
+        // formed for the writer (and dropped) on the block storage
+        let n_mat = instance.csc();
+        zip.start_file("format.npy", opts).map_err(zipe)?;
+        write_bytes_scalar(&mut zip, *b"csc").map_err(ioe)?;
+        zip.start_file("shape.npy", opts).map_err(zipe)?;
+        write_array(&mut zip, &[2], [n as i64, n as i64]).map_err(ioe)?;
+        write_sparse(&mut zip, opts, "", &n_mat).map_err(|e| io_err(path, e))?;
+        "csc-full"
+    };
     zip.start_file("r.npy", opts).map_err(zipe)?;
     write_array(&mut zip, &[n as u64], instance.r().iter().copied()).map_err(ioe)?;
-    let header = header_json(instance, "csc-full");
+    let header = header_json(instance, storage);
     zip.start_file("instance.npy", opts).map_err(zipe)?;
     write_array(&mut zip, &[header.len() as u64], header.iter().copied()).map_err(ioe)?;
     let mut w = zip.finish().map_err(zipe)?;
     w.flush().map_err(ioe)?;
     w.get_ref().sync_all().map_err(ioe)
+}
+
+/// `{prefix}indptr`, `{prefix}indices` (int32 when every index and pointer fits, SciPy's rule,
+/// else int64) and `{prefix}data` of a CSC matrix.
+fn write_sparse<W: Write + Seek>(
+    zip: &mut zip::ZipWriter<W>,
+    opts: zip::write::SimpleFileOptions,
+    prefix: &str,
+    a: &CscMatrix,
+) -> std::io::Result<()> {
+    let zipe = |e: zip::result::ZipError| std::io::Error::other(e.to_string());
+    let small = a.nnz() <= i32::MAX as usize && a.nrows().max(a.ncols()) <= i32::MAX as usize;
+    for (name, v) in [("indptr", a.col_ptr()), ("indices", a.row_idx())] {
+        zip.start_file(format!("{prefix}{name}.npy"), opts)
+            .map_err(zipe)?;
+        let shape = [v.len() as u64];
+        if small {
+            write_array(zip, &shape, v.iter().map(|&x| x as i32))?;
+        } else {
+            write_array(zip, &shape, v.iter().map(|&x| x as i64))?;
+        }
+    }
+    zip.start_file(format!("{prefix}data.npy"), opts)
+        .map_err(zipe)?;
+    write_array(zip, &[a.nnz() as u64], a.values().iter().copied())
 }
 
 /// A 0-d NumPy byte string (`|S3`), as SciPy writes `format`.
@@ -149,6 +182,14 @@ pub fn read_npz_from<R: Read + Seek>(
             format!("not a readable .npz (ZIP) archive: {e}"),
         )
     })?;
+    let header: Vec<u8> = read_vec(path, "instance", member(path, &mut zip, "instance")?)?;
+    let mut meta = parse_meta(path, &header)?;
+    if meta.name.is_none() {
+        meta.name = path.file_stem().map(|s| s.to_string_lossy().into_owned());
+    }
+    if meta.matrix_storage.as_deref() == Some("matrix-free") {
+        return read_factors(path, &mut zip, meta, validation);
+    }
     let format = member(path, &mut zip, "format")?;
     let fmt: Vec<u8> = match format.dtype() {
         npyz::DType::Plain(t) if t.to_string().starts_with("|S") => {
@@ -189,7 +230,6 @@ pub fn read_npz_from<R: Read + Seek>(
     let indices = ints(path, "indices", member(path, &mut zip, "indices")?)?;
     let data: Vec<f64> = read_vec(path, "data", member(path, &mut zip, "data")?)?;
     let r: Vec<f64> = read_vec(path, "r", member(path, &mut zip, "r")?)?;
-    let header: Vec<u8> = read_vec(path, "instance", member(path, &mut zip, "instance")?)?;
     if r.len() != n {
         return Err(perr(
             path,
@@ -197,10 +237,9 @@ pub fn read_npz_from<R: Read + Seek>(
             format!("r has {} entries but shape says n = {n}", r.len()),
         ));
     }
-    check_csc(path, n, &indptr, &indices, data.len())?;
+    check_csc(path, "", n, n, &indptr, &indices, data.len())?;
     let n_mat =
         CscMatrix::from_csc_parts(n, n, indptr, indices, data).map_err(|e| e.in_file(path))?;
-    let mut meta = parse_meta(path, &header)?;
     let parts = Parts {
         jpath: path,
         source: path,
@@ -208,63 +247,130 @@ pub fn read_npz_from<R: Read + Seek>(
         n_file: "the npz's N (data, indices, indptr)",
         r_file: "its 'r'",
     };
-    if meta.name.is_none() {
-        meta.name = path.file_stem().map(|s| s.to_string_lossy().into_owned());
-    }
-    assemble(meta, &parts, n_mat, r, 0, validation)
+    assemble(meta, &parts, Operand::Matrix(n_mat), r, 0, validation)
 }
 
-/// The positioned checks of the CSC arrays (before they are handed to [`CscMatrix`]): the
-/// pointer array's length, start, monotonicity and end, and every row index below `n` and
-/// increasing within its column.
-fn check_csc(path: &Path, n: usize, indptr: &[usize], indices: &[usize], nnz: usize) -> Result<()> {
-    if indptr.len() != n + 1 {
+/// The matrix-free members (`D_*`, `M_diag`, `r`) of an archive whose header says
+/// `"matrix_storage": "matrix-free"` (module docs).
+fn read_factors<R: Read + Seek>(
+    path: &Path,
+    zip: &mut zip::ZipArchive<R>,
+    meta: super::bundle::InstanceJsonIn,
+    validation: ValidationOptions,
+) -> Result<Instance> {
+    let shape = ints(path, "D_shape", member(path, zip, "D_shape")?)?;
+    let (m, n) = match shape[..] {
+        [a, b] => (a, b),
+        _ => {
+            return Err(perr(
+                path,
+                "array 'D_shape'",
+                format!("expected (m, n), found {shape:?}"),
+            ))
+        }
+    };
+    let indptr = ints(path, "D_indptr", member(path, zip, "D_indptr")?)?;
+    let indices = ints(path, "D_indices", member(path, zip, "D_indices")?)?;
+    let data: Vec<f64> = read_vec(path, "D_data", member(path, zip, "D_data")?)?;
+    let m_diag: Vec<f64> = read_vec(path, "M_diag", member(path, zip, "M_diag")?)?;
+    let r: Vec<f64> = read_vec(path, "r", member(path, zip, "r")?)?;
+    if r.len() != n {
         return Err(perr(
             path,
-            "array 'indptr'",
+            "array 'r'",
+            format!("r has {} entries but D_shape says n = {n}", r.len()),
+        ));
+    }
+    if m_diag.len() != m {
+        return Err(perr(
+            path,
+            "array 'M_diag'",
             format!(
-                "indptr has {} entries, expected n + 1 = {}",
+                "M_diag has {} entries but D_shape says m = {m}",
+                m_diag.len()
+            ),
+        ));
+    }
+    check_csc(path, "D_", m, n, &indptr, &indices, data.len())?;
+    let d = CscMatrix::from_csc_parts(m, n, indptr, indices, data).map_err(|e| e.in_file(path))?;
+    let op = MatrixFree::with_diagonal_mass(d, &m_diag).map_err(|e| e.in_file(path))?;
+    let parts = Parts {
+        jpath: path,
+        source: path,
+        format: "npz",
+        n_file: "the npz's D (D_data, D_indices, D_indptr)",
+        r_file: "its 'r'",
+    };
+    assemble(meta, &parts, Operand::MatrixFree(op), r, 0, validation)
+}
+
+/// The positioned checks of the CSC arrays `{prefix}indptr`, `{prefix}indices` of an
+/// `nrows x ncols` matrix (before they are handed to [`CscMatrix`]): the pointer array's
+/// length, start, monotonicity and end, and every row index below `nrows` and increasing
+/// within its column.
+fn check_csc(
+    path: &Path,
+    prefix: &str,
+    nrows: usize,
+    ncols: usize,
+    indptr: &[usize],
+    indices: &[usize],
+    nnz: usize,
+) -> Result<()> {
+    let (ip, ix, dt) = (
+        format!("{prefix}indptr"),
+        format!("{prefix}indices"),
+        format!("{prefix}data"),
+    );
+    if indptr.len() != ncols + 1 {
+        return Err(perr(
+            path,
+            format!("array '{ip}'"),
+            format!(
+                "{ip} has {} entries, expected {} + 1 = {}",
                 indptr.len(),
-                n + 1
+                if prefix.is_empty() { "n" } else { "columns" },
+                ncols + 1
             ),
         ));
     }
     if indices.len() != nnz {
         return Err(perr(
             path,
-            "array 'indices'",
-            format!("indices has {} entries but data has {nnz}", indices.len()),
+            format!("array '{ix}'"),
+            format!("{ix} has {} entries but {dt} has {nnz}", indices.len()),
         ));
     }
-    if indptr[0] != 0 || indptr[n] != nnz {
+    if indptr[0] != 0 || indptr[ncols] != nnz {
         return Err(perr(
             path,
-            "array 'indptr'",
+            format!("array '{ip}'"),
             format!(
-                "indptr must start at 0 and end at nnz = {nnz}, found {} .. {}",
-                indptr[0], indptr[n]
+                "{ip} must start at 0 and end at nnz = {nnz}, found {} .. {}",
+                indptr[0], indptr[ncols]
             ),
         ));
     }
-    for j in 0..n {
+    for j in 0..ncols {
         let (a, b) = (indptr[j], indptr[j + 1]);
         if a > b {
             return Err(perr(
                 path,
-                format!("array 'indptr', index {}", j + 1),
-                format!("indptr decreases: {a} then {b}"),
+                format!("array '{ip}', index {}", j + 1),
+                format!("{ip} decreases: {a} then {b}"),
             ));
         }
         for k in a..b {
             let i = indices[k];
-            if i >= n || (k > a && i <= indices[k - 1]) {
+            if i >= nrows || (k > a && i <= indices[k - 1]) {
                 return Err(perr(
                     path,
-                    format!("array 'indices', index {k}"),
+                    format!("array '{ix}', index {k}"),
                     format!(
-                        "row {i} in column {j}: row indices must be below n = {n} and \
+                        "row {i} in column {j}: row indices must be below {} {nrows} and \
                          increasing within a column (scipy: A.sort_indices(), \
-                         A.sum_duplicates())"
+                         A.sum_duplicates())",
+                        if prefix.is_empty() { "n =" } else { "m =" }
                     ),
                 ));
             }
@@ -394,6 +500,115 @@ mod tests {
             let c = load(&p, &LoadOptions::default()).unwrap();
             assert_eq!(c.hash(), a.hash());
         }
+    }
+
+    /// A matrix-free instance (`D`, `M`) is written as its factors and read back bit for
+    /// bit: same `D`, `M`, `r`, content hash and products; `N` is never formed.
+    #[test]
+    fn matrix_free_round_trip_is_bit_exact() {
+        use crate::constraints::ConstraintSet;
+        use crate::instance::Provenance;
+        use crate::operator::OperatorKind;
+        let (m, nc) = (18, 5);
+        let mut rng = crate::rng::SplitMix64::new(7);
+        let mut t = Vec::new();
+        for j in 0..3 * nc {
+            for k in 0..m {
+                if rng.next_f64() < 0.4 {
+                    t.push((k, j, rng.next_f64() - 0.5));
+                }
+            }
+        }
+        let d = CscMatrix::from_triplets(m, 3 * nc, &t).unwrap();
+        // masses whose inverse does not invert back exactly
+        let mass: Vec<f64> = (0..m).map(|k| 0.3 + 0.7 * k as f64 / 3.0).collect();
+        let op = MatrixFree::with_diagonal_mass(d, &mass).unwrap();
+        let r: Vec<f64> = (0..3 * nc).map(|i| (i as f64).sin()).collect();
+        let a = Instance::new_matrix_free(
+            "mf__ccp",
+            op,
+            r,
+            ConstraintSet::CoulombCones { mu: vec![0.4; nc] },
+            Provenance::default(),
+        )
+        .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("mf.npz");
+        write_npz(&a, &p).unwrap();
+        let b = read_npz(&p, ValidationOptions::default()).unwrap();
+        assert_eq!(b.operator_kind(), OperatorKind::MatrixFree);
+        let (oa, ob) = (a.matrix_free().unwrap(), b.matrix_free().unwrap());
+        assert_eq!(oa.d().col_ptr(), ob.d().col_ptr());
+        assert_eq!(oa.d().row_idx(), ob.d().row_idx());
+        assert_eq!(oa.d().values(), ob.d().values());
+        assert_eq!(ob.mass_diagonal(), mass);
+        assert_eq!(oa.mass_inverse(), ob.mass_inverse());
+        assert_eq!(a.r(), b.r());
+        assert_eq!(a.hash(), b.hash());
+        assert_eq!(a.name(), b.name());
+        let x: Vec<f64> = (0..3 * nc).map(|i| (i as f64 * 0.3).cos()).collect();
+        let (mut ya, mut yb) = (vec![0.0; 3 * nc], vec![0.0; 3 * nc]);
+        a.matvec(&x, &mut ya);
+        b.matvec(&x, &mut yb);
+        assert_eq!(ya, yb);
+        let c = load(&p, &LoadOptions::default()).unwrap();
+        assert_eq!(c.hash(), a.hash());
+        // the members are D's and M's, not N's
+        let zip = zip::ZipArchive::new(std::fs::File::open(&p).unwrap()).unwrap();
+        let mut names: Vec<String> = zip.file_names().map(|n| n.unwrap().into_owned()).collect();
+        names.sort_unstable();
+        assert_eq!(
+            names,
+            [
+                "D_data.npy",
+                "D_indices.npy",
+                "D_indptr.npy",
+                "D_shape.npy",
+                "M_diag.npy",
+                "instance.npy",
+                "r.npy"
+            ]
+        );
+        // a broken D is a positioned error
+        let mut bad = Vec::new();
+        std::fs::File::open(&p)
+            .unwrap()
+            .read_to_end(&mut bad)
+            .unwrap();
+        let e = read_npz_from(
+            std::io::Cursor::new(rewrite_member(&bad, "M_diag.npy", &|w| {
+                write_array(w, &[2], [1.0f64, 2.0]).unwrap()
+            })),
+            &p,
+            ValidationOptions::default(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("array 'M_diag'") && e.contains("m = 18"), "{e}");
+    }
+
+    /// An archive being written in memory.
+    type MemZip = zip::ZipWriter<std::io::Cursor<Vec<u8>>>;
+
+    /// The archive `bytes` with member `name` rewritten by `f`.
+    fn rewrite_member(bytes: &[u8], name: &str, f: &dyn Fn(&mut MemZip)) -> Vec<u8> {
+        let mut src = zip::ZipArchive::new(std::io::Cursor::new(bytes)).unwrap();
+        let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+        let opts = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Stored);
+        for i in 0..src.len() {
+            let mut m = src.by_index(i).unwrap();
+            let n = m.name().unwrap().to_string();
+            w.start_file(n.clone(), opts).unwrap();
+            if n == name {
+                f(&mut w);
+            } else {
+                let mut b = Vec::new();
+                m.read_to_end(&mut b).unwrap();
+                w.write_all(&b).unwrap();
+            }
+        }
+        w.finish().unwrap().into_inner()
     }
 
     /// Broken arrays give positioned errors naming the file and the array.

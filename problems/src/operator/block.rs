@@ -314,6 +314,13 @@ impl BlockSymMatrix {
         total
     }
 
+    /// Take the matrix apart into `(row_ptr, col, vals)` as given to
+    /// [`BlockSymMatrix::from_upper_parts`] (e.g. to reuse their storage for the next matrix;
+    /// the per-entry masks of a matrix built by [`BlockSymMatrix::from_csc`] are dropped).
+    pub fn into_upper_parts(self) -> (Vec<usize>, Vec<u32>, Vec<f64>) {
+        (self.row_ptr, self.col, self.vals)
+    }
+
     /// Bytes one product reads from the storage: values, block columns and row pointers.
     pub fn bytes(&self) -> u64 {
         (self.vals.len() * 8 + self.col.len() * 4 + self.row_ptr.len() * 8) as u64

@@ -39,6 +39,8 @@ pub struct MatrixFree {
     /// `D^T` (`n x m`), whose columns are the rows of `D`.
     dt: CscMatrix,
     m_inv: MassInverse,
+    /// The diagonal of `M` as given (`1 / (1 / m)` need not be `m` bit for bit).
+    m_diag: Vec<f64>,
     pool: Mutex<Vec<Vec<f64>>>,
 }
 
@@ -48,6 +50,7 @@ impl Clone for MatrixFree {
             d: self.d.clone(),
             dt: self.dt.clone(),
             m_inv: self.m_inv.clone(),
+            m_diag: self.m_diag.clone(),
             pool: Mutex::new(Vec::new()),
         }
     }
@@ -102,6 +105,7 @@ impl MatrixFree {
             d,
             dt,
             m_inv: MassInverse::Diagonal(m_diag.iter().map(|v| 1.0 / v).collect()),
+            m_diag: m_diag.to_vec(),
             pool: Mutex::new(Vec::new()),
         })
     }
@@ -116,11 +120,10 @@ impl MatrixFree {
         &self.m_inv
     }
 
-    /// The diagonal of `M` (length `m`).
+    /// The diagonal of `M` (length `m`), exactly as given to
+    /// [`MatrixFree::with_diagonal_mass`].
     pub fn mass_diagonal(&self) -> Vec<f64> {
-        match &self.m_inv {
-            MassInverse::Diagonal(w) => w.iter().map(|v| 1.0 / v).collect(),
-        }
+        self.m_diag.clone()
     }
 
     /// Number of unknowns `n` (columns of `D`).
