@@ -97,7 +97,21 @@ impl Instance {
         opts: ValidationOptions,
     ) -> Result<Self> {
         check_parts(&n_mat, &r, &constraints)?;
-        let (rel, max_abs, row, col) = n_mat.asymmetry();
+        let class = constraints.qp_class();
+        // A large matrix: hash it while the symmetry check runs (the hash stands when the
+        // matrix is kept as given, the usual case).
+        let ((rel, max_abs, row, col), early_hash) = if n_mat.nnz() >= BLOCK_MIN_NNZ {
+            rayon::join(
+                || n_mat.asymmetry(),
+                || Some(content_hash(class, &n_mat, &r, &constraints)),
+            )
+        } else {
+            (n_mat.asymmetry(), None)
+        };
+        let hash = std::sync::OnceLock::new();
+        if let Some(h) = early_hash.filter(|_| rel == 0.0) {
+            let _ = hash.set(h);
+        }
         let n_mat = if rel > 0.0 && (opts.symmetrize || rel <= opts.symmetry_tol) {
             // Small asymmetry (rounding) is removed silently but still recorded; a large one
             // only when asked.
@@ -114,7 +128,6 @@ impl Instance {
         } else {
             n_mat
         };
-        let class = constraints.qp_class();
         Ok(Self {
             name: name.into(),
             storage: Storage::Csc(n_mat),
@@ -124,7 +137,7 @@ impl Instance {
             r,
             constraints,
             provenance,
-            hash: std::sync::OnceLock::new(),
+            hash,
         }
         .with_auto_operator())
     }

@@ -193,7 +193,7 @@ pub fn read_npz_from<R: Read + Seek>(
     let format = member(path, &mut zip, "format")?;
     let fmt: Vec<u8> = match format.dtype() {
         npyz::DType::Plain(t) if t.to_string().starts_with("|S") => {
-            let v: Vec<Vec<u8>> = read_vec(path, "format", format)?;
+            let v: Vec<Vec<u8>> = read_any(path, "format", format)?;
             v.into_iter().next().unwrap_or_default()
         }
         other => {
@@ -379,45 +379,89 @@ fn check_csc(
     Ok(())
 }
 
-type Member = npyz::NpyFile<std::io::Cursor<Vec<u8>>>;
+/// An archive member with its `.npy` header parsed, positioned at the first data byte.
+struct Member<'a, R: Read> {
+    header: npyz::NpyHeader,
+    reader: zip::read::ZipFile<'a, R>,
+    /// Bytes of the member (header included), from the ZIP directory.
+    size: u64,
+}
+
+impl<R: Read> Member<'_, R> {
+    fn dtype(&self) -> npyz::DType {
+        self.header.dtype()
+    }
+    fn shape(&self) -> &[u64] {
+        self.header.shape()
+    }
+}
+
+/// Why an archive member cannot be read, with the hint on compressed archives.
+fn unreadable(path: &Path, key: &str, e: impl std::fmt::Display) -> crate::error::ProblemError {
+    perr(
+        path,
+        format!("array '{key}'"),
+        format!(
+            "cannot be read: {e} (cpbench reads uncompressed archives: numpy.savez, or \
+             scipy.sparse.save_npz(..., compressed=False), not savez_compressed)"
+        ),
+    )
+}
 
 /// Member `key` (`key.npy`) of the archive, header parsed.
-fn member<R: Read + Seek>(path: &Path, zip: &mut zip::ZipArchive<R>, key: &str) -> Result<Member> {
+fn member<'a, R: Read + Seek>(
+    path: &Path,
+    zip: &'a mut zip::ZipArchive<R>,
+    key: &str,
+) -> Result<Member<'a, R>> {
     let name = format!("{key}.npy");
-    let mut f = zip.by_name(&name).map_err(|e| {
-        let what = match e {
-            zip::result::ZipError::FileNotFound => "missing (an instance .npz holds format, \
-                shape, indptr, indices, data, r and instance; see docs/formats.md)"
-                .to_string(),
-            e => format!(
-                "cannot be read: {e} (cpbench reads uncompressed archives: numpy.savez, or \
-                 scipy.sparse.save_npz(..., compressed=False), not savez_compressed)"
-            ),
-        };
-        perr(path, format!("array '{key}'"), what)
-    })?;
-    let mut bytes = Vec::with_capacity(f.size() as usize);
-    f.read_to_end(&mut bytes).map_err(|e| {
-        perr(
+    let mut f = zip.by_name(&name).map_err(|e| match e {
+        zip::result::ZipError::FileNotFound => perr(
             path,
             format!("array '{key}'"),
-            format!(
-                "cannot be read: {e} (cpbench reads uncompressed archives: numpy.savez, or \
-                 scipy.sparse.save_npz(..., compressed=False), not savez_compressed)"
-            ),
-        )
+            "missing (an instance .npz holds format, shape, indptr, indices, data, r and \
+             instance; see docs/formats.md)",
+        ),
+        e => unreadable(path, key, e),
     })?;
-    npyz::NpyFile::new(std::io::Cursor::new(bytes)).map_err(|e| {
+    let size = f.size();
+    let header = npyz::NpyHeader::from_reader(&mut f).map_err(|e| {
         perr(
             path,
             format!("array '{key}'"),
             format!("not a .npy array: {e}"),
         )
+    })?;
+    Ok(Member {
+        header,
+        reader: f,
+        size,
     })
 }
 
-fn read_vec<T: npyz::Deserialize>(path: &Path, key: &str, m: Member) -> Result<Vec<T>> {
-    let dtype = m.dtype();
+/// Element types read straight from the archive's bytes when the member's dtype is theirs in
+/// little-endian order (`<f8`, `<i4`, `<i8`): one copy, no per-element decoding.
+trait Raw: npyz::Deserialize + bytemuck::Pod {
+    /// The dtype's kind.
+    const KIND: npyz::TypeChar;
+}
+impl Raw for f64 {
+    const KIND: npyz::TypeChar = npyz::TypeChar::Float;
+}
+impl Raw for i32 {
+    const KIND: npyz::TypeChar = npyz::TypeChar::Int;
+}
+impl Raw for i64 {
+    const KIND: npyz::TypeChar = npyz::TypeChar::Int;
+}
+
+impl Raw for u8 {
+    const KIND: npyz::TypeChar = npyz::TypeChar::Uint;
+}
+
+/// Check that `m` is 1-D and that the length its header declares fits in the member's bytes
+/// (before anything is allocated for it).
+fn check_1d(path: &Path, key: &str, m: &Member<'_, impl Read>) -> Result<()> {
     if m.shape().len() > 1 {
         return Err(perr(
             path,
@@ -425,33 +469,106 @@ fn read_vec<T: npyz::Deserialize>(path: &Path, key: &str, m: Member) -> Result<V
             format!("expected a 1-D array, found shape {:?}", m.shape()),
         ));
     }
-    m.into_vec::<T>().map_err(|e| {
-        perr(
+    let dtype = m.dtype();
+    let item = match &dtype {
+        npyz::DType::Plain(t) => t.num_bytes().unwrap_or(usize::MAX) as u64,
+        _ => 1,
+    };
+    let len = m.header.len();
+    if len.checked_mul(item).is_none_or(|b| b > m.size) {
+        return Err(perr(
             path,
             format!("array '{key}'"),
-            format!("dtype {dtype:?} does not match what cpbench expects here: {e}"),
-        )
-    })
+            format!(
+                "the header declares {len} values of dtype {dtype:?}, more than the member's \
+                 {} bytes hold",
+                m.size
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// A 1-D member as `Vec<T>` for any `T` npyz decodes (byte strings included), value by
+/// value.
+fn read_any<T: npyz::Deserialize>(
+    path: &Path,
+    key: &str,
+    m: Member<'_, impl Read>,
+) -> Result<Vec<T>> {
+    check_1d(path, key, &m)?;
+    let dtype = m.dtype();
+    npyz::NpyFile::with_header(m.header, m.reader)
+        .into_vec::<T>()
+        .map_err(|e| {
+            perr(
+                path,
+                format!("array '{key}'"),
+                format!("dtype {dtype:?} does not match what cpbench expects here: {e}"),
+            )
+        })
+}
+
+/// A 1-D member as `Vec<T>`, converting from any dtype npyz maps to `T` (big endian
+/// included, [`read_any`]); little-endian data of `T`'s own dtype is read in one copy
+/// ([`Raw`]).
+fn read_vec<T: Raw>(path: &Path, key: &str, m: Member<'_, impl Read>) -> Result<Vec<T>> {
+    check_1d(path, key, &m)?;
+    let size = std::mem::size_of::<T>() as u64;
+    let native = cfg!(target_endian = "little")
+        && matches!(&m.dtype(), npyz::DType::Plain(t) if t.type_char() == T::KIND
+            && t.size_field() == size
+            && (t.endianness() == npyz::Endianness::Little
+                || (size == 1 && t.endianness() == npyz::Endianness::Irrelevant)));
+    if !native {
+        return read_any(path, key, m);
+    }
+    let mut v = vec![T::zeroed(); m.header.len() as usize];
+    let mut reader = m.reader;
+    reader
+        .read_exact(bytemuck::cast_slice_mut(&mut v))
+        .map_err(|e| unreadable(path, key, e))?;
+    Ok(v)
 }
 
 /// A 1-D integer array (`int32` or `int64`, little or big endian), as non-negative `usize`.
-fn ints(path: &Path, key: &str, m: Member) -> Result<Vec<usize>> {
-    fn to_usize<T: Copy + std::fmt::Display>(path: &Path, key: &str, v: &[T]) -> Result<Vec<usize>>
+fn ints(path: &Path, key: &str, m: Member<'_, impl Read>) -> Result<Vec<usize>> {
+    fn to_usize<T: Copy + std::fmt::Display + Sync>(
+        path: &Path,
+        key: &str,
+        v: &[T],
+    ) -> Result<Vec<usize>>
     where
         usize: TryFrom<T>,
     {
-        v.iter()
-            .enumerate()
-            .map(|(k, &x)| {
-                usize::try_from(x).map_err(|_| {
-                    perr(
-                        path,
-                        format!("array '{key}', index {k}"),
-                        format!("negative value {x}"),
-                    )
+        use rayon::prelude::*;
+        // parallel in chunks: on large arrays the time goes to first-touch page faults
+        const CHUNK: usize = 1 << 16;
+        let mut out = vec![0usize; v.len()];
+        let ok = out
+            .par_chunks_mut(CHUNK)
+            .zip(v.par_chunks(CHUNK))
+            .all(|(o, x)| {
+                o.iter_mut().zip(x).all(|(o, &x)| match usize::try_from(x) {
+                    Ok(u) => {
+                        *o = u;
+                        true
+                    }
+                    Err(_) => false,
                 })
-            })
-            .collect()
+            });
+        if ok {
+            return Ok(out);
+        }
+        let k = v
+            .iter()
+            .position(|&x| usize::try_from(x).is_err())
+            .unwrap_or_default();
+        Err(perr(
+            path,
+            format!("array '{key}', index {k}"),
+            format!("negative value {}", v[k]),
+        ))
     }
     // one conversion pass from the stored width, no intermediate widened copy
     if matches!(m.dtype(), npyz::DType::Plain(t) if t.size_field() == 8) {
@@ -585,6 +702,29 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(e.contains("array 'M_diag'") && e.contains("m = 18"), "{e}");
+        // a header declaring more values than the member holds is refused before allocating
+        let e = read_npz_from(
+            std::io::Cursor::new(rewrite_member(&bad, "r.npy", &|w| {
+                let mut h = "{'descr': '<f8', 'fortran_order': False, 'shape': (1000000000000,), }"
+                    .to_string();
+                while (10 + h.len() + 1) % 64 != 0 {
+                    h.push(' ');
+                }
+                h.push('\n');
+                w.write_all(b"\x93NUMPY\x01\x00").unwrap();
+                w.write_all(&(h.len() as u16).to_le_bytes()).unwrap();
+                w.write_all(h.as_bytes()).unwrap();
+                w.write_all(&[0u8; 16]).unwrap();
+            })),
+            &p,
+            ValidationOptions::default(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("array 'r'") && e.contains("declares 1000000000000 values"),
+            "{e}"
+        );
     }
 
     /// An archive being written in memory.
