@@ -571,6 +571,9 @@ impl BlockSymMatrix {
     /// length `n`, `out` of length `bs`.
     #[inline]
     pub fn block_row_product(&self, i: usize, x: &[f64], out: &mut [f64]) {
+        if self.bs == 3 {
+            return self.block_row_product3(i, x, out);
+        }
         let bs = self.bs;
         let bb = bs * bs;
         out.iter_mut().for_each(|v| *v = 0.0);
@@ -593,6 +596,35 @@ impl BlockSymMatrix {
                 }
             }
         }
+    }
+
+    /// [`BlockSymMatrix::block_row_product`] for 3x3 blocks, on fixed-size arrays (the same
+    /// summation order as the general loop).
+    #[inline]
+    fn block_row_product3(&self, i: usize, x: &[f64], out: &mut [f64]) {
+        let x3 = as_blocks3(x);
+        let v9 = as_blocks9(&self.vals);
+        let mut o = [0.0f64; 3];
+        let (a, b) = (self.row_ptr[i], self.row_ptr[i + 1]);
+        for (blk, &j) in v9[a..b].iter().zip(&self.col[a..b]) {
+            let xj = &x3[j as usize];
+            for r in 0..3 {
+                o[r] += blk[3 * r] * xj[0];
+                o[r] += blk[3 * r + 1] * xj[1];
+                o[r] += blk[3 * r + 2] * xj[2];
+            }
+        }
+        let low = self.lower();
+        for &(k, p) in &low.entries[low.ptr[i]..low.ptr[i + 1]] {
+            let blk = &v9[p as usize];
+            let xk = &x3[k as usize];
+            for c in 0..3 {
+                o[c] += blk[c] * xk[0];
+                o[c] += blk[3 + c] * xk[1];
+                o[c] += blk[6 + c] * xk[2];
+            }
+        }
+        out[..3].copy_from_slice(&o);
     }
 
     /// The full symmetric CSC matrix (both triangles), with exactly the entries it was built
