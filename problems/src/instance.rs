@@ -278,6 +278,7 @@ impl Instance {
 
     /// Diagonal block `c` of `N` (row-major, `bs^2` numbers of the first `bs^2` entries, `bs`
     /// the constraint set's block size). Cheap on every storage.
+    #[inline]
     pub fn diag_block(&self, c: usize) -> [f64; 9] {
         let bs = self.constraints.block_size();
         match &self.storage {
@@ -305,6 +306,7 @@ impl Instance {
 
     /// Bring a [`RowState`] up to date with `gamma` (one product's worth of work on the
     /// matrix-free storage, nothing otherwise; no allocation after the first call).
+    #[inline]
     pub fn refresh_row_state(&self, gamma: &[f64], st: &mut RowState) {
         match &self.storage {
             Storage::MatrixFree(op) => {
@@ -402,6 +404,7 @@ impl Instance {
     /// On the block or matrix-free storage the CSC matrix is formed on first use and kept
     /// (memory: `16 nnz(N)` bytes): meant for solvers that factorise `N`. Writers that need it
     /// once use [`Instance::csc`].
+    #[inline]
     pub fn n_mat(&self) -> &CscMatrix {
         match &self.storage {
             Storage::Csc(m) => m,
@@ -482,11 +485,13 @@ impl Instance {
     }
 
     /// The vector `r` (length `n`); the gradient is `g = N gamma + r`.
+    #[inline]
     pub fn r(&self) -> &[f64] {
         &self.r
     }
 
     /// The constraint set `K`.
+    #[inline]
     pub fn constraints(&self) -> &ConstraintSet {
         &self.constraints
     }
@@ -508,6 +513,7 @@ impl Instance {
     ///
     /// Forms `N` in CSC form on the block and matrix-free storages ([`Instance::n_mat`]);
     /// Gauss-Seidel solvers use [`Instance::block_row`] instead.
+    #[inline]
     pub fn row_matrix(&self) -> &CscMatrix {
         self.n_mat_t.as_ref().unwrap_or_else(|| self.n_mat())
     }
@@ -599,6 +605,7 @@ impl Instance {
     }
 
     /// The storage behind `N`-products ([`crate::operator`]).
+    #[inline]
     pub fn operator_kind(&self) -> OperatorKind {
         match &self.storage {
             Storage::Csc(_) => OperatorKind::Csc,
@@ -621,6 +628,7 @@ impl Instance {
     }
 
     /// Number of unknowns `n`.
+    #[inline]
     pub fn n(&self) -> usize {
         self.r.len()
     }

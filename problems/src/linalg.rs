@@ -205,16 +205,19 @@ impl CscMatrix {
     }
 
     /// Column pointers (length `ncols + 1`).
+    #[inline]
     pub fn col_ptr(&self) -> &[usize] {
         self.inner.symbolic().col_ptr()
     }
 
     /// Row indices of all stored entries (length `nnz`), sorted within each column.
+    #[inline]
     pub fn row_idx(&self) -> &[usize] {
         self.inner.symbolic().row_idx()
     }
 
     /// Values of all stored entries (length `nnz`).
+    #[inline]
     pub fn values(&self) -> &[f64] {
         self.inner.val()
     }

@@ -66,26 +66,70 @@ pub fn gather_block(mat: &CscMatrix, r: &[f64], x: &[f64], o: usize, out: &mut [
     }
 }
 
-/// `out = (N x + r)_c` for block `c` (length `out.len()`, the block size) on any storage of
-/// the instance: [`gather_block`] on CSC (unchanged summation order), else
-/// [`Instance::block_row`] with the row state `st` (kept current by the caller through
-/// [`Instance::block_changed`]) plus `r`. Allocation free.
-#[inline]
-pub fn gather_row(
-    inst: &Instance,
-    st: &cpbench_problems::RowState,
-    x: &[f64],
-    c: usize,
-    out: &mut [f64],
-) {
-    let bs = out.len();
-    let r = inst.r();
-    if inst.operator_kind() == cpbench_problems::OperatorKind::Csc {
-        gather_block(inst.row_matrix(), r, x, bs * c, out);
-    } else {
-        inst.block_row(c, x, st, out);
-        for (o, ri) in out.iter_mut().zip(&r[bs * c..bs * c + bs]) {
-            *o += ri;
+/// How a Gauss-Seidel sweep reads block rows of `N`, resolved once per sweep: straight from
+/// the CSC columns ([`gather_block`], the storage's own order) or through
+/// [`Instance::block_row`] on the block and matrix-free storages.
+pub struct RowSource<'a> {
+    inst: &'a Instance,
+    /// `(col_ptr, row_idx, values)` of the CSC storage.
+    csc: Option<(&'a [usize], &'a [usize], &'a [f64])>,
+    r: &'a [f64],
+}
+
+impl<'a> RowSource<'a> {
+    /// The row access of `inst`'s storage.
+    pub fn new(inst: &'a Instance) -> Self {
+        let csc = (inst.operator_kind() == cpbench_problems::OperatorKind::Csc).then(|| {
+            let m = inst.row_matrix();
+            (m.col_ptr(), m.row_idx(), m.values())
+        });
+        Self {
+            inst,
+            csc,
+            r: inst.r(),
+        }
+    }
+
+    /// `out = (N x + r)_c`, block `c` (length `out.len()`, the block size) with the current
+    /// `x`; `st` is the row state kept current by [`RowSource::changed`]. On CSC the same
+    /// arithmetic as [`gather_block`] (storage order, starting from `r`). Allocation free.
+    #[inline(always)]
+    pub fn gather(&self, st: &cpbench_problems::RowState, x: &[f64], c: usize, out: &mut [f64]) {
+        let bs = out.len();
+        let o = bs * c;
+        match self.csc {
+            Some((cp, ri, va)) => {
+                for (i, oi) in out.iter_mut().enumerate() {
+                    let (a, b) = (cp[o + i], cp[o + i + 1]);
+                    let mut s = self.r[o + i];
+                    for (&k, &v) in ri[a..b].iter().zip(&va[a..b]) {
+                        s += v * x[k];
+                    }
+                    *oi = s;
+                }
+            }
+            None => {
+                self.inst.block_row(c, x, st, out);
+                for (o, ri) in out.iter_mut().zip(&self.r[o..o + bs]) {
+                    *o += ri;
+                }
+            }
+        }
+    }
+
+    /// Whether block changes must be reported ([`RowSource::changed`]): only the matrix-free
+    /// storage keeps a state (the velocity).
+    #[inline(always)]
+    pub fn tracks_changes(&self) -> bool {
+        self.csc.is_none()
+    }
+
+    /// Block `c` of `x` changed by `delta`: update the row state (the velocity on the
+    /// matrix-free storage; nothing on the others).
+    #[inline(always)]
+    pub fn changed(&self, c: usize, delta: &[f64], st: &mut cpbench_problems::RowState) {
+        if self.csc.is_none() {
+            self.inst.block_changed(c, delta, st);
         }
     }
 }

@@ -44,7 +44,7 @@
 //! `local_problem_test` 2985, `OneObject-i100000-499`, where Siconos' NSGS ends at `2e-3`,
 //! 2773), and to `1e-10` too.
 
-use crate::kernels::{coulomb_mu, gather_row, lambda_max3, sym_part3, trace_mean3};
+use crate::kernels::{coulomb_mu, lambda_max3, sym_part3, trace_mean3, RowSource};
 use crate::problem::Problem;
 use crate::settings::{SolverSettings, Validator};
 use crate::solver::{Solver, StepOutcome, StepResult};
@@ -402,6 +402,7 @@ impl Solver for Nsgs {
         }
         let reaction = &mut state.gamma;
         inst.refresh_row_state(reaction, &mut self.rows);
+        let rows = RowSource::new(inst);
         for &c in &self.order {
             let rho = self.rho[c];
             if rho == 0.0 {
@@ -411,7 +412,7 @@ impl Solver for Nsgs {
             let b = &self.blocks[c];
             // lin_c = (W gamma + lin)_c - W_cc gamma_c, with the latest gamma (row c of W)
             let mut u = [0.0; 3];
-            gather_row(inst, &self.rows, reaction, c, &mut u);
+            rows.gather(&self.rows, reaction, c, &mut u);
             let rc = &mut reaction[o..o + 3];
             let old = [rc[0], rc[1], rc[2]];
             let br = mul3(b, rc);
@@ -426,7 +427,7 @@ impl Solver for Nsgs {
                 project_coulomb_cone(rc, mu[c]);
             }
             let delta = [rc[0] - old[0], rc[1] - old[1], rc[2] - old[2]];
-            inst.block_changed(c, &delta, &mut self.rows);
+            rows.changed(c, &delta, &mut self.rows);
         }
         problem.add_matvecs(1);
         if m > 0 {

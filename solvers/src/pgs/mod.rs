@@ -12,7 +12,7 @@
 //! where the trace step is not a descent step for the block (it diverges on Siconos'
 //! `Rover4396`) and `lambda_max(N_cc)` is used instead.
 
-use crate::kernels::{gather_row, lambda_max3, trace_mean3};
+use crate::kernels::{lambda_max3, trace_mean3, RowSource};
 use crate::problem::Problem;
 use crate::settings::{SolverSettings, Validator};
 use crate::solver::{Solver, StepOutcome, StepResult};
@@ -141,6 +141,7 @@ impl Solver for Pgs {
         let (omega, lambda) = (self.settings.omega, self.settings.lambda);
         let gamma = &mut state.gamma;
         inst.refresh_row_state(gamma, &mut self.rows);
+        let rows = RowSource::new(inst);
         let mut g = [0.0f64; 3];
         let mut old = [0.0f64; 3];
         for (c, &dc) in self.d.iter().enumerate() {
@@ -148,7 +149,7 @@ impl Solver for Pgs {
                 continue;
             }
             let o = c * bs;
-            gather_row(inst, &self.rows, gamma, c, &mut g[..bs]);
+            rows.gather(&self.rows, gamma, c, &mut g[..bs]);
             let blk = &mut gamma[o..o + bs];
             old[..bs].copy_from_slice(blk);
             let t = omega / dc;
@@ -161,10 +162,12 @@ impl Solver for Pgs {
                     blk[i] = lambda * blk[i] + (1.0 - lambda) * old[i];
                 }
             }
-            for i in 0..bs {
-                old[i] = blk[i] - old[i];
+            if rows.tracks_changes() {
+                for i in 0..bs {
+                    old[i] = blk[i] - old[i];
+                }
+                rows.changed(c, &old[..bs], &mut self.rows);
             }
-            inst.block_changed(c, &old[..bs], &mut self.rows);
         }
         problem.add_matvecs(1);
         Ok(StepOutcome::Continue)
