@@ -1,13 +1,13 @@
 //! Criterion benchmark of the `N`-product at scale: the first-step CCP of the `scale` suite's
 //! 1e5-contact pyramid (38 layers, 104044 contacts, n = 312132), one product per storage of
-//! `N`, with Criterion's throughput in bytes of the operator read per product
+//! `N` (CSC, block, matrix-free), with Criterion's throughput in bytes of the operator read per product
 //! ([`Instance::operator_bytes`]) and, printed, the achieved GB/s against the machine's
 //! STREAM triad ([`triad`], same rayon pool).
 //!
 //! Run: `cargo bench --bench scale` (generating the instance takes a few seconds).
 
 use cpbench_harness::bandwidth::{triad, TRIAD_LEN, TRIAD_REPEATS};
-use cpbench_harness::scale::{generate_pyramid, ScaleSize};
+use cpbench_harness::scale::{generate_pyramid, generate_pyramid_with, ScaleSize};
 use cpbench_problems::{Instance, OperatorKind};
 use criterion::{Criterion, Throughput};
 use std::hint::black_box;
@@ -15,15 +15,26 @@ use std::time::Instant;
 
 mod support;
 
-/// Storages of `N` benchmarked. Only CSC exists today; add `OperatorKind::Block` and
-/// `OperatorKind::MatrixFree` here once `Instance::with_operator` does.
-const KINDS: [OperatorKind; 1] = [OperatorKind::Csc];
+/// Storages of `N` benchmarked.
+const KINDS: [OperatorKind; 3] = [
+    OperatorKind::Csc,
+    OperatorKind::Block,
+    OperatorKind::MatrixFree,
+];
 
-/// `inst` with its operator stored as `kind` (today: a copy, CSC being the only storage;
-/// becomes `inst.clone().with_operator(kind)`).
-fn with_storage(inst: &Instance, kind: OperatorKind) -> Instance {
-    assert_eq!(kind, inst.operator_kind(), "only CSC exists so far");
-    inst.clone()
+/// The pyramid's instance with its operator stored as `kind`: CSC and block converted from
+/// the generated instance (exactly the same entries), matrix-free generated again from the
+/// same scene (`D` and `M`, `N` never formed).
+fn with_storage(inst: &Instance, size: &ScaleSize, kind: OperatorKind) -> Instance {
+    match kind {
+        OperatorKind::MatrixFree => {
+            generate_pyramid_with(size, Some(kind)).expect("the pyramid generates")
+        }
+        _ => inst
+            .clone()
+            .with_operator(kind)
+            .expect("csc and block convert"),
+    }
 }
 
 fn bench_matvec(c: &mut Criterion) {
@@ -46,7 +57,7 @@ fn bench_matvec(c: &mut Criterion) {
     let mut group = c.benchmark_group("scale_matvec");
     group.sample_size(20);
     for kind in KINDS {
-        let inst = with_storage(&base, kind);
+        let inst = with_storage(&base, &size, kind);
         let bytes = inst.operator_bytes();
         // the best of 20 products, printed against the triad
         let mut best = f64::INFINITY;

@@ -211,7 +211,8 @@ fn other_commands(command: Command) -> Result<(), AnyError> {
             output,
             read,
         } => {
-            let inst = load(&input, &read.options())?;
+            // `--operator csc|block` forms N of a matrix-free input (every output holds N then)
+            let inst = read.apply_operator(load(&input, &read.options())?)?;
             let npz = output
                 .extension()
                 .is_some_and(|e| e.eq_ignore_ascii_case("npz"));

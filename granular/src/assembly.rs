@@ -74,6 +74,10 @@ pub struct Assembly {
 fn set_len<T: Clone>(v: &mut Vec<T>, len: usize, fill: T) {
     if v.len() > len {
         v.truncate(len);
+    } else if v.capacity() < len {
+        // a fresh allocation: zeros come from the allocator (untouched pages), so the first
+        // touch (page faults) happens in the parallel fill, not in a sequential memset
+        *v = vec![fill; len];
     } else {
         v.resize(len, fill);
     }

@@ -162,6 +162,16 @@ pub fn scale_instance(size: &ScaleSize, cache: &Path) -> Result<(Instance, bool)
 /// `size.layers` layers, before any solve, named `pyramid-<L>_step0001__ccp`. About 1 s per
 /// 1e5 contacts. Errors: [`HarnessError::Suite`] naming the scene when the generator fails.
 pub fn generate_pyramid(size: &ScaleSize) -> Result<Instance> {
+    generate_pyramid_with(size, None)
+}
+
+/// [`generate_pyramid`] with the storage of `N` chosen (`None`: automatic, as the generator
+/// does; `Some(OperatorKind::MatrixFree)`: `D` and `M` of the movable bodies, `N` never
+/// formed). Errors: as [`generate_pyramid`].
+pub fn generate_pyramid_with(
+    size: &ScaleSize,
+    operator: Option<cpbench_problems::OperatorKind>,
+) -> Result<Instance> {
     let err = |message: String| HarnessError::Suite {
         path: PathBuf::from(format!("pyramid-{}", size.layers)),
         message,
@@ -173,6 +183,7 @@ pub fn generate_pyramid(size: &ScaleSize) -> Result<Instance> {
     .build(SCALE_SEED, false)
     .and_then(|s| s.into_simulation())
     .map_err(|e| err(e.to_string()))?;
+    sim.set_operator(operator);
     let inst = sim
         .build_instance()
         .map_err(|e| err(e.to_string()))?
