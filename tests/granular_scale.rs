@@ -70,7 +70,7 @@ fn apgd_runs_the_same_on_assembled_and_matrix_free_operators() {
 
 /// `generate --no-solve` exports the first step's problem without solving: as `D` and `M`
 /// with `--operator matrix-free`, whose products equal those of the assembled export; a
-/// matrix-free bundle export and `--no-solve` with several steps are refused.
+/// matrix-free fclib export and `--no-solve` with several steps are refused.
 #[test]
 fn no_solve_matrix_free_npz_export() {
     let dir = tempfile::tempdir().unwrap();
@@ -121,8 +121,15 @@ fn no_solve_matrix_free_npz_export() {
         assert!(!o.status.success());
         String::from_utf8_lossy(&o.stderr).into_owned()
     };
-    let e = refused(&["--steps", "1", "--operator", "matrix-free"]);
-    assert!(e.contains("--format npz"), "{e}");
+    let e = refused(&[
+        "--steps",
+        "1",
+        "--operator",
+        "matrix-free",
+        "--format",
+        "fclib",
+    ]);
+    assert!(e.contains("not fclib"), "{e}");
     let e = refused(&["--steps", "2", "--no-solve"]);
     assert!(e.contains("steps = 1"), "{e}");
 }

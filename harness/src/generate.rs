@@ -259,12 +259,13 @@ pub fn generate(
     }
     if cfg.operator == Some(OperatorKind::MatrixFree)
         && cfg.export_every > 0
-        && cfg.export_format != ExportFormat::Npz
+        && cfg.export_format == ExportFormat::Fclib
     {
         return Err(GenerateError::Setting {
             name: "operator",
-            reason: "a matrix-free instance (D and M, N never formed) is exported as .npz \
-                     only: use --format npz"
+            reason: "a matrix-free instance (D and M, N never formed) is exported as .npz or \
+                     as a bundle (D.mtx, M_diag.mtx), not fclib (which stores W = N): use \
+                     --format npz or bundle"
                 .into(),
         });
     }

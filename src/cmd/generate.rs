@@ -81,7 +81,7 @@ pub struct GenerateArgs {
     /// Storage of `N` in the instances: `auto` (CSC below 2M stored entries, else the block
     /// storage assembled directly), `csc`, `block`, or `matrix-free` (N never formed: the
     /// instance holds D of the movable bodies and the diagonal of M; exported with --format npz
-    /// only).
+    /// or bundle, not fclib).
     #[arg(long, default_value = "auto", value_parser = ["auto", "csc", "block", "matrix-free"])]
     pub operator: String,
     /// Build and export the problem of the first step only, without solving it (needs

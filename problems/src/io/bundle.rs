@@ -40,13 +40,19 @@
 //! directory, `format` = `bundle`, `derivation` = `as-is`. `N.mtx` may also store the upper
 //! triangle, or be a dense `array` (general or symmetric, as SciPy's `mmwrite` writes a NumPy
 //! array); `r.mtx` may be a one-column `coordinate` matrix. Unknown fields are ignored.
+//!
+//! **Matrix-free bundles** (`"matrix_storage": "matrix-free"`, written for an instance on the
+//! matrix-free storage, [`crate::operator::MatrixFree`]) hold the factors of `N = D^T M^-1 D`
+//! instead of `N`: `D.mtx` (`m x n`, `coordinate real general`), `M_diag.mtx` (the diagonal of
+//! `M`, `array real general`, `m x 1`) and `r.mtx`; `nnz` counts the entries of `D`. They read
+//! back as a matrix-free instance with the same hash, and `N` is never formed.
 
 use super::{io_err, mtx, perr};
 use crate::constraints::ConstraintSet;
 use crate::error::Result;
 use crate::instance::{Instance, Provenance, ValidationOptions};
 use crate::linalg::CscMatrix;
-use crate::operator::{MatrixFree, OperatorKind};
+use crate::operator::MatrixFree;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::io::{BufWriter, Write};
@@ -205,10 +211,19 @@ fn write_file(
 }
 
 fn write_files(instance: &Instance, dir: &Path) -> Result<()> {
-    if instance.operator_kind() == OperatorKind::MatrixFree {
-        // a bundle stores N: form it (the hash then follows the formed matrix)
-        let formed = instance.clone().with_operator(OperatorKind::Csc)?;
-        return write_files(&formed, dir);
+    if let Some(op) = instance.matrix_free() {
+        // the factors, never N: D.mtx (general), M_diag.mtx (the diagonal of M), r.mtx
+        write_file(&dir.join("D.mtx"), |w| mtx::write_general(w, op.d()))?;
+        write_file(&dir.join("M_diag.mtx"), |w| {
+            mtx::write_vector(w, &op.mass_diagonal())
+        })?;
+        write_file(&dir.join("r.mtx"), |w| mtx::write_vector(w, instance.r()))?;
+        let json = header(instance, "matrix-free");
+        let path = dir.join("instance.json");
+        return write_file(&path, |w| {
+            serde_json::to_writer_pretty(&mut *w, &json).map_err(std::io::Error::other)?;
+            writeln!(w)
+        });
     }
     // formed for the writer and dropped on the block storage, not kept in the instance
     let n_mat = instance.csc();
@@ -387,6 +402,9 @@ pub fn read_bundle(dir: &Path, validation: ValidationOptions) -> Result<Instance
     let jpath = dir.join("instance.json");
     let text = std::fs::read(&jpath).map_err(|e| io_err(&jpath, e))?;
     let meta = parse_meta(&jpath, &text)?;
+    if meta.matrix_storage.as_deref() == Some("matrix-free") {
+        return read_factors(dir, &jpath, meta, validation);
+    }
     let npath = dir.join("N.mtx");
     let bytes = mtx::read_file(&npath)?;
     let (n_mat, duplicates) = mtx::read_matrix_counted(&npath, &bytes)?;
@@ -416,6 +434,67 @@ pub fn read_bundle(dir: &Path, validation: ValidationOptions) -> Result<Instance
         meta,
         &parts,
         Operand::Matrix(n_mat),
+        r,
+        duplicates,
+        validation,
+    )
+}
+
+/// A matrix-free bundle (`"matrix_storage": "matrix-free"`): `D.mtx` (`m x n`), `M_diag.mtx`
+/// (length `m`), `r.mtx` (length `n`); errors name the file and what its size should be.
+fn read_factors(
+    dir: &Path,
+    jpath: &Path,
+    meta: InstanceJsonIn,
+    validation: ValidationOptions,
+) -> Result<Instance> {
+    let dpath = dir.join("D.mtx");
+    let bytes = mtx::read_file(&dpath)?;
+    let (d, duplicates) = mtx::read_matrix_counted(&dpath, &bytes)?;
+    let mpath = dir.join("M_diag.mtx");
+    let bytes = mtx::read_file(&mpath)?;
+    let m_diag = mtx::read_vector(&mpath, &bytes)?;
+    let rpath = dir.join("r.mtx");
+    let bytes = mtx::read_file(&rpath)?;
+    let r = mtx::read_vector(&rpath, &bytes)?;
+    if m_diag.len() != d.nrows() {
+        return Err(perr(
+            &mpath,
+            "line 2",
+            format!(
+                "M_diag.mtx has {} entries but D.mtx is {} x {}: M_diag must have one entry \
+                 per row of D",
+                m_diag.len(),
+                d.nrows(),
+                d.ncols()
+            ),
+        ));
+    }
+    if r.len() != d.ncols() {
+        return Err(perr(
+            &rpath,
+            "line 2",
+            format!(
+                "r.mtx has {} entries but D.mtx is {} x {}: r must have one entry per column \
+                 of D",
+                r.len(),
+                d.nrows(),
+                d.ncols()
+            ),
+        ));
+    }
+    let op = MatrixFree::with_diagonal_mass(d, &m_diag).map_err(|e| e.in_file(&mpath))?;
+    let parts = Parts {
+        jpath,
+        source: dir,
+        format: "bundle",
+        n_file: "D.mtx",
+        r_file: "r.mtx",
+    };
+    assemble(
+        meta,
+        &parts,
+        Operand::MatrixFree(op),
         r,
         duplicates,
         validation,
@@ -651,6 +730,62 @@ mod tests {
             }
             other => panic!("expected a parse error, got {other:?}"),
         }
+    }
+
+    /// A matrix-free instance is written as `D.mtx`, `M_diag.mtx`, `r.mtx` and read back with
+    /// the same factors, hash and products; a wrong-length `M_diag.mtx` is a positioned error.
+    #[test]
+    fn matrix_free_bundle_round_trip() {
+        use crate::operator::{MatrixFree, OperatorKind};
+        let (m, nc) = (12, 3);
+        let mut rng = crate::rng::SplitMix64::new(11);
+        let mut t = Vec::new();
+        for j in 0..3 * nc {
+            for k in 0..m {
+                if rng.next_f64() < 0.5 {
+                    t.push((k, j, rng.next_f64() - 0.5));
+                }
+            }
+        }
+        let d = CscMatrix::from_triplets(m, 3 * nc, &t).unwrap();
+        let mass: Vec<f64> = (0..m).map(|k| 0.3 + k as f64 / 7.0).collect();
+        let op = MatrixFree::with_diagonal_mass(d, &mass).unwrap();
+        let r: Vec<f64> = (0..3 * nc).map(|i| (i as f64).cos()).collect();
+        let a = Instance::new_matrix_free(
+            "mf__ccp",
+            op,
+            r,
+            ConstraintSet::CoulombCones { mu: vec![0.3; nc] },
+            Provenance::default(),
+        )
+        .unwrap();
+        let dir = tmp("mf");
+        write_bundle(&a, &dir).unwrap();
+        assert!(dir.join("D.mtx").is_file() && !dir.join("N.mtx").exists());
+        let b = read_bundle(&dir, ValidationOptions::default()).unwrap();
+        assert_eq!(b.operator_kind(), OperatorKind::MatrixFree);
+        assert_eq!(a.hash(), b.hash());
+        let (oa, ob) = (a.matrix_free().unwrap(), b.matrix_free().unwrap());
+        assert_eq!(oa.d().values(), ob.d().values());
+        assert_eq!(ob.mass_diagonal(), mass);
+        let x: Vec<f64> = (0..3 * nc).map(|i| (i as f64 * 0.7).sin()).collect();
+        let (mut ya, mut yb) = (vec![0.0; 3 * nc], vec![0.0; 3 * nc]);
+        a.matvec(&x, &mut ya);
+        b.matvec(&x, &mut yb);
+        assert_eq!(ya, yb);
+        std::fs::write(
+            dir.join("M_diag.mtx"),
+            "%%MatrixMarket matrix array real general\n2 1\n1.0\n2.0\n",
+        )
+        .unwrap();
+        let e = read_bundle(&dir, ValidationOptions::default())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("M_diag.mtx") && e.contains("M_diag.mtx has 2 entries but D.mtx is 12 x 9"),
+            "{e}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
