@@ -69,6 +69,18 @@ pub struct Assembly {
     lists_for: Option<usize>,
 }
 
+/// `bs` is 1 (frictionless) or 3 (cones). Errors: [`cpbench_problems::ProblemError::SizeMismatch`].
+fn check_block_size(bs: usize) -> PResult<()> {
+    if bs != 1 && bs != 3 {
+        return Err(cpbench_problems::ProblemError::SizeMismatch {
+            what: "block size".into(),
+            expected: 3,
+            found: bs,
+        });
+    }
+    Ok(())
+}
+
 /// Length `len`, keeping (not re-filling) the entries already there: every entry is
 /// overwritten by the caller, so only a grown tail is initialised.
 fn set_len<T: Clone>(v: &mut Vec<T>, len: usize, fill: T) {
@@ -408,13 +420,7 @@ impl Assembly {
         bs: usize,
         recycle: Option<BlockSymMatrix>,
     ) -> PResult<BlockSymMatrix> {
-        if bs != 1 && bs != 3 {
-            return Err(cpbench_problems::ProblemError::SizeMismatch {
-                what: "block size".into(),
-                expected: 3,
-                found: bs,
-            });
-        }
+        check_block_size(bs)?;
         let nc = self.side_body.len();
         if nc > u32::MAX as usize {
             return Err(cpbench_problems::ProblemError::SizeMismatch {
@@ -538,13 +544,7 @@ impl Assembly {
         bs: usize,
         recycle: Option<CscMatrix>,
     ) -> PResult<CscMatrix> {
-        if bs != 1 && bs != 3 {
-            return Err(cpbench_problems::ProblemError::SizeMismatch {
-                what: "block size".into(),
-                expected: 3,
-                found: bs,
-            });
-        }
+        check_block_size(bs)?;
         self.body_lists(nb);
         let nc = self.side_body.len();
         // structure: sorted neighbour list of every contact (merge of its bodies' lists)

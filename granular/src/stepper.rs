@@ -531,15 +531,7 @@ impl Simulation {
     /// Errors: those of [`Simulation::build_instance`].
     pub fn build_instance_report(&mut self) -> Result<StepReport> {
         let step = self.steps_done + 1;
-        let t0 = Instant::now();
-        let nc = self.detect();
-        let max_pen = self.max_penetration();
-        let t1 = Instant::now();
-        self.assemble()?;
-        let nnz = self.assembled_nnz();
-        let t2 = Instant::now();
-        self.make_instance(step)?;
-        let t3 = Instant::now();
+        let (nc, max_pen, nnz, timings) = self.build_timed(step)?;
         Ok(StepReport {
             step,
             time: self.time(),
@@ -553,13 +545,30 @@ impl Simulation {
             residual: f64::NAN,
             converged: false,
             envelope: self.envelope,
-            timings: StepTimings {
-                detection: t1 - t0,
-                assembly: t2 - t1,
-                instance: t3 - t2,
-                ..Default::default()
-            },
+            timings,
         })
+    }
+
+    /// Detection, assembly and the instance of step `step`, timed: the contacts, the largest
+    /// penetration, the stored entries of `N` and the detection, assembly and instance times
+    /// (solve and update zero). Errors: those of the assembly and of the instance.
+    fn build_timed(&mut self, step: u64) -> Result<(usize, f64, usize, StepTimings)> {
+        let t0 = Instant::now();
+        let nc = self.detect();
+        let max_pen = self.max_penetration();
+        let t1 = Instant::now();
+        self.assemble()?;
+        let nnz = self.assembled_nnz();
+        let t2 = Instant::now();
+        self.make_instance(step)?;
+        let t3 = Instant::now();
+        let timings = StepTimings {
+            detection: t1 - t0,
+            assembly: t2 - t1,
+            instance: t3 - t2,
+            ..Default::default()
+        };
+        Ok((nc, max_pen, nnz, timings))
     }
 
     /// Warm start for the current contacts: the previous step's world impulse of the same
@@ -598,14 +607,7 @@ impl Simulation {
     /// state is not finite, [`GranularError::Problem`] if the instance cannot be built.
     pub fn step(&mut self, solver: &mut dyn ContactSolver) -> Result<StepReport> {
         let step = self.steps_done + 1;
-        let t0 = Instant::now();
-        let nc = self.detect();
-        let max_pen = self.max_penetration();
-        let t1 = Instant::now();
-        self.assemble()?;
-        let nnz = self.assembled_nnz();
-        let t2 = Instant::now();
-        self.make_instance(step)?;
+        let (nc, max_pen, nnz, built) = self.build_timed(step)?;
         let t3 = Instant::now();
         let bs = self.world.params.block_size();
         let (iterations, residual, converged) = if nc == 0 {
@@ -669,11 +671,9 @@ impl Simulation {
             converged,
             envelope: self.envelope,
             timings: StepTimings {
-                detection: t1 - t0,
-                assembly: t2 - t1,
-                instance: t3 - t2,
                 solve: t4 - t3,
                 update: t5 - t4,
+                ..built
             },
         })
     }

@@ -128,18 +128,10 @@ impl Instance {
         } else {
             n_mat
         };
-        Ok(Self {
-            name: name.into(),
-            storage: Storage::Csc(n_mat),
-            csc: std::sync::OnceLock::new(),
-            n_mat_t: None,
-            class,
-            r,
-            constraints,
-            provenance,
-            hash,
-        }
-        .with_auto_operator())
+        let mut inst =
+            Self::on_storage(name.into(), Storage::Csc(n_mat), r, constraints, provenance);
+        inst.hash = hash;
+        Ok(inst.with_auto_operator())
     }
 
     /// Build an instance on the block storage ([`BlockSymMatrix`], symmetric by
@@ -161,18 +153,13 @@ impl Instance {
                 found: n_mat.block_size(),
             });
         }
-        let class = constraints.qp_class();
-        Ok(Self {
-            name: name.into(),
-            storage: Storage::Block(n_mat),
-            csc: std::sync::OnceLock::new(),
-            n_mat_t: None,
-            class,
+        Ok(Self::on_storage(
+            name.into(),
+            Storage::Block(n_mat),
             r,
             constraints,
             provenance,
-            hash: std::sync::OnceLock::new(),
-        })
+        ))
     }
 
     /// Build an instance on the matrix-free operator `N = D^T M^-1 D` ([`MatrixFree`]),
@@ -186,18 +173,35 @@ impl Instance {
         provenance: Provenance,
     ) -> Result<Self> {
         check_vector_and_set(op.n(), &r, &constraints)?;
-        let class = constraints.qp_class();
-        Ok(Self {
-            name: name.into(),
-            storage: Storage::MatrixFree(op),
+        Ok(Self::on_storage(
+            name.into(),
+            Storage::MatrixFree(op),
+            r,
+            constraints,
+            provenance,
+        ))
+    }
+
+    /// An instance of the set's class on `storage` (checked by the caller), with nothing
+    /// derived yet: no formed CSC, no transpose, the hash computed on first use.
+    fn on_storage(
+        name: String,
+        storage: Storage,
+        r: Vec<f64>,
+        constraints: ConstraintSet,
+        provenance: Provenance,
+    ) -> Self {
+        Self {
+            name,
+            storage,
             csc: std::sync::OnceLock::new(),
             n_mat_t: None,
-            class,
+            class: constraints.qp_class(),
             r,
             constraints,
             provenance,
             hash: std::sync::OnceLock::new(),
-        })
+        }
     }
 
     /// The automatic storage choice: a symmetric CSC `N` with at least [`BLOCK_MIN_NNZ`]
@@ -370,17 +374,10 @@ impl Instance {
                 .parameters
                 .insert("asymmetry".into(), format!("{rel:.3e}"));
             let n_mat_t = Some(w.transpose());
-            return Ok(Self {
-                name: name.into(),
-                storage: Storage::Csc(w),
-                csc: std::sync::OnceLock::new(),
-                n_mat_t,
-                class: ProblemClass::Coulomb,
-                r: q,
-                constraints: k,
-                provenance,
-                hash: std::sync::OnceLock::new(),
-            });
+            let mut inst = Self::on_storage(name.into(), Storage::Csc(w), q, k, provenance);
+            inst.n_mat_t = n_mat_t;
+            inst.class = ProblemClass::Coulomb;
+            return Ok(inst);
         }
         let mut inst = Instance::new(name, w, q, k, provenance, opts)?;
         inst.class = ProblemClass::Coulomb;
@@ -533,8 +530,7 @@ impl Instance {
     pub fn power_iteration(&self, iters: usize) -> f64 {
         match &self.storage {
             Storage::Csc(m) => m.power_iteration(iters),
-            Storage::Block(b) => b.power_iteration(iters),
-            Storage::MatrixFree(_) => {
+            Storage::Block(_) | Storage::MatrixFree(_) => {
                 let n = self.n();
                 let (mut x, mut y) = (vec![0.0; n], vec![0.0; n]);
                 crate::linalg::power_iteration(
@@ -768,22 +764,7 @@ fn check_parts(n_mat: &CscMatrix, r: &[f64], constraints: &ConstraintSet) -> Res
             ncols: n_mat.ncols(),
         });
     }
-    if r.len() != n {
-        return Err(ProblemError::SizeMismatch {
-            what: "r".into(),
-            expected: n,
-            found: r.len(),
-        });
-    }
-    if let Some((i, &v)) = r.iter().enumerate().find(|(_, v)| !v.is_finite()) {
-        return Err(ProblemError::NonFinite {
-            what: "r".into(),
-            position: format!("[{i}]"),
-            value: v,
-        });
-    }
-    constraints.validate(n)?;
-    Ok(())
+    check_vector_and_set(n, r, constraints)
 }
 
 fn content_hash(class: ProblemClass, n_mat: &CscMatrix, r: &[f64], k: &ConstraintSet) -> String {

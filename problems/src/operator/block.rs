@@ -296,11 +296,6 @@ impl BlockSymMatrix {
         self.nb
     }
 
-    /// Stored blocks (upper triangle, diagonal included).
-    pub fn stored_blocks(&self) -> usize {
-        self.col.len()
-    }
-
     /// Number of entries of the full matrix `N` (both triangles) as CSC would store them:
     /// `bs^2 (2 stored - diagonal blocks)` for full blocks, exact with the stored masks.
     pub fn full_nnz(&self) -> usize {
@@ -356,18 +351,6 @@ impl BlockSymMatrix {
             out[..bb].copy_from_slice(&self.vals[p * bb..(p + 1) * bb]);
         }
         out
-    }
-
-    /// Diagonal of `N` (length `n`).
-    pub fn diag(&self) -> Vec<f64> {
-        let mut d = Vec::with_capacity(self.n());
-        for i in 0..self.nb {
-            let b = self.diag_block(i);
-            for a in 0..self.bs {
-                d.push(b[a * self.bs + a]);
-            }
-        }
-        d
     }
 
     /// `y = N x`. Shapes: `x`, `y` of length `n`. Allocation free after the first call (spill
@@ -665,19 +648,6 @@ impl BlockSymMatrix {
             }
         }
         CscMatrix::from_csc_parts(bs * nb, bs * nb, col_ptr, row_idx, values)
-    }
-
-    /// Largest eigenvalue by `iters` power iterations from the all-ones vector.
-    pub fn power_iteration(&self, iters: usize) -> f64 {
-        let n = self.n();
-        let (mut x, mut y) = (vec![0.0; n], vec![0.0; n]);
-        crate::linalg::power_iteration(
-            |x, y| self.matvec(x, y),
-            &mut x,
-            &mut y,
-            crate::linalg::PowerRule::Fixed { iters },
-        )
-        .0
     }
 }
 
