@@ -80,6 +80,54 @@ pub struct Instance {
     /// Computed on first use (hashing a large `N` costs more than building it, and a
     /// time stepper builds an instance every step but exports few).
     hash: std::sync::OnceLock<String>,
+    /// [`Instance::definiteness`], computed on first use.
+    definiteness: std::sync::OnceLock<Definiteness>,
+}
+
+/// Largest `n` for which [`Instance::definiteness`] computes the eigenvalues of the symmetric
+/// part of `N` (a dense eigendecomposition: `8 n^2` bytes and `O(n^3)` flops, about 0.1 s at
+/// `n = 1000` on one core).
+pub const DEFINITENESS_MAX_N: usize = 1000;
+
+/// Relative tolerance of [`Instance::definiteness`]: the symmetric part `S = (N + N^T)/2` counts
+/// as positive semidefinite when `lambda_min(S) >= -DEFINITENESS_TOL max(1, |lambda|_max)`.
+pub const DEFINITENESS_TOL: f64 = 1e-10;
+
+/// What is known of the definiteness of the symmetric part `S = (N + N^T)/2` of `N`.
+///
+/// For an LCP `w = M z + q` this is the classic distinction (Cottle, Pang & Stone 1992, ch. 3):
+/// a positive semidefinite `S` makes `M` a monotone (for symmetric `M`: convex QP) problem; an
+/// indefinite one a non-monotone LCP that only pivoting or Newton methods attack.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Definiteness {
+    /// `lambda_min(S) >= -DEFINITENESS_TOL max(1, |lambda|_max)`.
+    PositiveSemidefinite {
+        /// Smallest eigenvalue of `S`.
+        min_eig: f64,
+    },
+    /// `S` has a clearly negative eigenvalue.
+    Indefinite {
+        /// Smallest eigenvalue of `S`.
+        min_eig: f64,
+    },
+    /// Not computed: `n` above [`DEFINITENESS_MAX_N`], or a class whose `N` is positive
+    /// semidefinite by construction or by assumption (box QP, CCP, Coulomb).
+    Unknown,
+}
+
+impl Definiteness {
+    /// `psd (min eig ...)`, `indefinite (min eig ...)` or `unknown`, for `cpbench info`.
+    pub fn describe(&self) -> String {
+        match self {
+            Definiteness::PositiveSemidefinite { min_eig } => {
+                format!("positive semidefinite (min eigenvalue {min_eig:.3e})")
+            }
+            Definiteness::Indefinite { min_eig } => {
+                format!("indefinite (min eigenvalue {min_eig:.3e})")
+            }
+            Definiteness::Unknown => "not computed".into(),
+        }
+    }
 }
 
 impl Instance {
@@ -87,7 +135,14 @@ impl Instance {
     ///
     /// Errors: [`ProblemError::NotSquare`], [`ProblemError::SizeMismatch`] (`r` or the set),
     /// [`ProblemError::NonFinite`] (in `r`), [`ProblemError::Asymmetric`] (unless
-    /// `opts.symmetrize`), and the constraint-set errors of [`ConstraintSet::validate`].
+    /// `opts.symmetrize`; never for an LCP), and the constraint-set errors of
+    /// [`ConstraintSet::validate`].
+    ///
+    /// An LCP (`gamma >= 0`) is the general LCP `w = M z + q` of Cottle, Pang & Stone (1992)
+    /// with `M = N`, `q = r`, `z = gamma`: any square `N` is valid, and a non-symmetric one is
+    /// kept as read (its relative asymmetry `||N - N^T||_F / ||N||_F` recorded in the
+    /// provenance parameter `asymmetry`) unless `opts.symmetrize`. The QP solvers refuse it
+    /// (see [`Instance::definiteness`]); the LCP solvers (Lemke, Newton-FB, PSOR, ENUM) take it.
     pub fn new(
         name: impl Into<String>,
         n_mat: CscMatrix,
@@ -117,6 +172,16 @@ impl Instance {
             // only when asked.
             provenance.symmetrized_from = Some(rel);
             n_mat.symmetrized()
+        } else if rel > 0.0 && constraints == ConstraintSet::NonNegative {
+            // A general LCP: any square `M` is a valid problem, kept as read.
+            return Ok(Self::keep_nonsymmetric(
+                name.into(),
+                n_mat,
+                r,
+                constraints,
+                provenance,
+                rel,
+            ));
         } else if rel > 0.0 {
             return Err(ProblemError::Asymmetric {
                 relative: rel,
@@ -201,7 +266,28 @@ impl Instance {
             constraints,
             provenance,
             hash: std::sync::OnceLock::new(),
+            definiteness: std::sync::OnceLock::new(),
         }
+    }
+
+    /// An instance that keeps a non-symmetric `N` as read (general LCP, Coulomb `W`): `N^T`
+    /// is stored for row access and products, the relative asymmetry `rel` is recorded in the
+    /// provenance parameter `asymmetry`. The storage stays CSC.
+    fn keep_nonsymmetric(
+        name: String,
+        n_mat: CscMatrix,
+        r: Vec<f64>,
+        constraints: ConstraintSet,
+        mut provenance: Provenance,
+        rel: f64,
+    ) -> Self {
+        provenance
+            .parameters
+            .insert("asymmetry".into(), format!("{rel:.3e}"));
+        let n_mat_t = Some(n_mat.transpose());
+        let mut inst = Self::on_storage(name, Storage::Csc(n_mat), r, constraints, provenance);
+        inst.n_mat_t = n_mat_t;
+        inst
     }
 
     /// The automatic storage choice: a symmetric CSC `N` with at least [`BLOCK_MIN_NNZ`]
@@ -363,19 +449,14 @@ impl Instance {
         w: CscMatrix,
         q: Vec<f64>,
         mu: Vec<f64>,
-        mut provenance: Provenance,
+        provenance: Provenance,
         opts: ValidationOptions,
     ) -> Result<Self> {
         let k = ConstraintSet::CoulombCones { mu };
         check_parts(&w, &q, &k)?;
         let (rel, ..) = w.asymmetry();
         if rel > opts.symmetry_tol && !opts.symmetrize {
-            provenance
-                .parameters
-                .insert("asymmetry".into(), format!("{rel:.3e}"));
-            let n_mat_t = Some(w.transpose());
-            let mut inst = Self::on_storage(name.into(), Storage::Csc(w), q, k, provenance);
-            inst.n_mat_t = n_mat_t;
+            let mut inst = Self::keep_nonsymmetric(name.into(), w, q, k, provenance, rel);
             inst.class = ProblemClass::Coulomb;
             return Ok(inst);
         }
@@ -396,7 +477,7 @@ impl Instance {
     }
 
     /// The Delassus matrix `N` (`n x n`, full storage; symmetric unless
-    /// [`Instance::is_symmetric`] is false, possible only for a Coulomb instance).
+    /// [`Instance::is_symmetric`] is false, possible for a Coulomb instance and a general LCP).
     ///
     /// On the block or matrix-free storage the CSC matrix is formed on first use and kept
     /// (memory: `16 nnz(N)` bytes): meant for solvers that factorise `N`. Writers that need it
@@ -499,8 +580,43 @@ impl Instance {
         self.class
     }
 
+    /// The definiteness of the symmetric part `(N + N^T)/2` of an LCP's `N`
+    /// ([`Definiteness`]), computed on first use from its dense eigenvalues when
+    /// `n <= DEFINITENESS_MAX_N`; [`Definiteness::Unknown`] otherwise and for the other classes.
+    /// The QP solvers refuse an LCP whose `N` is non-symmetric or indefinite.
+    pub fn definiteness(&self) -> Definiteness {
+        *self.definiteness.get_or_init(|| {
+            if self.class != ProblemClass::Lcp || self.n() > DEFINITENESS_MAX_N {
+                return Definiteness::Unknown;
+            }
+            let n = self.n();
+            let m = self.csc();
+            let mut s = faer::Mat::<f64>::zeros(n, n);
+            for j in 0..n {
+                let (ri, va) = m.col(j);
+                for (&i, &v) in ri.iter().zip(va) {
+                    s[(i, j)] += 0.5 * v;
+                    s[(j, i)] += 0.5 * v;
+                }
+            }
+            match s.self_adjoint_eigenvalues(faer::Side::Lower) {
+                Ok(ev) if !ev.is_empty() => {
+                    let min_eig = ev[0];
+                    let scale = ev.iter().fold(1.0f64, |a, e| a.max(e.abs()));
+                    if min_eig >= -DEFINITENESS_TOL * scale {
+                        Definiteness::PositiveSemidefinite { min_eig }
+                    } else {
+                        Definiteness::Indefinite { min_eig }
+                    }
+                }
+                _ => Definiteness::Unknown,
+            }
+        })
+    }
+
     /// Whether `N` is stored symmetric. Always true except for a Coulomb instance that kept a
-    /// non-symmetric `W` ([`Instance::new_coulomb`]).
+    /// non-symmetric `W` ([`Instance::new_coulomb`]) and a general LCP with a non-symmetric `M`
+    /// ([`Instance::new`]).
     pub fn is_symmetric(&self) -> bool {
         self.n_mat_t.is_none()
     }
@@ -597,6 +713,7 @@ impl Instance {
             constraints: self.constraints.clone(),
             provenance: prov,
             hash: std::sync::OnceLock::new(),
+            definiteness: self.definiteness.clone(),
         })
     }
 
@@ -661,13 +778,14 @@ impl Instance {
         objective_from_gradient(gamma, &g, &self.r)
     }
 
-    /// The frictionless normal block of a Coulomb-cone instance as an LCP: `N_nn` (rows and
-    /// columns `0, 3, 6, ...`), `r_n`, `gamma_n >= 0`. Name gets the suffix `__lcp`.
+    /// The frictionless normal block of a Coulomb-cone instance (CCP or Coulomb) as an LCP:
+    /// `N_nn` (rows and columns `0, 3, 6, ...`), `r_n`, `gamma_n >= 0`. Name gets the suffix
+    /// `__lcp`. A non-symmetric `W` gives a general LCP ([`Instance::new`]).
     /// Errors: [`ProblemError::WrongClass`] when the instance has no cones.
     pub fn normal_block_lcp(&self) -> Result<Instance> {
-        if self.class() != ProblemClass::Ccp {
+        if !matches!(self.class(), ProblemClass::Ccp | ProblemClass::Coulomb) {
             return Err(ProblemError::WrongClass {
-                expected: "ccp".into(),
+                expected: "ccp or coulomb".into(),
                 found: self.class().to_string(),
             });
         }
@@ -676,7 +794,13 @@ impl Instance {
         let r = idx.iter().map(|&i| self.r[i]).collect();
         let mut prov = self.provenance.clone();
         prov.derivation = "normal-block-lcp".into();
-        let base = self.name.strip_suffix("__ccp").unwrap_or(&self.name);
+        // the asymmetry of W is not that of its normal block (recorded anew if it has one)
+        prov.parameters.remove("asymmetry");
+        let base = self
+            .name
+            .strip_suffix("__ccp")
+            .or_else(|| self.name.strip_suffix("__coulomb"))
+            .unwrap_or(&self.name);
         Instance::new(
             format!("{base}__lcp"),
             n_mat,
@@ -871,11 +995,15 @@ mod tests {
         ));
         let asym =
             CscMatrix::from_triplets(2, 2, &[(0, 0, 1.0), (0, 1, 1.0), (1, 1, 1.0)]).unwrap();
+        // a box QP needs a symmetric N
         let e = Instance::new(
             "x",
             asym.clone(),
             vec![0.0; 2],
-            ConstraintSet::NonNegative,
+            ConstraintSet::Box {
+                lo: vec![0.0; 2],
+                hi: vec![1.0; 2],
+            },
             p.clone(),
             o,
         );
@@ -883,6 +1011,21 @@ mod tests {
             matches!(e, Err(ProblemError::Asymmetric { row: 0, col: 1, .. })),
             "{e:?}"
         );
+        // a general LCP keeps it as read, and multiplies with N, not N^T
+        let g = Instance::new(
+            "x",
+            asym.clone(),
+            vec![0.0; 2],
+            ConstraintSet::NonNegative,
+            p.clone(),
+            o,
+        )
+        .unwrap();
+        assert!(!g.is_symmetric());
+        assert_eq!(g.provenance().parameters["asymmetry"], "5.774e-1");
+        let mut y = [0.0; 2];
+        g.matvec(&[1.0, 2.0], &mut y);
+        assert_eq!(y, [3.0, 2.0]);
         let s = Instance::new(
             "x",
             asym,

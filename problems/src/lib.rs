@@ -21,7 +21,7 @@ pub mod rng;
 
 pub use constraints::{ConstraintSet, ProblemClass};
 pub use error::{ProblemError, Result};
-pub use instance::{Instance, Provenance, RowState, ValidationOptions};
+pub use instance::{Definiteness, Instance, Provenance, RowState, ValidationOptions};
 pub use linalg::CscMatrix;
 pub use operator::OperatorKind;
 pub use residual::{residuals, ResidualKind, ResidualWorkspace, Residuals};

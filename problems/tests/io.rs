@@ -408,8 +408,13 @@ fn asymmetric_files_need_symmetrize() {
         ("siconos-fc3d/Rover4396.dat", 3.79e-5),
     ] {
         let path = f.join(file);
+        assert_asymmetric(load(&path, &opts(ClassChoice::Ccp, false)), file);
+        // the normal block of a non-symmetric W is a general LCP, kept as read
+        let nb = load(&path, &opts(ClassChoice::Lcp, false)).unwrap();
+        assert_eq!(nb.class(), cpbench_problems::ProblemClass::Lcp);
+        assert!(!nb.is_symmetric(), "{file}");
+        assert!(nb.provenance().parameters.contains_key("asymmetry"));
         for class in [ClassChoice::Ccp, ClassChoice::Lcp] {
-            assert_asymmetric(load(&path, &opts(class, false)), file);
             let inst = load(&path, &opts(class, true)).unwrap();
             let s = inst.provenance().symmetrized_from.unwrap();
             assert!((s - asym).abs() < 0.01 * asym, "{file}: asymmetry {s:.3e}");
@@ -417,15 +422,25 @@ fn asymmetric_files_need_symmetrize() {
     }
     // A non-symmetric LCP (lcp_CPS_2.dat of Siconos), embedded.
     let cps2 = b"3\n0\n3\n3\n3\t3\n0 2 -1\n-1 0 1\n2 -2 0\n-3 6 -1\n\nExample 4.4.7 CPS 2009\n";
-    assert_asymmetric(
-        load_bytes(
-            "lcp_CPS_2.dat",
-            cps2,
-            Format::SiconosLcp,
-            &LoadOptions::default(),
-        ),
+    // read as the general LCP it is: M kept as read
+    let general = load_bytes(
         "lcp_CPS_2.dat",
-    );
+        cps2,
+        Format::SiconosLcp,
+        &LoadOptions::default(),
+    )
+    .unwrap();
+    assert!(!general.is_symmetric());
+    assert_eq!(general.n_mat().get(1, 0), 2.0);
+    assert_eq!(general.n_mat().get(0, 1), -1.0);
+    // M = [[0, -1, 2], [2, 0, -2], [-1, 1, 0]]: M + M^T = [[0, 1, 1], [1, 0, -1], [1, -1, 0]]
+    // has eigenvalues -2, 1, 1, so the symmetric part has min eigenvalue -1: a non-monotone LCP
+    match general.definiteness() {
+        cpbench_problems::Definiteness::Indefinite { min_eig } => {
+            assert!((min_eig + 1.0).abs() < 1e-14, "{min_eig}")
+        }
+        d => panic!("{d:?}"),
+    }
     let inst = load_bytes(
         "lcp_CPS_2.dat",
         cps2,
@@ -489,17 +504,18 @@ fn every_fixture_file_loads_in_every_class() {
             let classes: &[ClassChoice] = if frictional {
                 &[ClassChoice::Ccp, ClassChoice::Lcp, ClassChoice::Coulomb]
             } else {
-                &[ClassChoice::Ccp]
+                // an LCP file is an LCP whatever the class choice (it names frictional files)
+                &[ClassChoice::Lcp]
             };
             for &class in classes {
                 let t = Instant::now();
                 let plain = load(&path, &opts(class, false));
                 let dt = t.elapsed();
-                let inst = if class == ClassChoice::Coulomb {
-                    // the Coulomb problem keeps a non-symmetric W as read (Siconos does)
+                let inst = if class == ClassChoice::Coulomb || class == ClassChoice::Lcp {
+                    // the Coulomb problem keeps a non-symmetric W as read (Siconos does), and
+                    // so does its normal block, a general LCP; so does an LCP file
                     let inst = plain.unwrap_or_else(|e| panic!("{e}"));
                     assert_eq!(inst.is_symmetric(), !asymmetric, "{file}");
-                    assert_eq!(inst.class(), cpbench_problems::ProblemClass::Coulomb);
                     inst
                 } else if asymmetric {
                     assert_asymmetric(plain, &file);

@@ -9,7 +9,7 @@
 
 use crate::solver::Solver;
 use crate::status::SolverError;
-use cpbench_problems::{ConstraintSet, CscMatrix, Instance, ProblemClass};
+use cpbench_problems::{ConstraintSet, CscMatrix, Definiteness, Instance, ProblemClass};
 use nalgebra::Matrix3;
 
 /// The 3x3 diagonal block `N_cc` (rows and columns `3c..3c+3`) of `mat`, row-major.
@@ -150,14 +150,40 @@ pub fn check_class(solver: &dyn Solver, class: ProblemClass) -> Result<(), Solve
     })
 }
 
-/// Why `solver` cannot take `instance`: its class ([`check_class`]'s message) or the solver's
-/// own [`Solver::refusal`]; `None` when it can. The executor and the harness's pre-run listing
-/// both use this one test.
+/// Why `solver` cannot take `instance`: its class ([`check_class`]'s message), a QP solver on
+/// a QP class whose `N` is non-symmetric, or on an LCP whose `N` is indefinite
+/// ([`Solver::solves_general_lcp`], [`cpbench_problems::Instance::definiteness`]), or the
+/// solver's own [`Solver::refusal`]; `None` when it can. The executor and the harness's pre-run
+/// listing both use this one test.
 pub fn refusal(solver: &dyn Solver, instance: &cpbench_problems::Instance) -> Option<String> {
-    match check_class(solver, instance.class()) {
-        Err(e) => Some(e.to_string()),
-        Ok(()) => solver.refusal(instance),
+    if let Err(e) = check_class(solver, instance.class()) {
+        return Some(e.to_string());
     }
+    let class = instance.class();
+    if class.is_qp() && !solver.solves_general_lcp() {
+        const LCP_SOLVERS: &str = "lemke, newton-fb, psor or enum";
+        if !instance.is_symmetric() {
+            let asym = instance
+                .provenance()
+                .parameters
+                .get("asymmetry")
+                .map(String::as_str)
+                .unwrap_or("> 0");
+            return Some(format!(
+                "{} solves convex QPs, and N is not symmetric (relative asymmetry {asym}): \
+                 a general LCP; use {LCP_SOLVERS}",
+                solver.name()
+            ));
+        }
+        if let Definiteness::Indefinite { min_eig } = instance.definiteness() {
+            return Some(format!(
+                "{} solves convex QPs, and the LCP matrix is indefinite (min eigenvalue \
+                 {min_eig:.3e}); use {LCP_SOLVERS}",
+                solver.name()
+            ));
+        }
+    }
+    solver.refusal(instance)
 }
 
 /// The friction coefficients `mu` (one per contact) of a [`ProblemClass::Coulomb`] instance,

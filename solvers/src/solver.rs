@@ -41,6 +41,15 @@ pub trait Solver {
         class.is_qp()
     }
 
+    /// Whether the solver takes a general LCP `w = M z + q` with any square `M` (Lemke, Newton on
+    /// the Fischer-Burmeister function, PSOR, enumeration). False (the default) for the QP
+    /// solvers: they assume a symmetric positive semidefinite `N`, and [`crate::kernels::refusal`]
+    /// refuses them an LCP whose `N` is non-symmetric or indefinite
+    /// ([`cpbench_problems::Instance::definiteness`]), and any QP class with a non-symmetric `N`.
+    fn solves_general_lcp(&self) -> bool {
+        false
+    }
+
     /// Why this solver cannot take `instance` at all, beyond its class ([`Self::supports`]):
     /// e.g. a method that needs a symmetric `W` on a non-symmetric Coulomb instance. `None`
     /// (the default) when it can. The executor ends such a solve before `init` with status

@@ -51,9 +51,19 @@ pub fn info(path: &std::path::Path, read: &ReadArgs) -> Result<(), AnyError> {
             println!("symmetry error  {a:.3e} (||N - N^T||_F / ||N||_F before symmetrisation)")
         }
         (None, Some(a)) if !inst.is_symmetric() => {
-            println!("symmetry error  {a} (||W - W^T||_F / ||W||_F, W kept as read)")
+            println!("symmetry error  {a} (||N - N^T||_F / ||N||_F, N kept as read)")
         }
         _ => println!("symmetry error  0"),
+    }
+    println!(
+        "symmetric       {}",
+        if inst.is_symmetric() { "yes" } else { "no" }
+    );
+    if inst.class() == cpbench_problems::ProblemClass::Lcp {
+        println!(
+            "definiteness    (N + N^T)/2 {}",
+            inst.definiteness().describe()
+        );
     }
     for (label, value) in inst.constraints().summary() {
         println!("{label:<16}{value}");

@@ -130,16 +130,22 @@ impl FrictionProblem {
         p.insert("sign_convention".into(), FRICTION_SIGN_CONVENTION.into());
         p.insert("spacedim".into(), self.spacedim.to_string());
         p.insert("contacts".into(), self.mu.len().to_string());
-        if opts.class == ClassChoice::Coulomb {
+        if opts.class != ClassChoice::Ccp {
+            // the Coulomb problem keeps a non-symmetric W as read, and so does its normal
+            // block, a general LCP
             provenance.derivation = "coulomb".into();
-            return Instance::new_coulomb(
+            let coulomb = Instance::new_coulomb(
                 format!("{stem}__coulomb"),
                 self.w,
                 self.q,
                 self.mu,
                 provenance,
                 opts.validation,
-            );
+            )?;
+            return match opts.class {
+                ClassChoice::Lcp => coulomb.normal_block_lcp(),
+                _ => Ok(coulomb),
+            };
         }
         let ccp = Instance::new(
             format!("{stem}__ccp"),
@@ -149,11 +155,7 @@ impl FrictionProblem {
             provenance,
             opts.validation,
         )?;
-        match opts.class {
-            ClassChoice::Ccp => Ok(ccp),
-            ClassChoice::Lcp => ccp.normal_block_lcp(),
-            ClassChoice::Coulomb => ccp.into_coulomb(),
-        }
+        Ok(ccp)
     }
 }
 
