@@ -563,7 +563,11 @@ fn assert_bitwise_equal(a: &Instance, b: &Instance) {
     assert_eq!(bits(a.r()), bits(b.r()));
     match (a.constraints(), b.constraints()) {
         (ConstraintSet::NonNegative, ConstraintSet::NonNegative) => {}
-        (ConstraintSet::CoulombCones { mu: x }, ConstraintSet::CoulombCones { mu: y }) => {
+        (
+            ConstraintSet::CoulombCones { mu: x, dim: d1 },
+            ConstraintSet::CoulombCones { mu: y, dim: d2 },
+        ) => {
+            assert_eq!(d1, d2);
             assert_eq!(bits(x), bits(y))
         }
         (ConstraintSet::Box { lo: l1, hi: h1 }, ConstraintSet::Box { lo: l2, hi: h2 }) => {

@@ -107,7 +107,8 @@ pub struct FrictionProblem {
     pub q: Vec<f64>,
     /// Friction coefficients (length `nc`).
     pub mu: Vec<f64>,
-    /// Space dimension (always 3 for problems returned by the readers of this module).
+    /// Space dimension, the unknowns per contact: 3, or 2 for planar problems (Siconos' fc2d
+    /// files, fclib `spacedim` 2).
     pub spacedim: usize,
 }
 
@@ -132,11 +133,12 @@ impl FrictionProblem {
         p.insert("contacts".into(), self.mu.len().to_string());
         if opts.class == ClassChoice::Coulomb {
             provenance.derivation = "coulomb".into();
-            return Instance::new_coulomb(
+            return Instance::new_coulomb_dim(
                 format!("{stem}__coulomb"),
                 self.w,
                 self.q,
                 self.mu,
+                self.spacedim,
                 provenance,
                 opts.validation,
             );
@@ -145,7 +147,7 @@ impl FrictionProblem {
             format!("{stem}__ccp"),
             self.w,
             self.q,
-            ConstraintSet::CoulombCones { mu: self.mu },
+            ConstraintSet::coulomb_dim(self.mu, self.spacedim),
             provenance,
             opts.validation,
         )?;
