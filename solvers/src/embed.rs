@@ -142,7 +142,6 @@ impl Solver for Embed2d {
         let p = inner_problem(&e.instance, problem);
         let res = self.inner.init(&p, &mut e.state);
         problem.add_matvecs(p.matvecs());
-        drop(p);
         e.restrict(state);
         self.embedded = Some(e);
         res
@@ -157,7 +156,6 @@ impl Solver for Embed2d {
         let p = inner_problem(&e.instance, problem);
         let out = self.inner.step(&p, &mut e.state);
         problem.add_matvecs(p.matvecs());
-        drop(p);
         e.restrict(state);
         out
     }
