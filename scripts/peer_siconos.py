@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Siconos fc3d NSGS side by side with cpbench: rows in cpbench's summary.csv format.
+"""Siconos fc3d / fc2d solvers side by side with cpbench: rows in cpbench's summary.csv format.
 
 Runs Siconos' nonsmooth Gauss-Seidel for the 3-D Coulomb friction problem
 (SICONOS_FRICTION_3D_NSGS through siconos.numerics.fc3d_driver) on the instances cpbench reads,
@@ -38,6 +38,16 @@ on rows, not N-products). The `fc3d_error` column (and `counters`) holds
 `check_residual` is `fc3d_error` and `success` is `yes` when fc3d_error <= tol; `status` is
 `converged` when Siconos returns info = 0, else `max_iterations`.
 
+2-D problems (fc2d: Siconos `.dat` with d = 2, fclib spacedim 2, bundles with cone_dim 2) are
+run through `fc2d_driver` with `--fc2d-solvers` (default `nsgs,lemke,enum`:
+SICONOS_FRICTION_2D_NSGS, SICONOS_FRICTION_2D_LEMKE, SICONOS_FRICTION_2D_ENUM; `enum` only up to
+10 contacts, `lemke` up to 1000: dense pivoting, 51 s on 667 contacts), one row per solver (`siconos-nsgs`, `siconos-lemke`, `siconos-enum`), with a dense
+copy of W (Debian's Siconos 4.4 refuses the sparse fc2d files, "unknown storagetype": the
+`.dat` storage 2, CSparse's print-out, is parsed here). The `fc3d_error` column then holds the
+fc2d error (same formula with |u_t|, same divisor: it reproduces the error Siconos' Lemke and
+ENUM report). Siconos' fc2d NSGS reports its own ||W r + q - u|| / ||q|| instead (in
+`counters` as siconos_error), which can stay above the tolerance when the fc2d error is at 1e-15.
+
 Requirements: Debian's `python3-siconos` (apt-get install python3-siconos python3-scipy
 python3-h5py); it installs into the system interpreter, so run with /usr/bin/python3.
 
@@ -72,12 +82,13 @@ HEADER = (["instance", "class", "n", "nnz", "solver", "settings_hash", "status",
 # --- reading --------------------------------------------------------------------------------
 
 class Problem:
-    """u = W r + q with Coulomb cones, W (3 nc x 3 nc, scipy CSR, as stored), q, mu."""
+    """u = W r + q with Coulomb cones, W (d nc x d nc, scipy CSR, as stored), q, mu; d = 3 or 2."""
 
-    def __init__(self, name, w, q, mu, siconos=None):
+    def __init__(self, name, w, q, mu, siconos=None, dim=3):
         self.name, self.w, self.q, self.mu = name, sp.csr_matrix(w), np.asarray(q, float), \
             np.asarray(mu, float)
         self.siconos = siconos  # a FrictionContactProblem read by Siconos itself, if any
+        self.dim = dim
 
 
 def read_bundle(d):
@@ -86,13 +97,64 @@ def read_bundle(d):
         raise ValueError(f"{d}: class {meta.get('class')}, Siconos fc3d needs Coulomb cones")
     w = sp.csr_matrix(scipy.io.mmread(str(d / "N.mtx")))
     q = np.asarray(scipy.io.mmread(str(d / "r.mtx"))).ravel()
-    return Problem(meta["name"], w, q, meta["mu"])
+    dim = int(meta.get("cone_dim", 3))
+    mu = meta["mu"]
+    if not isinstance(mu, list):
+        mu = [mu] * (q.size // dim)
+    return Problem(meta["name"], w, q, mu, dim=dim)
+
+
+def read_dat_text(path):
+    """A Siconos friction `.dat` parsed here (d, nc, W dense / storage 2 CSparse print-out, q,
+    mu): for the 2-D files Siconos 4.4 cannot read."""
+    tok = path.read_text().split()
+    d, nc, st = int(tok[0]), int(tok[1]), int(tok[2])
+    n = d * nc
+    k = 5
+    if st == 0:
+        k += 2
+        w = np.array(tok[k:k + n * n], float).reshape(n, n, order="F")
+        k += n * n
+    elif st == 2:
+        origin = int(tok[k])
+        k += 1
+        while tok[k] not in ("triplet:",) and "-by-" not in tok[k]:
+            k += 1
+        rows, cols, vals = [], [], []
+        if origin == 1:
+            k += 1
+            nnz = int(tok[k + 4].rstrip(","))
+            k += 5
+            for _ in range(nnz):
+                rows.append(int(tok[k])), cols.append(int(tok[k + 1])), vals.append(float(tok[k + 3]))
+                k += 4
+        else:
+            nnz = int(tok[k + 4].rstrip(","))
+            k += 7
+            for j in range(n):
+                assert tok[k] == "col" and int(tok[k + 1]) == j, (path, k, tok[k])
+                p0, p1 = int(tok[k + 4]), int(tok[k + 6])
+                k += 7
+                for _ in range(p1 - p0 + 1):
+                    rows.append(int(tok[k])), cols.append(j), vals.append(float(tok[k + 2]))
+                    k += 3
+        w = sp.coo_matrix((vals, (rows, cols)), shape=(n, n)).toarray()
+    else:
+        raise ValueError(f"{path}: storage {st} is not parsed here")
+    q = np.array(tok[k:k + n], float)
+    mu = np.array(tok[k + n:k + n + nc], float)
+    return d, w, q, mu
 
 
 def read_dat(path, sn):
+    with open(path) as f:
+        d = int(f.read(16).split()[0])
+    if d == 2:
+        d, w, q, mu = read_dat_text(path)
+        return Problem(path.stem + "__coulomb", w, q, mu, dim=2)
     fc = sn.frictionContact_new_from_filename(str(path))
     if fc.dimension != 3:
-        raise ValueError(f"{path}: dimension {fc.dimension}, only 3-D problems are run")
+        raise ValueError(f"{path}: dimension {fc.dimension}, only 3-D and 2-D problems are run")
     w = sn.NM_triplet(fc.M).tocsr()
     return Problem(path.stem + "__coulomb", w, np.array(fc.q), np.array(fc.mu), siconos=fc)
 
@@ -111,10 +173,12 @@ def fclib_sparse(g):
 def read_hdf5(path):
     import h5py
     with h5py.File(path, "r") as f:
+        dim = 3
         if "fclib_local" in f:
             g = f["fclib_local"]
-            if int(g["spacedim"][0]) != 3:
-                raise ValueError(f"{path}: spacedim {int(g['spacedim'][0])}, only 3 is run")
+            dim = int(g["spacedim"][0])
+            if dim not in (2, 3):
+                raise ValueError(f"{path}: spacedim {dim}, only 3 and 2 are run")
             w = fclib_sparse(g["W"])
             q, mu = g["vectors/q"][()], g["vectors/mu"][()]
         elif "fclib_global" in f:
@@ -133,7 +197,7 @@ def read_hdf5(path):
             mu = g["vectors/mu"][()]
         else:
             raise ValueError(f"{path}: neither /fclib_local nor /fclib_global")
-    return Problem(path.stem + "__coulomb", w, q, mu)
+    return Problem(path.stem + "__coulomb", w, q, mu, dim=dim)
 
 
 def expand(paths):
@@ -159,9 +223,10 @@ def load(path, sn):
 
 # --- residuals ------------------------------------------------------------------------------
 
-def project_cones(x, mu):
-    """P_K(x), K = prod_c {(n, t): ||t|| <= mu_c n}; x contact-interleaved, normal first."""
-    x = x.reshape(-1, 3)
+def project_cones(x, mu, d=3):
+    """P_K(x), K = prod_c {(n, t): ||t|| <= mu_c n}; x contact-interleaved, normal first, d
+    unknowns per contact (3, or 2: |t| <= mu n)."""
+    x = x.reshape(-1, d)
     xn, xt = x[:, 0], x[:, 1:]
     nt = np.linalg.norm(xt, axis=1)
     out = x.copy()
@@ -176,32 +241,33 @@ def project_cones(x, mu):
     return out.ravel()
 
 
-def fc3d_error(w, q, mu, r):
+def fc3d_error(w, q, mu, r, dim=3):
     """The Siconos fc3d error (docs/formulation.md section 4) relative to max(||q||, ||r||, ||u||),
-    as cpbench's fc3d_error column and Siconos 4.4's reported error divide it."""
+    as cpbench's fc3d_error column and Siconos 4.4's reported error divide it; for dim = 2 the
+    fc2d error (fc2d_compute_error, |u_t|), with the same divisor."""
     u = w @ r + q
-    ub = u.reshape(-1, 3)
+    ub = u.reshape(-1, dim)
     shifted = ub.copy()
     shifted[:, 0] += mu * np.linalg.norm(ub[:, 1:], axis=1)
-    d = r - project_cones(r - shifted.ravel(), mu)
+    d = r - project_cones(r - shifted.ravel(), mu, dim)
     scale = max(np.linalg.norm(q), np.linalg.norm(r), np.linalg.norm(u))
     return np.linalg.norm(d) / (scale if scale > 0 else 1.0)
 
 
-def ccp_residuals(n_mat, rvec, mu, gamma):
+def ccp_residuals(n_mat, rvec, mu, gamma, d=3):
     """cpbench's residuals (problems/src/residual.rs) of gamma on the CCP g = N gamma + r."""
     g = n_mat @ gamma + rvec
-    nat = gamma - project_cones(gamma - g, mu)
+    nat = gamma - project_cones(gamma - g, mu, d)
     abs2, absinf = np.linalg.norm(nat), np.abs(nat).max(initial=0.0)
     rn = np.linalg.norm(rvec)
     rel = rn if rn > 0 else 1.0
     n = gamma.size
     eps = 1.0 / (n * n)
-    res4 = np.linalg.norm((gamma - project_cones(gamma - eps * g, mu)) / eps)
-    primal = np.linalg.norm(gamma - project_cones(gamma, mu))
+    res4 = np.linalg.norm((gamma - project_cones(gamma - eps * g, mu, d)) / eps)
+    primal = np.linalg.norm(gamma - project_cones(gamma, mu, d))
     # K* = {(n, t): ||t|| <= n / mu}; P_{K*}(g) = g + P_K(-g)  (Moreau)
-    dual = np.linalg.norm(project_cones(-g, mu))
-    comp_c = np.abs((gamma * g).reshape(-1, 3).sum(axis=1))
+    dual = np.linalg.norm(project_cones(-g, mu, d))
+    comp_c = np.abs((gamma * g).reshape(-1, d).sum(axis=1))
     return {
         "nat_map_abs_2": abs2, "nat_map_abs_inf": absinf, "nat_map_rel_2": abs2 / rel,
         "nat_map_rel_inf": absinf / rel, "nat_map_rel_max1_2": abs2 / max(1.0, rn),
@@ -214,37 +280,50 @@ def ccp_residuals(n_mat, rvec, mu, gamma):
 
 # --- running --------------------------------------------------------------------------------
 
-def run_one(prob, sn, tol, max_iter):
+FC2D_SOLVERS = {"nsgs": "SICONOS_FRICTION_2D_NSGS", "lemke": "SICONOS_FRICTION_2D_LEMKE",
+                "enum": "SICONOS_FRICTION_2D_ENUM"}
+
+
+def run_one(prob, sn, tol, max_iter, fc2d_solver="nsgs"):
     nc = prob.mu.size
-    n = 3 * nc
+    dim = prob.dim
+    n = dim * nc
     if prob.w.shape != (n, n) or prob.q.size != n:
         raise ValueError(f"{prob.name}: W {prob.w.shape}, q {prob.q.size}, {nc} contacts")
     fro = sp.linalg.norm(prob.w)
     asym = sp.linalg.norm(prob.w - prob.w.T) / fro if fro > 0 else 0.0
     fc = prob.siconos
-    if fc is None:
+    if dim == 2:
+        # fc2d_driver's solvers want a dense W
+        fc = sn.FrictionContactProblem(2, np.asfortranarray(prob.w.toarray()), prob.q,
+                                       prob.mu)
+        sid_name = FC2D_SOLVERS[fc2d_solver]
+    elif fc is None:
         wc = sp.csc_matrix(prob.w)
         wc.indices = wc.indices.astype(np.int64)
         wc.indptr = wc.indptr.astype(np.int64)
         fc = sn.FrictionContactProblem(3, wc, prob.q, prob.mu)
-    so = sn.SolverOptions(sn.SICONOS_FRICTION_3D_NSGS)
-    so.iparam[sn.SICONOS_IPARAM_MAX_ITER] = max_iter
-    so.dparam[sn.SICONOS_DPARAM_TOL] = tol
+    if dim == 3:
+        sid_name = "SICONOS_FRICTION_3D_NSGS"
+    so = sn.SolverOptions(getattr(sn, sid_name))
+    if sid_name.endswith("NSGS"):
+        so.iparam[sn.SICONOS_IPARAM_MAX_ITER] = max_iter
+        so.dparam[sn.SICONOS_DPARAM_TOL] = tol
     r, u = np.zeros(n), np.zeros(n)
     t0 = time.perf_counter()
-    info = sn.fc3d_driver(fc, r, u, so)
+    info = (sn.fc2d_driver if dim == 2 else sn.fc3d_driver)(fc, r, u, so)
     elapsed = time.perf_counter() - t0
     iters = int(so.iparam[sn.SICONOS_IPARAM_ITER_DONE])
     sic_err = float(so.dparam[sn.SICONOS_DPARAM_RESIDU])
-    err = fc3d_error(prob.w, prob.q, prob.mu, r)
+    err = fc3d_error(prob.w, prob.q, prob.mu, r, dim)
     n_mat = prob.w if asym == 0.0 else sp.csr_matrix(0.5 * (prob.w + prob.w.T))
-    res = ccp_residuals(n_mat, prob.q, prob.mu, r)
-    settings = {"solver": "SICONOS_FRICTION_3D_NSGS", "siconos": getattr(sn, "__version__", "4.4"),
+    res = ccp_residuals(n_mat, prob.q, prob.mu, r, dim)
+    settings = {"solver": sid_name, "siconos": getattr(sn, "__version__", "4.4"),
                 "tol": tol, "max_iter": max_iter}
     shash = hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:16]
     row = {
         "instance": prob.name, "class": "coulomb", "n": n, "nnz": n_mat.nnz,
-        "solver": "siconos-nsgs", "settings_hash": shash,
+        "solver": "siconos-" + (fc2d_solver if dim == 2 else "nsgs"), "settings_hash": shash,
         "status": "converged" if info == 0 else "max_iterations",
         "success": "yes" if err <= tol else "no", "iterations": iters, "matvecs": 0,
         "time_s": f"{elapsed:.6e}",
@@ -265,6 +344,8 @@ def main(argv):
     ap.add_argument("--tol", type=float, default=1e-8, help="Siconos tolerance (default 1e-8)")
     ap.add_argument("--max-iter", type=int, default=100000, help="iteration cap (default 1e5)")
     ap.add_argument("--out", type=Path, help="CSV file to write (default: stdout only)")
+    ap.add_argument("--fc2d-solvers", default="nsgs,lemke,enum",
+                    help="Siconos fc2d solvers for 2-D problems (nsgs, lemke, enum)")
     a = ap.parse_args(argv)
     import siconos.numerics as sn
     rows = []
@@ -272,15 +353,23 @@ def main(argv):
     for path in expand(a.paths):
         try:
             prob = load(path, sn)
-            row, err, sic_err = run_one(prob, sn, a.tol, a.max_iter)
+            names = [s for s in a.fc2d_solvers.split(",") if s] if prob.dim == 2 else ["nsgs"]
+            if prob.dim == 2 and prob.mu.size > 10:
+                names = [s for s in names if s != "enum"]
+            if prob.dim == 2 and prob.mu.size > 1000:
+                # dense Lemke: 51 s on 667 contacts, cubic growth
+                names = [s for s in names if s != "lemke"]
+            runs = [(s,) + run_one(prob, sn, a.tol, a.max_iter, s) for s in names]
         except (ValueError, OSError, KeyError, RuntimeError) as e:
             print(f"skipped {path}: {e}", file=sys.stderr)
             failed += 1
             continue
-        rows.append(row)
-        print(f"{row['instance']:40s} contacts {prob.mu.size:5d}  iterations {row['iterations']:7d}  "
-              f"siconos error {sic_err:9.3e}  fc3d error {err:9.3e}  "
-              f"time {1e3 * float(row['time_s']):10.3f} ms  {row['status']}", file=sys.stderr)
+        for s, row, err, sic_err in runs:
+            rows.append(row)
+            print(f"{row['instance']:40s} {row['solver']:14s} contacts {prob.mu.size:5d}  "
+                  f"iterations {row['iterations']:7d}  siconos error {sic_err:9.3e}  "
+                  f"fc{prob.dim}d error {err:9.3e}  time {1e3 * float(row['time_s']):10.3f} ms  "
+                  f"{row['status']}", file=sys.stderr)
     w = csv.DictWriter(open(a.out, "w", newline="") if a.out else sys.stdout, HEADER,
                        lineterminator="\n")
     w.writeheader()

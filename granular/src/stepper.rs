@@ -453,9 +453,7 @@ impl Simulation {
         } else {
             (
                 "ccp",
-                ConstraintSet::CoulombCones {
-                    mu: vec![p.mu; self.contacts.len()],
-                },
+                ConstraintSet::coulomb(vec![p.mu; self.contacts.len()]),
                 "ccp-relaxation",
             )
         };

@@ -91,6 +91,20 @@ pub enum ProblemError {
         /// Problem size.
         n: usize,
     },
+    /// 2-D Coulomb cones need 2 unknowns per contact (normal, tangent).
+    #[error("{dim}-D Coulomb cones need {dim} unknowns per contact, but n = {n} is not a multiple of {dim}")]
+    NotMultipleOfConeDim {
+        /// Problem size.
+        n: usize,
+        /// Cone dimension (unknowns per contact).
+        dim: usize,
+    },
+    /// A cone dimension other than 2 or 3.
+    #[error("cone dimension {dim} is not supported (2 or 3 unknowns per contact)")]
+    UnsupportedConeDim {
+        /// The dimension given.
+        dim: usize,
+    },
     /// The operation needs a frictional (Coulomb-cone) instance.
     #[error("operation needs a {expected} instance, found {found}")]
     WrongClass {

@@ -436,8 +436,9 @@ impl Instance {
         }
     }
 
-    /// Validate and build a Coulomb instance ([`ProblemClass::Coulomb`]): `u = W r + q` with
-    /// `N = W` (`n x n`), `r = q` (length `n`), cones with `mu` (length `n / 3`).
+    /// Validate and build a 3-D Coulomb instance ([`ProblemClass::Coulomb`]): `u = W r + q` with
+    /// `N = W` (`n x n`), `r = q` (length `n`), cones with `mu` (length `n / 3`). The same as
+    /// [`Instance::new_coulomb_dim`] with `dim = 3`.
     ///
     /// Unlike [`Instance::new`], a non-symmetric `W` is accepted and kept as read (Siconos solves
     /// the problem with `W` as stored); its relative asymmetry is recorded in the provenance
@@ -452,7 +453,23 @@ impl Instance {
         provenance: Provenance,
         opts: ValidationOptions,
     ) -> Result<Self> {
-        let k = ConstraintSet::CoulombCones { mu };
+        Self::new_coulomb_dim(name, w, q, mu, 3, provenance, opts)
+    }
+
+    /// Validate and build a Coulomb instance on `dim`-D cones (`dim` 2 or 3 unknowns per
+    /// contact, normal first): `N = W` (`n x n`), `r = q` (length `n`), `mu` (length
+    /// `n / dim`). See [`Instance::new_coulomb`]; errors also
+    /// [`ProblemError::UnsupportedConeDim`] and [`ProblemError::NotMultipleOfConeDim`].
+    pub fn new_coulomb_dim(
+        name: impl Into<String>,
+        w: CscMatrix,
+        q: Vec<f64>,
+        mu: Vec<f64>,
+        dim: usize,
+        provenance: Provenance,
+        opts: ValidationOptions,
+    ) -> Result<Self> {
+        let k = ConstraintSet::coulomb_dim(mu, dim);
         check_parts(&w, &q, &k)?;
         let (rel, ..) = w.asymmetry();
         if rel > opts.symmetry_tol && !opts.symmetrize {
@@ -779,7 +796,7 @@ impl Instance {
     }
 
     /// The frictionless normal block of a Coulomb-cone instance (CCP or Coulomb) as an LCP:
-    /// `N_nn` (rows and columns `0, 3, 6, ...`), `r_n`, `gamma_n >= 0`. Name gets the suffix
+    /// `N_nn` (rows and columns `0, d, 2d, ...`, `d` the cone dimension), `r_n`, `gamma_n >= 0`. Name gets the suffix
     /// `__lcp`. A non-symmetric `W` gives a general LCP ([`Instance::new`]).
     /// Errors: [`ProblemError::WrongClass`] when the instance has no cones.
     pub fn normal_block_lcp(&self) -> Result<Instance> {
@@ -789,7 +806,9 @@ impl Instance {
                 found: self.class().to_string(),
             });
         }
-        let idx: Vec<usize> = (0..self.n()).step_by(3).collect();
+        let idx: Vec<usize> = (0..self.n())
+            .step_by(self.constraints.block_size())
+            .collect();
         let n_mat = self.csc().principal_submatrix(&idx);
         let r = idx.iter().map(|&i| self.r[i]).collect();
         let mut prov = self.provenance.clone();
@@ -910,6 +929,10 @@ fn content_hash(class: ProblemClass, n_mat: &CscMatrix, r: &[f64], k: &Constrain
     let (a, b) = k.parameters();
     for v in a.iter().chain(b) {
         h.push(v.to_bits().to_le_bytes());
+    }
+    if k.cone_dim() == Some(2) {
+        // only 2-D cones add their dimension: 3-D hashes stay those of earlier versions
+        h.push(*b"conedim2");
     }
     h.flush();
     h.h.finalize().iter().map(|b| format!("{b:02x}")).collect()

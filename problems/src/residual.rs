@@ -17,6 +17,11 @@
 //! | `objective` | `f(gamma) = 1/2 gamma^T N gamma + r^T gamma` | |
 //! | `fc3d_error` | cones: `sqrt(sum_c ||gamma_c - P_K(gamma_c - (g_c + mu_c ||g_T,c|| e_n))||^2) / max(||r||, ||gamma||, ||g||)`; LCP and box: `||gamma - P_K(gamma - g)||_2 / ||r||_2` | Siconos 4.4 `fc3d_compute_error`, `lcp_compute_error` |
 //!
+//! On 2-D cones (`d = 2`) every cone residual is the same formula on blocks of 2 with
+//! `||g_T|| = |g_t|`, and `fc3d_error` is Siconos 4.4's `fc2d_compute_error` with the same
+//! scaling `max(||q||, ||r||, ||u||)` (its Lemke solver's reported error on
+//! `FC2D_SliderCrankLagrangian00000` is reproduced to the last digit from its answer).
+//!
 //! `fc3d_error` is Siconos' error of the true Coulomb problem (fclib naming: `r = gamma`,
 //! `u = g`, `q = r`; De Saxce's modified velocity `u + mu ||u_T|| e_n`), divided by
 //! `max(||q||, ||r||, ||u||)` as docs/formulation.md section 4 states and as Siconos 4.4's NSGS
@@ -348,24 +353,30 @@ pub fn residuals_with_gradient(
                 comp_sum += c.abs();
                 comp_max = comp_max.max(c.abs());
             }
-            ConstraintSet::CoulombCones { mu } => {
+            ConstraintSet::CoulombCones { mu, .. } => {
+                // m = 3, or 2 for 2-D cones (one tangent)
                 let mu = mu[b];
-                buf[..3].copy_from_slice(gb);
-                project_dual_coulomb_cone(&mut buf[..3], mu);
-                for i in 0..3 {
+                buf[..m].copy_from_slice(gb);
+                project_dual_coulomb_cone(&mut buf[..m], mu);
+                for i in 0..m {
                     let d = gb[i] - buf[i];
                     df2 += d * d;
                 }
                 let c = dot(x, gb);
                 comp_sum += c;
                 comp_max = comp_max.max(c.abs());
-                // Siconos fc3d error: x - P_K(x - (g + mu ||g_T|| e_n))
-                let ut = gb[1].hypot(gb[2]);
+                // Siconos fc3d / fc2d error: x - P_K(x - (g + mu ||g_T|| e_n))
+                let ut = if m == 3 {
+                    gb[1].hypot(gb[2])
+                } else {
+                    gb[1].abs()
+                };
                 buf[0] = x[0] - (gb[0] + mu * ut);
-                buf[1] = x[1] - gb[1];
-                buf[2] = x[2] - gb[2];
-                project_coulomb_cone(&mut buf[..3], mu);
-                fc3d2 += (0..3)
+                for i in 1..m {
+                    buf[i] = x[i] - gb[i];
+                }
+                project_coulomb_cone(&mut buf[..m], mu);
+                fc3d2 += (0..m)
                     .map(|i| (x[i] - buf[i]) * (x[i] - buf[i]))
                     .sum::<f64>();
             }
@@ -380,11 +391,14 @@ pub fn residuals_with_gradient(
     }
     let nm2 = nm2.sqrt();
     let pg2 = pg2.sqrt();
-    let fc3d_abs = if bs == 3 { fc3d2.sqrt() } else { nm2 };
+    let cones = k.cone_dim().is_some();
+    let fc3d_abs = if cones { fc3d2.sqrt() } else { nm2 };
     // Siconos' relative scaling: max(||q||, ||r||, ||u||) for the fc3d error (what Siconos 4.4's
     // NSGS reports: checked against its output on all 13 Siconos and fclib fc3d files, e.g. fclib Spheres
-    // 7.314e-9 where ||q|| alone would give 1.099e-8), ||q|| for the LCP error.
-    let siconos_norm = if bs == 3 {
+    // 7.314e-9 where ||q|| alone would give 1.099e-8), ||q|| for the LCP error. The same for
+    // 2-D cones (Siconos 4.4's fc2d error: its Lemke solver reports 1.209471145640437e-14 on
+    // FC2D_SliderCrankLagrangian00000, this scaling of its answer gives 1.2094711456404371e-14).
+    let siconos_norm = if cones {
         norm_r.max(norm2(gamma)).max(norm2(g))
     } else {
         norm_r
@@ -459,11 +473,19 @@ pub fn coulomb_gap(instance: &Instance, r_ccp: &[f64], r_coulomb: &[f64]) -> Cou
     let unorm = norm2(&ub).max(norm2(instance.r()));
     if let Some(mu) = instance.constraints().friction() {
         contacts = mu.len();
+        let d = instance.constraints().block_size();
+        let tnorm = |v: &[f64], o: usize| {
+            if d == 3 {
+                v[o + 1].hypot(v[o + 2])
+            } else {
+                v[o + 1].abs()
+            }
+        };
         for (c, &m) in mu.iter().enumerate() {
-            let o = 3 * c;
+            let o = d * c;
             dun += (ua[o] - ub[o]) * (ua[o] - ub[o]);
-            let (rn, rt) = (r_coulomb[o], r_coulomb[o + 1].hypot(r_coulomb[o + 2]));
-            let ut = ub[o + 1].hypot(ub[o + 2]);
+            let (rn, rt) = (r_coulomb[o], tnorm(r_coulomb, o));
+            let ut = tnorm(&ub, o);
             if rn > 0.0 && rt >= m * rn * (1.0 - 1e-8) && ut > 1e-9 * unorm {
                 sliding += 1;
             }
@@ -582,7 +604,7 @@ mod tests {
     fn one_contact_cone_sticking_and_sliding() {
         // N = I3, r = (-1, 0.2, 0), mu = 0.5: unconstrained minimiser (1, -0.2, 0) is inside
         // the cone (0.2 <= 0.5): sticking, g = 0.
-        let k = ConstraintSet::CoulombCones { mu: vec![0.5] };
+        let k = ConstraintSet::coulomb(vec![0.5]);
         let eye = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
         let i = inst(&eye, 3, vec![-1.0, 0.2, 0.0], k.clone());
         let res = residuals(&i, &[1.0, -0.2, 0.0]);

@@ -357,7 +357,9 @@ fn fclib_sparse_layouts_agree() {
 }
 
 #[test]
-fn unsupported_spacedim_is_a_typed_error() {
+fn spacedim_2_is_read_as_2d_cones_and_checked() {
+    // the synthetic file says spacedim 2 but holds 6 unknowns and 2 friction coefficients
+    // (3 per contact): a typed error naming the mu dataset
     let path = fixtures().join("synthetic/spacedim2.hdf5");
     match load(&path, &LoadOptions::default()) {
         Err(ProblemError::Parse {
@@ -365,24 +367,122 @@ fn unsupported_spacedim_is_a_typed_error() {
         }) => {
             assert_eq!(
                 location.as_deref(),
-                Some("HDF5 object /fclib_local/spacedim")
+                Some("HDF5 object /fclib_local/vectors/mu")
             );
             assert!(
-                message.contains("spacedim = 2 is not supported"),
+                message.contains("2 friction coefficients for 6 unknowns (expected 2 per contact)"),
                 "{message}"
             );
         }
         other => panic!("{other:?}"),
     }
+    // a 2-D Siconos text: one contact, W = I, q = 0, mu = 0.5
     let text = b"2\n1\n0\n2\n2\n2 2\n1 0 0 1\n0 0\n0.5\n";
-    match load_bytes("d2.dat", text, Format::SiconosFc3d, &LoadOptions::default()) {
+    let i = load_bytes("d2.dat", text, Format::SiconosFc3d, &LoadOptions::default()).unwrap();
+    assert_eq!(i.constraints().cone_dim(), Some(2));
+    assert_eq!((i.n(), i.n_blocks()), (2, 1));
+    // d = 4 is refused at the first token
+    let text = b"4\n1\n0\n4\n4\n4 4\n1 0 0 0 0 1 0 0 0 0 1 0 0 0 0 1\n0 0 0 0\n0.5\n";
+    match load_bytes("d4.dat", text, Format::SiconosFc3d, &LoadOptions::default()) {
         Err(ProblemError::Parse {
             location, message, ..
         }) => {
             assert_eq!(location.as_deref(), Some("line 1, token 1"));
-            assert!(message.contains("only 3-D"), "{message}");
+            assert!(message.contains("only 3-D and 2-D"), "{message}");
         }
         other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn fc2d_sparse_print_out_errors_are_located() {
+    // storage 2, CSC print-out of a 2 x 2 W; then q and mu
+    let good = "2\n1\n2\n2\n2\n2\nCSparse Version 3.1.9, May 4, 2016.  Copyright (c) T. Davis\n\
+                2-by-2, nzmax: 2 nnz: 2, 1-norm: 2\n    col 0 : locations 0 to 0\n      0 : 2\n\
+                    col 1 : locations 1 to 1\n      1 : 1.5\n-1 0\n0.5\n";
+    let i = load_bytes(
+        "s.dat",
+        good.as_bytes(),
+        Format::SiconosFc3d,
+        &LoadOptions::default(),
+    )
+    .unwrap();
+    assert_eq!((i.n_mat().get(0, 0), i.n_mat().get(1, 1)), (2.0, 1.5));
+    assert_eq!(
+        i.provenance().parameters["matrix_storage"],
+        "sparse (CSparse print-out)"
+    );
+    // the triplet print-out of the same matrix
+    let trip = "2\n1\n2\n2\n2\n1\nCSparse Version 3.1.9\ntriplet: 2-by-2, nzmax: 2 nnz: 2\n\
+                0 0 : 2\n1 1 : 1.5\n-1 0\n0.5\n";
+    let t = load_bytes(
+        "t.dat",
+        trip.as_bytes(),
+        Format::SiconosFc3d,
+        &LoadOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(t.hash(), i.hash());
+    let cases = [
+        // truncated inside the last entry
+        (
+            good.replace("      1 : 1.5\n-1 0\n0.5\n", "      1 :"),
+            "line 12 (end of file",
+            "unexpected end of file while reading W: value of entry 1",
+        ),
+        // a row index out of range
+        (
+            good.replace("      1 : 1.5", "      7 : 1.5"),
+            "line 12, token 41",
+            "index 7 out of range (size 2)",
+        ),
+        // a bad value
+        (
+            good.replace("1 : 1.5", "1 : x1.5"),
+            "line 12, token 43",
+            "expected a real number, found 'x1.5'",
+        ),
+        // column locations out of order
+        (
+            good.replace("locations 1 to 1", "locations 0 to 0"),
+            "line 11, token 40",
+            "expected to start at 1",
+        ),
+        // an unknown origin
+        (
+            good.replace("2\nCSparse", "7\nCSparse"),
+            "line 6, token 6",
+            "sparse origin 7",
+        ),
+        // no banner
+        (
+            good.replace("CSparse Version", "Other Version"),
+            "line 7, token 7",
+            "CSparse's banner",
+        ),
+        // size disagreeing with the header
+        (
+            good.replace("2-by-2,", "3-by-3,"),
+            "line 8, token 17",
+            "3 x 3 in its CSparse print-out",
+        ),
+    ];
+    for (text, loc, msg) in cases {
+        match load_bytes(
+            "b.dat",
+            text.as_bytes(),
+            Format::SiconosFc3d,
+            &LoadOptions::default(),
+        ) {
+            Err(ProblemError::Parse {
+                location, message, ..
+            }) => {
+                let l = location.unwrap_or_default();
+                assert!(l.starts_with(loc), "{l} / {message}");
+                assert!(message.contains(msg), "{message}");
+            }
+            other => panic!("{text}: {other:?}"),
+        }
     }
 }
 
@@ -579,7 +679,11 @@ fn assert_bitwise_equal(a: &Instance, b: &Instance) {
     assert_eq!(bits(a.r()), bits(b.r()));
     match (a.constraints(), b.constraints()) {
         (ConstraintSet::NonNegative, ConstraintSet::NonNegative) => {}
-        (ConstraintSet::CoulombCones { mu: x }, ConstraintSet::CoulombCones { mu: y }) => {
+        (
+            ConstraintSet::CoulombCones { mu: x, dim: d1 },
+            ConstraintSet::CoulombCones { mu: y, dim: d2 },
+        ) => {
+            assert_eq!(d1, d2);
             assert_eq!(bits(x), bits(y))
         }
         (ConstraintSet::Box { lo: l1, hi: h1 }, ConstraintSet::Box { lo: l2, hi: h2 }) => {

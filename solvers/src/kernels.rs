@@ -48,6 +48,28 @@ pub fn lambda_max3(b: &[f64; 9]) -> f64 {
     Matrix3::from_row_slice(b).symmetric_eigenvalues().max()
 }
 
+/// `tr(B) / bs` of a row-major `bs x bs` block (`bs` 2 or 3, in the first `bs^2` entries of
+/// `b`): [`trace_mean3`] for 3, `(b_00 + b_11) / 2` for a 2-D contact's block.
+pub fn trace_mean(b: &[f64; 9], bs: usize) -> f64 {
+    if bs == 2 {
+        (b[0] + b[3]) / 2.0
+    } else {
+        trace_mean3(b)
+    }
+}
+
+/// Largest eigenvalue of a symmetric row-major `bs x bs` block (`bs` 2 or 3, first `bs^2`
+/// entries of `b`): [`lambda_max3`] for 3; for 2 the closed form
+/// `(a + d) / 2 + sqrt(((a - d) / 2)^2 + b^2)` of `[[a, b], [b, d]]`.
+pub fn lambda_max(b: &[f64; 9], bs: usize) -> f64 {
+    if bs == 2 {
+        let (a, c, d) = (b[0], 0.5 * (b[1] + b[2]), b[3]);
+        0.5 * (a + d) + (0.25 * (a - d) * (a - d) + c * c).sqrt()
+    } else {
+        lambda_max3(b)
+    }
+}
+
 /// `out[i] = r[o + i] + sum_k mat[k, o + i] x[k]` for `i < out.len()`: one block of
 /// `N x + r` at offset `o`, gathered along the stored columns `o..o + out.len()` of `mat`
 /// (for the symmetric `N` column `j` is row `j`; for a non-symmetric `W` pass
@@ -191,7 +213,7 @@ pub fn refusal(solver: &dyn Solver, instance: &cpbench_problems::Instance) -> Op
 pub fn coulomb_mu<'a>(solver: &dyn Solver, inst: &'a Instance) -> Result<&'a [f64], SolverError> {
     check_class(solver, inst.class())?;
     match inst.constraints() {
-        ConstraintSet::CoulombCones { mu } if inst.class() == ProblemClass::Coulomb => Ok(mu),
+        ConstraintSet::CoulombCones { mu, .. } if inst.class() == ProblemClass::Coulomb => Ok(mu),
         _ => Err(SolverError::WrongClass {
             solver: solver.name(),
             class: inst.class(),
@@ -224,6 +246,14 @@ mod tests {
         assert_eq!(b, [2.0, 1.0, 0.0, 1.0, 2.0, 0.0, 0.0, 0.0, 1.0]);
         assert!((lambda_max3(&b) - 3.0).abs() < 1e-14);
         assert!((trace_mean3(&b) - 5.0 / 3.0).abs() < 1e-15);
+        assert_eq!(lambda_max(&b, 3), lambda_max3(&b));
+        // 2x2 [[2, 1], [1, 2]] (row-major in the first 4 entries): eigenvalues 1 and 3
+        let b2 = [2.0, 1.0, 1.0, 2.0, 0.0, 0.0, 0.0, 0.0, 0.0];
+        assert!((lambda_max(&b2, 2) - 3.0).abs() < 1e-15);
+        assert_eq!(trace_mean(&b2, 2), 2.0);
+        // [[4, 0], [0, 1]]: 4
+        let b2 = [4.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0];
+        assert_eq!(lambda_max(&b2, 2), 4.0);
         let b1 = diag_block3(&n, 1);
         assert_eq!(lambda_max3(&b1), 6.0);
         let ns = [1.0, 2.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
@@ -258,7 +288,7 @@ mod tests {
         let (p, o) = (Provenance::default(), ValidationOptions::default());
         let coulomb =
             Instance::new_coulomb("c", w.clone(), q.clone(), mu.clone(), p.clone(), o).unwrap();
-        let ccp = Instance::new("k", w, q, ConstraintSet::CoulombCones { mu }, p, o).unwrap();
+        let ccp = Instance::new("k", w, q, ConstraintSet::coulomb(mu), p, o).unwrap();
         let nsgs = Nsgs::new(NsgsSettings::default()).unwrap();
         assert_eq!(coulomb_mu(&nsgs, &coulomb).unwrap(), &[0.3]);
         let e = coulomb_mu(&nsgs, &ccp).unwrap_err();

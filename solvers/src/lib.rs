@@ -21,6 +21,10 @@
 //! one table, [`registry::SOLVERS`], printed by `cpbench solvers`; settings are checked in one
 //! place, [`settings::SolverSettings`].
 //!
+//! 2-D friction cones (`d = 2`): `pgs`, `jacobi`, `apgd`, `spgqp`, `mprgp`, `mpgp`,
+//! `clarabel` and `nsgs` (exact planar one-contact solver) work on them directly; `ipm`,
+//! `nsn-ac` and the `desaxce-*` drivers through the exact 3-D embedding of [`embed`].
+//!
 //! Registry names may carry a preset, `name:preset` (see [`registry::PRESETS`]), e.g.
 //! `mprgp:permon-opt` for PERMON's settings with the `opt` expansion.
 #![warn(missing_docs)]
@@ -30,6 +34,7 @@
 pub mod apgd;
 pub mod clarabel;
 pub mod desaxce;
+pub mod embed;
 pub mod executor;
 pub mod ipm;
 pub mod jacobi;

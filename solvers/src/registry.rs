@@ -378,6 +378,7 @@ pub fn build(name: &str, settings: Option<&serde_json::Value>) -> Result<Built, 
     } else {
         return Err(SolverError::UnknownSolver(name.to_string(), known_names()));
     };
+    let solver: Box<dyn Solver + Send> = Box::new(crate::embed::Embed2d::new(solver));
     Ok(Built { solver, settings })
 }
 

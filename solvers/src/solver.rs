@@ -50,6 +50,14 @@ pub trait Solver {
         false
     }
 
+    /// Whether the solver works on Coulomb cones of dimension `dim` (unknowns per contact: 3,
+    /// or 2 for planar problems) itself. Default: 3 only. The registry wraps every solver in
+    /// [`crate::embed::Embed2d`], which solves a 2-D instance through its exact 3-D embedding
+    /// when this answers `false` for 2.
+    fn handles_cone_dim(&self, dim: usize) -> bool {
+        dim == 3
+    }
+
     /// Why this solver cannot take `instance` at all, beyond its class ([`Self::supports`]):
     /// e.g. a method that needs a symmetric `W` on a non-symmetric Coulomb instance. `None`
     /// (the default) when it can. The executor ends such a solve before `init` with status

@@ -71,7 +71,7 @@ fn box_qp_with_fixed_and_infinite_bounds() {
 #[test]
 fn one_contact_sticking_and_sliding() {
     let eye = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
-    let k = ConstraintSet::CoulombCones { mu: vec![0.5] };
+    let k = ConstraintSet::coulomb(vec![0.5]);
     // sticking: minimiser (1, -0.2, 0) inside the cone
     let stick = dense(3, &eye, vec![-1.0, 0.2, 0.0], k.clone());
     let a = solve(&stick);
@@ -98,7 +98,7 @@ fn frictionless_and_frictional_contacts_mixed() {
     for i in 0..6 {
         eye[i * 7] = 1.0;
     }
-    let k = ConstraintSet::CoulombCones { mu: vec![0.0, 0.5] };
+    let k = ConstraintSet::coulomb(vec![0.0, 0.5]);
     let inst = dense(6, &eye, vec![-1.0, 2.0, 1.0, -1.0, 2.0, 0.0], k);
     let res = solve(&inst);
     assert_eq!(res.status, Status::Converged);

@@ -50,7 +50,7 @@ fn box_qp_with_every_kind_of_bound() {
 #[test]
 fn one_contact_sticking_sliding_and_frictionless() {
     let id3 = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
-    let cone = |mu: f64| ConstraintSet::CoulombCones { mu: vec![mu] };
+    let cone = |mu: f64| ConstraintSet::coulomb(vec![mu]);
     // N = I: gamma = P_K(-r). Sticking: -r = (1, -0.1, 0) is inside K_0.5.
     let res = ipm(&dense(3, &id3, vec![-1.0, 0.1, 0.0], cone(0.5)), 1e-10);
     assert_eq!(res.status, Status::Converged);
@@ -118,7 +118,7 @@ fn singular_psd_matrix() {
         6,
         &nmat,
         vec![-1.0, 0.2, 0.1, -0.5, -0.3, 0.2],
-        ConstraintSet::CoulombCones { mu: vec![0.4, 0.6] },
+        ConstraintSet::coulomb(vec![0.4, 0.6]),
     );
     let res = ipm(&inst, 1e-8);
     assert_eq!(res.status, Status::Converged, "{:?}", res.message);
@@ -220,7 +220,7 @@ fn pcg_variant_reaches_the_analytic_solutions() {
     assert_close(&res.gamma, &[2.0, 0.0, -5.0, 7.0, 0.25], 1e-9);
     // one contact: sliding (P_K(1, -2, 0), mu = 0.5) and mu = 0 (tangents fixed)
     let id3 = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
-    let cone = |mu: f64| ConstraintSet::CoulombCones { mu: vec![mu] };
+    let cone = |mu: f64| ConstraintSet::coulomb(vec![mu]);
     let res = ipm_pcg(&dense(3, &id3, vec![-1.0, 2.0, 0.0], cone(0.5)), 1e-10);
     assert_eq!(res.status, Status::Converged, "{:?}", res.message);
     assert_close(&res.gamma, &[1.6, -0.8, 0.0], 1e-9);

@@ -201,7 +201,7 @@ proptest! {
         let vals = random_psd(n, n + 2, 1e-3, &mut rng);
         let r: Vec<f64> = (0..n).map(|_| 3.0 * rng.next()).collect();
         let mu: Vec<f64> = (0..contacts).map(|_| 0.8 * rng.next().abs()).collect();
-        let inst = dense(n, &vals, r, ConstraintSet::CoulombCones { mu });
+        let inst = dense(n, &vals, r, ConstraintSet::coulomb(mu));
         let exec = ExecSettings { tol: 1e-13, max_iter: 400, stall_window: None, ..Default::default() };
         let (_, rec) = run("mpgp", None, &inst, exec);
         // cone projections are exact to rounding: allow dist(x, K) at the rounding level

@@ -92,7 +92,7 @@ fn box_qp_known_solution() {
 #[test]
 fn one_contact_sticking_and_sliding() {
     let eye = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
-    let k = ConstraintSet::CoulombCones { mu: vec![0.5] };
+    let k = ConstraintSet::coulomb(vec![0.5]);
     // sticking: minimiser (1, -0.2, 0) inside the cone
     let stick = dense(3, &eye, vec![-1.0, 0.2, 0.0], k.clone());
     // sliding: minimiser = P_K((1, -2, 0)) = (1.6, -0.8, 0) on the surface
@@ -132,9 +132,7 @@ fn random_instances_all_solvers_agree() {
                     .map(|i| if i % 4 == 0 { f64::INFINITY } else { 0.7 })
                     .collect(),
             },
-            _ => ConstraintSet::CoulombCones {
-                mu: (0..n / 3).map(|c| 0.1 + 0.1 * (c % 5) as f64).collect(),
-            },
+            _ => ConstraintSet::coulomb((0..n / 3).map(|c| 0.1 + 0.1 * (c % 5) as f64).collect()),
         };
         let inst = dense(n, &vals, r, k);
         let objs: Vec<(String, f64)> = solvers_for(inst.class())

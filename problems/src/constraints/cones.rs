@@ -1,7 +1,11 @@
 //! Products of Coulomb friction cones ([`super::ConstraintSet::CoulombCones`], the CCP and the
-//! Coulomb problem): blocks of 3 components per contact, normal first, then the two tangential
-//! components (fclib order). `K_mu = {(x_n, x_t) : ||x_t|| <= mu x_n}`; its dual is
-//! `K_mu^* = K_{1/mu}` (docs/formulation.md sections 2 and 3).
+//! Coulomb problem): blocks of `d` components per contact (`d = 3`: normal first, then the two
+//! tangential components, fclib order; `d = 2`: normal, then the one tangent of a planar
+//! problem, Siconos' fc2d). `K_mu = {(x_n, x_t) : ||x_t|| <= mu x_n}` (for `d = 2`,
+//! `|x_t| <= mu x_n`); its dual is `K_mu^* = K_{1/mu}` (docs/formulation.md sections 2 and 3).
+//!
+//! The per-block functions ([`project_coulomb_cone`], [`cone_projected_gradient`], ...) take
+//! the block's slice and read its length: 3 for a 3-D cone, 2 for a 2-D one.
 
 use crate::error::{ProblemError, Result};
 
@@ -11,17 +15,26 @@ use crate::error::{ProblemError, Result};
 /// both classify a block the same way.
 pub const CONE_SURFACE_TOL: f64 = 1e-12;
 
-/// Check `mu` against the problem size `n`: `n` a multiple of 3, `mu` of length `n / 3`, finite
-/// and non-negative. Errors: [`ProblemError::NotMultipleOfThree`], [`ProblemError::SizeMismatch`],
+/// Check `mu` against the problem size `n` and the cone dimension `dim` (2 or 3): `n` a
+/// multiple of `dim`, `mu` of length `n / dim`, finite and non-negative. Errors:
+/// [`ProblemError::UnsupportedConeDim`], [`ProblemError::NotMultipleOfThree`] (`dim = 3`),
+/// [`ProblemError::NotMultipleOfConeDim`] (`dim = 2`), [`ProblemError::SizeMismatch`],
 /// [`ProblemError::NonFinite`], [`ProblemError::NegativeMu`].
-pub(super) fn validate(mu: &[f64], n: usize) -> Result<()> {
-    if n % 3 != 0 {
-        return Err(ProblemError::NotMultipleOfThree { n });
+pub(super) fn validate(mu: &[f64], n: usize, dim: usize) -> Result<()> {
+    if dim != 2 && dim != 3 {
+        return Err(ProblemError::UnsupportedConeDim { dim });
     }
-    if mu.len() != n / 3 {
+    if n % dim != 0 {
+        return Err(if dim == 3 {
+            ProblemError::NotMultipleOfThree { n }
+        } else {
+            ProblemError::NotMultipleOfConeDim { n, dim }
+        });
+    }
+    if mu.len() != n / dim {
         return Err(ProblemError::SizeMismatch {
             what: "mu".into(),
-            expected: n / 3,
+            expected: n / dim,
             found: mu.len(),
         });
     }
@@ -43,11 +56,18 @@ pub(super) fn validate(mu: &[f64], n: usize) -> Result<()> {
     Ok(())
 }
 
-/// Project `x` (length `3 mu.len()`) onto the product of the cones `K_mu[c]`, in place.
+/// Project `x` (length `dim mu.len()`) onto the product of the `dim`-D cones `K_mu[c]`, in
+/// place.
 #[inline]
-pub(super) fn project(mu: &[f64], x: &mut [f64]) {
-    for (xc, &m) in x.chunks_exact_mut(3).zip(mu) {
-        project_coulomb_cone(xc, m);
+pub(super) fn project(mu: &[f64], dim: usize, x: &mut [f64]) {
+    if dim == 2 {
+        for (xc, &m) in x.chunks_exact_mut(2).zip(mu) {
+            project_coulomb_cone2(xc, m);
+        }
+    } else {
+        for (xc, &m) in x.chunks_exact_mut(3).zip(mu) {
+            project_coulomb_cone(xc, m);
+        }
     }
 }
 
@@ -56,7 +76,13 @@ pub(super) fn project(mu: &[f64], x: &mut [f64]) {
 /// (`x_n <= 0`, `x_t = 0`, where `T_K = K`): `-P_K(-g)`; surface: with the outward normal
 /// `a = (-mu, x_t / ||x_t||)` and `T_K = {d : a.d <= 0}`, `g + max(-a.g, 0) a / ||a||^2`.
 /// For `mu = 0` (the half-line): `(g_n, 0, 0)` if `x_n > 0`, else `(min(g_n, 0), 0, 0)`.
+///
+/// A 2-D block (`x.len() == 2`): the same cases with `||x_t|| = |x_t|`; the answer's first two
+/// entries hold it, the third is 0.
 pub fn cone_projected_gradient(x: &[f64], g: &[f64], mu: f64) -> [f64; 3] {
+    if x.len() == 2 {
+        return cone_projected_gradient2(x, g, mu);
+    }
     let (xn, t) = (x[0], (x[1] * x[1] + x[2] * x[2]).sqrt());
     if mu == 0.0 {
         let pn = if xn > 0.0 { g[0] } else { g[0].min(0.0) };
@@ -77,13 +103,68 @@ pub fn cone_projected_gradient(x: &[f64], g: &[f64], mu: f64) -> [f64; 3] {
     [g[0] + s * a[0], g[1] + s * a[1], g[2] + s * a[2]]
 }
 
+/// The 2-D projected gradient of [`cone_projected_gradient`] (`x`, `g` of length 2; third
+/// entry 0): interior `g`; apex `-P_K(-g)`; surface `x_t = s mu x_n` (`s = sign x_t`), outward
+/// normal `a = (-mu, s)`, `g + max(-a.g, 0) a / (1 + mu^2)`; `mu = 0` as in 3-D.
+fn cone_projected_gradient2(x: &[f64], g: &[f64], mu: f64) -> [f64; 3] {
+    let (xn, t) = (x[0], x[1].abs());
+    if mu == 0.0 {
+        let pn = if xn > 0.0 { g[0] } else { g[0].min(0.0) };
+        return [pn, 0.0, 0.0];
+    }
+    if xn <= 0.0 && t == 0.0 {
+        let mut v = [-g[0], -g[1]];
+        project_coulomb_cone2(&mut v, mu);
+        return [-v[0], -v[1], 0.0];
+    }
+    if t < mu * xn * (1.0 - CONE_SURFACE_TOL) {
+        return [g[0], g[1], 0.0];
+    }
+    let a = [-mu, x[1].signum()];
+    let aa = mu * mu + 1.0;
+    let ag = a[0] * g[0] + a[1] * g[1];
+    let s = (-ag).max(0.0) / aa;
+    [g[0] + s * a[0], g[1] + s * a[1], 0.0]
+}
+
+/// Project a 2-D block `x = (x_n, x_t)` onto `K_mu = {|x_t| <= mu x_n}` in place: the 3-D
+/// formula of [`project_coulomb_cone`] with `t = |x_t|` (a planar cone is a 3-D cone cut by
+/// the plane of its axis and `x`, so the projection stays in that plane): inside unchanged;
+/// polar cone (`mu |x_t| <= -x_n`) zero; otherwise `x_n' = (x_n + mu |x_t|) / (1 + mu^2)`,
+/// `x_t' = mu x_n' sign(x_t)`. `mu = 0`: `(max(x_n, 0), 0)`.
+#[inline]
+pub fn project_coulomb_cone2(x: &mut [f64], mu: f64) {
+    let (xn, xt) = (x[0], x[1]);
+    if mu == 0.0 {
+        x[0] = xn.max(0.0);
+        x[1] = 0.0;
+        return;
+    }
+    let t = xt.abs();
+    if t <= mu * xn {
+        return;
+    }
+    if mu * t <= -xn {
+        x[0] = 0.0;
+        x[1] = 0.0;
+        return;
+    }
+    let xn_p = (xn + mu * t) / (1.0 + mu * mu);
+    x[0] = xn_p;
+    x[1] = mu * xn_p * xt.signum();
+}
+
 /// Project `x = (x_n, x_t1, x_t2)` onto `K_mu = {||x_t|| <= mu x_n}` in place
 /// (docs/formulation.md section 3; Tasora & Anitescu 2011, eq. 30):
 /// inside: unchanged; in the polar cone (`mu ||x_t|| <= -x_n`): zero; otherwise onto the
 /// surface, `x_n' = (x_n + mu t) / (1 + mu^2)`, `x_t' = mu x_n' x_t / t`. For `mu = 0` the
-/// tangents vanish and the normal is clamped at 0.
+/// tangents vanish and the normal is clamped at 0. A block of length 2 is a 2-D cone
+/// ([`project_coulomb_cone2`]).
 #[inline]
 pub fn project_coulomb_cone(x: &mut [f64], mu: f64) {
+    if x.len() == 2 {
+        return project_coulomb_cone2(x, mu);
+    }
     let (xn, x1, x2) = (x[0], x[1], x[2]);
     if mu == 0.0 {
         x[0] = xn.max(0.0);
@@ -108,7 +189,8 @@ pub fn project_coulomb_cone(x: &mut [f64], mu: f64) {
     x[2] = x2 * s;
 }
 
-/// Project `x` onto the dual cone `K_mu^* = K_{1/mu} = {mu ||x_t|| <= x_n}` in place.
+/// Project `x` onto the dual cone `K_mu^* = K_{1/mu} = {mu ||x_t|| <= x_n}` in place (a block
+/// of 3, or of 2 for a 2-D cone).
 /// For `mu = 0` the dual cone is the half-space `x_n >= 0` (tangents free).
 #[inline]
 pub fn project_dual_coulomb_cone(x: &mut [f64], mu: f64) {
@@ -146,6 +228,93 @@ mod tests {
     fn cone_projection_mu_zero() {
         assert_eq!(proj([2.0, 1.0, -1.0], 0.0), [2.0, 0.0, 0.0]);
         assert_eq!(proj([-2.0, 1.0, -1.0], 0.0), [0.0, 0.0, 0.0]);
+    }
+
+    fn proj2(x: [f64; 2], mu: f64) -> [f64; 2] {
+        let mut y = x;
+        project_coulomb_cone(&mut y, mu);
+        y
+    }
+
+    #[test]
+    fn cone2_projection_three_cases() {
+        // inside (|x_t| <= mu x_n), both signs of the tangent
+        assert_eq!(proj2([1.0, 0.3], 0.5), [1.0, 0.3]);
+        assert_eq!(proj2([1.0, -0.5], 0.5), [1.0, -0.5]);
+        // polar cone: mu |x_t| <= -x_n
+        assert_eq!(proj2([-1.0, 0.3], 0.5), [0.0, 0.0]);
+        assert_eq!(proj2([-1.0, -2.0], 0.5), [0.0, 0.0]);
+        // surface: x = (0, 2), mu = 1: x_n' = 1, x_t' = 1; x = (1, -3), mu = 0.5:
+        // x_n' = (1 + 1.5) / 1.25 = 2, x_t' = -1
+        assert_eq!(proj2([0.0, 2.0], 1.0), [1.0, 1.0]);
+        let p = proj2([1.0, -3.0], 0.5);
+        assert!(
+            (p[0] - 2.0).abs() < 1e-15 && (p[1] + 1.0).abs() < 1e-15,
+            "{p:?}"
+        );
+        // mu = 0: the half-line
+        assert_eq!(proj2([2.0, 1.0], 0.0), [2.0, 0.0]);
+        assert_eq!(proj2([-2.0, 1.0], 0.0), [0.0, 0.0]);
+        // the 2-D projection is the 3-D one with a zero second tangent
+        for x in [[0.3, -1.7], [-0.2, 0.9], [2.0, 0.1], [0.0, -4.0]] {
+            let p2 = proj2(x, 0.7);
+            let p3 = proj([x[0], x[1], 0.0], 0.7);
+            assert!((p2[0] - p3[0]).abs() < 1e-15 && (p2[1] - p3[1]).abs() < 1e-15);
+            assert_eq!(p3[2], 0.0);
+        }
+    }
+
+    #[test]
+    fn cone2_projection_is_orthogonal_and_dual_is_polar() {
+        // Moreau: x = P_K(x) - P_{K^*}(-x), <P_K(x), P_{K^*}(-x)> = 0, for several x
+        for (x, mu) in [([0.2, -1.3], 0.4), ([1.0, 3.0], 2.0), ([-0.5, 0.1], 0.3)] {
+            let p = proj2(x, mu);
+            let mut q = [-x[0], -x[1]];
+            project_dual_coulomb_cone(&mut q, mu);
+            assert!((p[0] - q[0] - x[0]).abs() < 1e-14 && (p[1] - q[1] - x[1]).abs() < 1e-14);
+            assert!((p[0] * q[0] + p[1] * q[1]).abs() < 1e-14);
+            let d = [x[0] - p[0], x[1] - p[1]];
+            assert!((d[0] * p[0] + d[1] * p[1]).abs() < 1e-14);
+            assert!(p[1].abs() <= mu * p[0] * (1.0 + 1e-15));
+        }
+    }
+
+    #[test]
+    fn cone2_projected_gradient_cases() {
+        let mu = 0.5;
+        // interior: g
+        assert_eq!(
+            cone_projected_gradient(&[1.0, 0.1], &[3.0, -2.0], mu),
+            [3.0, -2.0, 0.0]
+        );
+        // apex: -P_K(-g); g = (1, 0) points into K^*: 0... -g = (-1, 0) in the polar cone -> 0
+        assert_eq!(
+            cone_projected_gradient(&[0.0, 0.0], &[1.0, 0.0], mu),
+            [0.0, 0.0, 0.0]
+        );
+        // apex, g = (-1, 0): -P_K(1, 0) = (-1, 0)
+        assert_eq!(
+            cone_projected_gradient(&[0.0, 0.0], &[-1.0, 0.0], mu),
+            [-1.0, 0.0, 0.0]
+        );
+        // surface x = (2, 1) (x_t = mu x_n): a = (-0.5, 1); g = (0, -1): a.g = -1 < 0, so
+        // g + (1 / 1.25) a = (-0.4, -0.2): tangent to the surface (a . result = 0)
+        let p = cone_projected_gradient(&[2.0, 1.0], &[0.0, -1.0], mu);
+        assert!(
+            (p[0] + 0.4).abs() < 1e-15 && (p[1] + 0.2).abs() < 1e-15,
+            "{p:?}"
+        );
+        // surface, g pointing inwards (a.g > 0): unchanged
+        assert_eq!(
+            cone_projected_gradient(&[2.0, 1.0], &[0.0, 1.0], mu),
+            [0.0, 1.0, 0.0]
+        );
+        // mirrored surface x = (2, -1): g = (0, 1) -> (-0.4, 0.2)
+        let p = cone_projected_gradient(&[2.0, -1.0], &[0.0, 1.0], mu);
+        assert!(
+            (p[0] + 0.4).abs() < 1e-15 && (p[1] - 0.2).abs() < 1e-15,
+            "{p:?}"
+        );
     }
 
     #[test]

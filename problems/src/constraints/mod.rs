@@ -1,7 +1,8 @@
 //! Constraint sets `K` and their Euclidean projections.
 //!
 //! Conventions (docs/formulation.md sections 2 and 3): Coulomb cones are stored contact by contact,
-//! normal component first, then the two tangential components (fclib order).
+//! normal component first, then the two tangential components (fclib order), or the one tangent
+//! of a 2-D problem (cone dimension `d = 2`, Siconos' fc2d: [`ConstraintSet::cone_dim`]).
 //! `K_mu = {(x_n, x_t) : ||x_t|| <= mu x_n}`; its dual is `K_mu^* = K_{1/mu}`.
 //!
 //! Layout: this module holds the [`ConstraintSet`] type, its dispatch and [`ProblemClass`]; one
@@ -35,7 +36,8 @@ pub mod cones;
 pub mod nonneg;
 
 pub use cones::{
-    cone_projected_gradient, project_coulomb_cone, project_dual_coulomb_cone, CONE_SURFACE_TOL,
+    cone_projected_gradient, project_coulomb_cone, project_coulomb_cone2,
+    project_dual_coulomb_cone, CONE_SURFACE_TOL,
 };
 
 use crate::error::Result;
@@ -54,11 +56,25 @@ pub enum ConstraintSet {
         /// Upper bounds (length `n`).
         hi: Vec<f64>,
     },
-    /// Product of Coulomb friction cones, one per contact, 3 unknowns per contact.
+    /// Product of Coulomb friction cones, one per contact, `dim` unknowns per contact (normal
+    /// first): `dim = 3` (two tangents, fclib) or `dim = 2` (one tangent, planar problems,
+    /// Siconos' fc2d, `|x_t| <= mu x_n`).
     CoulombCones {
-        /// Friction coefficient of each contact (length `n / 3`), `mu >= 0`.
+        /// Friction coefficient of each contact (length `n / dim`), `mu >= 0`.
         mu: Vec<f64>,
+        /// Unknowns per contact, the cone dimension: 3 or 2. JSON without it reads as 3, and a
+        /// 3-D set is written without it (the JSON of 3-D instances is unchanged).
+        #[serde(default = "cone_dim_3", skip_serializing_if = "is_cone_dim_3")]
+        dim: usize,
     },
+}
+
+fn cone_dim_3() -> usize {
+    3
+}
+
+fn is_cone_dim_3(d: &usize) -> bool {
+    *d == 3
 }
 
 /// The problem class implied by a constraint set.
@@ -111,6 +127,27 @@ impl std::fmt::Display for ProblemClass {
 }
 
 impl ConstraintSet {
+    /// 3-D Coulomb cones with friction coefficients `mu` (one per contact).
+    pub fn coulomb(mu: Vec<f64>) -> Self {
+        ConstraintSet::CoulombCones { mu, dim: 3 }
+    }
+
+    /// Coulomb cones of dimension `dim` (2 or 3; checked by [`ConstraintSet::validate`]) with
+    /// friction coefficients `mu` (one per contact).
+    pub fn coulomb_dim(mu: Vec<f64>, dim: usize) -> Self {
+        ConstraintSet::CoulombCones { mu, dim }
+    }
+
+    /// The cone dimension (unknowns per contact, 2 or 3) of Coulomb cones; `None` for the
+    /// other sets.
+    #[inline]
+    pub fn cone_dim(&self) -> Option<usize> {
+        match self {
+            ConstraintSet::CoulombCones { dim, .. } => Some(*dim),
+            _ => None,
+        }
+    }
+
     /// The QP class this set defines: [`ProblemClass::Lcp`], [`ProblemClass::BoxQp`], or
     /// [`ProblemClass::Ccp`] for cones. This is not the class of an instance: an instance on
     /// cones may instead be the Coulomb problem ([`crate::Instance::class`] is the one answer).
@@ -123,20 +160,21 @@ impl ConstraintSet {
     }
 
     /// Check the set against the problem size `n`: box lengths and `lo <= hi` (no NaN),
-    /// `n` a multiple of 3 and `mu` finite, non-negative, of length `n / 3` for cones.
-    /// Errors: see [`boxes`] and [`cones`] (`validate`).
+    /// the cone dimension 2 or 3, `n` a multiple of it and `mu` finite, non-negative, of length
+    /// `n / dim` for cones. Errors: see [`boxes`] and [`cones`] (`validate`).
     pub fn validate(&self, n: usize) -> Result<()> {
         match self {
             ConstraintSet::NonNegative => Ok(()),
             ConstraintSet::Box { lo, hi } => boxes::validate(lo, hi, n),
-            ConstraintSet::CoulombCones { mu } => cones::validate(mu, n),
+            ConstraintSet::CoulombCones { mu, dim } => cones::validate(mu, n, *dim),
         }
     }
 
-    /// Size of a block: 3 for cones, 1 otherwise.
+    /// Size of a block: the cone dimension (3 or 2) for cones, 1 otherwise.
+    #[inline]
     pub fn block_size(&self) -> usize {
         match self {
-            ConstraintSet::CoulombCones { .. } => 3,
+            ConstraintSet::CoulombCones { dim, .. } => *dim,
             _ => 1,
         }
     }
@@ -147,18 +185,18 @@ impl ConstraintSet {
         match self {
             ConstraintSet::NonNegative => nonneg::project(x),
             ConstraintSet::Box { lo, hi } => boxes::project(lo, hi, x),
-            ConstraintSet::CoulombCones { mu } => cones::project(mu, x),
+            ConstraintSet::CoulombCones { mu, dim } => cones::project(mu, *dim, x),
         }
     }
 
-    /// Project block `b` (a component for LCP/box, a contact triple for cones) in place.
+    /// Project block `b` (a component for LCP/box, a contact's `d` components for cones) in place.
     /// `x` is that block's slice (length [`ConstraintSet::block_size`]).
     #[inline]
     pub fn project_block(&self, b: usize, x: &mut [f64]) {
         match self {
             ConstraintSet::NonNegative => nonneg::project_block(x),
             ConstraintSet::Box { lo, hi } => x[0] = x[0].clamp(lo[b], hi[b]),
-            ConstraintSet::CoulombCones { mu } => project_coulomb_cone(x, mu[b]),
+            ConstraintSet::CoulombCones { mu, .. } => project_coulomb_cone(x, mu[b]),
         }
     }
 
@@ -174,42 +212,47 @@ impl ConstraintSet {
             ConstraintSet::Box { lo, hi } => {
                 out[0] = boxes::projected_gradient(lo[b], hi[b], x[0], g[0])
             }
-            ConstraintSet::CoulombCones { mu } => {
-                out[..3].copy_from_slice(&cone_projected_gradient(x, g, mu[b]));
+            ConstraintSet::CoulombCones { mu, dim } => {
+                out[..*dim].copy_from_slice(&cone_projected_gradient(x, g, mu[b])[..*dim]);
             }
         }
     }
 
-    /// The friction coefficient of each contact (length `n / 3`) for cones; `None` for sets
+    /// The friction coefficient of each contact (length `n / dim`) for cones; `None` for sets
     /// without friction.
     pub fn friction(&self) -> Option<&[f64]> {
         match self {
-            ConstraintSet::CoulombCones { mu } => Some(mu),
+            ConstraintSet::CoulombCones { mu, .. } => Some(mu),
             _ => None,
         }
     }
 
     /// The set's data vectors, in the order the content hash ([`crate::Instance::hash`]) reads
-    /// them: `(lo, hi)` for boxes, `(mu, [])` for cones, `([], [])` for `gamma >= 0`.
+    /// them: `(lo, hi)` for boxes, `(mu, [])` for cones, `([], [])` for `gamma >= 0`. (The
+    /// hash also reads the cone dimension of 2-D cones, and only of those, so that the hashes
+    /// of 3-D instances stay those of earlier versions.)
     pub fn parameters(&self) -> (&[f64], &[f64]) {
         match self {
             ConstraintSet::NonNegative => (&[], &[]),
             ConstraintSet::Box { lo, hi } => (lo, hi),
-            ConstraintSet::CoulombCones { mu } => (mu, &[]),
+            ConstraintSet::CoulombCones { mu, .. } => (mu, &[]),
         }
     }
 
     /// Lines describing the set's data for `cpbench info`, as `(label, value)`: for cones
-    /// `("mu range", "[min, max]")`; nothing for the other sets.
+    /// `("cones", "3-D (d = 3)")` and `("mu range", "[min, max]")`; nothing for the other sets.
     pub fn summary(&self) -> Vec<(&'static str, String)> {
         match self {
-            ConstraintSet::CoulombCones { mu } => {
+            ConstraintSet::CoulombCones { mu, dim } => {
                 let (lo, hi) = mu
                     .iter()
                     .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &m| {
                         (a.min(m), b.max(m))
                     });
-                vec![("mu range", format!("[{lo}, {hi}]"))]
+                vec![
+                    ("cones", format!("{dim}-D (d = {dim})")),
+                    ("mu range", format!("[{lo}, {hi}]")),
+                ]
             }
             _ => Vec::new(),
         }
@@ -223,9 +266,7 @@ mod tests {
 
     #[test]
     fn validate_rejects_bad_sets() {
-        let c = ConstraintSet::CoulombCones {
-            mu: vec![0.5, -0.1],
-        };
+        let c = ConstraintSet::coulomb(vec![0.5, -0.1]);
         assert!(matches!(
             c.validate(6),
             Err(ProblemError::NegativeMu { contact: 1, .. })
@@ -251,14 +292,45 @@ mod tests {
 
     #[test]
     fn dispatch_answers_per_class() {
-        let k = ConstraintSet::CoulombCones {
-            mu: vec![0.5, 0.25, 0.75],
-        };
+        let k = ConstraintSet::coulomb(vec![0.5, 0.25, 0.75]);
         assert_eq!(k.qp_class(), ProblemClass::Ccp);
         assert_eq!(k.block_size(), 3);
         assert_eq!(k.friction(), Some(&[0.5, 0.25, 0.75][..]));
         assert_eq!(k.parameters(), (&[0.5, 0.25, 0.75][..], &[][..]));
-        assert_eq!(k.summary(), vec![("mu range", "[0.25, 0.75]".to_string())]);
+        assert_eq!(
+            k.summary(),
+            vec![
+                ("cones", "3-D (d = 3)".to_string()),
+                ("mu range", "[0.25, 0.75]".to_string())
+            ]
+        );
+        assert_eq!(k.cone_dim(), Some(3));
+        // 2-D cones: blocks of 2, n % 2, the JSON says the dimension, old JSON reads as 3-D
+        let k2 = ConstraintSet::coulomb_dim(vec![0.5, 0.25], 2);
+        assert_eq!((k2.block_size(), k2.cone_dim()), (2, Some(2)));
+        assert!(k2.validate(4).is_ok());
+        assert!(matches!(
+            k2.validate(5),
+            Err(ProblemError::NotMultipleOfConeDim { n: 5, dim: 2 })
+        ));
+        assert!(matches!(
+            k2.validate(6),
+            Err(ProblemError::SizeMismatch { expected: 3, .. })
+        ));
+        assert!(matches!(
+            ConstraintSet::coulomb_dim(vec![0.5], 4).validate(4),
+            Err(ProblemError::UnsupportedConeDim { dim: 4 })
+        ));
+        let mut x = [1.0, 3.0, -1.0, 0.0];
+        k2.project(&mut x);
+        assert_eq!(x, [2.0, 1.0, 0.0, 0.0]);
+        let j2 = serde_json::to_string(&k2).unwrap();
+        assert_eq!(j2, r#"{"type":"coulomb_cones","mu":[0.5,0.25],"dim":2}"#);
+        assert_eq!(serde_json::from_str::<ConstraintSet>(&j2).unwrap(), k2);
+        let j3 = serde_json::to_string(&k).unwrap();
+        assert_eq!(j3, r#"{"type":"coulomb_cones","mu":[0.5,0.25,0.75]}"#);
+        assert_eq!(serde_json::from_str::<ConstraintSet>(&j3).unwrap(), k);
+        assert_eq!(k2.summary()[0], ("cones", "2-D (d = 2)".to_string()));
         let b = ConstraintSet::Box {
             lo: vec![-1.0, 0.0],
             hi: vec![1.0, f64::INFINITY],

@@ -78,6 +78,9 @@ struct InstanceJson {
     nnz: usize,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     mu: Option<Vec<f64>>,
+    /// Unknowns per contact of a cone instance: written only for 2-D cones (absent: 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    cone_dim: Option<usize>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     lo: Option<Vec<Value>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -263,7 +266,7 @@ pub(crate) fn header_json(instance: &Instance, matrix_storage: &str) -> Vec<u8> 
 fn header(instance: &Instance, matrix_storage: &str) -> InstanceJson {
     let (mu, lo, hi) = match instance.constraints() {
         ConstraintSet::NonNegative => (None, None, None),
-        ConstraintSet::CoulombCones { mu } => (Some(mu.clone()), None, None),
+        ConstraintSet::CoulombCones { mu, .. } => (Some(mu.clone()), None, None),
         ConstraintSet::Box { lo, hi } => (
             None,
             Some(lo.iter().map(|&v| bound_to_json(v)).collect()),
@@ -278,6 +281,7 @@ fn header(instance: &Instance, matrix_storage: &str) -> InstanceJson {
         // N's stored entries (D's for a matrix-free instance), without forming N
         nnz: instance.nnz(),
         mu,
+        cone_dim: instance.constraints().cone_dim().filter(|&d| d != 3),
         lo,
         hi,
         hash: Some(instance.hash().to_string()),
@@ -311,6 +315,8 @@ pub(crate) struct InstanceJsonIn {
     nnz: Option<usize>,
     #[serde(default, deserialize_with = "present")]
     mu: Option<Value>,
+    #[serde(default)]
+    cone_dim: Option<usize>,
     #[serde(default, deserialize_with = "present")]
     lo: Option<Value>,
     #[serde(default, deserialize_with = "present")]
@@ -602,20 +608,32 @@ pub(crate) fn assemble(
                     "friction coefficients: one number, or one per contact",
                 )
             })?;
-            if n % 3 != 0 {
+            let dim = meta.cone_dim.unwrap_or(3);
+            if dim != 2 && dim != 3 {
+                return Err(perr(
+                    &jpath,
+                    "cone_dim",
+                    format!("cone_dim = {dim}: expected 2 or 3 unknowns per contact"),
+                ));
+            }
+            if n % dim != 0 {
+                let what = if dim == 3 {
+                    "3 unknowns per contact (normal, two tangential)"
+                } else {
+                    "2 unknowns per contact (normal, tangent; cone_dim 2)"
+                };
                 return Err(perr(
                     &jpath,
                     "n",
                     format!(
-                        "class '{}' has 3 unknowns per contact (normal, two tangential), but \
-                         {nf} is {n} x {n} and {n} is not a multiple of 3",
+                        "class '{}' has {what}, but {nf} is {n} x {n} and {n} is not a \
+                         multiple of {dim}",
                         meta.class
                     ),
                 ));
             }
-            ConstraintSet::CoulombCones {
-                mu: expand(&jpath, "mu", mu, n / 3, "one per contact, n / 3", f64::NAN)?,
-            }
+            let per = format!("one per contact, n / {dim}");
+            ConstraintSet::coulomb_dim(expand(&jpath, "mu", mu, n / dim, &per, f64::NAN)?, dim)
         }
         "box" => {
             let conv = |what: &str, v: &Option<Value>, default: f64| -> Result<Vec<f64>> {
@@ -657,8 +675,8 @@ pub(crate) fn assemble(
                     .to_string(),
             ))
         }
-        ("coulomb", ConstraintSet::CoulombCones { mu }, Operand::Matrix(n_mat)) => {
-            Instance::new_coulomb(name, n_mat, r, mu, provenance, validation)
+        ("coulomb", ConstraintSet::CoulombCones { mu, dim }, Operand::Matrix(n_mat)) => {
+            Instance::new_coulomb_dim(name, n_mat, r, mu, dim, provenance, validation)
         }
         (_, constraints, Operand::Matrix(n_mat)) => {
             Instance::new(name, n_mat, r, constraints, provenance, validation)
@@ -755,7 +773,7 @@ mod tests {
             "mf__ccp",
             op,
             r,
-            ConstraintSet::CoulombCones { mu: vec![0.3; nc] },
+            ConstraintSet::coulomb(vec![0.3; nc]),
             Provenance::default(),
         )
         .unwrap();
@@ -819,7 +837,7 @@ mod tests {
         let inst = read_bundle(&d, ValidationOptions::default()).unwrap();
         assert_eq!(inst.class(), ProblemClass::Ccp);
         match inst.constraints() {
-            ConstraintSet::CoulombCones { mu } => assert_eq!(mu, &vec![0.3, 0.3]),
+            ConstraintSet::CoulombCones { mu, .. } => assert_eq!(mu, &vec![0.3, 0.3]),
             c => panic!("{c:?}"),
         }
         // a list must have one entry per contact, and says so
@@ -916,7 +934,7 @@ mod tests {
         assert_eq!(inst.n_mat().get(5, 5), 1.689_521_035_192_25e1);
         assert_eq!(inst.r()[0], -5.140_063_716_874_629e-1);
         match inst.constraints() {
-            ConstraintSet::CoulombCones { mu } => assert_eq!(mu, &vec![0.5, 0.5]),
+            ConstraintSet::CoulombCones { mu, .. } => assert_eq!(mu, &vec![0.5, 0.5]),
             c => panic!("{c:?}"),
         }
         // written back by cpbench and read again: the same instance

@@ -107,7 +107,8 @@ pub struct FrictionProblem {
     pub q: Vec<f64>,
     /// Friction coefficients (length `nc`).
     pub mu: Vec<f64>,
-    /// Space dimension (always 3 for problems returned by the readers of this module).
+    /// Space dimension, the unknowns per contact: 3, or 2 for planar problems (Siconos' fc2d
+    /// files, fclib `spacedim` 2).
     pub spacedim: usize,
 }
 
@@ -134,11 +135,12 @@ impl FrictionProblem {
             // the Coulomb problem keeps a non-symmetric W as read, and so does its normal
             // block, a general LCP
             provenance.derivation = "coulomb".into();
-            let coulomb = Instance::new_coulomb(
+            let coulomb = Instance::new_coulomb_dim(
                 format!("{stem}__coulomb"),
                 self.w,
                 self.q,
                 self.mu,
+                self.spacedim,
                 provenance,
                 opts.validation,
             )?;
@@ -151,7 +153,7 @@ impl FrictionProblem {
             format!("{stem}__ccp"),
             self.w,
             self.q,
-            ConstraintSet::CoulombCones { mu: self.mu },
+            ConstraintSet::coulomb_dim(self.mu, self.spacedim),
             provenance,
             opts.validation,
         )?;

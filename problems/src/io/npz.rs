@@ -645,7 +645,7 @@ mod tests {
             "mf__ccp",
             op,
             r,
-            ConstraintSet::CoulombCones { mu: vec![0.4; nc] },
+            ConstraintSet::coulomb(vec![0.4; nc]),
             Provenance::default(),
         )
         .unwrap();

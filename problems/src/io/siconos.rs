@@ -7,8 +7,9 @@
 //!
 //! Layout (`tests/fixtures/README.md`):
 //!
-//! - fc3d: `d` (space dimension; only 3 is supported), `nc` (number of contacts), a
-//!   NumericsMatrix of size `d nc x d nc` (`W`), `q` (`d nc` numbers), `mu` (`nc` numbers).
+//! - fc3d / fc2d: `d` (space dimension: 3, or 2 for planar problems: one normal and one tangent
+//!   per contact), `nc` (number of contacts), a NumericsMatrix of size `d nc x d nc` (`W`), `q`
+//!   (`d nc` numbers), `mu` (`nc` numbers).
 //!   Anything after `mu` (some files end with one more integer) is ignored.
 //! - LCP: `n`, a NumericsMatrix of size `n x n` (`M`), `q` (`n` numbers). Anything after `q`
 //!   (several files end with free text) is ignored.
@@ -21,7 +22,13 @@
 //!     columns, `filled1` (= block rows + 1), `filled2` (= number of blocks), the block-row
 //!     pointers (`filled1` numbers), the block-column index of each block (`filled2` numbers),
 //!     then for each block in order its index `0, 1, ...` followed by its values, column-major;
-//!   - `2` (sparse CSC/triplet) is not supported (typed error).
+//!   - `2` sparse (Siconos' `NM_SPARSE`, as the fc2d granular files store `W`): an origin code
+//!     (`1` triplet, `2` CSC), then CSparse's own print-out (`cs_print`): a banner line
+//!     `CSparse Version ...`, then either `triplet: M-by-N, nzmax: Z nnz: K` followed by `K`
+//!     entries `i j : x`, or `M-by-N, nzmax: Z nnz: K, 1-norm: V` followed, for each column
+//!     `j`, by `col j : locations p0 to p1` and its `p1 - p0 + 1` entries `i : x`. The values
+//!     are printed with `%g` (6 significant digits): that is the data the file holds, and
+//!     Siconos reads the same numbers.
 //!
 //! Numbers are parsed with Rust's correctly rounded `f64` parser (the same value as C's
 //! `strtod` for the 25-digit values of these files); NaN and infinities are rejected.
@@ -32,10 +39,10 @@ use crate::io::Format;
 use crate::linalg::CscMatrix;
 use std::path::Path;
 
-/// A Siconos fc3d file as read: the raw problem and reader notes for the provenance.
+/// A Siconos fc3d (or fc2d) file as read: the raw problem and reader notes for the provenance.
 #[derive(Clone, Debug)]
 pub struct Fc3dFile {
-    /// `u = W r + q` as stored (`W` not symmetrised), spacedim 3.
+    /// `u = W r + q` as stored (`W` not symmetrised), spacedim `d` (3, or 2 for fc2d files).
     pub problem: FrictionProblem,
     /// Reader notes (`matrix_storage`, `ignored_trailing_tokens`).
     pub notes: Notes,
@@ -127,12 +134,12 @@ pub fn diagnose(path: &Path, bytes: &[u8]) -> Option<crate::ProblemError> {
     };
     let storage = |k: usize, what: &str| -> Option<crate::ProblemError> {
         match at(k) {
-            Some(0 | 1) => None,
+            Some(0..=2) => None,
             _ => Some(t.err_at(
                 k,
                 format!(
                     "{what}: NumericsMatrix storage type '{}' is not supported (0 dense, 1 \
-                     sparse block; 2, sparse CSC or triplet, is not read)",
+                     sparse block, 2 sparse)",
                     text(k)
                 ),
             )),
@@ -141,12 +148,12 @@ pub fn diagnose(path: &Path, bytes: &[u8]) -> Option<crate::ProblemError> {
     match format {
         Format::SiconosFc3d => {
             let d = at(0)?;
-            if d != 3 {
+            if d != 3 && d != 2 {
                 return Some(t.err_at(
                     0,
                     format!(
-                        "space dimension d = {d} is not supported: only 3-D friction problems \
-                         (d = 3) can be read"
+                        "space dimension d = {d} is not supported: only 3-D and 2-D friction \
+                         problems (d = 3 or 2) can be read"
                     ),
                 ));
             }
@@ -169,13 +176,13 @@ pub fn diagnose(path: &Path, bytes: &[u8]) -> Option<crate::ProblemError> {
                 return Some(e);
             }
             let size = at(3)?;
-            let need = nc.saturating_mul(3);
+            let need = nc.saturating_mul(d);
             if size != need {
                 return Some(t.err_at(
                     3,
                     format!(
-                        "W is {size} x {size}, but {nc} contacts in 3-D need a {} x {} matrix \
-                         (3 * number of contacts): the contact count and the matrix size \
+                        "W is {size} x {size}, but {nc} contacts in {d}-D need a {} x {} matrix \
+                         ({d} * number of contacts): the contact count and the matrix size \
                          disagree",
                         need, need
                     ),
@@ -254,24 +261,25 @@ pub fn check_declared_size(path: &Path, head: &[u8], file_len: u64) -> Result<()
     Ok(())
 }
 
-/// Read a Siconos fc3d friction problem (`d`, `nc`, `W`, `q`, `mu`) from the bytes of `path`.
+/// Read a Siconos friction problem (`d`, `nc`, `W`, `q`, `mu`) from the bytes of `path`: fc3d
+/// (`d = 3`) or fc2d (`d = 2`).
 ///
-/// Shapes: `W` is `3 nc x 3 nc`, `q` has `3 nc` entries, `mu` has `nc`. Errors
+/// Shapes: `W` is `d nc x d nc`, `q` has `d nc` entries, `mu` has `nc`. Errors
 /// ([`crate::ProblemError::Parse`] with line and token): a missing or malformed number, a
-/// non-finite value, `d != 3` ("only 3-D problems are supported"), a matrix size different
-/// from `d nc`, an unsupported or inconsistent NumericsMatrix.
+/// non-finite value, `d` other than 2 or 3, a matrix size different from `d nc`, an
+/// unsupported or inconsistent NumericsMatrix.
 pub fn read_fc3d(path: &Path, bytes: &[u8]) -> Result<Fc3dFile> {
     let mut t = Tokens::new(path, bytes);
     let d = t.usize("space dimension d")?;
-    if d != 3 {
+    if d != 3 && d != 2 {
         return Err(t.err_prev(format!(
-            "space dimension d = {d} is not supported: only 3-D friction problems (d = 3) can be \
-             read"
+            "space dimension d = {d} is not supported: only 3-D and 2-D friction problems \
+             (d = 3 or 2) can be read"
         )));
     }
     let nc = t.usize("number of contacts")?;
     let n = nc
-        .checked_mul(3)
+        .checked_mul(d)
         .ok_or_else(|| t.err_prev("number of contacts is too large"))?;
     // q and mu alone need n + nc numbers: checked first, so that a corrupt header cannot make
     // the matrix reader allocate for a size the file cannot hold.
@@ -289,7 +297,7 @@ pub fn read_fc3d(path: &Path, bytes: &[u8]) -> Result<Fc3dFile> {
             w,
             q,
             mu,
-            spacedim: 3,
+            spacedim: d,
         },
         notes,
     })
@@ -349,11 +357,137 @@ fn read_numerics_matrix(
             notes.insert("matrix_storage".into(), "sparse block (SBM)".into());
             read_sbm(t, n, what)
         }
+        2 => {
+            notes.insert("matrix_storage".into(), "sparse (CSparse print-out)".into());
+            read_cs_print(t, n, what)
+        }
         s => Err(t.err_at(
             storage_tok,
-            format!("{what}: NumericsMatrix storage type {s} is not supported (0 dense, 1 sparse block)"),
+            format!(
+                "{what}: NumericsMatrix storage type {s} is not supported (0 dense, 1 sparse \
+                 block, 2 sparse)"
+            ),
         )),
     }
+}
+
+/// Read the sparse part of an `n x n` NumericsMatrix of storage type 2 (after storage type and
+/// sizes): the origin code, then CSparse's `cs_print` text (module docs). Errors:
+/// [`crate::ProblemError::Parse`] at the offending token: an unknown origin, a missing banner,
+/// a malformed size line, sizes other than `n x n`, a malformed entry, an index out of range,
+/// a truncated (`...`) print-out, column locations out of order.
+fn read_cs_print(t: &mut Tokens<'_>, n: usize, what: &str) -> Result<CscMatrix> {
+    let origin = t.usize(&format!("{what}: sparse origin (1 triplet, 2 CSC)"))?;
+    if origin != 1 && origin != 2 {
+        return Err(t.err_prev(format!(
+            "{what}: sparse origin {origin} is not supported (1 triplet, 2 CSC)"
+        )));
+    }
+    let (banner, k) = t.next(&format!("{what}: CSparse banner"))?;
+    if banner != "CSparse" {
+        return Err(t.err_at(
+            k,
+            format!(
+                "{what}: expected CSparse's banner 'CSparse Version ...', found '{}'",
+                short(banner)
+            ),
+        ));
+    }
+    // the rest of the banner line
+    let line = t.toks[k].line;
+    while t.toks.get(t.pos).is_some_and(|x| x.line == line) {
+        t.pos += 1;
+    }
+    let triplet = origin == 1;
+    if triplet {
+        t.word("triplet:", &format!("{what}: triplet header"))?;
+    }
+    let (m, nn) = t.dims(&format!("{what}: size 'M-by-N,'"))?;
+    if m != n || nn != n {
+        return Err(t.err_prev(format!(
+            "{what} is {m} x {nn} in its CSparse print-out, but the header asks for {n} x {n}"
+        )));
+    }
+    t.word("nzmax:", &format!("{what}: size line"))?;
+    t.usize_trim(&format!("{what}: nzmax"))?;
+    t.word("nnz:", &format!("{what}: size line"))?;
+    let nnz = t.usize_trim(&format!("{what}: nnz"))?;
+    if !triplet {
+        t.word("1-norm:", &format!("{what}: size line"))?;
+        t.f64(&format!("{what}: 1-norm"))?;
+    }
+    // every entry takes 3 (CSC) or 4 (triplet) tokens
+    t.need(
+        nnz.saturating_mul(if triplet { 4 } else { 3 }),
+        &format!("{what}: {nnz} entries"),
+    )?;
+    let mut trip = Vec::with_capacity(nnz);
+    let index = |t: &mut Tokens<'_>, bound: usize, what: &str| -> Result<usize> {
+        let i = t.usize(what)?;
+        if i >= bound {
+            return Err(t.err_prev(format!("{what}: index {i} out of range (size {bound})")));
+        }
+        Ok(i)
+    };
+    if triplet {
+        for e in 0..nnz {
+            let i = index(t, n, &format!("{what}: row of entry {e}"))?;
+            let j = index(t, n, &format!("{what}: column of entry {e}"))?;
+            t.word(":", &format!("{what}: entry {e}"))?;
+            let v = t.f64(&format!("{what}: value of entry {e}"))?;
+            trip.push((i, j, v));
+        }
+    } else {
+        let mut next = 0usize;
+        for j in 0..n {
+            t.word("col", &format!("{what}: column {j}"))?;
+            let jj = t.usize(&format!("{what}: column index"))?;
+            if jj != j {
+                return Err(t.err_prev(format!("{what}: expected column {j}, found {jj}")));
+            }
+            t.word(":", &format!("{what}: column {j}"))?;
+            t.word("locations", &format!("{what}: column {j}"))?;
+            let p0 = t.usize(&format!("{what}: first location of column {j}"))?;
+            t.word("to", &format!("{what}: column {j}"))?;
+            let (p1s, k) = t.next(&format!("{what}: last location of column {j}"))?;
+            let p1 = p1s.parse::<i64>().map_err(|_| {
+                t.err_at(
+                    k,
+                    format!(
+                        "{what}: last location of column {j}: expected an integer, found '{}'",
+                        short(p1s)
+                    ),
+                )
+            })?;
+            let count = p1 + 1 - p0 as i64;
+            if p0 != next || count < 0 || p0 as i64 + count > nnz as i64 {
+                return Err(t.err_at(
+                    k,
+                    format!(
+                        "{what}: column {j} has locations {p0} to {p1}, expected to start at \
+                         {next} and stay within the {nnz} entries"
+                    ),
+                ));
+            }
+            for e in 0..count as usize {
+                let i = index(
+                    t,
+                    n,
+                    &format!("{what}: row of entry {} (column {j})", p0 + e),
+                )?;
+                t.word(":", &format!("{what}: column {j}"))?;
+                let v = t.f64(&format!("{what}: value of entry {} (column {j})", p0 + e))?;
+                trip.push((i, j, v));
+            }
+            next = p0 + count as usize;
+        }
+        if next != nnz {
+            return Err(t.err_prev(format!(
+                "{what}: the columns hold {next} entries, the size line says nnz = {nnz}"
+            )));
+        }
+    }
+    CscMatrix::from_triplets(n, n, &trip).map_err(|e| e.in_file(t.path))
 }
 
 /// Read the sparse-block part of an `n x n` NumericsMatrix (after storage type and sizes).
@@ -535,6 +669,53 @@ impl<'a> Tokens<'a> {
         Ok((s, k))
     }
 
+    /// The next token must be `word` (CSparse's print-out keywords); `...` (a print-out cut
+    /// short by CSparse's brief mode) gets its own message.
+    fn word(&mut self, word: &str, what: &str) -> Result<()> {
+        let (s, k) = self.next(what)?;
+        if s == word {
+            return Ok(());
+        }
+        let hint = if s == "..." {
+            " (the print-out was cut short: CSparse's brief mode)"
+        } else {
+            ""
+        };
+        Err(self.err_at(
+            k,
+            format!("{what}: expected '{word}', found '{}'{hint}", short(s)),
+        ))
+    }
+
+    /// A non-negative integer with an optional trailing comma (`3822,`).
+    fn usize_trim(&mut self, what: &str) -> Result<usize> {
+        let (s, k) = self.next(what)?;
+        s.trim_end_matches(',').parse::<usize>().map_err(|_| {
+            self.err_at(
+                k,
+                format!(
+                    "{what}: expected a non-negative integer, found '{}'",
+                    short(s)
+                ),
+            )
+        })
+    }
+
+    /// CSparse's `M-by-N,` size token.
+    fn dims(&mut self, what: &str) -> Result<(usize, usize)> {
+        let (s, k) = self.next(what)?;
+        let parsed = s
+            .trim_end_matches(',')
+            .split_once("-by-")
+            .and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?)));
+        parsed.ok_or_else(|| {
+            self.err_at(
+                k,
+                format!("{what}: expected 'M-by-N,', found '{}'", short(s)),
+            )
+        })
+    }
+
     fn usize(&mut self, what: &str) -> Result<usize> {
         let (s, k) = self.next(what)?;
         s.parse::<usize>().map_err(|_| {
@@ -660,12 +841,12 @@ mod tests {
         }
         let e = read_lcp(p(), b"2\n0\n2\n2\n2 2\n1 2\n3").unwrap_err();
         assert!(matches!(e, ProblemError::Parse { .. }), "{e}");
-        let e = read_fc3d(p(), b"2\n1\n0\n2\n2\n2 2\n1 0 0 1\n0 0\n1\n").unwrap_err();
-        assert!(e.to_string().contains("only 3-D"), "{e}");
+        let e = read_fc3d(p(), b"4\n1\n0\n4\n4\n4 4\n1 0 0 1\n0 0\n1\n").unwrap_err();
+        assert!(e.to_string().contains("only 3-D and 2-D"), "{e}");
         let e = read_fc3d(p(), b"3\n2\n0\n3\n3\n3 3\n1 2 3 4 5 6 7 8 9\n").unwrap_err();
         assert!(e.to_string().contains("header asks for 6 x 6"), "{e}");
-        let e = read_lcp(p(), b"1\n2\n1\n1\n").unwrap_err();
-        assert!(e.to_string().contains("storage type 2"), "{e}");
+        let e = read_lcp(p(), b"1\n3\n1\n1\n").unwrap_err();
+        assert!(e.to_string().contains("storage type 3"), "{e}");
         let e = read_lcp(
             p(),
             b"1000000000\n0\n1000000000\n1000000000\n1000000000 1000000000\n1\n",

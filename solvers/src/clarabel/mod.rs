@@ -322,24 +322,29 @@ impl ConicForm {
                     cones.push(SupportedConeT::NonnegativeConeT(mp));
                 }
             }
-            ConstraintSet::CoulombCones { mu } => {
+            ConstraintSet::CoulombCones { mu, dim } => {
+                // d = 3, or 2 for 2-D cones (one tangent: a second-order cone of dimension 2,
+                // |x_t| <= mu x_n)
+                let d = *dim;
                 let k0 = mu.iter().filter(|&&m| m == 0.0).count();
                 for (c, _) in mu.iter().enumerate().filter(|(_, &m)| m == 0.0) {
-                    push_row(&mut rows, 3 * c + 1, 1.0, 0.0);
-                    push_row(&mut rows, 3 * c + 2, 1.0, 0.0);
+                    for t in 1..d {
+                        push_row(&mut rows, d * c + t, 1.0, 0.0);
+                    }
                 }
                 for (c, _) in mu.iter().enumerate().filter(|(_, &m)| m == 0.0) {
-                    push_row(&mut rows, 3 * c, -1.0, 0.0);
+                    push_row(&mut rows, d * c, -1.0, 0.0);
                 }
                 if k0 > 0 {
-                    cones.push(SupportedConeT::ZeroConeT(2 * k0));
+                    cones.push(SupportedConeT::ZeroConeT((d - 1) * k0));
                     cones.push(SupportedConeT::NonnegativeConeT(k0));
                 }
                 for (c, &m) in mu.iter().enumerate().filter(|(_, &m)| m > 0.0) {
-                    push_row(&mut rows, 3 * c, -m, 0.0);
-                    push_row(&mut rows, 3 * c + 1, -1.0, 0.0);
-                    push_row(&mut rows, 3 * c + 2, -1.0, 0.0);
-                    cones.push(SupportedConeT::SecondOrderConeT(3));
+                    push_row(&mut rows, d * c, -m, 0.0);
+                    for t in 1..d {
+                        push_row(&mut rows, d * c + t, -1.0, 0.0);
+                    }
+                    cones.push(SupportedConeT::SecondOrderConeT(d));
                 }
             }
         }
@@ -427,6 +432,11 @@ impl Clarabel {
 impl Solver for Clarabel {
     fn name(&self) -> &'static str {
         "clarabel"
+    }
+
+    /// 3-D and 2-D cones (the block size is read from the instance).
+    fn handles_cone_dim(&self, _dim: usize) -> bool {
+        true
     }
 
     fn init(&mut self, problem: &Problem, _state: &mut IterState) -> Result<(), SolverError> {

@@ -61,7 +61,7 @@ impl ConicForm {
                     }
                 }
             }
-            ConstraintSet::CoulombCones { mu } => {
+            ConstraintSet::CoulombCones { mu, .. } => {
                 for (c, &m) in mu.iter().enumerate() {
                     let b = 3 * c;
                     if m > 0.0 {

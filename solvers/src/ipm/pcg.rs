@@ -41,7 +41,7 @@ impl DiagBlocks {
 pub(super) fn diag_blocks(problem: &Problem) -> DiagBlocks {
     let inst = problem.instance();
     match inst.constraints() {
-        ConstraintSet::CoulombCones { mu } => {
+        ConstraintSet::CoulombCones { mu, .. } => {
             DiagBlocks::Block3((0..mu.len()).map(|c| inst.diag_block(c)).collect())
         }
         _ => DiagBlocks::Scalar((0..inst.n()).map(|i| inst.diag_block(i)[0]).collect()),

@@ -129,6 +129,11 @@ impl Solver for Mpgp {
         "mpgp"
     }
 
+    /// 3-D and 2-D cones (the block size is read from the instance).
+    fn handles_cone_dim(&self, _dim: usize) -> bool {
+        true
+    }
+
     fn init(&mut self, problem: &Problem, state: &mut IterState) -> Result<(), SolverError> {
         self.core.init(problem, state)
     }

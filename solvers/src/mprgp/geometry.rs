@@ -71,12 +71,12 @@ impl ActiveSetGeometry for ConstraintSet {
         match self {
             ConstraintSet::NonNegative => x[0] > 0.0,
             ConstraintSet::Box { lo, hi } => x[0] > lo[b] && x[0] < hi[b],
-            ConstraintSet::CoulombCones { mu } => {
+            ConstraintSet::CoulombCones { mu, .. } => {
                 let m = mu[b];
                 if m == 0.0 {
                     x[0] > 0.0
                 } else {
-                    (x[1] * x[1] + x[2] * x[2]).sqrt() < m * x[0] * (1.0 - CONE_SURFACE_TOL)
+                    tsq(x, x).sqrt() < m * x[0] * (1.0 - CONE_SURFACE_TOL)
                 }
             }
         }
@@ -122,11 +122,12 @@ impl ActiveSetGeometry for ConstraintSet {
             let (xb, gb) = (&x[s.clone()], &g[s.clone()]);
             if self.block_is_free(b, xb) {
                 phi[s.clone()].copy_from_slice(gb);
-                if let ConstraintSet::CoulombCones { mu } = self {
+                if let ConstraintSet::CoulombCones { mu, .. } = self {
                     if mu[b] == 0.0 {
                         // the half-line: only the normal direction is free
-                        phi[b * 3 + 1] = 0.0;
-                        phi[b * 3 + 2] = 0.0;
+                        phi[b * bs + 1..(b + 1) * bs]
+                            .iter_mut()
+                            .for_each(|v| *v = 0.0);
                     }
                 }
                 beta[s].iter_mut().for_each(|v| *v = 0.0);
@@ -206,8 +207,8 @@ impl ActiveSetGeometry for ConstraintSet {
                     }
                 }
             }
-            ConstraintSet::CoulombCones { mu } => {
-                for (c, (xc, dc)) in x.chunks_exact(3).zip(d.chunks_exact(3)).enumerate() {
+            ConstraintSet::CoulombCones { mu, dim } => {
+                for (c, (xc, dc)) in x.chunks_exact(*dim).zip(d.chunks_exact(*dim)).enumerate() {
                     if dc.iter().all(|&v| v == 0.0) {
                         continue;
                     }
@@ -222,16 +223,27 @@ impl ActiveSetGeometry for ConstraintSet {
         match self {
             ConstraintSet::NonNegative => x[0] = 0.0,
             ConstraintSet::Box { lo, hi } => x[0] = if d[0] > 0.0 { lo[b] } else { hi[b] },
-            ConstraintSet::CoulombCones { mu } => project_coulomb_cone(x, mu[b]),
+            ConstraintSet::CoulombCones { mu, .. } => project_coulomb_cone(x, mu[b]),
         }
     }
 }
 
-/// Largest `t >= 0` with `x - t d` in `K_mu` (`x` in `K_mu`, one contact triple).
+/// `x_t . y_t`, the tangential part of two cone blocks (of 3, or of 2 for a 2-D cone).
+#[inline]
+fn tsq(x: &[f64], y: &[f64]) -> f64 {
+    if x.len() == 2 {
+        x[1] * y[1]
+    } else {
+        x[1] * y[1] + x[2] * y[2]
+    }
+}
+
+/// Largest `t >= 0` with `x - t d` in `K_mu` (`x` in `K_mu`, one contact block of 3, or of 2
+/// for a 2-D cone).
 fn cone_max_step(x: &[f64], d: &[f64], mu: f64) -> f64 {
     if mu == 0.0 {
         // the half-line {x_t = 0, x_n >= 0}
-        if d[1] != 0.0 || d[2] != 0.0 {
+        if d[1..].iter().any(|&v| v != 0.0) {
             return 0.0;
         }
         return if d[0] > 0.0 {
@@ -248,9 +260,9 @@ fn cone_max_step(x: &[f64], d: &[f64], mu: f64) -> f64 {
     // q(t) = mu^2 (x_n - t d_n)^2 - ||x_t - t d_t||^2 = a t^2 + b t + c, feasible iff q >= 0
     // (and x_n - t d_n >= 0); q(0) = c >= 0 for a feasible x.
     let m2 = mu * mu;
-    let a = m2 * d[0] * d[0] - (d[1] * d[1] + d[2] * d[2]);
-    let b = -2.0 * (m2 * x[0] * d[0] - (x[1] * d[1] + x[2] * d[2]));
-    let c = (m2 * x[0] * x[0] - (x[1] * x[1] + x[2] * x[2])).max(0.0);
+    let a = m2 * d[0] * d[0] - tsq(d, d);
+    let b = -2.0 * (m2 * x[0] * d[0] - tsq(x, d));
+    let c = (m2 * x[0] * x[0] - tsq(x, x)).max(0.0);
     let t_q = if a == 0.0 {
         if b < 0.0 {
             c / -b
@@ -330,9 +342,7 @@ mod tests {
 
     #[test]
     fn split_gradient_cone_sums_to_projected_gradient() {
-        let k = ConstraintSet::CoulombCones {
-            mu: vec![0.5, 0.5, 0.5, 0.0],
-        };
+        let k = ConstraintSet::coulomb(vec![0.5, 0.5, 0.5, 0.0]);
         // interior, surface, apex, mu = 0 half-line
         let x = [1.0, 0.1, 0.0, 2.0, 0.6, 0.8, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0];
         let g = [
@@ -362,7 +372,7 @@ mod tests {
 
     #[test]
     fn cone_max_feasible_step() {
-        let k = ConstraintSet::CoulombCones { mu: vec![0.5] };
+        let k = ConstraintSet::coulomb(vec![0.5]);
         let x = [1.0, 0.0, 0.0];
         // y = (1, t, 0) leaves the cone at t = 0.5
         let (t, b) = k.max_feasible_step(&x, &[0.0, -1.0, 0.0]);
@@ -379,7 +389,7 @@ mod tests {
         k.land_on_boundary(0, &mut y, &[0.5, 0.5, 0.0]);
         assert!(!k.block_is_free(0, &y));
         // mu = 0: any tangential motion is blocked at once
-        let k0 = ConstraintSet::CoulombCones { mu: vec![0.0] };
+        let k0 = ConstraintSet::coulomb(vec![0.0]);
         assert_eq!(k0.max_feasible_step(&x, &[0.0, 1.0, 0.0]).0, 0.0);
         assert_eq!(k0.max_feasible_step(&x, &[0.5, 0.0, 0.0]).0, 2.0);
     }

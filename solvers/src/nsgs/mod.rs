@@ -43,8 +43,18 @@
 //! problem of the Siconos and fclib collection (`tests/fixtures/NOTICE`) to `1e-8` within 3264 sweeps (`BoxesStack1` 1435,
 //! `local_problem_test` 2985, `OneObject-i100000-499`, where Siconos' NSGS ends at `2e-3`,
 //! 2773), and to `1e-10` too.
+//!
+//! **2-D contacts** (cone dimension 2, Siconos' fc2d; Acary & Brogliato 2008, section 13.4.2,
+//! the enumerative solution of the planar one-contact law): the one-contact problem
+//! `u = B r + lin`, `B = W_cc` (2x2) is solved exactly by trying the four cases of the law in
+//! turn and keeping the first that is consistent: take-off (`r = 0`, valid when `lin_n >= 0`),
+//! stick (`u = 0`, `r = -B^-1 lin`, valid when `|r_t| <= mu r_n`), slide+ (`r_t = mu r_n`,
+//! `u_n = 0`, valid when `r_n >= 0` and `u_t <= 0`) and slide- (`r_t = -mu r_n`, `u_n = 0`,
+//! valid when `r_n >= 0` and `u_t >= 0`). When none is (a singular or strongly non-symmetric
+//! `B`), the local De Saxce iteration above runs on the 2-vector instead. The sweep, the
+//! relaxation and the Anderson acceleration are the same as in 3-D.
 
-use crate::kernels::{coulomb_mu, lambda_max3, sym_part3, trace_mean3, RowSource};
+use crate::kernels::{coulomb_mu, lambda_max, sym_part3, trace_mean, RowSource};
 use crate::problem::Problem;
 use crate::settings::{SolverSettings, Validator};
 use crate::solver::{Solver, StepOutcome, StepResult};
@@ -227,6 +237,90 @@ fn mul3(b: &[f64; 9], x: &[f64]) -> [f64; 3] {
     ]
 }
 
+/// Solve the one-contact 2-D Coulomb problem `u = B r + lin` (`B` the row-major 2x2 block in
+/// the first 4 entries of `b`) exactly by enumeration (see the module docs): writes `r` into
+/// `gamma_c` (length 2) and returns `true` when one of take-off, stick, slide+, slide- is
+/// consistent (tolerance `1e-14` relative), `false` (leaving `gamma_c` unchanged) when none is.
+#[inline]
+fn local_solve2_exact(b: &[f64; 9], lin: &[f64; 3], mu: f64, gamma_c: &mut [f64]) -> bool {
+    let (b00, b01, b10, b11) = (b[0], b[1], b[2], b[3]);
+    let (ln, lt) = (lin[0], lin[1]);
+    // take-off
+    if ln >= 0.0 {
+        gamma_c[0] = 0.0;
+        gamma_c[1] = 0.0;
+        return true;
+    }
+    let eps = 1e-14;
+    // stick: B r = -lin
+    let det = b00 * b11 - b01 * b10;
+    let scale = (b00 * b11).abs().max((b01 * b10).abs());
+    if det.abs() > eps * scale {
+        let rn = (-ln * b11 + lt * b01) / det;
+        let rt = (-lt * b00 + ln * b10) / det;
+        if rn >= 0.0 && rt.abs() <= mu * rn * (1.0 + eps) {
+            gamma_c[0] = rn;
+            gamma_c[1] = rt;
+            return true;
+        }
+    }
+    // slide with r_t = s mu r_n (s = +1: u_t <= 0; s = -1: u_t >= 0), u_n = 0
+    for s in [1.0, -1.0] {
+        let gn = b00 + s * mu * b01;
+        if gn <= 0.0 {
+            continue;
+        }
+        let rn = -ln / gn;
+        let ut = (b10 + s * mu * b11) * rn + lt;
+        let tol = eps * (lt.abs() + (b10.abs() + mu * b11.abs()) * rn);
+        if rn >= 0.0 && s * ut <= tol {
+            gamma_c[0] = rn;
+            gamma_c[1] = s * mu * rn;
+            return true;
+        }
+    }
+    false
+}
+
+/// `y = B x` for a row-major `bs x bs` block (3, or 2 in the first 4 entries); `y[2] = 0` for 2.
+#[inline]
+fn mul_bs(b: &[f64; 9], x: &[f64]) -> [f64; 3] {
+    if x.len() == 2 {
+        [b[0] * x[0] + b[1] * x[1], b[2] * x[0] + b[3] * x[1], 0.0]
+    } else {
+        mul3(b, x)
+    }
+}
+
+/// The local De Saxce iteration of [`local_solve`] on a 2-D contact (`gamma_c` of length 2,
+/// `B` in the first 4 entries of `b`).
+#[inline]
+fn local_solve2(
+    b: &[f64; 9],
+    lin_c: &[f64; 3],
+    mu: f64,
+    rho: f64,
+    max_iter: u32,
+    tol: f64,
+    gamma_c: &mut [f64],
+) -> u32 {
+    let g = gamma_c;
+    for it in 1..=max_iter {
+        let bu = mul_bs(b, g);
+        let u = [bu[0] + lin_c[0], bu[1] + lin_c[1]];
+        let s = mu * u[1].abs();
+        let mut v = [g[0] - rho * (u[0] + s), g[1] - rho * u[1]];
+        project_coulomb_cone(&mut v, mu);
+        let d2 = (v[0] - g[0]).powi(2) + (v[1] - g[1]).powi(2);
+        let n2 = v[0] * v[0] + v[1] * v[1];
+        g[..2].copy_from_slice(&v);
+        if d2 <= tol * tol * n2.max(1e-300) {
+            return it;
+        }
+    }
+    max_iter
+}
+
 /// Solve the one-contact Coulomb problem `u = B gamma_c + lin_c` by the local De Saxce
 /// projection iteration from `gamma_c` (the contact's reaction, in place); returns the
 /// iterations used.
@@ -338,7 +432,8 @@ impl Nsgs {
                 *gi -= gj * d;
             }
         }
-        for (gc, &mc) in g.chunks_exact_mut(3).zip(mu) {
+        let bs = n / mu.len().max(1);
+        for (gc, &mc) in g.chunks_exact_mut(bs.max(1)).zip(mu) {
             project_coulomb_cone(gc, mc);
         }
         aa.accelerated = true;
@@ -350,21 +445,32 @@ impl Solver for Nsgs {
         "nsgs"
     }
 
+    /// 3-D and 2-D cones (the block size is read from the instance).
+    fn handles_cone_dim(&self, _dim: usize) -> bool {
+        true
+    }
+
     fn supports(&self, class: ProblemClass) -> bool {
         class == ProblemClass::Coulomb
     }
 
     fn init(&mut self, problem: &Problem, _state: &mut IterState) -> Result<(), SolverError> {
         let inst = problem.instance();
-        let nc = problem.n() / 3;
+        let bs = problem.constraints().block_size();
+        let nc = problem.n() / bs;
         self.blocks = Vec::with_capacity(nc);
         self.rho = Vec::with_capacity(nc);
         for c in 0..nc {
             let b = inst.diag_block(c);
-            let m = sym_part3(&b);
+            let m = if bs == 2 {
+                let o = 0.5 * (b[1] + b[2]);
+                [b[0], o, o, b[3], 0.0, 0.0, 0.0, 0.0, 0.0]
+            } else {
+                sym_part3(&b)
+            };
             let scale = match self.settings.local_rho {
-                LocalRho::MaxEigen => lambda_max3(&m),
-                LocalRho::Trace => trace_mean3(&m),
+                LocalRho::MaxEigen => lambda_max(&m, bs),
+                LocalRho::Trace => trace_mean(&m, bs),
             };
             self.blocks.push(b);
             self.rho.push(if scale > 0.0 { 1.0 / scale } else { 0.0 });
@@ -403,6 +509,65 @@ impl Solver for Nsgs {
         let reaction = &mut state.gamma;
         inst.refresh_row_state(reaction, &mut self.rows);
         let rows = RowSource::new(inst);
+        if problem.constraints().block_size() == 2 {
+            self.sweep2(&rows, mu, reaction);
+        } else {
+            self.sweep3(&rows, mu, reaction);
+        }
+        problem.add_matvecs(1);
+        if m > 0 {
+            self.anderson_step(mu, &mut state.gamma);
+        }
+        Ok(StepOutcome::Continue)
+    }
+
+    fn counters(&self) -> Vec<(&'static str, f64)> {
+        vec![
+            ("local_iterations", self.local_iters as f64),
+            ("anderson_restarts", self.aa.restarts as f64),
+            ("anderson_rejections", self.aa.rejections as f64),
+        ]
+    }
+}
+
+impl Nsgs {
+    /// One sweep over 2-D contacts: the exact local solution ([`local_solve2_exact`]; one
+    /// local iteration counted), or the local De Saxce iteration when no case is consistent.
+    fn sweep2(&mut self, rows: &RowSource<'_>, mu: &[f64], reaction: &mut [f64]) {
+        let s = &self.settings;
+        for &c in &self.order {
+            let rho = self.rho[c];
+            if rho == 0.0 {
+                continue;
+            }
+            let o = 2 * c;
+            let b = &self.blocks[c];
+            let mut u = [0.0; 2];
+            rows.gather(&self.rows, reaction, c, &mut u);
+            let rc = &mut reaction[o..o + 2];
+            let old = [rc[0], rc[1]];
+            let br = mul_bs(b, rc);
+            let lin_c = [u[0] - br[0], u[1] - br[1], 0.0];
+            if local_solve2_exact(b, &lin_c, mu[c], rc) {
+                self.local_iters += 1;
+            } else {
+                let it = local_solve2(b, &lin_c, mu[c], rho, s.local_max_iter, s.local_tol, rc);
+                self.local_iters += it as u64;
+            }
+            if s.omega != 1.0 {
+                for i in 0..2 {
+                    rc[i] = s.omega * rc[i] + (1.0 - s.omega) * old[i];
+                }
+                project_coulomb_cone(rc, mu[c]);
+            }
+            let delta = [rc[0] - old[0], rc[1] - old[1]];
+            rows.changed(c, &delta, &mut self.rows);
+        }
+    }
+
+    /// One sweep over 3-D contacts (the local De Saxce iteration).
+    fn sweep3(&mut self, rows: &RowSource<'_>, mu: &[f64], reaction: &mut [f64]) {
+        let s = &self.settings;
         for &c in &self.order {
             let rho = self.rho[c];
             if rho == 0.0 {
@@ -429,19 +594,6 @@ impl Solver for Nsgs {
             let delta = [rc[0] - old[0], rc[1] - old[1], rc[2] - old[2]];
             rows.changed(c, &delta, &mut self.rows);
         }
-        problem.add_matvecs(1);
-        if m > 0 {
-            self.anderson_step(mu, &mut state.gamma);
-        }
-        Ok(StepOutcome::Continue)
-    }
-
-    fn counters(&self) -> Vec<(&'static str, f64)> {
-        vec![
-            ("local_iterations", self.local_iters as f64),
-            ("anderson_restarts", self.aa.restarts as f64),
-            ("anderson_rejections", self.aa.rejections as f64),
-        ]
     }
 }
 
@@ -460,6 +612,42 @@ mod tests {
             "{r:?}"
         );
         assert!(r[2].abs() < 1e-14);
+    }
+
+    #[test]
+    fn local_2d_cases_analytic() {
+        // B = [[2, 0], [0, 1]] (row-major), mu = 0.5
+        let b = [2.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0];
+        let mut r = [9.0, 9.0];
+        // take-off: lin_n >= 0
+        assert!(local_solve2_exact(&b, &[1.0, -3.0, 0.0], 0.5, &mut r));
+        assert_eq!(r, [0.0, 0.0]);
+        // stick: lin = (-2, 0.2): r = (1, -0.2), |r_t| = 0.2 <= 0.5
+        assert!(local_solve2_exact(&b, &[-2.0, 0.2, 0.0], 0.5, &mut r));
+        assert!(
+            (r[0] - 1.0).abs() < 1e-15 && (r[1] + 0.2).abs() < 1e-15,
+            "{r:?}"
+        );
+        // slide-: lin = (-2, 3): stick would need r_t = -3; r_n = 1, r_t = -0.5,
+        // u_t = -0.5 + 3 = 2.5 >= 0 (sliding in +t, friction opposes)
+        assert!(local_solve2_exact(&b, &[-2.0, 3.0, 0.0], 0.5, &mut r));
+        assert!(
+            (r[0] - 1.0).abs() < 1e-15 && (r[1] + 0.5).abs() < 1e-15,
+            "{r:?}"
+        );
+        // slide+: lin = (-2, -3): r = (1, 0.5), u_t = 0.5 - 3 = -2.5 <= 0
+        assert!(local_solve2_exact(&b, &[-2.0, -3.0, 0.0], 0.5, &mut r));
+        assert!(
+            (r[0] - 1.0).abs() < 1e-15 && (r[1] - 0.5).abs() < 1e-15,
+            "{r:?}"
+        );
+        // the local De Saxce iteration reaches the same slide- answer
+        let mut g = [0.0, 0.0];
+        local_solve2(&b, &[-2.0, 3.0, 0.0], 0.5, 0.5, 500, 1e-15, &mut g);
+        assert!(
+            (g[0] - 1.0).abs() < 1e-12 && (g[1] + 0.5).abs() < 1e-12,
+            "{g:?}"
+        );
     }
 
     #[test]

@@ -12,7 +12,7 @@
 //! where the trace step is not a descent step for the block (it diverges on Siconos'
 //! `Rover4396`) and `lambda_max(N_cc)` is used instead.
 
-use crate::kernels::{lambda_max3, trace_mean3, RowSource};
+use crate::kernels::{lambda_max, trace_mean, RowSource};
 use crate::problem::Problem;
 use crate::settings::{SolverSettings, Validator};
 use crate::solver::{Solver, StepOutcome, StepResult};
@@ -77,8 +77,8 @@ pub(crate) fn block_scales(problem: &Problem, rule: BlockStep) -> Vec<f64> {
             continue;
         }
         let b = inst.diag_block(c);
-        let trace3 = trace_mean3(&b);
-        let lmax = || lambda_max3(&b);
+        let trace3 = trace_mean(&b, bs);
+        let lmax = || lambda_max(&b, bs);
         let dc = match rule {
             BlockStep::Trace => trace3,
             BlockStep::MaxEigen => lmax(),
@@ -123,10 +123,15 @@ impl Solver for Pgs {
         "pgs"
     }
 
+    /// 3-D and 2-D cones (the block size is read from the instance).
+    fn handles_cone_dim(&self, _dim: usize) -> bool {
+        true
+    }
+
     fn init(&mut self, problem: &Problem, _state: &mut IterState) -> Result<(), SolverError> {
         self.d = block_scales(problem, self.settings.block_step);
         if self.settings.block_step == BlockStep::Safeguarded
-            && problem.constraints().block_size() == 3
+            && problem.constraints().block_size() > 1
         {
             let trace = block_scales(problem, BlockStep::Trace);
             self.guarded_blocks = trace.iter().zip(&self.d).filter(|(a, b)| a != b).count();

@@ -12,7 +12,7 @@ use crate::linalg::CscMatrix;
 /// rows, `f` of `M`'s size, `w` of `H`'s column count, `mu` one per contact. Errors:
 /// [`crate::ProblemError::Parse`] naming the HDF5 object.
 pub(super) fn read(h: &H5<'_>) -> Result<Raw> {
-    let _ = h.spacedim("/fclib_global/spacedim")?;
+    let spacedim = h.spacedim("/fclib_global/spacedim")?;
     let mut notes = Notes::new();
     let m = h.sparse("/fclib_global/M")?;
     let hm = h.sparse("/fclib_global/H")?;
@@ -33,7 +33,7 @@ pub(super) fn read(h: &H5<'_>) -> Result<Raw> {
         hm.ncols(),
         "the column count of H",
     )?;
-    h.check_cones("/fclib_global/vectors/mu", hm.ncols(), mu.len())?;
+    h.check_cones("/fclib_global/vectors/mu", hm.ncols(), mu.len(), spacedim)?;
     let m = symmetrize_triangle(m, &mut notes);
     Ok(Raw::Global {
         m,
@@ -41,6 +41,7 @@ pub(super) fn read(h: &H5<'_>) -> Result<Raw> {
         f,
         w,
         mu,
+        spacedim,
         notes,
     })
 }

@@ -149,12 +149,13 @@ impl<'a> H5<'a> {
     pub(super) fn spacedim(&self, obj: &str) -> Result<usize> {
         match self.int(obj)? {
             3 => Ok(3),
+            2 => Ok(2),
             d => Err(self.err(
                 obj,
                 format!(
-                    "spacedim = {d} is not supported: only 3-D problems (spacedim 3) can be read{}",
+                    "spacedim = {d} is not supported: only 3-D and 2-D problems (spacedim 3 or \
+                     2) can be read{}",
                     match d {
-                        2 => " (this is a 2-D friction problem)",
                         5 => " (this is a rolling-friction problem)",
                         _ => "",
                     }
@@ -179,11 +180,13 @@ impl<'a> H5<'a> {
         Ok(())
     }
 
-    pub(super) fn check_cones(&self, obj: &str, n: usize, nmu: usize) -> Result<()> {
-        if n % 3 != 0 || nmu != n / 3 {
+    pub(super) fn check_cones(&self, obj: &str, n: usize, nmu: usize, dim: usize) -> Result<()> {
+        if n % dim != 0 || nmu != n / dim {
             return Err(self.err(
                 obj,
-                format!("{nmu} friction coefficients for {n} unknowns (expected 3 per contact)"),
+                format!(
+                    "{nmu} friction coefficients for {n} unknowns (expected {dim} per contact)"
+                ),
             ));
         }
         Ok(())

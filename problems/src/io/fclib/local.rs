@@ -14,6 +14,6 @@ pub(super) fn read(h: &H5<'_>) -> Result<Raw> {
     let mu = h.floats("/fclib_local/vectors/mu")?;
     let n = h.square_size("/fclib_local/W", "W", &w)?;
     h.check_len("/fclib_local/vectors/q", q.len(), n, "the size of W")?;
-    h.check_cones("/fclib_local/vectors/mu", n, mu.len())?;
+    h.check_cones("/fclib_local/vectors/mu", n, mu.len(), spacedim)?;
     Ok(Raw::Local(FrictionProblem { w, q, mu, spacedim }))
 }

@@ -13,7 +13,8 @@
 //!   triplets with `i` the **row** and `p` the **column** index (what the data shows; a
 //!   comment in `fclib.h` says the reverse). Duplicate triplets are summed.
 //!
-//! Only `spacedim = 3` is supported (2 is 2-D friction, 5 rolling friction: typed error).
+//! `spacedim` 3 and 2 (2-D friction: one tangent per contact) are read; 5 (rolling
+//! friction) is a typed error.
 //! The `info` strings (which may hold non-UTF-8 bytes), `/solution` and `/guesses` are not read.
 //!
 //! A global `M` that stores only its upper (or lower) triangle, as `CubeH8.hdf5` does, is
@@ -108,6 +109,7 @@ pub fn read_fclib(path: &Path, bytes: &[u8]) -> Result<FclibFile> {
             f,
             w,
             mu,
+            spacedim,
             mut notes,
         } => {
             let (wm, q) = condense(m, &h, &f, &w, &mut notes).map_err(|e| e.in_file(path))?;
@@ -122,7 +124,7 @@ pub fn read_fclib(path: &Path, bytes: &[u8]) -> Result<FclibFile> {
                     w: wm,
                     q,
                     mu,
-                    spacedim: 3,
+                    spacedim,
                 },
                 notes,
             })
@@ -141,6 +143,8 @@ pub(super) enum Raw {
         f: Vec<f64>,
         w: Vec<f64>,
         mu: Vec<f64>,
+        /// `spacedim` (3, or 2).
+        spacedim: usize,
         notes: Notes,
     },
 }
@@ -197,7 +201,7 @@ mod tests {
             "d",
             CscMatrix::identity(n),
             vec![-1.0; n],
-            ConstraintSet::CoulombCones { mu: vec![0.5; nc] },
+            ConstraintSet::coulomb(vec![0.5; nc]),
             Provenance::default(),
             ValidationOptions::default(),
         )

@@ -14,7 +14,7 @@
 //! | `/fclib_local/W/x` | float64 LE | `(nzmax,)`: values |
 //! | `/fclib_local/vectors/q` | float64 LE | `(3 nc,)` |
 //! | `/fclib_local/vectors/mu` | float64 LE | `(nc,)` |
-//! | `/fclib_local/spacedim` | int32 LE | `(1,)`, always 3 |
+//! | `/fclib_local/spacedim` | int32 LE | `(1,)`, the cone dimension: 3, or 2 for 2-D cones |
 //! | `/fclib_local/info/{title, description, math_info}` | fixed-length ASCII string, `NULLTERM`, size = length + 1 | scalar |
 //!
 //! With cpbench's `g = N gamma + r` read as fclib's `u = W r + q` (see the sign-convention note
@@ -133,7 +133,8 @@ pub fn fclib_local_bytes(inst: &Instance, info: &FclibInfo, path: &Path) -> Resu
     vectors.create_dataset("q").with_f64_data(inst.r());
     vectors.create_dataset("mu").with_f64_data(mu);
     local.add_group(vectors.finish());
-    local.create_dataset("spacedim").with_i32_data(&[3]);
+    let spacedim = inst.constraints().block_size() as i32;
+    local.create_dataset("spacedim").with_i32_data(&[spacedim]);
     let mut ginfo = local.create_group("info");
     string_dataset(&mut ginfo, "title", &info.title);
     string_dataset(&mut ginfo, "description", &info.description);
@@ -203,7 +204,7 @@ mod tests {
             "two",
             n,
             vec![-1.0, 0.1, 0.2, -0.5, 1e-300, -3.0],
-            ConstraintSet::CoulombCones { mu: vec![0.5, 0.3] },
+            ConstraintSet::coulomb(vec![0.5, 0.3]),
             Provenance::default(),
             ValidationOptions::default(),
         )
