@@ -338,3 +338,22 @@ fn residual_default_is_per_class_and_an_explicit_one_is_honoured() {
     assert_eq!(num(&h, &r, "iterations"), 200.0);
     assert!((num(&h, &r, "nat_map_rel_2") - 0.2352).abs() < 1e-3);
 }
+
+#[test]
+fn info_describes_a_global_file() {
+    let fx =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gfc3d/GFC3D_OneContact.dat");
+    let o = succeed(cpbench().arg("info").arg(&fx).args(["--class", "coulomb"]));
+    let text = String::from_utf8_lossy(&o.stdout);
+    for needle in [
+        "class           coulomb",
+        "n               3",
+        "global problem  39 degrees of freedom, 1 contacts (spacedim 3)",
+        "condensed       W = H^T M^-1 H",
+        "M factorised    sparse Cholesky",
+        "m storage       sparse block (SBM)",
+        "(siconos-global, coulomb)",
+    ] {
+        assert!(text.contains(needle), "{needle}\n{text}");
+    }
+}

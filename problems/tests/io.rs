@@ -410,7 +410,7 @@ fn fc2d_sparse_print_out_errors_are_located() {
     assert_eq!((i.n_mat().get(0, 0), i.n_mat().get(1, 1)), (2.0, 1.5));
     assert_eq!(
         i.provenance().parameters["matrix_storage"],
-        "sparse (CSparse print-out)"
+        "sparse (CSparse CSC text)"
     );
     // the triplet print-out of the same matrix
     let trip = "2\n1\n2\n2\n2\n1\nCSparse Version 3.1.9\ntriplet: 2-by-2, nzmax: 2 nnz: 2\n\
@@ -434,7 +434,7 @@ fn fc2d_sparse_print_out_errors_are_located() {
         (
             good.replace("      1 : 1.5", "      7 : 1.5"),
             "line 12, token 41",
-            "index 7 out of range (size 2)",
+            "7 is out of range (must be < 2)",
         ),
         // a bad value
         (
@@ -445,8 +445,8 @@ fn fc2d_sparse_print_out_errors_are_located() {
         // column locations out of order
         (
             good.replace("locations 1 to 1", "locations 0 to 0"),
-            "line 11, token 40",
-            "expected to start at 1",
+            "line 11, token 38",
+            "column 1 starts at location 0, expected 1",
         ),
         // an unknown origin
         (
@@ -458,13 +458,13 @@ fn fc2d_sparse_print_out_errors_are_located() {
         (
             good.replace("CSparse Version", "Other Version"),
             "line 7, token 7",
-            "CSparse's banner",
+            "expected the CSparse banner line",
         ),
         // size disagreeing with the header
         (
             good.replace("2-by-2,", "3-by-3,"),
             "line 8, token 17",
-            "3 x 3 in its CSparse print-out",
+            "the CSparse header says 3 x 3, the NumericsMatrix header 2 x 2",
         ),
     ];
     for (text, loc, msg) in cases {

@@ -82,7 +82,29 @@ pub fn info(path: &std::path::Path, read: &ReadArgs) -> Result<(), AnyError> {
         inst.provenance().format,
         inst.provenance().derivation
     );
+    describe_global(&inst.provenance().parameters);
     Ok(())
+}
+
+/// For an instance condensed from a global problem (fclib `/fclib_global` or a Siconos global
+/// `.dat`): its degrees of freedom, contacts, condensation and the factorisation of `M`.
+fn describe_global(p: &std::collections::BTreeMap<String, String>) {
+    let Some(dofs) = p.get("dofs").or_else(|| p.get("dof")) else {
+        return;
+    };
+    let get = |k: &str| p.get(k).map(String::as_str).unwrap_or("?");
+    println!(
+        "global problem  {dofs} degrees of freedom, {} contacts (spacedim {})",
+        get("contacts"),
+        get("spacedim")
+    );
+    println!("condensed       {}", get("condensed"));
+    println!("M factorised    {}", get("m_factorization"));
+    for key in ["m_storage", "h_storage"] {
+        if let Some(v) = p.get(key) {
+            println!("{:<16}{v}", key.replace('_', " "));
+        }
+    }
 }
 
 /// Tolerance of both solves of [`coulomb_gap`].

@@ -5,6 +5,7 @@
 //! | [`Format::FclibHdf5`] | [`fclib`] | fclib HDF5 (`/fclib_local` or `/fclib_global`, condensed) |
 //! | [`Format::SiconosFc3d`] | [`siconos`] | Siconos `.dat` friction-contact problem |
 //! | [`Format::SiconosLcp`] | [`siconos`] | Siconos `.dat` LCP |
+//! | [`Format::SiconosGlobal`] | [`siconos_global`] | Siconos `.dat` global friction problem (`M`, `H`, `q`, `b`, `mu`), condensed |
 //! | [`Format::Bundle`] | [`bundle`] | cpbench bundle: a directory with `N.mtx`, `r.mtx`, `instance.json` |
 //! | [`Format::Npz`] | [`npz`] | cpbench binary instance: `.npy` arrays in an uncompressed `.npz` (SciPy's CSC layout for `N`) |
 //!
@@ -29,12 +30,14 @@
 
 pub mod atomic;
 pub mod bundle;
+pub mod condense;
 pub mod fclib;
 /// The fclib writer, at its former path (now [`fclib::write`]).
 pub use fclib::write as fclib_write;
 pub mod mtx;
 pub mod npz;
 pub mod siconos;
+pub mod siconos_global;
 
 pub use atomic::write_atomic;
 pub use bundle::{read_bundle, write_bundle};
@@ -91,6 +94,9 @@ pub enum Format {
     SiconosFc3d,
     /// Siconos text LCP (`n`, matrix, `q`) ([`siconos`]).
     SiconosLcp,
+    /// Siconos text global friction-contact problem (`d`, contacts, `M`, `H`, `q`, `b`, `mu`),
+    /// condensed to the local problem ([`siconos_global`]).
+    SiconosGlobal,
     /// cpbench binary instance, an uncompressed `.npz` ([`npz`]); detected by the ZIP signature.
     Npz,
 }
@@ -181,16 +187,25 @@ fn has_hdf5_magic(bytes: &[u8]) -> bool {
 
 /// Detect the format of a file's content (not for bundles, which are directories).
 ///
-/// HDF5 signature => [`Format::FclibHdf5`]; otherwise the first four whitespace-separated
-/// tokens of a Siconos `.dat` text decide ([`siconos::detect`]): `d nc type size0` with
-/// `d in {2, 3}`, `type in {0, 1, 2}` and `size0 = d * nc` is a friction problem,
-/// `n type size0 size1` with `size0 = size1 = n` an LCP. Returns `None` when neither matches.
+/// HDF5 signature => [`Format::FclibHdf5`]; a Siconos global problem (`d nc`, a square
+/// NumericsMatrix `M` of any size, then the header of `H`, `type ndof d*nc`:
+/// [`siconos_global::detect`]) => [`Format::SiconosGlobal`], also when `bytes` are at least
+/// [`HEAD_BYTES`] long and end inside an `M` whose size is not `d nc`; otherwise the first four
+/// whitespace-separated tokens of a Siconos `.dat` text decide ([`siconos::detect`]):
+/// `d nc type size0` with `d in {2, 3}`, `type in {0, 1, 2}` and `size0 = d * nc` is a
+/// friction problem, `n type size0 size1` with `size0 = size1 = n` an LCP. Returns `None` when
+/// neither matches.
 pub fn detect_format_bytes(bytes: &[u8]) -> Option<Format> {
     if has_hdf5_magic(bytes) {
         return Some(Format::FclibHdf5);
     }
     if bytes.starts_with(npz::ZIP_MAGIC) {
         return Some(Format::Npz);
+    }
+    if siconos_global::detect(bytes)
+        || (bytes.len() as u64 >= HEAD_BYTES && siconos_global::cut_head_is_global(bytes))
+    {
+        return Some(Format::SiconosGlobal);
     }
     siconos::detect(bytes)
 }
@@ -225,6 +240,9 @@ pub const HEAD_BYTES: u64 = 64 * 1024;
 fn sniff(path: &Path, head: &[u8]) -> Result<Format> {
     if let Some(f) = detect_format_bytes(head) {
         return Ok(f);
+    }
+    if let Some(e) = siconos_global::diagnose(path, head) {
+        return Err(e);
     }
     if let Some(e) = siconos::diagnose(path, head) {
         return Err(e);
@@ -284,15 +302,26 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Instance> {
     }
     // format and declared sizes from the first bytes, before the file is read whole
     let head = read_head(path, HEAD_BYTES)?;
-    let format = sniff(path, &head)?;
+    let mut format = sniff(path, &head)?;
     if matches!(format, Format::SiconosFc3d | Format::SiconosLcp) {
         siconos::check_declared_size(path, &head, meta.len())?;
+    }
+    if format == Format::SiconosGlobal {
+        siconos_global::check_declared_size(path, &head, meta.len())?;
     }
     if format == Format::Npz {
         // streamed from the file: no second copy of the whole archive
         return with_class(npz::read_npz(path, opts.validation)?, opts, path);
     }
     let bytes = std::fs::read(path).map_err(|e| io_err(path, e))?;
+    // a global file whose M (of size d nc) runs past the head reads like an fc3d header: look
+    // at the whole text
+    if format == Format::SiconosFc3d
+        && (head.len() as u64) < meta.len()
+        && siconos_global::detect(&bytes)
+    {
+        format = Format::SiconosGlobal;
+    }
     load_impl(path, &bytes, format, opts)
 }
 
@@ -355,6 +384,14 @@ fn load_impl(path: &Path, bytes: &[u8], format: Format, opts: &LoadOptions) -> R
                 .into_instance(&stem, prov, opts)
                 .map_err(|e| e.in_file(path))
         }
+        Format::SiconosGlobal => {
+            let g = siconos_global::read_siconos_global(path, bytes)?;
+            prov.format = "siconos-global".into();
+            prov.parameters.extend(g.notes);
+            g.problem
+                .into_instance(&stem, prov, opts)
+                .map_err(|e| e.in_file(path))
+        }
         Format::SiconosLcp => {
             let p = siconos::read_lcp(path, bytes)?;
             prov.format = "siconos-lcp".into();
@@ -397,7 +434,8 @@ fn unknown(path: &Path) -> ProblemError {
     ProblemError::UnknownFormat {
         path: path.to_path_buf(),
         hint: "expected a bundle directory, an fclib HDF5 file (HDF5 signature) or a Siconos \
-               .dat text (`d nc type size ...` for fc3d, `n type size ...` for an LCP)"
+               .dat text (`d nc type size ...` for fc3d, `d nc` then matrices M and H for a \
+               global problem, `n type size ...` for an LCP)"
             .into(),
     }
 }

@@ -22,13 +22,12 @@
 //!     columns, `filled1` (= block rows + 1), `filled2` (= number of blocks), the block-row
 //!     pointers (`filled1` numbers), the block-column index of each block (`filled2` numbers),
 //!     then for each block in order its index `0, 1, ...` followed by its values, column-major;
-//!   - `2` sparse (Siconos' `NM_SPARSE`, as the fc2d granular files store `W`): an origin code
-//!     (`1` triplet, `2` CSC), then CSparse's own print-out (`cs_print`): a banner line
-//!     `CSparse Version ...`, then either `triplet: M-by-N, nzmax: Z nnz: K` followed by `K`
-//!     entries `i j : x`, or `M-by-N, nzmax: Z nnz: K, 1-norm: V` followed, for each column
-//!     `j`, by `col j : locations p0 to p1` and its `p1 - p0 + 1` entries `i : x`. The values
-//!     are printed with `%g` (6 significant digits): that is the data the file holds, and
-//!     Siconos reads the same numbers.
+//!   - `2` sparse: the origin (`1` triplet, `2` CSC), then CSparse's text print (a banner
+//!     line, `[triplet:] m-by-n, nzmax: .. nnz: ..[, 1-norm: ..]`, then `i j : x` lines, or per
+//!     column `col j : locations a to b` and `i : x` lines; values printed with `%g`).
+//!
+//! The NumericsMatrix reader is shared with the global reader ([`super::siconos_global`]),
+//! which reads rectangular matrices (`H`).
 //!
 //! Numbers are parsed with Rust's correctly rounded `f64` parser (the same value as C's
 //! `strtod` for the 25-digit values of these files); NaN and infinities are rejected.
@@ -327,19 +326,41 @@ fn read_numerics_matrix(
     what: &str,
     notes: &mut Notes,
 ) -> Result<CscMatrix> {
+    read_numerics_matrix_checked(t, what, "matrix_storage", notes, &|size0, size1| {
+        (size0 != n || size1 != n).then(|| {
+            format!(
+                "{what} is {size0} x {size1}, but the header asks for {n} x {n} (d * number of \
+                 contacts, or n)"
+            )
+        })
+    })
+}
+
+/// Read a NumericsMatrix of any shape (`size0 x size1` as stored). `check(size0, size1)`
+/// returns the error message for a shape the caller cannot use (the error is located at the
+/// column-count token), `None` to accept it. Storage `0` dense (column-major), `1` sparse
+/// block, `2` sparse (CSparse text print, triplet or CSC, [`read_csparse`]). The storage is
+/// recorded in `notes[storage_key]`.
+pub(crate) fn read_numerics_matrix_checked(
+    t: &mut Tokens<'_>,
+    what: &str,
+    storage_key: &str,
+    notes: &mut Notes,
+    check: &dyn Fn(usize, usize) -> Option<String>,
+) -> Result<CscMatrix> {
     let storage = t.usize(&format!("storage type of {what}"))?;
     let storage_tok = t.pos - 1;
     let size0 = t.usize(&format!("row count of {what}"))?;
     let size1 = t.usize(&format!("column count of {what}"))?;
-    if size0 != n || size1 != n {
-        return Err(t.err_prev(format!(
-            "{what} is {size0} x {size1}, but the header asks for {n} x {n} (d * number of \
-             contacts, or n)"
-        )));
+    if let Some(msg) = check(size0, size1) {
+        return Err(t.err_prev(msg));
     }
+    let mut note = |v: &str| {
+        notes.insert(storage_key.into(), v.into());
+    };
     match storage {
         0 => {
-            notes.insert("matrix_storage".into(), "dense (column-major)".into());
+            note("dense (column-major)");
             let r = t.usize(&format!("repeated row count of {what}"))?;
             let c = t.usize(&format!("repeated column count of {what}"))?;
             if r != size0 || c != size1 {
@@ -347,19 +368,20 @@ fn read_numerics_matrix(
                     "dense {what}: repeated size {r} x {c} differs from {size0} x {size1}"
                 )));
             }
-            let len = n
-                .checked_mul(n)
+            let len = size0
+                .checked_mul(size1)
                 .ok_or_else(|| t.err_prev("matrix is too large"))?;
             let vals = t.f64_vec(len, &format!("dense {what} (column-major)"))?;
-            CscMatrix::from_dense_col_major(n, n, &vals).map_err(|e| e.in_file(t.path))
+            CscMatrix::from_dense_col_major(size0, size1, &vals).map_err(|e| e.in_file(t.path))
         }
         1 => {
-            notes.insert("matrix_storage".into(), "sparse block (SBM)".into());
-            read_sbm(t, n, what)
+            note("sparse block (SBM)");
+            read_sbm(t, size0, size1, what)
         }
         2 => {
-            notes.insert("matrix_storage".into(), "sparse (CSparse print-out)".into());
-            read_cs_print(t, n, what)
+            let (m, kind) = read_csparse(t, size0, size1, what)?;
+            note(kind);
+            Ok(m)
         }
         s => Err(t.err_at(
             storage_tok,
@@ -371,132 +393,182 @@ fn read_numerics_matrix(
     }
 }
 
-/// Read the sparse part of an `n x n` NumericsMatrix of storage type 2 (after storage type and
-/// sizes): the origin code, then CSparse's `cs_print` text (module docs). Errors:
-/// [`crate::ProblemError::Parse`] at the offending token: an unknown origin, a missing banner,
-/// a malformed size line, sizes other than `n x n`, a malformed entry, an index out of range,
-/// a truncated (`...`) print-out, column locations out of order.
-fn read_cs_print(t: &mut Tokens<'_>, n: usize, what: &str) -> Result<CscMatrix> {
+/// Read the sparse part (storage type `2`) of a `rows x cols` NumericsMatrix, as Siconos'
+/// `NSM_write_in_file` prints it: the origin (`1` triplet, `2` CSC; `3`, CSR, is refused), the
+/// CSparse banner line (`CSparse Version ...`, skipped), the header
+/// `[triplet:] {m}-by-{n}, nzmax: {nzmax} nnz: {nnz}[, 1-norm: {norm}]`, then for a triplet
+/// matrix `nnz` lines `i j : x`, for CSC, per column `col j : locations a to b` followed by
+/// `b - a + 1` lines `i : x`. The values are printed with C's `%g` (6 significant digits):
+/// that is the data Siconos reads back too. Duplicate triplets are summed. Returns the matrix
+/// and a storage description for the notes.
+fn read_csparse(
+    t: &mut Tokens<'_>,
+    rows: usize,
+    cols: usize,
+    what: &str,
+) -> Result<(CscMatrix, &'static str)> {
     let origin = t.usize(&format!("{what}: sparse origin (1 triplet, 2 CSC)"))?;
     if origin != 1 && origin != 2 {
         return Err(t.err_prev(format!(
-            "{what}: sparse origin {origin} is not supported (1 triplet, 2 CSC)"
+            "{what}: sparse origin {origin} is not supported (1 triplet, 2 CSC; 3 CSR is not \
+             read)"
         )));
     }
-    let (banner, k) = t.next(&format!("{what}: CSparse banner"))?;
+    // the CSparse banner: every token of the line that starts with `CSparse`
+    let (banner, k) = t.next(&format!("{what}: CSparse banner line"))?;
     if banner != "CSparse" {
         return Err(t.err_at(
             k,
             format!(
-                "{what}: expected CSparse's banner 'CSparse Version ...', found '{}'",
+                "{what}: expected the CSparse banner line ('CSparse Version ...'), found '{}'",
                 short(banner)
             ),
         ));
     }
-    // the rest of the banner line
     let line = t.toks[k].line;
     while t.toks.get(t.pos).is_some_and(|x| x.line == line) {
         t.pos += 1;
     }
-    let triplet = origin == 1;
+    let (mut head, mut k) = t.next(&format!("{what}: CSparse header"))?;
+    let triplet = head == "triplet:";
     if triplet {
-        t.word("triplet:", &format!("{what}: triplet header"))?;
+        (head, k) = t.next(&format!("{what}: CSparse header"))?;
     }
-    let (m, nn) = t.dims(&format!("{what}: size 'M-by-N,'"))?;
-    if m != n || nn != n {
-        return Err(t.err_prev(format!(
-            "{what} is {m} x {nn} in its CSparse print-out, but the header asks for {n} x {n}"
-        )));
+    if triplet != (origin == 1) {
+        return Err(t.err_at(
+            k,
+            format!(
+                "{what}: sparse origin {origin} ({}) but the CSparse header {} 'triplet:'",
+                if origin == 1 { "triplet" } else { "CSC" },
+                if triplet { "says" } else { "lacks" }
+            ),
+        ));
     }
-    t.word("nzmax:", &format!("{what}: size line"))?;
-    t.usize_trim(&format!("{what}: nzmax"))?;
-    t.word("nnz:", &format!("{what}: size line"))?;
-    let nnz = t.usize_trim(&format!("{what}: nnz"))?;
-    if !triplet {
-        t.word("1-norm:", &format!("{what}: size line"))?;
-        t.f64(&format!("{what}: 1-norm"))?;
-    }
-    // every entry takes 3 (CSC) or 4 (triplet) tokens
-    t.need(
-        nnz.saturating_mul(if triplet { 4 } else { 3 }),
-        &format!("{what}: {nnz} entries"),
-    )?;
-    let mut trip = Vec::with_capacity(nnz);
-    let index = |t: &mut Tokens<'_>, bound: usize, what: &str| -> Result<usize> {
-        let i = t.usize(what)?;
-        if i >= bound {
-            return Err(t.err_prev(format!("{what}: index {i} out of range (size {bound})")));
+    let dims = head
+        .strip_suffix(',')
+        .and_then(|h| h.split_once("-by-"))
+        .and_then(|(a, b)| Some((a.parse::<usize>().ok()?, b.parse::<usize>().ok()?)));
+    match dims {
+        Some((m, n)) if (m, n) == (rows, cols) => {}
+        Some((m, n)) => {
+            return Err(t.err_at(
+                k,
+                format!(
+                    "{what}: the CSparse header says {m} x {n}, the NumericsMatrix header \
+                     {rows} x {cols}"
+                ),
+            ))
         }
-        Ok(i)
-    };
+        None => {
+            return Err(t.err_at(
+                k,
+                format!(
+                    "{what}: expected the CSparse size '{{m}}-by-{{n}},', found '{}'",
+                    short(head)
+                ),
+            ))
+        }
+    }
+    t.keyword("nzmax:", what)?;
+    t.usize(&format!("{what}: nzmax"))?;
+    t.keyword("nnz:", what)?;
+    let (nnz_text, k) = t.next(&format!("{what}: nnz"))?;
+    let nnz = nnz_text
+        .strip_suffix(',')
+        .unwrap_or(nnz_text)
+        .parse::<usize>()
+        .map_err(|_| {
+            t.err_at(
+                k,
+                format!(
+                    "{what}: nnz: expected a non-negative integer, found '{}'",
+                    short(nnz_text)
+                ),
+            )
+        })?;
+    let mut trip = Vec::new();
     if triplet {
-        for e in 0..nnz {
-            let i = index(t, n, &format!("{what}: row of entry {e}"))?;
-            let j = index(t, n, &format!("{what}: column of entry {e}"))?;
-            t.word(":", &format!("{what}: entry {e}"))?;
-            let v = t.f64(&format!("{what}: value of entry {e}"))?;
-            trip.push((i, j, v));
+        t.need(nnz.saturating_mul(4), &format!("{what}: {nnz} triplets"))?;
+        trip.reserve(nnz);
+        for p in 0..nnz {
+            let i = t.index(rows, &format!("{what}: row index of entry {p}"))?;
+            let j = t.index(cols, &format!("{what}: column index of entry {p}"))?;
+            t.keyword(":", what)?;
+            trip.push((i, j, t.f64(&format!("{what}: value of entry {p}"))?));
         }
-    } else {
-        let mut next = 0usize;
-        for j in 0..n {
-            t.word("col", &format!("{what}: column {j}"))?;
-            let jj = t.usize(&format!("{what}: column index"))?;
-            if jj != j {
-                return Err(t.err_prev(format!("{what}: expected column {j}, found {jj}")));
-            }
-            t.word(":", &format!("{what}: column {j}"))?;
-            t.word("locations", &format!("{what}: column {j}"))?;
-            let p0 = t.usize(&format!("{what}: first location of column {j}"))?;
-            t.word("to", &format!("{what}: column {j}"))?;
-            let (p1s, k) = t.next(&format!("{what}: last location of column {j}"))?;
-            let p1 = p1s.parse::<i64>().map_err(|_| {
+        let m = CscMatrix::from_triplets(rows, cols, &trip).map_err(|e| e.in_file(t.path))?;
+        return Ok((m, "sparse (CSparse triplet text)"));
+    }
+    t.keyword("1-norm:", what)?;
+    t.f64(&format!("{what}: 1-norm"))?;
+    t.need(nnz.saturating_mul(3), &format!("{what}: {nnz} entries"))?;
+    trip.reserve(nnz);
+    let mut at = 0usize;
+    for j in 0..cols {
+        t.keyword("col", what)?;
+        let jj = t.usize(&format!("{what}: column number"))?;
+        if jj != j {
+            return Err(t.err_prev(format!("{what}: expected column {j}, found column {jj}")));
+        }
+        t.keyword(":", what)?;
+        t.keyword("locations", what)?;
+        let a = t.usize(&format!("{what}: first location of column {j}"))?;
+        if a != at {
+            return Err(t.err_prev(format!(
+                "{what}: column {j} starts at location {a}, expected {at}"
+            )));
+        }
+        t.keyword("to", what)?;
+        // the last location is `a - 1` for an empty column (`-1` for an empty first column)
+        let (b, k) = t.next(&format!("{what}: last location of column {j}"))?;
+        let end = b
+            .parse::<i128>()
+            .ok()
+            .filter(|&b| b + 1 >= a as i128 && b < nnz as i128)
+            .ok_or_else(|| {
                 t.err_at(
                     k,
                     format!(
-                        "{what}: last location of column {j}: expected an integer, found '{}'",
-                        short(p1s)
+                        "{what}: last location of column {j}: expected an integer from {} to {}, \
+                         found '{}'",
+                        a as i128 - 1,
+                        nnz as i128 - 1,
+                        short(b)
                     ),
                 )
             })?;
-            let count = p1 + 1 - p0 as i64;
-            if p0 != next || count < 0 || p0 as i64 + count > nnz as i64 {
-                return Err(t.err_at(
-                    k,
-                    format!(
-                        "{what}: column {j} has locations {p0} to {p1}, expected to start at \
-                         {next} and stay within the {nnz} entries"
-                    ),
-                ));
-            }
-            for e in 0..count as usize {
-                let i = index(
-                    t,
-                    n,
-                    &format!("{what}: row of entry {} (column {j})", p0 + e),
-                )?;
-                t.word(":", &format!("{what}: column {j}"))?;
-                let v = t.f64(&format!("{what}: value of entry {} (column {j})", p0 + e))?;
-                trip.push((i, j, v));
-            }
-            next = p0 + count as usize;
+        let count = (end + 1 - a as i128) as usize;
+        for p in 0..count {
+            let i = t.index(
+                rows,
+                &format!("{what}: row index of entry {} (column {j})", a + p),
+            )?;
+            t.keyword(":", what)?;
+            trip.push((i, j, t.f64(&format!("{what}: value of entry {}", a + p))?));
         }
-        if next != nnz {
-            return Err(t.err_prev(format!(
-                "{what}: the columns hold {next} entries, the size line says nnz = {nnz}"
-            )));
-        }
+        at += count;
     }
-    CscMatrix::from_triplets(n, n, &trip).map_err(|e| e.in_file(t.path))
+    if at != nnz {
+        return Err(t.err_prev(format!(
+            "{what}: the columns hold {at} entries, the CSparse header says nnz = {nnz}"
+        )));
+    }
+    let m = CscMatrix::from_triplets(rows, cols, &trip).map_err(|e| e.in_file(t.path))?;
+    Ok((m, "sparse (CSparse CSC text)"))
 }
 
-/// Read the sparse-block part of an `n x n` NumericsMatrix (after storage type and sizes).
-fn read_sbm(t: &mut Tokens<'_>, n: usize, what: &str) -> Result<CscMatrix> {
+/// Read the sparse-block part of an `nrows x ncols` NumericsMatrix (after storage type and
+/// sizes).
+fn read_sbm(t: &mut Tokens<'_>, nrows: usize, ncols: usize, what: &str) -> Result<CscMatrix> {
     let nbblocks = t.usize(&format!("{what}: number of blocks"))?;
     let nbr = t.usize(&format!("{what}: number of block rows"))?;
     let nbc = t.usize(&format!("{what}: number of block columns"))?;
-    let rows = t.cumulative_sizes(nbr, n, &format!("{what}: cumulative block row sizes"))?;
-    let cols = t.cumulative_sizes(nbc, n, &format!("{what}: cumulative block column sizes"))?;
+    let rows = t.cumulative_sizes(nbr, nrows, &format!("{what}: cumulative block row sizes"))?;
+    let cols = t.cumulative_sizes(
+        nbc,
+        ncols,
+        &format!("{what}: cumulative block column sizes"),
+    )?;
     let filled1 = t.usize(&format!("{what}: filled1 (block rows + 1)"))?;
     if filled1 != nbr + 1 {
         return Err(t.err_prev(format!(
@@ -568,25 +640,30 @@ fn read_sbm(t: &mut Tokens<'_>, n: usize, what: &str) -> Result<CscMatrix> {
             }
         }
     }
-    CscMatrix::from_triplets(n, n, &trip).map_err(|e| e.in_file(t.path))
+    CscMatrix::from_triplets(nrows, ncols, &trip).map_err(|e| e.in_file(t.path))
 }
 
 /// One whitespace-separated token: its bytes and its 1-based line.
-struct Tok<'a> {
-    text: &'a [u8],
-    line: usize,
+pub(crate) struct Tok<'a> {
+    /// The token's bytes.
+    pub(crate) text: &'a [u8],
+    /// Its 1-based line.
+    pub(crate) line: usize,
 }
 
 /// Token cursor over a whole text; errors name the line and the 1-based token index.
-struct Tokens<'a> {
-    path: &'a Path,
-    toks: Vec<Tok<'a>>,
-    pos: usize,
+pub(crate) struct Tokens<'a> {
+    /// The file, for error messages.
+    pub(crate) path: &'a Path,
+    /// Every token of the text.
+    pub(crate) toks: Vec<Tok<'a>>,
+    /// Index of the next token to read.
+    pub(crate) pos: usize,
     last_line: usize,
 }
 
 impl<'a> Tokens<'a> {
-    fn new(path: &'a Path, bytes: &'a [u8]) -> Self {
+    pub(crate) fn new(path: &'a Path, bytes: &'a [u8]) -> Self {
         let mut toks = Vec::new();
         let mut line = 1;
         let mut start = None;
@@ -619,7 +696,7 @@ impl<'a> Tokens<'a> {
         }
     }
 
-    fn location(&self, k: usize) -> String {
+    pub(crate) fn location(&self, k: usize) -> String {
         match self.toks.get(k) {
             Some(tok) => format!("line {}, token {}", tok.line, k + 1),
             None => format!(
@@ -630,21 +707,21 @@ impl<'a> Tokens<'a> {
         }
     }
 
-    fn err_at(&self, k: usize, msg: impl Into<String>) -> crate::ProblemError {
+    pub(crate) fn err_at(&self, k: usize, msg: impl Into<String>) -> crate::ProblemError {
         perr(self.path, self.location(k), msg)
     }
 
     /// Error located at the token just read.
-    fn err_prev(&self, msg: impl Into<String>) -> crate::ProblemError {
+    pub(crate) fn err_prev(&self, msg: impl Into<String>) -> crate::ProblemError {
         self.err_at(self.pos.saturating_sub(1), msg)
     }
 
-    fn remaining(&self) -> usize {
+    pub(crate) fn remaining(&self) -> usize {
         self.toks.len() - self.pos
     }
 
     /// Fail early (before allocating) when fewer than `count` tokens are left.
-    fn need(&self, count: usize, what: &str) -> Result<()> {
+    pub(crate) fn need(&self, count: usize, what: &str) -> Result<()> {
         if self.remaining() < count {
             return Err(self.err_at(
                 self.toks.len(),
@@ -658,7 +735,7 @@ impl<'a> Tokens<'a> {
         Ok(())
     }
 
-    fn next(&mut self, what: &str) -> Result<(&'a str, usize)> {
+    pub(crate) fn next(&mut self, what: &str) -> Result<(&'a str, usize)> {
         let k = self.pos;
         let Some(tok) = self.toks.get(k) else {
             return Err(self.err_at(k, format!("unexpected end of file while reading {what}")));
@@ -669,54 +746,7 @@ impl<'a> Tokens<'a> {
         Ok((s, k))
     }
 
-    /// The next token must be `word` (CSparse's print-out keywords); `...` (a print-out cut
-    /// short by CSparse's brief mode) gets its own message.
-    fn word(&mut self, word: &str, what: &str) -> Result<()> {
-        let (s, k) = self.next(what)?;
-        if s == word {
-            return Ok(());
-        }
-        let hint = if s == "..." {
-            " (the print-out was cut short: CSparse's brief mode)"
-        } else {
-            ""
-        };
-        Err(self.err_at(
-            k,
-            format!("{what}: expected '{word}', found '{}'{hint}", short(s)),
-        ))
-    }
-
-    /// A non-negative integer with an optional trailing comma (`3822,`).
-    fn usize_trim(&mut self, what: &str) -> Result<usize> {
-        let (s, k) = self.next(what)?;
-        s.trim_end_matches(',').parse::<usize>().map_err(|_| {
-            self.err_at(
-                k,
-                format!(
-                    "{what}: expected a non-negative integer, found '{}'",
-                    short(s)
-                ),
-            )
-        })
-    }
-
-    /// CSparse's `M-by-N,` size token.
-    fn dims(&mut self, what: &str) -> Result<(usize, usize)> {
-        let (s, k) = self.next(what)?;
-        let parsed = s
-            .trim_end_matches(',')
-            .split_once("-by-")
-            .and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?)));
-        parsed.ok_or_else(|| {
-            self.err_at(
-                k,
-                format!("{what}: expected 'M-by-N,', found '{}'", short(s)),
-            )
-        })
-    }
-
-    fn usize(&mut self, what: &str) -> Result<usize> {
+    pub(crate) fn usize(&mut self, what: &str) -> Result<usize> {
         let (s, k) = self.next(what)?;
         s.parse::<usize>().map_err(|_| {
             self.err_at(
@@ -729,7 +759,7 @@ impl<'a> Tokens<'a> {
         })
     }
 
-    fn f64(&mut self, what: &str) -> Result<f64> {
+    pub(crate) fn f64(&mut self, what: &str) -> Result<f64> {
         let (s, k) = self.next(what)?;
         match s.parse::<f64>() {
             Ok(v) if v.is_finite() => Ok(v),
@@ -741,7 +771,7 @@ impl<'a> Tokens<'a> {
         }
     }
 
-    fn f64_vec(&mut self, count: usize, what: &str) -> Result<Vec<f64>> {
+    pub(crate) fn f64_vec(&mut self, count: usize, what: &str) -> Result<Vec<f64>> {
         self.need(count, what)?;
         let mut v = Vec::with_capacity(count);
         for i in 0..count {
@@ -750,8 +780,34 @@ impl<'a> Tokens<'a> {
         Ok(v)
     }
 
+    /// The literal token `word` (a keyword of a CSparse print); error otherwise.
+    pub(crate) fn keyword(&mut self, word: &str, what: &str) -> Result<()> {
+        let (s, k) = self.next(&format!("{what}: '{word}'"))?;
+        if s != word {
+            return Err(self.err_at(
+                k,
+                format!("{what}: expected '{word}', found '{}'", short(s)),
+            ));
+        }
+        Ok(())
+    }
+
+    /// An index `< bound`.
+    pub(crate) fn index(&mut self, bound: usize, what: &str) -> Result<usize> {
+        let i = self.usize(what)?;
+        if i >= bound {
+            return Err(self.err_prev(format!("{what}: {i} is out of range (must be < {bound})")));
+        }
+        Ok(i)
+    }
+
     /// `count` strictly increasing positive sizes ending at `total`.
-    fn cumulative_sizes(&mut self, count: usize, total: usize, what: &str) -> Result<Vec<usize>> {
+    pub(crate) fn cumulative_sizes(
+        &mut self,
+        count: usize,
+        total: usize,
+        what: &str,
+    ) -> Result<Vec<usize>> {
         self.need(count, what)?;
         let mut v: Vec<usize> = Vec::with_capacity(count);
         for i in 0..count {
@@ -772,7 +828,7 @@ impl<'a> Tokens<'a> {
 }
 
 /// At most 40 characters of a token, for error messages.
-fn short(s: &str) -> String {
+pub(crate) fn short(s: &str) -> String {
     if s.chars().count() > 40 {
         format!("{}...", s.chars().take(40).collect::<String>())
     } else {
@@ -845,8 +901,8 @@ mod tests {
         assert!(e.to_string().contains("only 3-D and 2-D"), "{e}");
         let e = read_fc3d(p(), b"3\n2\n0\n3\n3\n3 3\n1 2 3 4 5 6 7 8 9\n").unwrap_err();
         assert!(e.to_string().contains("header asks for 6 x 6"), "{e}");
-        let e = read_lcp(p(), b"1\n3\n1\n1\n").unwrap_err();
-        assert!(e.to_string().contains("storage type 3"), "{e}");
+        let e = read_lcp(p(), b"1\n5\n1\n1\n").unwrap_err();
+        assert!(e.to_string().contains("storage type 5"), "{e}");
         let e = read_lcp(
             p(),
             b"1000000000\n0\n1000000000\n1000000000\n1000000000 1000000000\n1\n",

@@ -1,6 +1,6 @@
 //! Reading the fclib global problem `/fclib_global/{M, H, vectors/{f, w, mu}, spacedim}`
 //! (`M v = H r + f`, `u = H^T v + w`); condensation to the local problem is in
-//! [`super::condense`].
+//! [`crate::io::condense`].
 
 use super::h5::H5;
 use super::Raw;

@@ -26,16 +26,16 @@
 //!
 //! Submodules: [`h5`] (HDF5 access: typed datasets, sparse matrices, size checks), [`local`]
 //! (the `/fclib_local` group), [`global`] (the `/fclib_global` group), [`condense`] (global to
-//! local Delassus matrix), [`write`] (an instance as an fclib local problem; also reachable as
-//! `io::fclib_write`).
+//! local Delassus matrix; [`crate::io::condense`], shared with the Siconos global reader),
+//! [`write`] (an instance as an fclib local problem; also reachable as `io::fclib_write`).
 
-pub mod condense;
 mod global;
 mod h5;
 mod local;
 pub mod write;
 
-pub use condense::condense;
+/// The condensation, shared with the Siconos global reader (now [`crate::io::condense`]).
+pub use crate::io::condense::{self, condense};
 
 use super::{perr, FrictionProblem, Notes};
 use crate::error::Result;

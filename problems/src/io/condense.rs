@@ -1,8 +1,12 @@
-//! Condensation of an fclib global problem to the local one: `W = H^T M^-1 H`,
-//! `q = H^T M^-1 f + w`. `M` is factored with faer's sparse Cholesky (`LL^T`, AMD ordering),
-//! falling back to sparse LU with partial pivoting when Cholesky fails or `M` is not symmetric;
-//! `M^-1 H` is formed block of columns by block of columns (dense right-hand sides, reused), and
-//! column `j` of `W` is `H^T y_j` with exact zeros dropped.
+//! Condensation of a global friction problem to the local one: `W = H^T M^-1 H`,
+//! `q = H^T M^-1 f + w` (fclib's `M v = H r + f`, `u = H^T v + w`; Siconos' global `.dat`,
+//! `M v = q + H r`, `u = H^T v + b`, is the same with `f = q`, `w = b`). Used by the fclib
+//! reader ([`super::fclib`]) and the Siconos global reader ([`super::siconos_global`]).
+//!
+//! `M` is factored with faer's sparse Cholesky (`LL^T`, AMD ordering), falling back to sparse
+//! LU with partial pivoting when Cholesky fails or `M` is not symmetric; `M^-1 H` is formed
+//! block of columns by block of columns (dense right-hand sides, reused), and column `j` of `W`
+//! is `H^T y_j` with exact zeros dropped.
 
 use crate::error::{ProblemError, Result};
 use crate::io::Notes;
