@@ -52,6 +52,30 @@ Requirements: Debian's `python3-siconos` (apt-get install python3-siconos python
 python3-h5py); it installs into the system interpreter, so run with /usr/bin/python3.
 
     /usr/bin/python3 scripts/peer_siconos.py --tol 1e-8 --max-iter 100000 --out peer.csv FILES...
+
+LCP mode (`--lcp`): general LCPs w = M z + q >= 0, z >= 0, z^T w = 0, read from Siconos LCP
+`.dat` files (by Siconos itself, linearComplementarity_newFromFilename) or cpbench bundles of
+class lcp (N.mtx = M as stored, r.mtx = q), and Murty's exponential examples with `--murty A-B`
+(M = L_n lower triangular, 1 on the diagonal, 2 below; q = -e; the definition of
+problems/src/generators/murty.rs; `--fathi A-B` for L_n L_n^T). Each instance is solved by
+linearComplementarity_driver with the Siconos solvers chosen by `--solvers` (default all four):
+
+    siconos-lemke       SICONOS_LCP_LEMKE (lcp_lexicolemke; iterations = pivots after the
+                        first, z0-entering one: cpbench's `lemke` counts that one too)
+    siconos-newton-fb   SICONOS_LCP_NEWTON_FB_FBLSA
+    siconos-enum        SICONOS_LCP_ENUM (first solution found; skipped for n > 20)
+    siconos-psor        SICONOS_LCP_PSOR
+
+Rows: instance = the file stem (cpbench's LCP name) or `murty-n<n>` / `fathi-n<n>`, class lcp,
+`iterations` = iparam[ITER_DONE]; `fc3d_error` = the LCP error recomputed here,
+||z - max(0, z - w)|| / ||q|| with w = M z + q (cpbench's fc3d_error column on an LCP); the
+counters add Siconos' own reported error (dparam[RESIDU]), the value of Siconos'
+lcp_compute_error on the returned z (which must equal fc3d_error: the script stops if they differ
+by more than 1e-12 relative) and info. `--write-murty DIR` writes the Murty (and Fathi)
+instances as Siconos LCP `.dat` files, dense, for `cpbench run --instances DIR`.
+
+    /usr/bin/python3 scripts/peer_siconos.py --lcp --tol 1e-12 --out peer_lcp.csv DIR_OF_DAT
+    /usr/bin/python3 scripts/peer_siconos.py --lcp --murty 2-12 --solvers siconos-lemke
 """
 import argparse
 import csv
@@ -338,9 +362,181 @@ def run_one(prob, sn, tol, max_iter, fc2d_solver="nsgs"):
     return row, err, sic_err
 
 
+# --- LCP mode -------------------------------------------------------------------------------
+
+LCP_SOLVERS = {
+    "siconos-lemke": "SICONOS_LCP_LEMKE",
+    "siconos-newton-fb": "SICONOS_LCP_NEWTON_FB_FBLSA",
+    "siconos-enum": "SICONOS_LCP_ENUM",
+    "siconos-psor": "SICONOS_LCP_PSOR",
+}
+
+
+# ENUM visits 2^n bases: like cpbench's `enum`, larger problems are not run
+ENUM_MAX_N = 20
+
+
+class LcpProblem:
+    """w = M z + q (M dense numpy, as stored), with a Siconos LCP object."""
+
+    def __init__(self, name, m, q, sn, siconos=None):
+        self.name, self.m, self.q = name, np.asarray(m, float), np.asarray(q, float).ravel()
+        self.siconos = siconos if siconos is not None else sn.LCP(self.m, self.q)
+
+
+def read_lcp(path, sn):
+    if path.is_dir():
+        meta = json.loads((path / "instance.json").read_text())
+        if meta.get("class") != "lcp":
+            raise ValueError(f"{path}: class {meta.get('class')}, the LCP mode needs class lcp")
+        m = scipy.io.mmread(str(path / "N.mtx"))
+        m = m.toarray() if sp.issparse(m) else np.asarray(m)
+        q = np.asarray(scipy.io.mmread(str(path / "r.mtx"))).ravel()
+        return LcpProblem(meta["name"], m, q, sn)
+    lcp = sn.LCP(np.eye(1), np.zeros(1))
+    if sn.linearComplementarity_newFromFilename(lcp, str(path)) != 1 and lcp.size == 1:
+        raise ValueError(f"{path}: Siconos could not read it as an LCP")
+    n, m = lcp.size, lcp.M
+    if isinstance(m, np.ndarray):
+        return LcpProblem(path.stem, m, np.array(lcp.q), sn, siconos=lcp)
+    # a sparse-block file: Siconos' LCP drivers for that storage run only NSGS, so the solvers
+    # get the same matrix dense (read entry by entry from Siconos' own block matrix)
+    m = np.array([[sn.SBM_get_value(m, i, j) for j in range(n)] for i in range(n)])
+    return LcpProblem(path.stem, m, np.array(lcp.q), sn)
+
+
+def murty_matrix(n, fathi=False):
+    """L_n: 1 on the diagonal, 2 below (problems/src/generators/murty.rs); L_n L_n^T for Fathi."""
+    low = np.eye(n) + 2.0 * np.tril(np.ones((n, n)), -1)
+    return low @ low.T if fathi else low
+
+
+def parse_range(text):
+    a, _, b = text.partition("-")
+    return range(int(a), int(b or a) + 1)
+
+
+def write_lcp_dat(path, m, q):
+    """A Siconos LCP .dat file: n, a dense NumericsMatrix (values column by column), q."""
+    n = q.size
+    lines = [str(n), "0", str(n), str(n), f"{n}\t{n}"]
+    lines += [" ".join(repr(float(v)) for v in m[:, j]) for j in range(n)]
+    lines.append(" ".join(repr(float(v)) for v in q))
+    path.write_text("\n".join(lines) + "\n")
+
+
+def lcp_error(m, q, z):
+    """||z - max(0, z - w)|| / ||q||, w = M z + q (Siconos 4.4 lcp_compute_error)."""
+    w = m @ z + q
+    nq = np.linalg.norm(q)
+    e = np.linalg.norm(z - np.maximum(0.0, z - w))
+    return e / nq if nq > np.finfo(float).eps else e
+
+
+def lcp_residuals(m, q, z):
+    """cpbench's residuals (problems/src/residual.rs) of z on K = R^n_+, g = M z + q."""
+    g = m @ z + q
+    nat = z - np.maximum(0.0, z - g)
+    abs2, absinf = np.linalg.norm(nat), np.abs(nat).max(initial=0.0)
+    rn = np.linalg.norm(q)
+    rel = rn if rn > 0 else 1.0
+    n = z.size
+    eps = 1.0 / (n * n)
+    res4 = np.linalg.norm((z - np.maximum(0.0, z - eps * g)) / eps)
+    pg = np.where(z > 0, g, np.minimum(g, 0.0))
+    return {
+        "nat_map_abs_2": abs2, "nat_map_abs_inf": absinf, "nat_map_rel_2": abs2 / rel,
+        "nat_map_rel_inf": absinf / rel, "nat_map_rel_max1_2": abs2 / max(1.0, rn),
+        "proj_grad_2": np.linalg.norm(pg), "proj_grad_rel": np.linalg.norm(pg) / rel,
+        "res4": res4, "primal_feas": np.linalg.norm(np.minimum(z, 0.0)),
+        "dual_feas": np.linalg.norm(np.minimum(g, 0.0)), "complementarity": abs(z @ g),
+        "complementarity_max": np.abs(z * g).max(initial=0.0),
+        "objective": 0.5 * z @ (m @ z) + q @ z,
+    }
+
+
+def run_lcp(prob, solver, sn, tol, max_iter):
+    n = prob.q.size
+    so = sn.SolverOptions(getattr(sn, LCP_SOLVERS[solver]))
+    so.iparam[sn.SICONOS_IPARAM_MAX_ITER] = max_iter
+    so.dparam[sn.SICONOS_DPARAM_TOL] = tol
+    z, w = np.zeros(n), np.zeros(n)
+    t0 = time.perf_counter()
+    info = sn.linearComplementarity_driver(prob.siconos, z, w, so)
+    elapsed = time.perf_counter() - t0
+    iters = int(so.iparam[sn.SICONOS_IPARAM_ITER_DONE])
+    sic_err = float(so.dparam[sn.SICONOS_DPARAM_RESIDU])
+    err = lcp_error(prob.m, prob.q, z)
+    check = float(sn.lcp_compute_error(prob.siconos, z.copy(), np.zeros(n), tol))
+    if abs(check - err) > 1e-12 * max(1.0, err):
+        raise RuntimeError(f"{prob.name}: lcp_compute_error {check:e} != recomputed {err:e}")
+    res = lcp_residuals(prob.m, prob.q, z)
+    settings = {"solver": LCP_SOLVERS[solver], "siconos": getattr(sn, "__version__", "4.4"),
+                "tol": tol, "max_iter": max_iter}
+    shash = hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:16]
+    fro = np.linalg.norm(prob.m)
+    asym = np.linalg.norm(prob.m - prob.m.T) / fro if fro > 0 else 0.0
+    row = {
+        "instance": prob.name, "class": "lcp", "n": n, "nnz": int(np.count_nonzero(prob.m)),
+        "solver": solver, "settings_hash": shash,
+        "status": "converged" if info == 0 else "max_iterations",
+        "success": "yes" if err <= tol else "no", "iterations": iters, "matvecs": 0,
+        "time_s": f"{elapsed:.6e}",
+        **{k: f"{v:e}" for k, v in res.items()},
+        "fc3d_error": f"{err:e}",
+        "instance_hash": "", "best_iteration": iters, "check_residual": "fc3d_error",
+        "tol": f"{tol:e}", "profile": "default", "jobs": 1,
+        "message": "" if info == 0 else f"siconos info={info}",
+        "counters": f"lcp_error={err:.3e};siconos_error={sic_err:.3e};"
+                    f"siconos_lcp_compute_error={check:.3e};info={info};asymmetry={asym:.3e}",
+    }
+    return row, err, sic_err, info
+
+
+def main_lcp(a, sn):
+    probs = []
+    failed = 0
+    for path in expand(a.paths):
+        try:
+            probs.append(read_lcp(path, sn))
+        except (ValueError, OSError, KeyError, RuntimeError) as e:
+            print(f"skipped {path}: {e}", file=sys.stderr)
+            failed += 1
+    for flag, fathi in ((a.murty, False), (a.fathi, True)):
+        for n in parse_range(flag) if flag else []:
+            m = murty_matrix(n, fathi)
+            name = f"{'fathi' if fathi else 'murty'}-n{n}"
+            probs.append(LcpProblem(name, m, -np.ones(n), sn))
+            if a.write_murty:
+                a.write_murty.mkdir(parents=True, exist_ok=True)
+                write_lcp_dat(a.write_murty / f"{name}.dat", m, -np.ones(n))
+    rows = []
+    for prob in probs:
+        for solver in a.solvers.split(","):
+            if solver not in LCP_SOLVERS:
+                raise SystemExit(f"unknown LCP solver {solver} (known: {', '.join(LCP_SOLVERS)})")
+            if solver == "siconos-enum" and prob.q.size > ENUM_MAX_N:
+                print(f"{prob.name:32s} {solver:18s} skipped: n = {prob.q.size} > {ENUM_MAX_N} "
+                      f"(2^n bases)", file=sys.stderr)
+                continue
+            row, err, sic_err, info = run_lcp(prob, solver, sn, a.tol, a.max_iter)
+            rows.append(row)
+            print(f"{prob.name:32s} {solver:18s} n {prob.q.size:4d}  info {info}  iterations "
+                  f"{row['iterations']:7d}  siconos error {sic_err:9.3e}  lcp error {err:9.3e}  "
+                  f"time {1e3 * float(row['time_s']):9.3f} ms", file=sys.stderr)
+    return rows, failed
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("paths", nargs="+", help="bundles, .dat, .hdf5 files or folders of them")
+    ap.add_argument("paths", nargs="*", help="bundles, .dat, .hdf5 files or folders of them")
+    ap.add_argument("--lcp", action="store_true", help="LCP mode (Siconos LCP .dat, lcp bundles)")
+    ap.add_argument("--solvers", default=",".join(LCP_SOLVERS),
+                    help="LCP mode: comma-separated Siconos solvers (default: all four)")
+    ap.add_argument("--murty", help="LCP mode: add Murty's examples of orders A-B (e.g. 2-12)")
+    ap.add_argument("--fathi", help="LCP mode: add Fathi's examples L_n L_n^T of orders A-B")
+    ap.add_argument("--write-murty", type=Path,
+                    help="LCP mode: write the --murty/--fathi instances as Siconos .dat files here")
     ap.add_argument("--tol", type=float, default=1e-8, help="Siconos tolerance (default 1e-8)")
     ap.add_argument("--max-iter", type=int, default=100000, help="iteration cap (default 1e5)")
     ap.add_argument("--out", type=Path, help="CSV file to write (default: stdout only)")
@@ -348,6 +544,13 @@ def main(argv):
                     help="Siconos fc2d solvers for 2-D problems (nsgs, lemke, enum)")
     a = ap.parse_args(argv)
     import siconos.numerics as sn
+    if a.lcp:
+        rows, failed = main_lcp(a, sn)
+        w = csv.DictWriter(open(a.out, "w", newline="") if a.out else sys.stdout, HEADER,
+                           lineterminator="\n")
+        w.writeheader()
+        w.writerows(rows)
+        return 1 if failed and not rows else 0
     rows = []
     failed = 0
     for path in expand(a.paths):

@@ -84,7 +84,10 @@ impl ContactSolver for RegistrySolver {
             .run(self.solver.as_mut(), inst, warm, &mut [])
             .map_err(|e| e.to_string())?;
         match res.status {
-            Status::NumericalError | Status::Unsupported | Status::Diverged => Err(format!(
+            Status::NumericalError
+            | Status::Unsupported
+            | Status::Diverged
+            | Status::RayTermination => Err(format!(
                 "{} on {}: {}{}",
                 res.solver,
                 inst.name(),

@@ -39,7 +39,7 @@ pub fn format_table(rows: &[SummaryRow]) -> String {
         );
         if matches!(
             r.status.as_str(),
-            "unsupported" | "numerical_error" | "load_error"
+            "unsupported" | "numerical_error" | "load_error" | "ray_termination"
         ) && !r.message.is_empty()
         {
             let reason: String = r.message.chars().take(160).collect();

@@ -176,8 +176,10 @@ fn fixtures_match_reference_solutions() {
     let n = check_against_reference(&fixtures());
     // 10 frictional fixtures x (ccp, lcp_normal) + 7 LCPs (lcp_CPS_2, lcp_Pang_isolated_sol
     // and lcp_tobenna non-symmetric, checked by Siconos' LCP error): the 33 `ok` QP/LCP rows
-    // of reference.csv minus the 6 of the 3 files not carried
-    assert_eq!(n, 27, "number of reference rows checked");
+    // of reference.csv minus the 6 of the 3 files not carried, plus the 6 solvable LCP files
+    // added with the lemke solver (lcp_CPS_4, lcp_CPS_4bis, lcp_CPS_5, lcp_deudeu_block,
+    // lcp_inf_sol_perturbed, lcp_trivial_block)
+    assert_eq!(n, 33, "number of reference rows checked");
 }
 
 #[test]
@@ -648,8 +650,8 @@ fn every_fixture_file_loads_in_every_class() {
             }
         }
     }
-    // (5 fclib + 5 siconos-fc3d files) x (ccp, lcp, coulomb) + 8 LCP files
-    assert_eq!(count, 38);
+    // (5 fclib + 5 siconos-fc3d files) x (ccp, lcp, coulomb) + 15 LCP files
+    assert_eq!(count, 45);
 }
 
 #[test]

@@ -30,14 +30,24 @@ fn every_dat_fixture_is_classified() {
             }
         }
     }
-    for f in [
-        "fc2d/gfc2d_granularflowonwall_00000_00117.dat",
-        "fc2d/gfc2d_granularflowonwall_00069_00350.dat",
-    ] {
-        assert_eq!(detect_format(&fixture(f)).unwrap(), Format::SiconosGlobal);
+    // fc2d/: the local 2-D files are read as friction problems, the gfc2d_* ones as global
+    for e in std::fs::read_dir(fixtures().join("fc2d")).unwrap() {
+        let p = e.unwrap().path();
+        let global = p
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with("gfc2d_");
+        let want = if global {
+            Format::SiconosGlobal
+        } else {
+            Format::SiconosFc3d
+        };
+        assert_eq!(detect_format(&p).unwrap(), want, "{}", p.display());
         seen += 1;
     }
-    assert_eq!(seen, 6 + 5 + 8 + 2);
+    assert!(fixture("fc2d/gfc2d_granularflowonwall_00069_00350.dat").exists());
+    assert_eq!(seen, 6 + 5 + 15 + 5);
 }
 
 /// Row-major 3 x 3 `W` and `q` of the six one-contact GFC3D files (Siconos' data, numpy).

@@ -15,6 +15,8 @@
 //! | `clarabel` | external reference: Clarabel's conic interior point, one-shot | Goulart & Chen 2024 |
 //! | `nsgs` | non-smooth Gauss-Seidel for the true Coulomb problem | Acary & Brogliato 2008; De Saxce & Feng 1991 |
 //! | `nsn-ac` | semismooth Newton on the Alart-Curnier function (Coulomb; dense) | Alart & Curnier 1991 |
+//! | `lemke` | Lemke's complementary pivoting, lexicographic ratio test (general LCP) | Cottle, Pang & Stone 1992 |
+//! | `enum` | enumeration of the `2^n` complementary bases (general LCP, `n <= 20`) | Murty 1988; Siconos ENUM |
 //! | `desaxce-<ccp solver>` | De Saxce's fixed point on `s = mu ||u_T||` around a CCP solver (Coulomb) | De Saxce & Feng 1991; Acary et al. 2011 |
 //!
 //! The authoritative list (with classes, cost models and settings ranges) is the registry's
@@ -35,10 +37,12 @@ pub mod apgd;
 pub mod clarabel;
 pub mod desaxce;
 pub mod embed;
+pub mod enumerative;
 pub mod executor;
 pub mod ipm;
 pub mod jacobi;
 pub mod kernels;
+pub mod lemke;
 pub mod mpgp;
 pub mod mprgp;
 pub mod nsgs;

@@ -14,8 +14,10 @@
 use crate::apgd::{Apgd, ApgdSettings};
 use crate::clarabel::{Clarabel, ClarabelSettings};
 use crate::desaxce::{DeSaxce, DeSaxceSettings};
+use crate::enumerative::{EnumSettings, Enumerative};
 use crate::ipm::{Ipm, IpmSettings};
 use crate::jacobi::{Jacobi, JacobiSettings};
+use crate::lemke::{Lemke, LemkeSettings};
 use crate::mpgp::{Mpgp, MpgpSettings};
 use crate::mprgp::{Expansion, Mprgp, MprgpSettings};
 use crate::nsgs::{Nsgs, NsgsSettings};
@@ -226,6 +228,12 @@ pub const SOLVERS: &[SolverEntry] = &[
     entry!("nsn-ac", NsnAcSettings => NsnAc::new, &[Coulomb], Factorising, false,
         "semismooth Newton on the Alart-Curnier function (Coulomb; dense)",
         "Alart & Curnier 1991"),
+    entry!("lemke", LemkeSettings => Lemke::new, &[Lcp], Factorising, false,
+        "Lemke's complementary pivoting, lexicographic ratio test (general LCP)",
+        "Cottle, Pang & Stone 1992, sec. 4.4, 4.9"),
+    entry!("enum", EnumSettings => Enumerative::new, &[Lcp], Factorising, false,
+        "enumeration of the 2^n complementary bases (general LCP, n <= 20)",
+        "Murty 1988; Siconos LCP ENUM"),
     entry!(desaxce "desaxce-apgd",
         "De Saxce's fixed point on s = mu ||u_T|| around APGD (Coulomb)",
         "De Saxce & Feng 1991; Acary et al. 2011"),

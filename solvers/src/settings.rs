@@ -86,7 +86,8 @@ impl FieldDoc {
     /// Length (bytes) above which [`FieldDoc::meaning`] cuts a first sentence at a clause.
     pub const MEANING_MAX: usize = 100;
 
-    /// The JSON type of the field: `number`, `integer`, `bool`, `string`, `object`, the Rust
+    /// The JSON type of the field: `number`, `integer`, `bool`, `string`, `object`, `array of
+    /// numbers`, the Rust
     /// name of an enum (whose values [`enum_values`] lists), with ` or null` for an `Option`.
     pub fn json_type(&self) -> String {
         fn base(t: &str) -> String {
@@ -96,6 +97,7 @@ impl FieldDoc {
                 "bool" => "bool".into(),
                 "String" => "string".into(),
                 "serde_json::Value" => "object".into(),
+                "Vec<f64>" => "array of numbers".into(),
                 other => other.rsplit("::").next().unwrap_or(other).to_string(),
             }
         }

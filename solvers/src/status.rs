@@ -25,6 +25,10 @@ pub enum Status {
     /// solve (a factorisation predicted to exceed the memory budget; the message gives the
     /// predicted bytes and the budget).
     Unsupported,
+    /// Lemke's method ended on a secondary ray: no blocking variable for the entering one
+    /// (Cottle, Pang & Stone 1992, sec. 4.4). No solution was found; for a copositive-plus `M`
+    /// this proves the LCP infeasible. Not a numerical failure.
+    RayTermination,
 }
 
 impl Status {
@@ -38,6 +42,7 @@ impl Status {
             Status::Diverged => "diverged",
             Status::NumericalError => "numerical_error",
             Status::Unsupported => "unsupported",
+            Status::RayTermination => "ray_termination",
         }
     }
 
@@ -52,6 +57,9 @@ impl Status {
             Status::NumericalError => "numerical failure (NaN/inf or breakdown)",
             Status::Unsupported => {
                 "problem class not supported by this solver, or over its memory budget"
+            }
+            Status::RayTermination => {
+                "Lemke ended on a secondary ray: no solution found (not a numerical failure)"
             }
         }
     }

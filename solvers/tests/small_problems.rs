@@ -135,8 +135,13 @@ fn random_instances_all_solvers_agree() {
             _ => ConstraintSet::coulomb((0..n / 3).map(|c| 0.1 + 0.1 * (c % 5) as f64).collect()),
         };
         let inst = dense(n, &vals, r, k);
+        // enum enumerates 2^n bases and refuses n = 30
         let objs: Vec<(String, f64)> = solvers_for(inst.class())
             .iter()
+            .filter(|name| {
+                let b = build(name, None).unwrap();
+                cpbench_solvers::kernels::refusal(b.solver.as_ref(), &inst).is_none()
+            })
             .map(|name| {
                 let res = solve(name, &inst, 1e-9);
                 assert_eq!(

@@ -2,3 +2,4 @@
 //! stepper is the `cpbench-granular` crate.)
 
 pub mod boxqp;
+pub mod murty;
