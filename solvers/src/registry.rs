@@ -18,9 +18,11 @@ use crate::ipm::{Ipm, IpmSettings};
 use crate::jacobi::{Jacobi, JacobiSettings};
 use crate::mpgp::{Mpgp, MpgpSettings};
 use crate::mprgp::{Expansion, Mprgp, MprgpSettings};
+use crate::newton_fb::{NewtonFb, NewtonFbSettings};
 use crate::nsgs::{Nsgs, NsgsSettings};
 use crate::nsn::{NsnAc, NsnAcSettings};
 use crate::pgs::{Pgs, PgsSettings};
+use crate::psor::{Psor, PsorSettings};
 use crate::settings::{enum_values, parse, FieldDoc, SolverSettings};
 use crate::solver::Solver;
 use crate::spgqp::{SpgQp, SpgQpSettings};
@@ -226,6 +228,12 @@ pub const SOLVERS: &[SolverEntry] = &[
     entry!("nsn-ac", NsnAcSettings => NsnAc::new, &[Coulomb], Factorising, false,
         "semismooth Newton on the Alart-Curnier function (Coulomb; dense)",
         "Alart & Curnier 1991"),
+    entry!("newton-fb", NewtonFbSettings => NewtonFb::new, &[Lcp], Factorising, false,
+        "semismooth Newton on the Fischer-Burmeister function (general LCP; sparse LU)",
+        "De Luca, Facchinei & Kanzow 1996"),
+    entry!("psor", PsorSettings => Psor::new, &[Lcp], FirstOrder, false,
+        "projected SOR for the general LCP (positive diagonal of M)",
+        "Cryer 1971; Cottle, Pang & Stone 1992"),
     entry!(desaxce "desaxce-apgd",
         "De Saxce's fixed point on s = mu ||u_T|| around APGD (Coulomb)",
         "De Saxce & Feng 1991; Acary et al. 2011"),

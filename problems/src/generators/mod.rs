@@ -1,4 +1,6 @@
-//! Instance generators: classic box-QP / LCP test problems. (cpbench's granular-dynamics time
+//! Instance generators: classic box-QP test problems ([`boxqp`]) and seeded random general
+//! LCPs with known solutions ([`lcp`]). (cpbench's granular-dynamics time
 //! stepper is the `cpbench-granular` crate.)
 
 pub mod boxqp;
+pub mod lcp;
