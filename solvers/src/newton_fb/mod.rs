@@ -22,7 +22,7 @@
 //! 2. Armijo backtracking: the first `t = 2^-k` with
 //!    `Psi(z + t d) <= Psi(z) + sigma t grad Psi^T d` (at most `max_backtracks` halvings; a
 //!    failed Newton line search retries once along `-grad Psi`; when that fails too, the
-//!    solve ends as `Stalled`, and so it does after `max_gradient_run` consecutive gradient
+//!    solve ends as `Stalled`, and so it does when `Psi` has not halved in `stall_iterations`
 //!    iterations, the sign of a stationary point of `Psi` that is no solution).
 //!
 //! Iterates are not kept in `z >= 0` (the equation is unconstrained); the executor measures
@@ -57,7 +57,7 @@ use faer::{Conj, Mat, MatMut, Par};
 use serde::{Deserialize, Serialize};
 
 /// Settings of [`NewtonFb`]. Defaults: DFK's `sigma = 1e-4`, `rho = 1e-8`, `p = 2.1`; at most
-/// 40 halvings; dense LU up to `n = 64`.
+/// 40 halvings; dense LU up to `n = 200`; stalled after 100 iterations without halving `Psi`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct NewtonFbSettings {
@@ -71,10 +71,10 @@ pub struct NewtonFbSettings {
     pub max_backtracks: u32,
     /// Largest `n` factorised by the dense LU; larger instances use the sparse LU.
     pub dense_max_n: usize,
-    /// Consecutive steepest-descent iterations after which the solve ends as `stalled` (the
-    /// iterates approach a stationary point of `Psi` that is no solution, where the gradient
-    /// steps make no useful progress), `>= 1`.
-    pub max_gradient_run: u32,
+    /// Iterations without halving `Psi` after which the solve ends as `stalled` (the iterates
+    /// approach a stationary point of `Psi` that is no solution; Newton's local convergence
+    /// halves `Psi` every iteration), `>= 1`.
+    pub stall_iterations: u32,
 }
 
 impl Default for NewtonFbSettings {
@@ -84,8 +84,8 @@ impl Default for NewtonFbSettings {
             rho: 1e-8,
             p: 2.1,
             max_backtracks: 40,
-            dense_max_n: 64,
-            max_gradient_run: 50,
+            dense_max_n: 200,
+            stall_iterations: 100,
         }
     }
 }
@@ -98,7 +98,7 @@ impl SolverSettings for NewtonFbSettings {
             .positive("rho", self.rho)
             .greater("p", self.p, 2.0)
             .at_least("max_backtracks", self.max_backtracks.into(), 1)
-            .at_least("max_gradient_run", self.max_gradient_run.into(), 1);
+            .at_least("stall_iterations", self.stall_iterations.into(), 1);
     }
 }
 
@@ -228,8 +228,9 @@ pub struct NewtonFb {
     last_psi: f64,
     last_t: f64,
     last_newton: bool,
-    /// Consecutive steepest-descent iterations so far.
-    gradient_run: u32,
+    /// `Psi` at the start of the current progress window and the iterations since.
+    window_psi: f64,
+    window_len: u32,
     /// Why the solve stalled, for [`Solver::message`].
     stall_reason: Option<&'static str>,
 }
@@ -258,7 +259,8 @@ impl NewtonFb {
             last_psi: f64::NAN,
             last_t: f64::NAN,
             last_newton: false,
-            gradient_run: 0,
+            window_psi: f64::INFINITY,
+            window_len: 0,
             stall_reason: None,
         })
     }
@@ -443,7 +445,8 @@ impl Solver for NewtonFb {
         self.line_search_steps = 0;
         self.gradient_steps = 0;
         self.factorisations = 0;
-        self.gradient_run = 0;
+        self.window_psi = f64::INFINITY;
+        self.window_len = 0;
         self.stall_reason = None;
         Ok(())
     }
@@ -487,18 +490,19 @@ impl Solver for NewtonFb {
             self.stall_reason = Some("no decrease of Psi along the Newton or gradient direction");
             return Ok(StepOutcome::Stalled);
         };
-        if self.last_newton {
-            self.gradient_run = 0;
+        if psi <= 0.5 * self.window_psi {
+            self.window_psi = psi;
+            self.window_len = 0;
         } else {
-            self.gradient_run += 1;
+            self.window_len += 1;
         }
         self.last_t = t;
         state.grad.copy_from_slice(&self.w);
         state.grad_fresh = true;
-        if self.gradient_run >= self.settings.max_gradient_run {
+        if self.window_len >= self.settings.stall_iterations {
             self.stall_reason = Some(
-                "max_gradient_run consecutive steepest-descent steps: near a stationary point \
-                 of Psi that is no solution",
+                "Psi not halved in stall_iterations iterations: near a stationary point of Psi \
+                 that is no solution",
             );
             return Ok(StepOutcome::Stalled);
         }
