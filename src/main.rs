@@ -42,7 +42,8 @@ enum Command {
     /// List the solvers (or one): classes, cost model, each setting's type, default, range and
     /// meaning.
     Solvers(cmd::solvers::SolversArgs),
-    /// Simulate a granular scene (fill, pile, pyramid, tube) and export its contact problems.
+    /// Simulate a granular scene (fill, pile, pyramid, tube) and export its contact problems,
+    /// or (`--lcp`) export a seeded random general LCP.
     Generate(cmd::generate::GenerateArgs),
     /// Print class, sizes, nnz, symmetry error, mu range and norms of an instance file.
     Info {

@@ -237,11 +237,60 @@ impl Suite {
         }
     }
 
-    /// A built-in suite by name (`default`, `permon`), or `None`.
+    /// The built-in `lcp` suite: general LCPs. The three seeded random families of
+    /// [`cpbench_problems::generators::lcp`] (`p-matrix`, `psd`, `nonmonotone`) at
+    /// `n = 10` (dense), `100` (density 0.1) and `1000` (density 0.01), seed 1: 9 instances,
+    /// each with a known solution. Default solvers: `newton-fb`, `psor` (which refuses the
+    /// `nonmonotone` matrices: they have negative diagonal entries).
+    pub fn lcp_suite() -> Suite {
+        use cpbench_problems::generators::lcp::{random_lcp, LcpFamily};
+        macro_rules! random {
+            ($fname:ident, $family:ident, $n:literal, $density:literal) => {
+                fn $fname() -> cpbench_problems::Result<Instance> {
+                    Ok(random_lcp(LcpFamily::$family, $n, $density, 1)?.instance)
+                }
+            };
+        }
+        random!(p10, PMatrix, 10, 1.0);
+        random!(p100, PMatrix, 100, 0.1);
+        random!(p1000, PMatrix, 1000, 0.01);
+        random!(s10, Psd, 10, 1.0);
+        random!(s100, Psd, 100, 0.1);
+        random!(s1000, Psd, 1000, 0.01);
+        random!(m10, Nonmonotone, 10, 1.0);
+        random!(m100, Nonmonotone, 100, 0.1);
+        random!(m1000, Nonmonotone, 1000, 0.01);
+        let builders: [(&'static str, BuildFn); 9] = [
+            ("random-lcp-p-matrix-n10-d1-s1", p10),
+            ("random-lcp-p-matrix-n100-d0.1-s1", p100),
+            ("random-lcp-p-matrix-n1000-d0.01-s1", p1000),
+            ("random-lcp-psd-n10-d1-s1", s10),
+            ("random-lcp-psd-n100-d0.1-s1", s100),
+            ("random-lcp-psd-n1000-d0.01-s1", s1000),
+            ("random-lcp-nonmonotone-n10-d1-s1", m10),
+            ("random-lcp-nonmonotone-n100-d0.1-s1", m100),
+            ("random-lcp-nonmonotone-n1000-d0.01-s1", m1000),
+        ];
+        let entries = builders
+            .into_iter()
+            .map(|(name, build)| SuiteEntry {
+                source: InstanceSource::Builder { name, build },
+                class: ClassChoice::default(),
+                symmetrize: false,
+            })
+            .collect();
+        Suite {
+            default_solvers: Some(vec!["newton-fb".into(), "psor".into()]),
+            ..Suite::new("lcp", entries)
+        }
+    }
+
+    /// A built-in suite by name (`default`, `permon`, `lcp`), or `None`.
     pub fn builtin(name: &str) -> Option<Suite> {
         match name {
             "default" => Some(Self::default_suite()),
             "permon" => Some(Self::permon_suite()),
+            "lcp" => Some(Self::lcp_suite()),
             _ => None,
         }
     }

@@ -11,7 +11,6 @@
 
 use cpbench_problems::io::siconos_global::{read_global, read_siconos_global};
 use cpbench_problems::io::{detect_format, load, ClassChoice, Format, LoadOptions};
-use cpbench_problems::ProblemError;
 use cpbench_test_support::{fixture, fixtures};
 
 #[test]

@@ -14,6 +14,8 @@
 //! | `mpgp` | MPGP (separable convex sets: cones, boxes) | Dostal & Kozubek 2012 |
 //! | `clarabel` | external reference: Clarabel's conic interior point, one-shot | Goulart & Chen 2024 |
 //! | `nsgs` | non-smooth Gauss-Seidel for the true Coulomb problem | Acary & Brogliato 2008; De Saxce & Feng 1991 |
+//! | `newton-fb` | semismooth Newton on the Fischer-Burmeister function (general LCP) | De Luca, Facchinei & Kanzow 1996 |
+//! | `psor` | projected SOR for the general LCP (positive diagonal) | Cryer 1971; Cottle, Pang & Stone 1992 |
 //! | `nsn-ac` | semismooth Newton on the Alart-Curnier function (Coulomb; dense) | Alart & Curnier 1991 |
 //! | `lemke` | Lemke's complementary pivoting, lexicographic ratio test (general LCP) | Cottle, Pang & Stone 1992 |
 //! | `enum` | enumeration of the `2^n` complementary bases (general LCP, `n <= 20`) | Murty 1988; Siconos ENUM |
@@ -45,11 +47,13 @@ pub mod kernels;
 pub mod lemke;
 pub mod mpgp;
 pub mod mprgp;
+pub mod newton_fb;
 pub mod nsgs;
 pub mod nsn;
 pub mod observer;
 pub mod pgs;
 pub mod problem;
+pub mod psor;
 pub mod registry;
 pub mod result;
 pub mod settings;

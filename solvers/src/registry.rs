@@ -20,9 +20,11 @@ use crate::jacobi::{Jacobi, JacobiSettings};
 use crate::lemke::{Lemke, LemkeSettings};
 use crate::mpgp::{Mpgp, MpgpSettings};
 use crate::mprgp::{Expansion, Mprgp, MprgpSettings};
+use crate::newton_fb::{NewtonFb, NewtonFbSettings};
 use crate::nsgs::{Nsgs, NsgsSettings};
 use crate::nsn::{NsnAc, NsnAcSettings};
 use crate::pgs::{Pgs, PgsSettings};
+use crate::psor::{Psor, PsorSettings};
 use crate::settings::{enum_values, parse, FieldDoc, SolverSettings};
 use crate::solver::Solver;
 use crate::spgqp::{SpgQp, SpgQpSettings};
@@ -234,6 +236,12 @@ pub const SOLVERS: &[SolverEntry] = &[
     entry!("enum", EnumSettings => Enumerative::new, &[Lcp], Factorising, false,
         "enumeration of the 2^n complementary bases (general LCP, n <= 20)",
         "Murty 1988; Siconos LCP ENUM"),
+    entry!("newton-fb", NewtonFbSettings => NewtonFb::new, &[Lcp], Factorising, false,
+        "semismooth Newton on the Fischer-Burmeister function (general LCP; sparse LU)",
+        "De Luca, Facchinei & Kanzow 1996"),
+    entry!("psor", PsorSettings => Psor::new, &[Lcp], FirstOrder, false,
+        "projected SOR for the general LCP (positive diagonal of M)",
+        "Cryer 1971; Cottle, Pang & Stone 1992"),
     entry!(desaxce "desaxce-apgd",
         "De Saxce's fixed point on s = mu ||u_T|| around APGD (Coulomb)",
         "De Saxce & Feng 1991; Acary et al. 2011"),

@@ -18,11 +18,22 @@ use std::path::PathBuf;
 pub struct GenerateArgs {
     /// Scene: fill (Melanz 2017 TEST_FILL, size n -> n x 10 x n spheres), pile (size spheres),
     /// pyramid (size layers), tube (size spheres).
-    #[arg(long)]
-    pub scene: String,
+    #[arg(long, required_unless_present = "lcp")]
+    pub scene: Option<String>,
     /// Scene size (see --scene).
-    #[arg(long)]
-    pub size: usize,
+    #[arg(long, required_unless_present = "lcp")]
+    pub size: Option<usize>,
+    /// Instead of a scene, export one seeded random general LCP with a known solution:
+    /// `p-matrix`, `psd` or `nonmonotone` (docs/formulation.md), of --n unknowns, off-diagonal
+    /// --density, --seed; written as --format bundle (default) or npz into --out.
+    #[arg(long, conflicts_with_all = ["scene", "size"], value_parser = ["p-matrix", "psd", "nonmonotone"])]
+    pub lcp: Option<String>,
+    /// Unknowns of the --lcp instance.
+    #[arg(long, default_value_t = 100, requires = "lcp")]
+    pub n: usize,
+    /// Off-diagonal density of the --lcp instance, in (0, 1].
+    #[arg(long, default_value_t = 0.1, requires = "lcp")]
+    pub density: f64,
     /// Time steps to simulate.
     #[arg(long, default_value_t = 300, allow_negative_numbers = true)]
     pub steps: i64,
@@ -49,7 +60,7 @@ pub struct GenerateArgs {
     /// Iteration budget of each solve.
     #[arg(long, default_value_t = 20_000, allow_negative_numbers = true)]
     pub max_iter: i64,
-    /// Scene seed.
+    /// Scene seed (or the seed of the --lcp instance).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Output folder.
@@ -93,8 +104,44 @@ pub struct GenerateArgs {
     pub print_every: i64,
 }
 
+/// `generate --lcp`: write one random general LCP (bundle or `.npz`) into `--out` and print
+/// its path. Errors: bad parameters ([`cpbench_problems::ProblemError::InvalidParameter`]),
+/// `--format fclib`, write failures.
+fn generate_lcp(a: &GenerateArgs, family: &str) -> Result<(), AnyError> {
+    use cpbench_problems::generators::lcp::{random_lcp, LcpFamily};
+    let family = LcpFamily::parse(family).ok_or_else(|| format!("unknown --lcp '{family}'"))?;
+    let g = random_lcp(family, a.n, a.density, a.seed)?;
+    let name = g.instance.name().to_string();
+    let path = match (a.format.as_deref(), a.fclib) {
+        (Some("npz"), false) => {
+            let p = a.out.join(format!("{name}.npz"));
+            std::fs::create_dir_all(&a.out)?;
+            cpbench_problems::io::npz::write_npz(&g.instance, &p)?;
+            p
+        }
+        (Some("bundle") | None, false) => {
+            let p = a.out.join(&name);
+            cpbench_problems::io::bundle::write_bundle(&g.instance, &p)?;
+            p
+        }
+        _ => {
+            return Err(
+                "--lcp writes --format bundle or npz (fclib holds friction problems)".into(),
+            )
+        }
+    };
+    println!("{}", path.display());
+    Ok(())
+}
+
 /// Run the simulation and print a per-phase timing summary.
 pub fn generate(a: GenerateArgs) -> Result<(), AnyError> {
+    if let Some(family) = &a.lcp {
+        return generate_lcp(&a, family);
+    }
+    let (Some(scene), Some(size)) = (&a.scene, a.size) else {
+        return Err("give --scene and --size (or --lcp)".into());
+    };
     let steps = args::at_least_one("--steps", a.steps, "time steps to simulate")?;
     let export_every = args::non_negative("--export-every", a.export_every, "0 exports none")?;
     let max_iter = args::at_least_one("--max-iter", a.max_iter, "iteration budget per solve")?;
@@ -119,8 +166,8 @@ pub fn generate(a: GenerateArgs) -> Result<(), AnyError> {
         None => None,
     };
     let spec = SceneSpec {
-        kind: SceneKind::parse(&a.scene)?,
-        size: a.size,
+        kind: SceneKind::parse(scene)?,
+        size,
         seed: a.seed,
         frictionless: a.frictionless,
     };

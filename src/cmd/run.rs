@@ -15,7 +15,7 @@ use std::path::PathBuf;
 /// Arguments of `cpbench run`.
 #[derive(Args)]
 pub struct RunArgs {
-    /// Built-in suite name (`default`, `permon`, `scale`) or a suite JSON file. `scale`:
+    /// Built-in suite name (`default`, `permon`, `lcp`, `scale`) or a suite JSON file. `scale`:
     /// pyramid CCPs of about 1e3, 1e4, 1e5 and 1e6 contacts generated into a cache
     /// (`--cache`), each run alone on the whole machine at 100 iterations (see
     /// `--scale-contacts`, `--scale-max-contacts`).
