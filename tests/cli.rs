@@ -338,3 +338,92 @@ fn residual_default_is_per_class_and_an_explicit_one_is_honoured() {
     assert_eq!(num(&h, &r, "iterations"), 200.0);
     assert!((num(&h, &r, "nat_map_rel_2") - 0.2352).abs() < 1e-3);
 }
+
+/// The robotics formulations on the command line: `--class blcp` and `--class lcp-pyramid:k`
+/// read a frictional file; malformed values are refused with the defect named (exit code 2);
+/// `--formulations A,B` compares two formulations, and names the missing general-LCP solver
+/// for the pyramid.
+#[test]
+fn robotics_classes_and_formulation_gap() {
+    let fx = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/siconos-fc3d/NESpheres_10_1.dat");
+    for (bad, needle) in [
+        ("lcp-pyramid:0", "k = 0 facet directions"),
+        ("lcp-pyramid:x", "must be an integer, found 'x'"),
+        ("cone", "unknown class 'cone'"),
+    ] {
+        let o = cpbench()
+            .args(["info", "--class", bad])
+            .arg(&fx)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{bad}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(needle) && err.contains(bad), "{err}");
+    }
+    let o = succeed(cpbench().args(["info", "--class", "blcp"]).arg(&fx));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("name            NESpheres_10_1__blcp")
+            && text.contains("class           blcp")
+            && text.contains("n               27"),
+        "{text}"
+    );
+    let o = succeed(
+        cpbench()
+            .args(["info", "--class", "lcp-pyramid:8"])
+            .arg(&fx),
+    );
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("name            NESpheres_10_1__lcp-pyramid-8")
+            && text.contains("class           lcp")
+            && text.contains("n               90")
+            && text.contains("symmetric       no")
+            && text.contains("(coulomb, lcp-pyramid:8)"),
+        "{text}"
+    );
+    let o = succeed(
+        cpbench()
+            .args(["info", "--formulations", "ccp,blcp"])
+            .arg(&fx),
+    );
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("ccp (apgd)      converged")
+            && text.contains("blcp (pgs)      converged")
+            && text.contains("gap u_n")
+            && text.contains("||u_n,ccp - u_n,blcp||"),
+        "{text}"
+    );
+    let o = cpbench()
+        .args(["info", "--formulations", "coulomb,lcp-pyramid:8"])
+        .arg(&fx)
+        .output()
+        .unwrap();
+    let (out, err) = (
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr),
+    );
+    if o.status.success() {
+        // a build with the general-LCP solvers (lemke) solves the pyramid
+        assert!(
+            out.contains("lcp-pyramid:8 (lemke)") && out.contains("gap u_n"),
+            "{out}"
+        );
+    } else {
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains("formulation lcp-pyramid:8")
+                && err.contains("'lemke'")
+                && err.contains("--gap-solvers"),
+            "{err}"
+        );
+    }
+    let o = cpbench()
+        .args(["info", "--formulations", "ccp"])
+        .arg(&fx)
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&o.stderr).contains("two comma-separated values"));
+}

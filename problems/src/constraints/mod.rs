@@ -6,7 +6,8 @@
 //!
 //! Layout: this module holds the [`ConstraintSet`] type, its dispatch and [`ProblemClass`]; one
 //! module per set family holds the per-class logic: [`nonneg`] (`gamma >= 0`), [`boxes`]
-//! (`lo <= gamma <= hi`), [`cones`] (Coulomb cones and their projections). Code elsewhere asks
+//! (`lo <= gamma <= hi`), [`cones`] (Coulomb cones and their projections), [`friction_box`]
+//! (the friction boxes of the boxed LCP, bounds moving with the normal). Code elsewhere asks
 //! the set (block size, projection, projected gradient, friction coefficients, summary for
 //! `cpbench info`, the data hashed into the content hash) instead of matching on its variants;
 //! matching stays where the code is genuinely per class (Clarabel's and the IPM's conic forms,
@@ -32,6 +33,7 @@
 
 pub mod boxes;
 pub mod cones;
+pub mod friction_box;
 pub mod nonneg;
 
 pub use cones::{
@@ -59,6 +61,13 @@ pub enum ConstraintSet {
         /// Friction coefficient of each contact (length `n / 3`), `mu >= 0`.
         mu: Vec<f64>,
     },
+    /// Friction boxes with moving bounds, one per contact, 3 unknowns per contact (normal
+    /// first): `gamma_n >= 0`, `|gamma_t,i| <= mu gamma_n` (the boxed LCP of ODE-style engines,
+    /// [`ProblemClass::Blcp`]; see [`friction_box`]).
+    FrictionBox {
+        /// Friction coefficient of each contact (length `n / 3`), `mu >= 0`.
+        mu: Vec<f64>,
+    },
 }
 
 /// The problem class implied by a constraint set.
@@ -75,32 +84,41 @@ pub enum ProblemClass {
     /// cones: find `r in K_mu` with `u + mu ||u_T|| e_n in K^*` orthogonal to `r`, `u = W r + q`
     /// (docs/formulation.md section 2). Not a QP: the QP solvers do not support it.
     Coulomb,
+    /// The boxed LCP of ODE-style engines on friction boxes ([`ConstraintSet::FrictionBox`]):
+    /// `0 <= gamma_n ⊥ u_n >= 0` and, per tangent, `gamma_t,i` in `[-mu gamma_n, mu gamma_n]`
+    /// with `u_t,i = 0` strictly inside, `u_t,i >= 0` at the lower and `<= 0` at the upper
+    /// bound, `u = W gamma + q` (docs/formulation.md, "Robotics formulations"). The bounds move
+    /// with `gamma_n`: not a QP, the QP solvers do not support it.
+    Blcp,
 }
 
 impl ProblemClass {
     /// Every class, in the order of the enum.
-    pub const ALL: [ProblemClass; 4] = [
+    pub const ALL: [ProblemClass; 5] = [
         ProblemClass::Lcp,
         ProblemClass::BoxQp,
         ProblemClass::Ccp,
         ProblemClass::Coulomb,
+        ProblemClass::Blcp,
     ];
 
     /// Short lower-case name used in CSV files and on the command line (`lcp`, `box`, `ccp`,
-    /// `coulomb`).
+    /// `coulomb`, `blcp`).
     pub fn as_str(self) -> &'static str {
         match self {
             ProblemClass::Lcp => "lcp",
             ProblemClass::BoxQp => "box",
             ProblemClass::Ccp => "ccp",
             ProblemClass::Coulomb => "coulomb",
+            ProblemClass::Blcp => "blcp",
         }
     }
 
     /// Whether the class is a convex QP `min 1/2 gamma^T N gamma + r^T gamma, gamma in K` (LCP,
-    /// box QP, CCP): the classes the QP solvers handle. False for [`ProblemClass::Coulomb`].
+    /// box QP, CCP): the classes the QP solvers handle. False for [`ProblemClass::Coulomb`] and
+    /// [`ProblemClass::Blcp`].
     pub fn is_qp(self) -> bool {
-        !matches!(self, ProblemClass::Coulomb)
+        !matches!(self, ProblemClass::Coulomb | ProblemClass::Blcp)
     }
 }
 
@@ -114,11 +132,13 @@ impl ConstraintSet {
     /// The QP class this set defines: [`ProblemClass::Lcp`], [`ProblemClass::BoxQp`], or
     /// [`ProblemClass::Ccp`] for cones. This is not the class of an instance: an instance on
     /// cones may instead be the Coulomb problem ([`crate::Instance::class`] is the one answer).
+    /// Friction boxes define [`ProblemClass::Blcp`], the one class here that is not a QP.
     pub fn qp_class(&self) -> ProblemClass {
         match self {
             ConstraintSet::NonNegative => ProblemClass::Lcp,
             ConstraintSet::Box { .. } => ProblemClass::BoxQp,
             ConstraintSet::CoulombCones { .. } => ProblemClass::Ccp,
+            ConstraintSet::FrictionBox { .. } => ProblemClass::Blcp,
         }
     }
 
@@ -130,13 +150,14 @@ impl ConstraintSet {
             ConstraintSet::NonNegative => Ok(()),
             ConstraintSet::Box { lo, hi } => boxes::validate(lo, hi, n),
             ConstraintSet::CoulombCones { mu } => cones::validate(mu, n),
+            ConstraintSet::FrictionBox { mu } => friction_box::validate(mu, n),
         }
     }
 
-    /// Size of a block: 3 for cones, 1 otherwise.
+    /// Size of a block: 3 for cones and friction boxes, 1 otherwise.
     pub fn block_size(&self) -> usize {
         match self {
-            ConstraintSet::CoulombCones { .. } => 3,
+            ConstraintSet::CoulombCones { .. } | ConstraintSet::FrictionBox { .. } => 3,
             _ => 1,
         }
     }
@@ -148,24 +169,29 @@ impl ConstraintSet {
             ConstraintSet::NonNegative => nonneg::project(x),
             ConstraintSet::Box { lo, hi } => boxes::project(lo, hi, x),
             ConstraintSet::CoulombCones { mu } => cones::project(mu, x),
+            ConstraintSet::FrictionBox { mu } => friction_box::project(mu, x),
         }
     }
 
     /// Project block `b` (a component for LCP/box, a contact triple for cones) in place.
-    /// `x` is that block's slice (length [`ConstraintSet::block_size`]).
+    /// `x` is that block's slice (length [`ConstraintSet::block_size`]). Friction boxes:
+    /// ODE's clamp ([`friction_box::clamp_friction_box`]), the normal first, then the tangents
+    /// within the bounds of the new normal.
     #[inline]
     pub fn project_block(&self, b: usize, x: &mut [f64]) {
         match self {
             ConstraintSet::NonNegative => nonneg::project_block(x),
             ConstraintSet::Box { lo, hi } => x[0] = x[0].clamp(lo[b], hi[b]),
             ConstraintSet::CoulombCones { mu } => project_coulomb_cone(x, mu[b]),
+            ConstraintSet::FrictionBox { mu } => friction_box::clamp_friction_box(x, mu[b]),
         }
     }
 
     /// Projected gradient `g^P = -P_{T_K(x)}(-g)` of block `b` into `out` (all slices of the
     /// block's length, `x` feasible; `T_K(x)` the tangent cone at `x`): box `g` where free,
     /// `min(g, 0)` at a lower, `max(g, 0)` at an upper bound, `0` for a fixed component; cone:
-    /// see [`cone_projected_gradient`]. Shared by the residual module and MPRGP / MPGP
+    /// see [`cone_projected_gradient`]; friction box: the bounds held at `x_n`
+    /// ([`friction_box`]). Shared by the residual module and MPRGP / MPGP
     /// (Dostal & Schoberl 2005, eq. (2.2); Dostal & Kozubek 2012, section 2).
     #[inline]
     pub fn projected_gradient_block(&self, b: usize, x: &[f64], g: &[f64], out: &mut [f64]) {
@@ -177,33 +203,37 @@ impl ConstraintSet {
             ConstraintSet::CoulombCones { mu } => {
                 out[..3].copy_from_slice(&cone_projected_gradient(x, g, mu[b]));
             }
+            ConstraintSet::FrictionBox { mu } => {
+                out[..3].copy_from_slice(&friction_box::projected_gradient(x, g, mu[b]));
+            }
         }
     }
 
-    /// The friction coefficient of each contact (length `n / 3`) for cones; `None` for sets
-    /// without friction.
+    /// The friction coefficient of each contact (length `n / 3`) for cones and friction
+    /// boxes; `None` for sets without friction.
     pub fn friction(&self) -> Option<&[f64]> {
         match self {
-            ConstraintSet::CoulombCones { mu } => Some(mu),
+            ConstraintSet::CoulombCones { mu } | ConstraintSet::FrictionBox { mu } => Some(mu),
             _ => None,
         }
     }
 
     /// The set's data vectors, in the order the content hash ([`crate::Instance::hash`]) reads
-    /// them: `(lo, hi)` for boxes, `(mu, [])` for cones, `([], [])` for `gamma >= 0`.
+    /// them: `(lo, hi)` for boxes, `(mu, [])` for cones and friction boxes (the class, hashed
+    /// first, tells them apart), `([], [])` for `gamma >= 0`.
     pub fn parameters(&self) -> (&[f64], &[f64]) {
         match self {
             ConstraintSet::NonNegative => (&[], &[]),
             ConstraintSet::Box { lo, hi } => (lo, hi),
-            ConstraintSet::CoulombCones { mu } => (mu, &[]),
+            ConstraintSet::CoulombCones { mu } | ConstraintSet::FrictionBox { mu } => (mu, &[]),
         }
     }
 
-    /// Lines describing the set's data for `cpbench info`, as `(label, value)`: for cones
-    /// `("mu range", "[min, max]")`; nothing for the other sets.
+    /// Lines describing the set's data for `cpbench info`, as `(label, value)`: for cones and
+    /// friction boxes `("mu range", "[min, max]")`; nothing for the other sets.
     pub fn summary(&self) -> Vec<(&'static str, String)> {
         match self {
-            ConstraintSet::CoulombCones { mu } => {
+            ConstraintSet::CoulombCones { mu } | ConstraintSet::FrictionBox { mu } => {
                 let (lo, hi) = mu
                     .iter()
                     .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &m| {

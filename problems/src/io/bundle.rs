@@ -263,7 +263,9 @@ pub(crate) fn header_json(instance: &Instance, matrix_storage: &str) -> Vec<u8> 
 fn header(instance: &Instance, matrix_storage: &str) -> InstanceJson {
     let (mu, lo, hi) = match instance.constraints() {
         ConstraintSet::NonNegative => (None, None, None),
-        ConstraintSet::CoulombCones { mu } => (Some(mu.clone()), None, None),
+        ConstraintSet::CoulombCones { mu } | ConstraintSet::FrictionBox { mu } => {
+            (Some(mu.clone()), None, None)
+        }
         ConstraintSet::Box { lo, hi } => (
             None,
             Some(lo.iter().map(|&v| bound_to_json(v)).collect()),
@@ -595,7 +597,7 @@ pub(crate) fn assemble(
     };
     let constraints = match meta.class.as_str() {
         "lcp" => ConstraintSet::NonNegative,
-        "ccp" | "coulomb" => {
+        "ccp" | "coulomb" | "blcp" => {
             let mu = meta.mu.as_ref().ok_or_else(|| {
                 missing(
                     "mu",
@@ -613,8 +615,11 @@ pub(crate) fn assemble(
                     ),
                 ));
             }
-            ConstraintSet::CoulombCones {
-                mu: expand(&jpath, "mu", mu, n / 3, "one per contact, n / 3", f64::NAN)?,
+            let mu = expand(&jpath, "mu", mu, n / 3, "one per contact, n / 3", f64::NAN)?;
+            if meta.class == "blcp" {
+                ConstraintSet::FrictionBox { mu }
+            } else {
+                ConstraintSet::CoulombCones { mu }
             }
         }
         "box" => {
@@ -633,7 +638,7 @@ pub(crate) fn assemble(
             return Err(perr(
                 &jpath,
                 "class",
-                format!("unknown class '{c}' (expected lcp, box, ccp or coulomb)"),
+                format!("unknown class '{c}' (expected lcp, box, ccp, coulomb or blcp)"),
             ))
         }
     };
@@ -659,6 +664,9 @@ pub(crate) fn assemble(
         }
         ("coulomb", ConstraintSet::CoulombCones { mu }, Operand::Matrix(n_mat)) => {
             Instance::new_coulomb(name, n_mat, r, mu, provenance, validation)
+        }
+        ("blcp", ConstraintSet::FrictionBox { mu }, Operand::Matrix(n_mat)) => {
+            Instance::new_blcp(name, n_mat, r, mu, provenance, validation)
         }
         (_, constraints, Operand::Matrix(n_mat)) => {
             Instance::new(name, n_mat, r, constraints, provenance, validation)
