@@ -380,7 +380,9 @@ fn robotics_classes_and_formulation_gap() {
             && text.contains("class           lcp")
             && text.contains("n               90")
             && text.contains("symmetric       no")
-            && text.contains("(coulomb, lcp-pyramid:8)"),
+            && text.contains("symmetry error  ")
+            && !text.contains("before symmetrisation")
+            && text.contains("(siconos-fc3d, lcp-pyramid:8)"),
         "{text}"
     );
     let o = succeed(

@@ -102,8 +102,9 @@ impl FrictionPyramid {
     /// `mu`, `W` as stored): `M`, `q_lcp` of the module docs, a general LCP
     /// ([`Instance::new`] keeps the non-symmetric `M`). Name: the source's stem (suffix
     /// `__ccp`, `__coulomb` or `__blcp` removed) plus `__lcp-pyramid-{k}`; provenance:
-    /// derivation `lcp-pyramid:{k}`, parameters `pyramid_k`, `contacts`, `source_class` (and
-    /// `asymmetry` of `M`). Forms `W` in CSC form if stored otherwise; `G^T W G` is built from
+    /// derivation `lcp-pyramid:{k}`, parameters `pyramid_k`, `contacts`, `source_class`,
+    /// `asymmetry` of `M`, and `w_symmetrized_from` when the source's `W` was symmetrised
+    /// (`symmetrized_from` itself is cleared: `M` was not). Forms `W` in CSC form if stored otherwise; `G^T W G` is built from
     /// `W`'s entries (each `3 x 3` entry of a block feeds at most `k^2` entries).
     /// Errors: [`ProblemError::WrongClass`] for an instance without friction.
     pub fn lcp(&self, inst: &Instance) -> Result<Instance> {
@@ -181,6 +182,11 @@ impl FrictionPyramid {
         let mut prov = inst.provenance().clone();
         prov.derivation = format!("lcp-pyramid:{k}");
         prov.parameters.remove("asymmetry");
+        // M was not symmetrised (its asymmetry is recorded anew); W's rounding is W's
+        if let Some(a) = prov.symmetrized_from.take() {
+            prov.parameters
+                .insert("w_symmetrized_from".into(), format!("{a:.3e}"));
+        }
         prov.parameters.insert("pyramid_k".into(), k.to_string());
         prov.parameters.insert("contacts".into(), nc.to_string());
         prov.parameters

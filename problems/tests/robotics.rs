@@ -217,6 +217,7 @@ fn every_frictional_fixture_reads_as_pyramid_and_blcp() {
         assert!(!pyr.is_symmetric());
         assert_eq!(pyr.name(), format!("{stem}__lcp-pyramid-4"));
         assert_eq!(pyr.provenance().derivation, "lcp-pyramid:4");
+        assert!(pyr.provenance().symmetrized_from.is_none());
         assert_eq!(pyr.provenance().parameters["contacts"], nc.to_string());
         assert_eq!(pyr.provenance().parameters["source_class"], "coulomb");
         // q_lcp: the normal entries are q_n, the lambda entries 0

@@ -309,6 +309,14 @@ mod tests {
         assert_eq!(out, [0.0]);
         b.projected_gradient_block(0, &[0.5], &[2.0], &mut out);
         assert_eq!(out, [2.0]);
+        let fb = ConstraintSet::FrictionBox { mu: vec![0.5] };
+        assert_eq!((fb.qp_class(), fb.block_size()), (ProblemClass::Blcp, 3));
+        assert!(!ProblemClass::Blcp.is_qp() && ProblemClass::Blcp.as_str() == "blcp");
+        assert_eq!(fb.friction(), Some(&[0.5][..]));
+        let mut x = [1.0, 0.8, -0.2];
+        fb.project(&mut x);
+        assert_eq!(x, [1.0, 0.5, -0.2]);
+        assert!(fb.validate(4).is_err() && fb.validate(3).is_ok());
         let l = ConstraintSet::NonNegative;
         assert_eq!(l.qp_class(), ProblemClass::Lcp);
         let mut y = [-1.0, 2.0];

@@ -890,7 +890,10 @@ mod tests {
         hand_bundle(&d, r#"{"class": "qp"}"#);
         let (loc, msg) = err(&d);
         assert_eq!(loc.as_deref(), Some("class"));
-        assert!(msg.contains("expected lcp, box, ccp or coulomb"), "{msg}");
+        assert!(
+            msg.contains("expected lcp, box, ccp, coulomb or blcp"),
+            "{msg}"
+        );
         // N and r of different sizes: named in N.mtx
         hand_bundle(&d, r#"{"class": "ccp", "mu": 0.5}"#);
         std::fs::write(
