@@ -4,7 +4,7 @@
 //! cpbench run [--suite default|FILE] [--instances PATH...] [--solvers NAME,...]
 //!             [--tol 1e-6] [--max-iter N] [--time-limit S] [--settings FILE] [--out DIR]
 //! cpbench solvers [--json]       (every solver: classes, cost model, settings and ranges)
-//! cpbench info PATH [--class lcp|ccp|coulomb] [--coulomb-gap]
+//! cpbench info PATH [--class lcp|ccp|coulomb|blcp|lcp-pyramid[:k]] [--coulomb-gap [A,B]]
 //! cpbench convert IN OUT        (OUT ending in .hdf5/.h5: fclib local problem; .npz: NumPy arrays; else a bundle)
 //! ```
 #![warn(missing_docs)]
@@ -52,9 +52,20 @@ enum Command {
         #[command(flatten)]
         read: ReadArgs,
         /// Also solve the CCP relaxation (APGD) and the Coulomb problem (NSGS) to 1e-10 and
-        /// print how far apart their solutions are (r and normal velocities).
+        /// print how far apart their solutions are (r and normal velocities); the same as
+        /// `--formulations ccp,coulomb`.
         #[arg(long)]
         coulomb_gap: bool,
+        /// Compare two formulations of the file's frictional problem: solve both to 1e-10
+        /// (ccp: apgd, coulomb: nsgs, blcp: pgs, lcp: pgs, lcp-pyramid[:k]: lemke), map the
+        /// solutions to contact impulses and print the gaps of the impulses and of the normal
+        /// velocities, e.g. `--formulations coulomb,blcp`.
+        #[arg(long, value_name = "A,B", value_delimiter = ',')]
+        formulations: Option<Vec<ClassChoice>>,
+        /// The solvers of the two formulations of `--formulations` (registry names), instead
+        /// of the defaults above.
+        #[arg(long, value_name = "S1,S2", value_delimiter = ',')]
+        gap_solvers: Option<Vec<String>>,
     },
     /// Convert an instance file into a native bundle (N.mtx, r.mtx, instance.json), or, when
     /// the output ends in .hdf5 or .h5, into an fclib local problem (Coulomb-cone instances
@@ -67,17 +78,6 @@ enum Command {
         #[command(flatten)]
         read: ReadArgs,
     },
-}
-
-/// `--class` values.
-#[derive(Clone, Copy, ValueEnum)]
-pub enum ClassArg {
-    /// The frictionless normal block as an LCP.
-    Lcp,
-    /// The Coulomb cones as they are (CCP relaxation).
-    Ccp,
-    /// The true Coulomb friction problem (non-associated law; W kept as read).
-    Coulomb,
 }
 
 /// `--operator` values: the storage behind `N`-products.
@@ -97,9 +97,13 @@ pub enum OperatorArg {
 /// How instance files are read (shared by several subcommands).
 #[derive(Args)]
 pub struct ReadArgs {
-    /// How a frictional file is read.
-    #[arg(long, value_enum, default_value = "ccp")]
-    pub class: ClassArg,
+    /// How a frictional file is read: ccp (the cones as they are, CCP relaxation), lcp (the
+    /// frictionless normal block), coulomb (the true Coulomb problem, W kept as read), blcp
+    /// (the boxed LCP of ODE-style engines, |gamma_t,i| <= mu gamma_n), lcp-pyramid[:k] (the
+    /// Stewart-Trinkle / Anitescu-Potra LCP of the friction pyramid with k facet directions,
+    /// k >= 3, default 4).
+    #[arg(long, default_value = "ccp", value_name = "CLASS")]
+    pub class: ClassChoice,
     /// Replace a non-symmetric N by (N + N^T)/2 (recorded in the provenance).
     #[arg(long)]
     pub symmetrize: bool,
@@ -127,11 +131,7 @@ impl ReadArgs {
     /// The load options these arguments select.
     pub fn options(&self) -> LoadOptions {
         LoadOptions {
-            class: match self.class {
-                ClassArg::Lcp => ClassChoice::Lcp,
-                ClassArg::Ccp => ClassChoice::Ccp,
-                ClassArg::Coulomb => ClassChoice::Coulomb,
-            },
+            class: self.class,
             validation: ValidationOptions {
                 symmetrize: self.symmetrize,
                 ..Default::default()
@@ -200,10 +200,27 @@ fn other_commands(command: Command) -> Result<(), AnyError> {
             path,
             read,
             coulomb_gap,
+            formulations,
+            gap_solvers,
         } => {
+            let two = |what: &str, n: usize| -> AnyError {
+                format!("{what} takes two comma-separated values (A,B), found {n}").into()
+            };
+            let pair = match formulations {
+                Some(f) => Some(
+                    <[ClassChoice; 2]>::try_from(f).map_err(|f| two("--formulations", f.len()))?,
+                ),
+                None if coulomb_gap || gap_solvers.is_some() => {
+                    Some([ClassChoice::Ccp, ClassChoice::Coulomb])
+                }
+                None => None,
+            };
+            let solvers = gap_solvers
+                .map(|s| <[String; 2]>::try_from(s).map_err(|s| two("--gap-solvers", s.len())))
+                .transpose()?;
             cmd::info::info(&path, &read)?;
-            if coulomb_gap {
-                cmd::info::coulomb_gap(&path, &read)?;
+            if let Some(pair) = pair {
+                cmd::info::formulation_gap(&path, &read, pair, solvers)?;
             }
             Ok(())
         }

@@ -357,3 +357,84 @@ fn info_describes_a_global_file() {
         assert!(text.contains(needle), "{needle}\n{text}");
     }
 }
+
+/// The robotics formulations on the command line: `--class blcp` and `--class lcp-pyramid:k`
+/// read a frictional file; malformed values are refused with the defect named (exit code 2);
+/// `--formulations A,B` compares two formulations (the pyramid solved by lemke).
+#[test]
+fn robotics_classes_and_formulation_gap() {
+    let fx = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/siconos-fc3d/NESpheres_10_1.dat");
+    for (bad, needle) in [
+        ("lcp-pyramid:0", "k = 0 facet directions"),
+        ("lcp-pyramid:x", "must be an integer, found 'x'"),
+        ("cone", "unknown class 'cone'"),
+    ] {
+        let o = cpbench()
+            .args(["info", "--class", bad])
+            .arg(&fx)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{bad}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(needle) && err.contains(bad), "{err}");
+    }
+    let o = succeed(cpbench().args(["info", "--class", "blcp"]).arg(&fx));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("name            NESpheres_10_1__blcp")
+            && text.contains("class           blcp")
+            && text.contains("n               27"),
+        "{text}"
+    );
+    let o = succeed(
+        cpbench()
+            .args(["info", "--class", "lcp-pyramid:8"])
+            .arg(&fx),
+    );
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("name            NESpheres_10_1__lcp-pyramid-8")
+            && text.contains("class           lcp")
+            && text.contains("n               90")
+            && text.contains("symmetric       no")
+            && text.contains("symmetry error  ")
+            && !text.contains("before symmetrisation")
+            && text.contains("(siconos-fc3d, lcp-pyramid:8)"),
+        "{text}"
+    );
+    let o = succeed(
+        cpbench()
+            .args(["info", "--formulations", "ccp,blcp"])
+            .arg(&fx),
+    );
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("ccp (apgd)      converged")
+            && text.contains("blcp (pgs)      converged")
+            && text.contains("gap u_n")
+            && text.contains("||u_n,ccp - u_n,blcp||"),
+        "{text}"
+    );
+    let o = cpbench()
+        .args(["info", "--formulations", "coulomb,lcp-pyramid:8"])
+        .arg(&fx)
+        .output()
+        .unwrap();
+    let (out, err) = (
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr),
+    );
+    // lemke solves the pyramid LCP (non-symmetric, 90 unknowns)
+    assert!(o.status.success(), "{err}");
+    assert!(
+        out.contains("lcp-pyramid:8 (lemke) converged") && out.contains("gap u_n"),
+        "{out}"
+    );
+    let o = cpbench()
+        .args(["info", "--formulations", "ccp"])
+        .arg(&fx)
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&o.stderr).contains("two comma-separated values"));
+}

@@ -360,7 +360,8 @@ pub fn generate(
 
 /// The instance of the state saved in `snapshot` (JSON of a [`Snapshot`]): the CCP, or for
 /// [`ClassChoice::Lcp`] the frictionless LCP (which equals the CCP's normal block), for
-/// [`ClassChoice::Coulomb`] the Coulomb problem on the CCP's data. `origin`
+/// [`ClassChoice::Coulomb`] the Coulomb problem on the CCP's data (and the BLCP and pyramid LCP
+/// of [`ClassChoice::derive_from`] likewise). `origin`
 /// names the snapshot in errors. Errors: [`HarnessError::Suite`] for a malformed snapshot or
 /// a state without contacts.
 pub fn instance_from_snapshot(
@@ -380,8 +381,9 @@ pub fn instance_from_snapshot(
     let inst = inst
         .cloned()
         .ok_or_else(|| err("the saved state has no contacts".into()))?;
-    if class == ClassChoice::Coulomb {
-        return inst.into_coulomb().map_err(|e| err(e.to_string()));
+    match class {
+        // the frictionless LCP is the restored state's own instance
+        ClassChoice::Ccp | ClassChoice::Lcp => Ok(inst),
+        other => other.derive_from(inst).map_err(|e| err(e.to_string())),
     }
-    Ok(inst)
 }

@@ -182,6 +182,14 @@ pub enum ProblemError {
         /// Why not.
         reason: String,
     },
+    /// A `--class` value (or a suite file's `class`) that names no way of reading a file.
+    #[error("invalid class '{value}': {reason} (expected lcp, ccp, coulomb, blcp or lcp-pyramid[:k], k >= 3)")]
+    InvalidClass {
+        /// The value given.
+        value: String,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// Operating-system I/O error on a file.
     #[error("{}: {source}", path.display())]
     Io {

@@ -482,6 +482,79 @@ impl Instance {
         Ok(inst)
     }
 
+    /// Validate and build a boxed LCP ([`ProblemClass::Blcp`], friction boxes
+    /// [`ConstraintSet::FrictionBox`]): `u = W gamma + q` with `N = W` (`n x n`), `r = q`,
+    /// `mu` of length `n / 3`. A non-symmetric `W` is kept as read, as by
+    /// [`Instance::new_coulomb`] (same options, same errors).
+    pub fn new_blcp(
+        name: impl Into<String>,
+        w: CscMatrix,
+        q: Vec<f64>,
+        mu: Vec<f64>,
+        provenance: Provenance,
+        opts: ValidationOptions,
+    ) -> Result<Self> {
+        let k = ConstraintSet::FrictionBox { mu };
+        check_parts(&w, &q, &k)?;
+        let (rel, ..) = w.asymmetry();
+        if rel > opts.symmetry_tol && !opts.symmetrize {
+            return Ok(Self::keep_nonsymmetric(
+                name.into(),
+                w,
+                q,
+                k,
+                provenance,
+                rel,
+            ));
+        }
+        Instance::new(name, w, q, k, provenance, opts)
+    }
+
+    /// The boxed LCP of ODE-style engines on this frictional instance's data (CCP or Coulomb):
+    /// same `W` (kept as stored, also when non-symmetric), `q`, `mu`, on friction boxes
+    /// `|gamma_t,i| <= mu gamma_n` ([`ProblemClass::Blcp`]); name suffix `__ccp` / `__coulomb`
+    /// replaced by `__blcp` (added when absent), derivation `blcp` (parameter `source_class`).
+    /// The unknowns are the contact impulses themselves (3 per contact, normal first), so a
+    /// BLCP solution is compared with the other formulations as it is.
+    /// Errors: [`ProblemError::WrongClass`] when the instance is not a CCP or Coulomb problem.
+    pub fn blcp(&self) -> Result<Instance> {
+        let mu = match (&self.constraints, self.class) {
+            (
+                ConstraintSet::CoulombCones { mu, dim: 3 },
+                ProblemClass::Ccp | ProblemClass::Coulomb,
+            ) => mu,
+            _ => {
+                return Err(ProblemError::WrongClass {
+                    expected: "ccp or coulomb on 3-D cones (in 2-D the box is the cone: \
+                               use --class coulomb)"
+                        .into(),
+                    found: self.class.to_string(),
+                })
+            }
+        };
+        let base = self
+            .name
+            .strip_suffix("__ccp")
+            .or_else(|| self.name.strip_suffix("__coulomb"))
+            .unwrap_or(&self.name);
+        let mut prov = self.provenance.clone();
+        prov.derivation = "blcp".into();
+        prov.parameters
+            .insert("source_class".into(), self.class.to_string());
+        Ok(Instance {
+            name: format!("{base}__blcp"),
+            storage: self.storage.clone(),
+            csc: self.csc.clone(),
+            n_mat_t: self.n_mat_t.clone(),
+            class: ProblemClass::Blcp,
+            r: self.r.clone(),
+            constraints: ConstraintSet::FrictionBox { mu: mu.clone() },
+            provenance: prov,
+            hash: std::sync::OnceLock::new(),
+            definiteness: std::sync::OnceLock::new(),
+        })
+    }
+
     /// Instance name (file stem plus derivation suffix, e.g. `Rover4396__lcp`).
     pub fn name(&self) -> &str {
         &self.name

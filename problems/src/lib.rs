@@ -10,6 +10,7 @@
 #![warn(missing_docs)]
 
 pub mod constraints;
+pub mod derive;
 pub mod error;
 pub mod generators;
 pub mod instance;

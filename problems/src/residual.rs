@@ -34,6 +34,17 @@
 //! `||z - max(0, z - w)|| / ||q||` (`lcp_compute_error`), the natural map over `||r||`.
 //! It is the default stopping residual of Coulomb instances ([`ResidualKind::class_default`]).
 //!
+//! **Boxed LCP** ([`crate::ProblemClass::Blcp`], friction boxes with moving bounds): `P_K` in
+//! the natural map and Res4 holds the bounds at the current iterate,
+//! `gamma_n - max(0, gamma_n - g_n)` and `gamma_t,i - clamp(gamma_t,i - g_t,i, -mu gamma_n, mu gamma_n)`
+//! (zero exactly at BLCP solutions); `primal_feas` is `||gamma - C(gamma)||` with ODE's clamp `C`
+//! (normal at 0, then tangents into the bounds of the new normal: zero iff feasible, not the
+//! Euclidean distance to the square pyramid); `dual_feas` is `|min(g_n, 0)|` (the finite
+//! tangential bounds absorb any `g_t`); complementarity per contact
+//! `|gamma_n g_n| + sum_i max(g_t,i, 0)(gamma_t,i + mu gamma_n) + max(-g_t,i, 0)(mu gamma_n - gamma_t,i)`;
+//! the projected gradient that of a box at the current bounds; `fc3d_error` the natural map
+//! over `||r||` (as the LCP error). `objective` is reported but means nothing (not a QP).
+//!
 //! For a box, component `i` contributes `c_i = max(g_i, 0)(gamma_i - lo_i) + max(-g_i, 0)(hi_i - gamma_i)`
 //! (terms with an infinite bound are left out: they are dual infeasibility).
 //!
@@ -45,7 +56,9 @@
 //! [`ConstraintSet::projected_gradient_block`], shared with MPRGP / MPGP, so that the solvers'
 //! stopping quantity and this residual are the same function.
 
-use crate::constraints::{project_coulomb_cone, project_dual_coulomb_cone, ConstraintSet};
+use crate::constraints::{
+    friction_box, project_coulomb_cone, project_dual_coulomb_cone, ConstraintSet,
+};
 use crate::instance::{objective_from_gradient, Instance};
 use crate::linalg::{dot, norm2};
 use serde::{Deserialize, Serialize};
@@ -302,7 +315,7 @@ pub fn residuals_with_gradient(
         for i in 0..m {
             buf[i] = x[i] - gb[i];
         }
-        k.project_block(b, &mut buf[..m]);
+        project_at(k, b, x, &mut buf[..m]);
         for i in 0..m {
             let d = x[i] - buf[i];
             nm2 += d * d;
@@ -312,7 +325,7 @@ pub fn residuals_with_gradient(
         for i in 0..m {
             buf[i] = x[i] - eps * gb[i];
         }
-        k.project_block(b, &mut buf[..m]);
+        project_at(k, b, x, &mut buf[..m]);
         for i in 0..m {
             let d = (x[i] - buf[i]) / eps;
             r4 += d * d;
@@ -380,6 +393,19 @@ pub fn residuals_with_gradient(
                     .map(|i| (x[i] - buf[i]) * (x[i] - buf[i]))
                     .sum::<f64>();
             }
+            ConstraintSet::FrictionBox { mu } => {
+                // normal: gamma_n >= 0 with g_n >= 0; tangents: a box [-mu x_n, mu x_n] with
+                // finite bounds, which absorbs any sign of g_t (no dual infeasibility)
+                let d = gb[0].min(0.0);
+                df2 += d * d;
+                let h = mu[b] * x[0].max(0.0);
+                let mut c = (x[0] * gb[0]).abs();
+                for i in 1..3 {
+                    c += gb[i].max(0.0) * (x[i] + h) + (-gb[i]).max(0.0) * (h - x[i]);
+                }
+                comp_sum += c;
+                comp_max = comp_max.max(c);
+            }
         }
         // projected gradient (the definition shared with MPRGP / MPGP)
         k.projected_gradient_block(b, x, gb, &mut buf[..m]);
@@ -423,6 +449,17 @@ pub fn residuals_with_gradient(
         complementarity_max: comp_max,
         objective: objective_from_gradient(gamma, g, instance.r()),
         fc3d_error: fc3d_abs / siconos_scale,
+    }
+}
+
+/// The projection of the natural map and of Res4 for block `b` of `y`, at the iterate `x`:
+/// `P_K` for the fixed sets; for friction boxes the bounds frozen at the current normal `x_n`
+/// ([`friction_box::clamp_at`]), the natural map of the boxed LCP.
+#[inline]
+fn project_at(k: &ConstraintSet, b: usize, x: &[f64], y: &mut [f64]) {
+    match k {
+        ConstraintSet::FrictionBox { mu } => friction_box::clamp_at(y, x[0], mu[b]),
+        _ => k.project_block(b, y),
     }
 }
 

@@ -281,7 +281,7 @@ mod tests {
         let e = check_class(&pgs, ProblemClass::Coulomb).unwrap_err();
         assert_eq!(
             e.to_string(),
-            "pgs does not support class coulomb (supported: lcp, box, ccp)"
+            "pgs does not support class coulomb (supported: lcp, box, ccp, blcp)"
         );
         let w = CscMatrix::from_triplets(3, 3, &[(0, 0, 1.0), (1, 1, 1.0), (2, 2, 1.0)]).unwrap();
         let (q, mu) = (vec![-1.0, 0.0, 0.0], vec![0.3]);

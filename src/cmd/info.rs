@@ -1,11 +1,12 @@
 //! `cpbench info`: what an instance file holds.
 
 use crate::{AnyError, ReadArgs};
+use cpbench_problems::derive::FrictionPyramid;
 use cpbench_problems::io::bundle::DUPLICATES_KEY;
 use cpbench_problems::io::{load, ClassChoice};
 use cpbench_problems::linalg::norm2;
-use cpbench_problems::residual::coulomb_gap as gap_of;
-use cpbench_problems::Instance;
+use cpbench_problems::residual::{coulomb_gap as gap_of, residuals};
+use cpbench_problems::{Instance, ResidualKind};
 use cpbench_solvers::registry::build;
 use cpbench_solvers::{ExecSettings, Executor, SolveResult};
 
@@ -107,7 +108,7 @@ fn describe_global(p: &std::collections::BTreeMap<String, String>) {
     }
 }
 
-/// Tolerance of both solves of [`coulomb_gap`].
+/// Tolerance of both solves of [`formulation_gap`].
 const GAP_TOL: f64 = 1e-10;
 
 fn solve(solver: &str, inst: &Instance) -> Result<SolveResult, AnyError> {
@@ -121,37 +122,124 @@ fn solve(solver: &str, inst: &Instance) -> Result<SolveResult, AnyError> {
     Ok(exec.run(built.solver.as_mut(), inst, None, &mut [])?)
 }
 
-/// `cpbench info --coulomb-gap`: solve the CCP relaxation with APGD (relative natural map
-/// `<= 1e-10`) and the Coulomb problem with NSGS (fc3d error `<= 1e-10`) and print the relative
-/// gaps of `r` and of the normal velocities `u_n` ([`cpbench_problems::residual::coulomb_gap`]).
-/// The file is read as a Coulomb problem whatever `--class` says. Errors: loading errors, and
-/// a non-symmetric `W` without `--symmetrize` (the CCP needs a symmetric `N`).
-pub fn coulomb_gap(path: &std::path::Path, read: &ReadArgs) -> Result<(), AnyError> {
+/// The solver of each formulation in `cpbench info --formulations A,B` (`--gap-solvers`
+/// overrides it), keyed by the formulation's family name ([`family`]). `lcp-pyramid` names a
+/// general-LCP solver (the pyramid LCP is non-symmetric): a build without it says so and asks
+/// for `--gap-solvers`.
+pub const GAP_SOLVERS: [(&str, &str); 5] = [
+    ("ccp", "apgd"),
+    ("coulomb", "nsgs"),
+    ("blcp", "pgs"),
+    ("lcp", "pgs"),
+    ("lcp-pyramid", "lemke"),
+];
+
+/// The family name of a formulation: its `--class` spelling without the pyramid's `:k`.
+pub fn family(c: ClassChoice) -> &'static str {
+    match c {
+        ClassChoice::Lcp => "lcp",
+        ClassChoice::Ccp => "ccp",
+        ClassChoice::Coulomb => "coulomb",
+        ClassChoice::Blcp => "blcp",
+        ClassChoice::LcpPyramid { .. } => "lcp-pyramid",
+    }
+}
+
+/// The default solver of a formulation ([`GAP_SOLVERS`]).
+pub fn gap_solver(c: ClassChoice) -> &'static str {
+    let f = family(c);
+    GAP_SOLVERS
+        .iter()
+        .find(|(name, _)| *name == f)
+        .map(|(_, s)| *s)
+        .unwrap_or("pgs")
+}
+
+/// The instance of formulation `c` derived from the Coulomb problem `coulomb`: the CCP
+/// relaxation, the Coulomb problem itself, or [`ClassChoice::derive_from`] (normal block,
+/// BLCP, pyramid LCP).
+pub fn formulation_instance(c: ClassChoice, coulomb: &Instance) -> Result<Instance, AnyError> {
+    Ok(match c {
+        ClassChoice::Ccp => coulomb.ccp_relaxation()?,
+        ClassChoice::Coulomb => coulomb.clone(),
+        other => other.derive_from(coulomb.clone())?,
+    })
+}
+
+/// The contact impulses (length `3 nc`, normal first) of a solution `z` of formulation `c`:
+/// `z` itself for the CCP, Coulomb problem and BLCP; `(z_n, 0, 0)` per contact for the
+/// frictionless normal block; [`FrictionPyramid::impulse`] for the pyramid LCP.
+pub fn impulses(c: ClassChoice, z: &[f64]) -> Result<Vec<f64>, AnyError> {
+    Ok(match c {
+        ClassChoice::Ccp | ClassChoice::Coulomb | ClassChoice::Blcp => z.to_vec(),
+        ClassChoice::Lcp => z.iter().flat_map(|&n| [n, 0.0, 0.0]).collect(),
+        ClassChoice::LcpPyramid { k } => FrictionPyramid::new(k)?.impulse(z)?,
+    })
+}
+
+/// `cpbench info --coulomb-gap` / `--formulations A,B`: solve two formulations of the file's
+/// frictional problem (the solvers of [`GAP_SOLVERS`], or `solvers`) to `1e-10` in their class
+/// default residual, map both solutions to contact impulses ([`impulses`]), and print each
+/// run, the Coulomb problem's fc3d error at each formulation's impulses, and the relative gaps of
+/// the impulses and of the normal velocities `u_n = (W gamma + q)_n`
+/// ([`cpbench_problems::residual::coulomb_gap`], `u` with the file's `W` and `q`). The file is
+/// read as a Coulomb problem whatever `--class` says. Errors: loading errors; a formulation
+/// that cannot be derived (the CCP of a non-symmetric `W` without `--symmetrize`); a solver
+/// that is not in this build (the pyramid's `lemke` before the LCP solvers are merged).
+pub fn formulation_gap(
+    path: &std::path::Path,
+    read: &ReadArgs,
+    pair: [ClassChoice; 2],
+    solvers: Option<[String; 2]>,
+) -> Result<(), AnyError> {
     let mut opts = read.options();
     opts.class = ClassChoice::Coulomb;
     let coulomb = load(path, &opts)?;
-    let ccp = coulomb.ccp_relaxation()?;
-    let a = solve("apgd", &ccp)?;
-    let b = solve("nsgs", &coulomb)?;
+    let mut imps = Vec::with_capacity(2);
+    for (i, c) in pair.into_iter().enumerate() {
+        let solver = solvers
+            .as_ref()
+            .map_or_else(|| gap_solver(c).to_string(), |s| s[i].clone());
+        let inst = formulation_instance(c, &coulomb)?;
+        let res = solve(&solver, &inst).map_err(|e| -> AnyError {
+            format!(
+                "formulation {c} ({}, n = {}) with solver '{solver}': {e}{}",
+                inst.class(),
+                inst.n(),
+                if family(c) == "lcp-pyramid" {
+                    " (the pyramid LCP is non-symmetric: it needs a general-LCP solver;                      choose one with --gap-solvers)"
+                } else {
+                    ""
+                }
+            )
+            .into()
+        })?;
+        let kind = ResidualKind::class_default(inst.class());
+        let imp = impulses(c, &res.gamma)?;
+        let at = residuals(&coulomb, &imp);
+        println!(
+            "{:<15} {} after {} iterations, {} {:.3e}; Coulomb fc3d_error at its impulses {:.3e}",
+            format!("{c} ({solver})"),
+            res.status,
+            res.iterations,
+            kind.as_str(),
+            res.residuals.get(kind),
+            at.fc3d_error
+        );
+        imps.push(imp);
+    }
+    let g = gap_of(&coulomb, &imps[0], &imps[1]);
+    let [a, b] = pair;
     println!(
-        "ccp (apgd)      {} after {} iterations, nat_map_rel_2 {:.3e}, fc3d_error {:.3e}",
-        a.status, a.iterations, a.residuals.nat_map_rel_2, a.residuals.fc3d_error
-    );
-    println!(
-        "coulomb (nsgs)  {} after {} iterations, fc3d_error {:.3e}, nat_map_rel_2 {:.3e}",
-        b.status, b.iterations, b.residuals.fc3d_error, b.residuals.nat_map_rel_2
-    );
-    let g = gap_of(&coulomb, &a.gamma, &b.gamma);
-    println!(
-        "gap r           {:.6e} (||r_ccp - r_coulomb|| / max of the norms)",
+        "gap r           {:.6e} (||r_{a} - r_{b}|| / max of the norms, contact impulses)",
         g.r_rel
     );
     println!(
-        "gap u_n         {:.6e} (||u_n,ccp - u_n,coulomb|| / max(||u_ccp||, ||u_coulomb||, ||q||))",
+        "gap u_n         {:.6e} (||u_n,{a} - u_n,{b}|| / max(||u_{a}||, ||u_{b}||, ||q||))",
         g.u_n_rel
     );
     println!(
-        "sliding         {} of {} contacts (Coulomb solution)",
+        "sliding         {} of {} contacts ({b} solution: on the cone surface, u_T != 0)",
         g.sliding, g.contacts
     );
     Ok(())

@@ -7,7 +7,8 @@
 //!
 //! Layout: this module holds the [`ConstraintSet`] type, its dispatch and [`ProblemClass`]; one
 //! module per set family holds the per-class logic: [`nonneg`] (`gamma >= 0`), [`boxes`]
-//! (`lo <= gamma <= hi`), [`cones`] (Coulomb cones and their projections). Code elsewhere asks
+//! (`lo <= gamma <= hi`), [`cones`] (Coulomb cones and their projections), [`friction_box`]
+//! (the friction boxes of the boxed LCP, bounds moving with the normal). Code elsewhere asks
 //! the set (block size, projection, projected gradient, friction coefficients, summary for
 //! `cpbench info`, the data hashed into the content hash) instead of matching on its variants;
 //! matching stays where the code is genuinely per class (Clarabel's and the IPM's conic forms,
@@ -33,6 +34,7 @@
 
 pub mod boxes;
 pub mod cones;
+pub mod friction_box;
 pub mod nonneg;
 
 pub use cones::{
@@ -67,6 +69,13 @@ pub enum ConstraintSet {
         #[serde(default = "cone_dim_3", skip_serializing_if = "is_cone_dim_3")]
         dim: usize,
     },
+    /// Friction boxes with moving bounds, one per contact, 3 unknowns per contact (normal
+    /// first): `gamma_n >= 0`, `|gamma_t,i| <= mu gamma_n` (the boxed LCP of ODE-style engines,
+    /// [`ProblemClass::Blcp`]; see [`friction_box`]).
+    FrictionBox {
+        /// Friction coefficient of each contact (length `n / 3`), `mu >= 0`.
+        mu: Vec<f64>,
+    },
 }
 
 fn cone_dim_3() -> usize {
@@ -91,32 +100,41 @@ pub enum ProblemClass {
     /// cones: find `r in K_mu` with `u + mu ||u_T|| e_n in K^*` orthogonal to `r`, `u = W r + q`
     /// (docs/formulation.md section 2). Not a QP: the QP solvers do not support it.
     Coulomb,
+    /// The boxed LCP of ODE-style engines on friction boxes ([`ConstraintSet::FrictionBox`]):
+    /// `0 <= gamma_n ⊥ u_n >= 0` and, per tangent, `gamma_t,i` in `[-mu gamma_n, mu gamma_n]`
+    /// with `u_t,i = 0` strictly inside, `u_t,i >= 0` at the lower and `<= 0` at the upper
+    /// bound, `u = W gamma + q` (docs/formulation.md, "Robotics formulations"). The bounds move
+    /// with `gamma_n`: not a QP, the QP solvers do not support it.
+    Blcp,
 }
 
 impl ProblemClass {
     /// Every class, in the order of the enum.
-    pub const ALL: [ProblemClass; 4] = [
+    pub const ALL: [ProblemClass; 5] = [
         ProblemClass::Lcp,
         ProblemClass::BoxQp,
         ProblemClass::Ccp,
         ProblemClass::Coulomb,
+        ProblemClass::Blcp,
     ];
 
     /// Short lower-case name used in CSV files and on the command line (`lcp`, `box`, `ccp`,
-    /// `coulomb`).
+    /// `coulomb`, `blcp`).
     pub fn as_str(self) -> &'static str {
         match self {
             ProblemClass::Lcp => "lcp",
             ProblemClass::BoxQp => "box",
             ProblemClass::Ccp => "ccp",
             ProblemClass::Coulomb => "coulomb",
+            ProblemClass::Blcp => "blcp",
         }
     }
 
     /// Whether the class is a convex QP `min 1/2 gamma^T N gamma + r^T gamma, gamma in K` (LCP,
-    /// box QP, CCP): the classes the QP solvers handle. False for [`ProblemClass::Coulomb`].
+    /// box QP, CCP): the classes the QP solvers handle. False for [`ProblemClass::Coulomb`] and
+    /// [`ProblemClass::Blcp`].
     pub fn is_qp(self) -> bool {
-        !matches!(self, ProblemClass::Coulomb)
+        !matches!(self, ProblemClass::Coulomb | ProblemClass::Blcp)
     }
 }
 
@@ -151,11 +169,13 @@ impl ConstraintSet {
     /// The QP class this set defines: [`ProblemClass::Lcp`], [`ProblemClass::BoxQp`], or
     /// [`ProblemClass::Ccp`] for cones. This is not the class of an instance: an instance on
     /// cones may instead be the Coulomb problem ([`crate::Instance::class`] is the one answer).
+    /// Friction boxes define [`ProblemClass::Blcp`], the one class here that is not a QP.
     pub fn qp_class(&self) -> ProblemClass {
         match self {
             ConstraintSet::NonNegative => ProblemClass::Lcp,
             ConstraintSet::Box { .. } => ProblemClass::BoxQp,
             ConstraintSet::CoulombCones { .. } => ProblemClass::Ccp,
+            ConstraintSet::FrictionBox { .. } => ProblemClass::Blcp,
         }
     }
 
@@ -167,14 +187,17 @@ impl ConstraintSet {
             ConstraintSet::NonNegative => Ok(()),
             ConstraintSet::Box { lo, hi } => boxes::validate(lo, hi, n),
             ConstraintSet::CoulombCones { mu, dim } => cones::validate(mu, n, *dim),
+            ConstraintSet::FrictionBox { mu } => friction_box::validate(mu, n),
         }
     }
 
-    /// Size of a block: the cone dimension (3 or 2) for cones, 1 otherwise.
+    /// Size of a block: the cone dimension (3 or 2) for cones, 3 for friction boxes, 1
+    /// otherwise.
     #[inline]
     pub fn block_size(&self) -> usize {
         match self {
             ConstraintSet::CoulombCones { dim, .. } => *dim,
+            ConstraintSet::FrictionBox { .. } => 3,
             _ => 1,
         }
     }
@@ -186,24 +209,29 @@ impl ConstraintSet {
             ConstraintSet::NonNegative => nonneg::project(x),
             ConstraintSet::Box { lo, hi } => boxes::project(lo, hi, x),
             ConstraintSet::CoulombCones { mu, dim } => cones::project(mu, *dim, x),
+            ConstraintSet::FrictionBox { mu } => friction_box::project(mu, x),
         }
     }
 
     /// Project block `b` (a component for LCP/box, a contact's `d` components for cones) in place.
-    /// `x` is that block's slice (length [`ConstraintSet::block_size`]).
+    /// `x` is that block's slice (length [`ConstraintSet::block_size`]). Friction boxes:
+    /// ODE's clamp ([`friction_box::clamp_friction_box`]), the normal first, then the tangents
+    /// within the bounds of the new normal.
     #[inline]
     pub fn project_block(&self, b: usize, x: &mut [f64]) {
         match self {
             ConstraintSet::NonNegative => nonneg::project_block(x),
             ConstraintSet::Box { lo, hi } => x[0] = x[0].clamp(lo[b], hi[b]),
             ConstraintSet::CoulombCones { mu, .. } => project_coulomb_cone(x, mu[b]),
+            ConstraintSet::FrictionBox { mu } => friction_box::clamp_friction_box(x, mu[b]),
         }
     }
 
     /// Projected gradient `g^P = -P_{T_K(x)}(-g)` of block `b` into `out` (all slices of the
     /// block's length, `x` feasible; `T_K(x)` the tangent cone at `x`): box `g` where free,
     /// `min(g, 0)` at a lower, `max(g, 0)` at an upper bound, `0` for a fixed component; cone:
-    /// see [`cone_projected_gradient`]. Shared by the residual module and MPRGP / MPGP
+    /// see [`cone_projected_gradient`]; friction box: the bounds held at `x_n`
+    /// ([`friction_box`]). Shared by the residual module and MPRGP / MPGP
     /// (Dostal & Schoberl 2005, eq. (2.2); Dostal & Kozubek 2012, section 2).
     #[inline]
     pub fn projected_gradient_block(&self, b: usize, x: &[f64], g: &[f64], out: &mut [f64]) {
@@ -215,32 +243,37 @@ impl ConstraintSet {
             ConstraintSet::CoulombCones { mu, dim } => {
                 out[..*dim].copy_from_slice(&cone_projected_gradient(x, g, mu[b])[..*dim]);
             }
+            ConstraintSet::FrictionBox { mu } => {
+                out[..3].copy_from_slice(&friction_box::projected_gradient(x, g, mu[b]));
+            }
         }
     }
 
-    /// The friction coefficient of each contact (length `n / dim`) for cones; `None` for sets
-    /// without friction.
+    /// The friction coefficient of each contact (length `n / dim`) for cones and friction
+    /// boxes (`dim = 3`); `None` for sets without friction.
     pub fn friction(&self) -> Option<&[f64]> {
         match self {
-            ConstraintSet::CoulombCones { mu, .. } => Some(mu),
+            ConstraintSet::CoulombCones { mu, .. } | ConstraintSet::FrictionBox { mu } => Some(mu),
             _ => None,
         }
     }
 
     /// The set's data vectors, in the order the content hash ([`crate::Instance::hash`]) reads
-    /// them: `(lo, hi)` for boxes, `(mu, [])` for cones, `([], [])` for `gamma >= 0`. (The
-    /// hash also reads the cone dimension of 2-D cones, and only of those, so that the hashes
-    /// of 3-D instances stay those of earlier versions.)
+    /// them: `(lo, hi)` for boxes, `(mu, [])` for cones and friction boxes (the class, hashed
+    /// first, tells them apart), `([], [])` for `gamma >= 0`. (The hash also reads the cone
+    /// dimension of 2-D cones, and only of those, so that the hashes of 3-D instances stay
+    /// those of earlier versions.)
     pub fn parameters(&self) -> (&[f64], &[f64]) {
         match self {
             ConstraintSet::NonNegative => (&[], &[]),
             ConstraintSet::Box { lo, hi } => (lo, hi),
-            ConstraintSet::CoulombCones { mu, .. } => (mu, &[]),
+            ConstraintSet::CoulombCones { mu, .. } | ConstraintSet::FrictionBox { mu } => (mu, &[]),
         }
     }
 
     /// Lines describing the set's data for `cpbench info`, as `(label, value)`: for cones
-    /// `("cones", "3-D (d = 3)")` and `("mu range", "[min, max]")`; nothing for the other sets.
+    /// `("cones", "3-D (d = 3)")` and `("mu range", "[min, max]")`, for friction boxes the
+    /// `mu` range; nothing for the other sets.
     pub fn summary(&self) -> Vec<(&'static str, String)> {
         match self {
             ConstraintSet::CoulombCones { mu, dim } => {
@@ -253,6 +286,14 @@ impl ConstraintSet {
                     ("cones", format!("{dim}-D (d = {dim})")),
                     ("mu range", format!("[{lo}, {hi}]")),
                 ]
+            }
+            ConstraintSet::FrictionBox { mu } => {
+                let (lo, hi) = mu
+                    .iter()
+                    .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &m| {
+                        (a.min(m), b.max(m))
+                    });
+                vec![("mu range", format!("[{lo}, {hi}]"))]
             }
             _ => Vec::new(),
         }
@@ -351,6 +392,14 @@ mod tests {
         assert_eq!(out, [0.0]);
         b.projected_gradient_block(0, &[0.5], &[2.0], &mut out);
         assert_eq!(out, [2.0]);
+        let fb = ConstraintSet::FrictionBox { mu: vec![0.5] };
+        assert_eq!((fb.qp_class(), fb.block_size()), (ProblemClass::Blcp, 3));
+        assert!(!ProblemClass::Blcp.is_qp() && ProblemClass::Blcp.as_str() == "blcp");
+        assert_eq!(fb.friction(), Some(&[0.5][..]));
+        let mut x = [1.0, 0.8, -0.2];
+        fb.project(&mut x);
+        assert_eq!(x, [1.0, 0.5, -0.2]);
+        assert!(fb.validate(4).is_err() && fb.validate(3).is_ok());
         let l = ConstraintSet::NonNegative;
         assert_eq!(l.qp_class(), ProblemClass::Lcp);
         let mut y = [-1.0, 2.0];

@@ -266,7 +266,9 @@ pub(crate) fn header_json(instance: &Instance, matrix_storage: &str) -> Vec<u8> 
 fn header(instance: &Instance, matrix_storage: &str) -> InstanceJson {
     let (mu, lo, hi) = match instance.constraints() {
         ConstraintSet::NonNegative => (None, None, None),
-        ConstraintSet::CoulombCones { mu, .. } => (Some(mu.clone()), None, None),
+        ConstraintSet::CoulombCones { mu, .. } | ConstraintSet::FrictionBox { mu } => {
+            (Some(mu.clone()), None, None)
+        }
         ConstraintSet::Box { lo, hi } => (
             None,
             Some(lo.iter().map(|&v| bound_to_json(v)).collect()),
@@ -601,7 +603,7 @@ pub(crate) fn assemble(
     };
     let constraints = match meta.class.as_str() {
         "lcp" => ConstraintSet::NonNegative,
-        "ccp" | "coulomb" => {
+        "ccp" | "coulomb" | "blcp" => {
             let mu = meta.mu.as_ref().ok_or_else(|| {
                 missing(
                     "mu",
@@ -633,7 +635,12 @@ pub(crate) fn assemble(
                 ));
             }
             let per = format!("one per contact, n / {dim}");
-            ConstraintSet::coulomb_dim(expand(&jpath, "mu", mu, n / dim, &per, f64::NAN)?, dim)
+            let mu = expand(&jpath, "mu", mu, n / dim, &per, f64::NAN)?;
+            if meta.class == "blcp" {
+                ConstraintSet::FrictionBox { mu }
+            } else {
+                ConstraintSet::coulomb_dim(mu, dim)
+            }
         }
         "box" => {
             let conv = |what: &str, v: &Option<Value>, default: f64| -> Result<Vec<f64>> {
@@ -651,7 +658,7 @@ pub(crate) fn assemble(
             return Err(perr(
                 &jpath,
                 "class",
-                format!("unknown class '{c}' (expected lcp, box, ccp or coulomb)"),
+                format!("unknown class '{c}' (expected lcp, box, ccp, coulomb or blcp)"),
             ))
         }
     };
@@ -677,6 +684,9 @@ pub(crate) fn assemble(
         }
         ("coulomb", ConstraintSet::CoulombCones { mu, dim }, Operand::Matrix(n_mat)) => {
             Instance::new_coulomb_dim(name, n_mat, r, mu, dim, provenance, validation)
+        }
+        ("blcp", ConstraintSet::FrictionBox { mu }, Operand::Matrix(n_mat)) => {
+            Instance::new_blcp(name, n_mat, r, mu, provenance, validation)
         }
         (_, constraints, Operand::Matrix(n_mat)) => {
             Instance::new(name, n_mat, r, constraints, provenance, validation)
@@ -900,7 +910,10 @@ mod tests {
         hand_bundle(&d, r#"{"class": "qp"}"#);
         let (loc, msg) = err(&d);
         assert_eq!(loc.as_deref(), Some("class"));
-        assert!(msg.contains("expected lcp, box, ccp or coulomb"), "{msg}");
+        assert!(
+            msg.contains("expected lcp, box, ccp, coulomb or blcp"),
+            "{msg}"
+        );
         // N and r of different sizes: named in N.mtx
         hand_bundle(&d, r#"{"class": "ccp", "mu": 0.5}"#);
         std::fs::write(

@@ -53,9 +53,11 @@ use std::path::{Path, PathBuf};
 /// Sign convention note recorded in the provenance of every frictional instance.
 pub const FRICTION_SIGN_CONVENTION: &str = "u = W r + q, g = N gamma + r with N = W, r = q";
 
-/// How a frictional (Coulomb-cone) file is read.
+/// How a frictional (Coulomb-cone) file is read. Spelled as on the command line (`--class`),
+/// also in suite files and JSON: `lcp`, `ccp`, `coulomb`, `blcp`, `lcp-pyramid` or
+/// `lcp-pyramid:k` ([`ClassChoice::from_str`](std::str::FromStr), [`std::fmt::Display`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[serde(try_from = "String", into = "String")]
 pub enum ClassChoice {
     /// The frictionless normal block as an LCP: `N_nn` (rows and columns `0, 3, 6, ...` of `W`)
     /// and `r_n`, `gamma_n >= 0`. Name suffix `__lcp`, derivation `normal-block-lcp`
@@ -70,6 +72,111 @@ pub enum ClassChoice {
     /// Name suffix `__coulomb`, derivation `coulomb`. A bundle holding a CCP is read as the
     /// Coulomb problem on its data ([`Instance::into_coulomb`]).
     Coulomb,
+    /// The boxed LCP of ODE-style engines ([`crate::ProblemClass::Blcp`], friction boxes
+    /// `|gamma_t,i| <= mu gamma_n`) on the Coulomb problem's data ([`Instance::blcp`]).
+    /// Name suffix `__blcp`, derivation `blcp`.
+    Blcp,
+    /// The Stewart-Trinkle / Anitescu-Potra LCP of the friction pyramid with `k` facet
+    /// directions ([`crate::derive`], [`Instance::pyramid_lcp`]) of the Coulomb problem's data:
+    /// a general (non-symmetric) LCP of size `nc (k + 2)`. Name suffix `__lcp-pyramid-{k}`,
+    /// derivation `lcp-pyramid:{k}`. `lcp-pyramid` alone means
+    /// [`crate::derive::DEFAULT_PYRAMID_K`].
+    LcpPyramid {
+        /// Facet directions per contact, `3..=MAX_PYRAMID_K`.
+        k: usize,
+    },
+}
+
+impl ClassChoice {
+    /// The instance of this choice derived from a frictional instance `inst` (CCP or
+    /// Coulomb): its normal block, the Coulomb problem, the BLCP or the pyramid LCP; the CCP
+    /// as it is for [`ClassChoice::Ccp`]. Errors: those of the derivations (e.g.
+    /// [`ProblemError::WrongClass`]).
+    pub fn derive_from(self, inst: Instance) -> Result<Instance> {
+        match (self, inst.class()) {
+            (ClassChoice::Lcp, _) => inst.normal_block_lcp(),
+            (ClassChoice::Coulomb, crate::ProblemClass::Ccp) => inst.into_coulomb(),
+            (ClassChoice::Blcp, _) => inst.blcp(),
+            (ClassChoice::LcpPyramid { k }, _) => inst.pyramid_lcp(k),
+            _ => Ok(inst),
+        }
+    }
+}
+
+impl std::fmt::Display for ClassChoice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ClassChoice::Lcp => f.write_str("lcp"),
+            ClassChoice::Ccp => f.write_str("ccp"),
+            ClassChoice::Coulomb => f.write_str("coulomb"),
+            ClassChoice::Blcp => f.write_str("blcp"),
+            ClassChoice::LcpPyramid { k } => write!(f, "lcp-pyramid:{k}"),
+        }
+    }
+}
+
+impl std::str::FromStr for ClassChoice {
+    type Err = ProblemError;
+
+    /// Parse `lcp`, `ccp`, `coulomb`, `blcp`, `lcp-pyramid` or `lcp-pyramid:k` (also with `_`
+    /// for `-`, as earlier JSON spelled names). Errors: [`ProblemError::InvalidClass`] naming the
+    /// value and what is wrong (unknown name, `k` not an integer, `k` out of
+    /// `3..=MAX_PYRAMID_K`).
+    fn from_str(s: &str) -> Result<Self> {
+        let invalid = |reason: String| ProblemError::InvalidClass {
+            value: s.to_string(),
+            reason,
+        };
+        let norm = s.trim().to_ascii_lowercase().replace('_', "-");
+        let (head, arg) = match norm.split_once(':') {
+            Some((h, a)) => (h, Some(a)),
+            None => (norm.as_str(), None),
+        };
+        let choice = match (head, arg) {
+            ("lcp", None) => ClassChoice::Lcp,
+            ("ccp", None) => ClassChoice::Ccp,
+            ("coulomb", None) => ClassChoice::Coulomb,
+            ("blcp", None) => ClassChoice::Blcp,
+            ("lcp-pyramid", None) => ClassChoice::LcpPyramid {
+                k: crate::derive::DEFAULT_PYRAMID_K,
+            },
+            ("lcp-pyramid", Some(a)) => {
+                let k: usize = a.parse().map_err(|_| {
+                    invalid(format!(
+                        "the number of facet directions after ':' must be an integer, found '{a}'"
+                    ))
+                })?;
+                let (lo, hi) = (crate::derive::MIN_PYRAMID_K, crate::derive::MAX_PYRAMID_K);
+                if !(lo..=hi).contains(&k) {
+                    return Err(invalid(format!(
+                        "k = {k} facet directions: a 3-D friction pyramid needs {lo}..={hi}"
+                    )));
+                }
+                ClassChoice::LcpPyramid { k }
+            }
+            (h, Some(_)) => {
+                return Err(invalid(format!(
+                    "only lcp-pyramid takes a parameter (':k'), not '{h}'"
+                )))
+            }
+            (h, None) => return Err(invalid(format!("unknown class '{h}'"))),
+        };
+        Ok(choice)
+    }
+}
+
+impl TryFrom<String> for ClassChoice {
+    type Error = ProblemError;
+
+    fn try_from(s: String) -> Result<Self> {
+        s.parse()
+    }
+}
+
+impl From<ClassChoice> for String {
+    fn from(c: ClassChoice) -> String {
+        c.to_string()
+    }
 }
 
 /// Options of [`load`] and [`load_bytes`].
@@ -138,8 +245,8 @@ impl FrictionProblem {
         p.insert("spacedim".into(), self.spacedim.to_string());
         p.insert("contacts".into(), self.mu.len().to_string());
         if opts.class != ClassChoice::Ccp {
-            // the Coulomb problem keeps a non-symmetric W as read, and so does its normal
-            // block, a general LCP
+            // the Coulomb problem keeps a non-symmetric W as read, and so do the formulations
+            // derived from it (the normal block, a general LCP; the BLCP; the pyramid LCP)
             provenance.derivation = "coulomb".into();
             let coulomb = Instance::new_coulomb_dim(
                 format!("{stem}__coulomb"),
@@ -150,10 +257,7 @@ impl FrictionProblem {
                 provenance,
                 opts.validation,
             )?;
-            return match opts.class {
-                ClassChoice::Lcp => coulomb.normal_block_lcp(),
-                _ => Ok(coulomb),
-            };
+            return opts.class.derive_from(coulomb);
         }
         let ccp = Instance::new(
             format!("{stem}__ccp"),
@@ -341,14 +445,15 @@ pub fn load_bytes(
 }
 
 /// A stored instance read as `opts.class` asks: a CCP as its normal-block LCP (`lcp`) or as
-/// the Coulomb problem (`coulomb`); any other pairing as stored.
+/// the Coulomb problem (`coulomb`), a CCP or Coulomb problem as its BLCP (`blcp`) or pyramid
+/// LCP (`lcp-pyramid:k`, also from a BLCP); any other pairing as stored.
 fn with_class(inst: Instance, opts: &LoadOptions, path: &Path) -> Result<Instance> {
+    use crate::ProblemClass as P;
     match (opts.class, inst.class()) {
-        (ClassChoice::Lcp, crate::ProblemClass::Ccp) => {
-            inst.normal_block_lcp().map_err(|e| e.in_file(path))
-        }
-        (ClassChoice::Coulomb, crate::ProblemClass::Ccp) => {
-            inst.into_coulomb().map_err(|e| e.in_file(path))
+        (ClassChoice::Lcp | ClassChoice::Coulomb, P::Ccp)
+        | (ClassChoice::Blcp, P::Ccp | P::Coulomb)
+        | (ClassChoice::LcpPyramid { .. }, P::Ccp | P::Coulomb | P::Blcp) => {
+            opts.class.derive_from(inst).map_err(|e| e.in_file(path))
         }
         _ => Ok(inst),
     }

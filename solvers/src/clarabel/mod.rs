@@ -347,6 +347,26 @@ impl ConicForm {
                     cones.push(SupportedConeT::SecondOrderConeT(d));
                 }
             }
+            ConstraintSet::FrictionBox { mu } => {
+                // Not reached through the executor: the BLCP is not a QP and clarabel refuses
+                // the class. The form is that of the fixed square pyramid
+                // {x_n >= 0, mu x_n -+ x_t,i >= 0} (the QP over the box's set).
+                for (c, &m) in mu.iter().enumerate() {
+                    let o = 3 * c;
+                    rows.push((b.len(), o, -1.0));
+                    b.push(0.0);
+                    for i in 1..3 {
+                        for sign in [1.0, -1.0] {
+                            rows.push((b.len(), o, -m));
+                            rows.push((b.len(), o + i, sign));
+                            b.push(0.0);
+                        }
+                    }
+                }
+                if !mu.is_empty() {
+                    cones.push(SupportedConeT::NonnegativeConeT(5 * mu.len()));
+                }
+            }
         }
         let m = b.len();
         // CSC of A: sort the entries by column, then row.

@@ -78,6 +78,9 @@ impl ConicForm {
                     }
                 }
             }
+            // Not reached: ipm refuses the BLCP (not a QP, `Ipm::supports`); its bounds couple
+            // x_n and x_t, which single-variable bound rows cannot express. No rows.
+            ConstraintSet::FrictionBox { .. } => {}
         }
         Layout { fixed, blocks }
     }

@@ -46,7 +46,7 @@ pub(super) fn start_x(set: &ConstraintSet, n: usize, theta_x: f64) -> Vec<f64> {
                 };
             }
         }
-        ConstraintSet::CoulombCones { mu, .. } => {
+        ConstraintSet::CoulombCones { mu, .. } | ConstraintSet::FrictionBox { mu } => {
             for c in 0..mu.len() {
                 x[3 * c] = theta_x;
             }

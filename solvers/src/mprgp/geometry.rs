@@ -79,6 +79,12 @@ impl ActiveSetGeometry for ConstraintSet {
                     tsq(x, x).sqrt() < m * x[0] * (1.0 - CONE_SURFACE_TOL)
                 }
             }
+            // the fixed square pyramid {x_n >= 0, |x_t,i| <= mu x_n} (MPRGP / MPGP refuse the
+            // BLCP, whose bounds move; the geometry of its set is complete all the same)
+            ConstraintSet::FrictionBox { mu } => {
+                let h = mu[b] * x[0];
+                x[0] > 0.0 && x[1].abs() < h && x[2].abs() < h
+            }
         }
     }
 
@@ -114,7 +120,7 @@ impl ActiveSetGeometry for ConstraintSet {
                 }
                 return;
             }
-            ConstraintSet::CoulombCones { .. } => {}
+            ConstraintSet::CoulombCones { .. } | ConstraintSet::FrictionBox { .. } => {}
         }
         let bs = self.block_size();
         for b in 0..x.len() / bs {
@@ -176,7 +182,7 @@ impl ActiveSetGeometry for ConstraintSet {
                 }
                 s
             }
-            ConstraintSet::CoulombCones { .. } => {
+            ConstraintSet::CoulombCones { .. } | ConstraintSet::FrictionBox { .. } => {
                 self.reduced_free_gradient(x, phi, alpha, w);
                 w.iter().zip(phi).map(|(a, b)| a * b).sum()
             }
@@ -215,6 +221,26 @@ impl ActiveSetGeometry for ConstraintSet {
                     take(cone_max_step(xc, dc, mu[c]), c);
                 }
             }
+            ConstraintSet::FrictionBox { mu } => {
+                // rows a.x >= 0 of the pyramid: x_n, mu x_n -+ x_t,i; a.(x - t d) >= 0
+                for (c, (xc, dc)) in x.chunks_exact(3).zip(d.chunks_exact(3)).enumerate() {
+                    let m = mu[c];
+                    let rows = [
+                        [1.0, 0.0, 0.0],
+                        [m, -1.0, 0.0],
+                        [m, 1.0, 0.0],
+                        [m, 0.0, -1.0],
+                        [m, 0.0, 1.0],
+                    ];
+                    for a in rows {
+                        let ad = a[0] * dc[0] + a[1] * dc[1] + a[2] * dc[2];
+                        if ad > 0.0 {
+                            let ax = a[0] * xc[0] + a[1] * xc[1] + a[2] * xc[2];
+                            take((ax / ad).max(0.0), c);
+                        }
+                    }
+                }
+            }
         }
         best
     }
@@ -224,6 +250,9 @@ impl ActiveSetGeometry for ConstraintSet {
             ConstraintSet::NonNegative => x[0] = 0.0,
             ConstraintSet::Box { lo, hi } => x[0] = if d[0] > 0.0 { lo[b] } else { hi[b] },
             ConstraintSet::CoulombCones { mu, .. } => project_coulomb_cone(x, mu[b]),
+            ConstraintSet::FrictionBox { mu } => {
+                cpbench_problems::constraints::friction_box::clamp_friction_box(x, mu[b])
+            }
         }
     }
 }

@@ -11,6 +11,19 @@
 //! or, by default, [`BlockStep::Safeguarded`]: `tr(N_cc)/3` unless `lambda_max(N_cc) >= 2 tr(N_cc)/3`,
 //! where the trace step is not a descent step for the block (it diverges on Siconos'
 //! `Rover4396`) and `lambda_max(N_cc)` is used instead.
+//!
+//! **Boxed LCP with moving bounds** ([`ProblemClass::Blcp`], friction boxes
+//! `|gamma_t,i| <= mu gamma_n`): ODE's projected Gauss-Seidel (Smith, Open Dynamics Engine,
+//! `dxQuickStepper`'s SOR-LCP; Catto 2005 for the same rule in Box2D's "sequential impulses").
+//! Per contact, component after component with scalar steps `1 / N_ii` (not the block scale
+//! above: each component has its own bound):
+//! `gamma_n <- max(0, gamma_n - omega g_n / N_nn)`, then each tangent
+//! `gamma_t,i <- clamp(gamma_t,i - omega g_t,i / N_ii, -mu gamma_n, mu gamma_n)` with the *new*
+//! normal, `g` of the contact kept current after each component change (`g += N_:,i delta_i`
+//! within the diagonal block). The sharpness `lambda` blends the contact's old and new values
+//! as above (a convex combination stays in the pyramid `|gamma_t,i| <= mu gamma_n`). It is the
+//! same solver (`pgs`) because the sweep, the row access and the settings are pgs's; only the
+//! per-contact update differs, chosen by the class.
 
 use crate::kernels::{lambda_max, trace_mean, RowSource};
 use crate::problem::Problem;
@@ -18,6 +31,7 @@ use crate::settings::{SolverSettings, Validator};
 use crate::solver::{Solver, StepOutcome, StepResult};
 use crate::state::IterState;
 use crate::status::SolverError;
+use cpbench_problems::{ConstraintSet, ProblemClass};
 use serde::{Deserialize, Serialize};
 
 /// How the 3x3 block scale `d_c` is chosen (scalar blocks always use `N_cc`).
@@ -96,13 +110,16 @@ pub(crate) fn block_scales(problem: &Problem, rule: BlockStep) -> Vec<f64> {
     d
 }
 
-/// Projected Gauss-Seidel / PSOR. Supports LCP, box QP and Coulomb-cone CCP.
+/// Projected Gauss-Seidel / PSOR. Supports LCP, box QP, Coulomb-cone CCP and the boxed LCP
+/// with moving bounds (module docs).
 #[derive(Clone, Debug)]
 pub struct Pgs {
     settings: PgsSettings,
     d: Vec<f64>,
     guarded_blocks: usize,
     rows: cpbench_problems::RowState,
+    /// BLCP only: the diagonal blocks `N_cc` (row-major `3 x 3`), one per contact.
+    blocks: Vec<[f64; 9]>,
 }
 
 impl Pgs {
@@ -114,6 +131,7 @@ impl Pgs {
             d: Vec::new(),
             guarded_blocks: 0,
             rows: Default::default(),
+            blocks: Vec::new(),
         })
     }
 }
@@ -128,7 +146,19 @@ impl Solver for Pgs {
         true
     }
 
+    fn supports(&self, class: ProblemClass) -> bool {
+        class.is_qp() || class == ProblemClass::Blcp
+    }
+
     fn init(&mut self, problem: &Problem, _state: &mut IterState) -> Result<(), SolverError> {
+        if let ConstraintSet::FrictionBox { mu } = problem.constraints() {
+            let inst = problem.instance();
+            self.blocks = (0..mu.len()).map(|c| inst.diag_block(c)).collect();
+            self.d.clear();
+            self.guarded_blocks = 0;
+            return Ok(());
+        }
+        self.blocks.clear();
         self.d = block_scales(problem, self.settings.block_step);
         if self.settings.block_step == BlockStep::Safeguarded
             && problem.constraints().block_size() > 1
@@ -140,6 +170,9 @@ impl Solver for Pgs {
     }
 
     fn step(&mut self, problem: &Problem, state: &mut IterState) -> StepResult {
+        if let ConstraintSet::FrictionBox { mu } = problem.constraints() {
+            return self.step_blcp(problem, state, mu);
+        }
         let inst = problem.instance();
         let k = problem.constraints();
         let bs = k.block_size();
@@ -180,5 +213,57 @@ impl Solver for Pgs {
 
     fn counters(&self) -> Vec<(&'static str, f64)> {
         vec![("guarded_blocks", self.guarded_blocks as f64)]
+    }
+}
+
+impl Pgs {
+    /// One sweep of ODE's projected Gauss-Seidel on a boxed LCP with friction coefficients
+    /// `mu` (module docs). Counted as one `N`-product; allocates nothing.
+    fn step_blcp(&mut self, problem: &Problem, state: &mut IterState, mu: &[f64]) -> StepResult {
+        let inst = problem.instance();
+        let (omega, lambda) = (self.settings.omega, self.settings.lambda);
+        let gamma = &mut state.gamma;
+        inst.refresh_row_state(gamma, &mut self.rows);
+        let rows = RowSource::new(inst);
+        let mut g = [0.0f64; 3];
+        let mut old = [0.0f64; 3];
+        for (c, (b, &m)) in self.blocks.iter().zip(mu).enumerate() {
+            let o = 3 * c;
+            rows.gather(&self.rows, gamma, c, &mut g);
+            let x = &mut gamma[o..o + 3];
+            old.copy_from_slice(x);
+            for i in 0..3 {
+                let nii = b[4 * i];
+                if nii <= 0.0 {
+                    continue; // a component without diagonal does not move (as pgs skips)
+                }
+                let v = x[i] - omega * g[i] / nii;
+                let v = if i == 0 {
+                    v.max(0.0)
+                } else {
+                    let h = m * x[0];
+                    v.clamp(-h, h)
+                };
+                let delta = v - x[i];
+                x[i] = v;
+                // keep the contact's g current: g_j += N_ji delta (column i of N_cc)
+                for j in 0..3 {
+                    g[j] += b[3 * j + i] * delta;
+                }
+            }
+            if lambda != 1.0 {
+                for i in 0..3 {
+                    x[i] = lambda * x[i] + (1.0 - lambda) * old[i];
+                }
+            }
+            if rows.tracks_changes() {
+                for i in 0..3 {
+                    old[i] = x[i] - old[i];
+                }
+                rows.changed(c, &old, &mut self.rows);
+            }
+        }
+        problem.add_matvecs(1);
+        Ok(StepOutcome::Continue)
     }
 }

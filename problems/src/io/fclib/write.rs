@@ -84,14 +84,19 @@ impl FclibInfo {
 /// documentation).
 ///
 /// Shapes: `N` is `3 nc x 3 nc`, `r` has `3 nc` entries, `mu` `nc`. Errors:
-/// [`ProblemError::WrongClass`] when `inst` has no Coulomb cones (not CCP or Coulomb);
+/// [`ProblemError::WrongClass`] when `inst` has no Coulomb cones (not CCP or Coulomb; a BLCP's
+/// friction boxes have no fclib form);
 /// [`ProblemError::Io`] naming `path` (used only in messages) when `n` or the number of stored
 /// entries does not fit fclib's 32-bit integers, or the HDF5 encoder fails.
 pub fn fclib_local_bytes(inst: &Instance, info: &FclibInfo, path: &Path) -> Result<Vec<u8>> {
-    let Some(mu) = inst.constraints().friction() else {
+    let (
+        crate::ConstraintSet::CoulombCones { mu, .. },
+        crate::ProblemClass::Ccp | crate::ProblemClass::Coulomb,
+    ) = (inst.constraints(), inst.class())
+    else {
         return Err(ProblemError::WrongClass {
             expected:
-                "ccp or coulomb (3-D Coulomb cones: fclib holds only frictional contact problems)"
+                "ccp or coulomb (Coulomb cones: fclib holds only frictional contact problems)"
                     .into(),
             found: inst.class().as_str().into(),
         });

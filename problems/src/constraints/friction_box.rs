@@ -1,0 +1,106 @@
+//! Friction boxes with moving bounds ([`super::ConstraintSet::FrictionBox`], the boxed LCP
+//! `blcp` of ODE-style engines; docs/formulation.md section "Robotics formulations"): blocks of
+//! 3 components per contact, normal first, then the two tangential components (fclib order),
+//!
+//! `gamma_n >= 0`, `-mu gamma_n <= gamma_t,i <= mu gamma_n` (`i = 1, 2`),
+//!
+//! a square pyramid circumscribing the Coulomb cone `K_mu` (its corners reach `sqrt(2) mu gamma_n`).
+//! The bounds of the tangents move with the normal component, so the problem is a
+//! quasi-variational inequality, not a QP: each "projection" here holds the tangential bounds at
+//! a given normal value (ODE's rule, Smith's Open Dynamics Engine `dxQuickStepper`; Baraff 1994
+//! for the boxed LCP), which is what the natural map, projected Gauss-Seidel and the
+//! feasibility residual of the class use.
+
+use crate::error::Result;
+
+/// Check `mu` against the problem size `n`: as for Coulomb cones (`n` a multiple of 3, `mu` of
+/// length `n / 3`, finite, non-negative). Errors: those of [`super::cones`]'s validation.
+pub(super) fn validate(mu: &[f64], n: usize) -> Result<()> {
+    super::cones::validate(mu, n, 3)
+}
+
+/// ODE's clamp of one block `x = (x_n, x_t1, x_t2)` in place: `x_n <- max(x_n, 0)`, then each
+/// tangent clamped to `[-mu x_n, mu x_n]` with the *new* `x_n`. The identity on the feasible
+/// set and onto it otherwise (not the Euclidean projection onto the pyramid: the normal is not
+/// raised to make room for large tangents).
+#[inline]
+pub fn clamp_friction_box(x: &mut [f64], mu: f64) {
+    x[0] = x[0].max(0.0);
+    let b = mu * x[0];
+    for t in &mut x[1..3] {
+        *t = t.clamp(-b, b);
+    }
+}
+
+/// Clamp `y` (one block) with the tangential bounds held at the normal value `xn` of the
+/// current iterate: `y_n <- max(y_n, 0)`, `y_t,i <- clamp(y_t,i, -mu max(xn, 0), mu max(xn, 0))`.
+/// The projection of the BLCP natural map `x - P_{B(x)}(x - g)` (bounds frozen at `x`).
+#[inline]
+pub fn clamp_at(y: &mut [f64], xn: f64, mu: f64) {
+    y[0] = y[0].max(0.0);
+    let b = mu * xn.max(0.0);
+    for t in &mut y[1..3] {
+        *t = t.clamp(-b, b);
+    }
+}
+
+/// Project `x` (length `3 mu.len()`) block by block with [`clamp_friction_box`], in place.
+#[inline]
+pub(super) fn project(mu: &[f64], x: &mut [f64]) {
+    for (xc, &m) in x.chunks_exact_mut(3).zip(mu) {
+        clamp_friction_box(xc, m);
+    }
+}
+
+/// Projected gradient of one block at a feasible `x`, the bounds held at `x_n`: normal as for
+/// `gamma >= 0` (`g_n` if `x_n > 0`, else `min(g_n, 0)`), each tangent as a box component in
+/// `[-mu x_n, mu x_n]` (`g` where free, `min(g, 0)` at the lower, `max(g, 0)` at the upper
+/// bound, `0` when both bounds coincide, `x_n = 0` or `mu = 0`).
+#[inline]
+pub(super) fn projected_gradient(x: &[f64], g: &[f64], mu: f64) -> [f64; 3] {
+    let pn = super::nonneg::projected_gradient(x[0], g[0]);
+    let b = mu * x[0].max(0.0);
+    let pt = |i: usize| super::boxes::projected_gradient(-b, b, x[i], g[i]);
+    [pn, pt(1), pt(2)]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ode_clamp_uses_the_new_normal() {
+        let mut x = [-1.0, 0.5, -0.2];
+        clamp_friction_box(&mut x, 0.5);
+        assert_eq!(x, [0.0, 0.0, 0.0]);
+        let mut x = [2.0, 1.5, -0.2];
+        clamp_friction_box(&mut x, 0.5);
+        assert_eq!(x, [2.0, 1.0, -0.2]);
+        // the box, not the cone: a corner (1, 1) mu x_n is feasible
+        let mut x = [2.0, 1.0, -1.0];
+        clamp_friction_box(&mut x, 0.5);
+        assert_eq!(x, [2.0, 1.0, -1.0]);
+        // bounds frozen at another normal value
+        let mut y = [3.0, 1.5, -4.0];
+        clamp_at(&mut y, 2.0, 0.5);
+        assert_eq!(y, [3.0, 1.0, -1.0]);
+        let mut y = [3.0, 1.5, -4.0];
+        clamp_at(&mut y, -2.0, 0.5);
+        assert_eq!(y, [3.0, 0.0, 0.0]);
+    }
+
+    #[test]
+    fn projected_gradient_per_bound() {
+        let mu = 0.5;
+        // x_n = 2: bounds [-1, 1]; t1 at the upper bound, t2 free
+        let p = projected_gradient(&[2.0, 1.0, 0.3], &[0.7, -0.4, 0.25], mu);
+        assert_eq!(p, [0.7, 0.0, 0.25]);
+        let p = projected_gradient(&[2.0, 1.0, -1.0], &[0.7, 0.4, 0.25], mu);
+        assert_eq!(p, [0.7, 0.4, 0.0]);
+        // x_n = 0: normal at its bound, tangents fixed
+        let p = projected_gradient(&[0.0, 0.0, 0.0], &[0.7, 0.4, -0.25], mu);
+        assert_eq!(p, [0.0, 0.0, 0.0]);
+        let p = projected_gradient(&[0.0, 0.0, 0.0], &[-0.7, 0.4, -0.25], mu);
+        assert_eq!(p, [-0.7, 0.0, 0.0]);
+    }
+}
