@@ -95,7 +95,7 @@ macro_rules! fixture {
 
 /// Built-in fixtures of the default suite: `(file, bytes, format)`. Origin and licence:
 /// `tests/fixtures/NOTICE` (Siconos and fclib, Apache-2.0).
-const DEFAULT_FIXTURES: [(&str, &[u8], Format); 7] = [
+const DEFAULT_FIXTURES: [(&str, &[u8], Format); 10] = [
     fixture!("fclib", "Spheres-i099-356-679.hdf5", Format::FclibHdf5),
     fixture!("fclib", "Capsules-i125-1213.hdf5", Format::FclibHdf5),
     fixture!("fclib", "Box_Stacks-i0122-82-5.hdf5", Format::FclibHdf5),
@@ -103,6 +103,15 @@ const DEFAULT_FIXTURES: [(&str, &[u8], Format); 7] = [
     fixture!("siconos-fc3d", "Rover4396.dat", Format::SiconosFc3d),
     fixture!("lcp", "lcp_mmc.dat", Format::SiconosLcp),
     fixture!("lcp", "lcp_deudeu.dat", Format::SiconosLcp),
+    // general (non-symmetric) LCPs: a non-monotone one (only Lemke solves it) and a monotone one
+    fixture!("lcp", "lcp_tobenna.dat", Format::SiconosLcp),
+    fixture!("lcp", "lcp_CPS_4.dat", Format::SiconosLcp),
+    // a 2-D friction problem (Siconos global fc2d file, 69 contacts, condensed)
+    fixture!(
+        "fc2d",
+        "gfc2d_granularflowonwall_00069_00350.dat",
+        Format::SiconosGlobal
+    ),
 ];
 
 /// Settled states of the granular `fill` scene (Melanz et al. 2017 TEST_FILL) whose contact
@@ -128,12 +137,14 @@ const GENERATED_STATES: [(&str, &str); 2] = [
 impl Suite {
     /// The built-in `default` suite: five frictional fixtures (fclib `Spheres-i099-356-679`,
     /// `Capsules-i125-1213`, `Box_Stacks-i0122-82-5`; Siconos `NESpheres_10_1`, `Rover4396`),
-    /// each as a CCP and as its normal-block LCP, and two Siconos LCPs (`lcp_mmc`,
-    /// `lcp_deudeu`), and the contact problems of two settled states of cpbench's granular
-    /// `fill` scene (sizes 5 and 10, 250 and 1000 spheres), each as a CCP and as the
-    /// frictionless LCP, made on the fly from snapshots: 16 instances. `Capsules` and
+    /// each as a CCP and as its normal-block LCP, four Siconos LCPs (`lcp_mmc`, `lcp_deudeu`,
+    /// and the general, non-symmetric `lcp_tobenna` (non-monotone) and `lcp_CPS_4` (monotone)),
+    /// the 2-D friction problem `gfc2d_granularflowonwall_00069_00350` (Siconos global file,
+    /// condensed) as a CCP and its normal-block LCP, and the contact problems of two settled
+    /// states of cpbench's granular `fill` scene (sizes 5 and 10, 250 and 1000 spheres), each as
+    /// a CCP and as the frictionless LCP, made on the fly from snapshots: 20 instances. `Capsules` and
     /// `Rover4396` have a slightly non-symmetric `W` (3.4e-4 and 3.8e-5 relative) and are
-    /// symmetrised, which their provenance records.
+    /// symmetrised, which their provenance records; the LCP files are read as they are.
     pub fn default_suite() -> Suite {
         let mut entries = Vec::new();
         for (file_name, bytes, format) in DEFAULT_FIXTURES {
@@ -150,7 +161,9 @@ impl Suite {
                         format,
                     },
                     class,
-                    symmetrize: true,
+                    // an LCP file is the general LCP it holds (kept as read); the frictional
+                    // files' W is symmetrised for their CCP
+                    symmetrize: format != Format::SiconosLcp,
                 });
             }
         }

@@ -56,7 +56,21 @@ fn every_registered_name_builds_a_solver_of_that_name() {
 
 #[test]
 fn derived_lists_and_cost_models() {
-    assert_eq!(default_solvers(), ["pgs", "jacobi", "apgd", "spgqp", "ipm"]);
+    assert_eq!(
+        default_solvers(),
+        [
+            "pgs",
+            "jacobi",
+            "apgd",
+            "spgqp",
+            "ipm",
+            "lemke",
+            "newton-fb",
+            "psor"
+        ]
+    );
+    assert_eq!(cost_model("lemke"), Some(CostModel::Factorising));
+    assert_eq!(cost_model("psor"), Some(CostModel::FirstOrder));
     assert_eq!(cost_model("pgs"), Some(CostModel::FirstOrder));
     assert_eq!(cost_model("ipm"), Some(CostModel::Factorising));
     assert_eq!(cost_model("nsn-ac"), Some(CostModel::Factorising));
