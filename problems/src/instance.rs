@@ -470,15 +470,30 @@ impl Instance {
         opts: ValidationOptions,
     ) -> Result<Self> {
         let k = ConstraintSet::coulomb_dim(mu, dim);
+        Self::new_keeping_asymmetry(name, w, q, k, ProblemClass::Coulomb, provenance, opts)
+    }
+
+    /// The constructor of the classes that keep a non-symmetric `W` as read (Coulomb, BLCP):
+    /// checks the parts, keeps `W` ([`Instance::keep_nonsymmetric`]) when its asymmetry
+    /// exceeds `opts.symmetry_tol` and `opts.symmetrize` is off, otherwise builds through
+    /// [`Instance::new`]; the instance then gets `class`.
+    fn new_keeping_asymmetry(
+        name: impl Into<String>,
+        w: CscMatrix,
+        q: Vec<f64>,
+        k: ConstraintSet,
+        class: ProblemClass,
+        provenance: Provenance,
+        opts: ValidationOptions,
+    ) -> Result<Self> {
         check_parts(&w, &q, &k)?;
         let (rel, ..) = w.asymmetry();
-        if rel > opts.symmetry_tol && !opts.symmetrize {
-            let mut inst = Self::keep_nonsymmetric(name.into(), w, q, k, provenance, rel);
-            inst.class = ProblemClass::Coulomb;
-            return Ok(inst);
-        }
-        let mut inst = Instance::new(name, w, q, k, provenance, opts)?;
-        inst.class = ProblemClass::Coulomb;
+        let mut inst = if rel > opts.symmetry_tol && !opts.symmetrize {
+            Self::keep_nonsymmetric(name.into(), w, q, k, provenance, rel)
+        } else {
+            Instance::new(name, w, q, k, provenance, opts)?
+        };
+        inst.class = class;
         Ok(inst)
     }
 
@@ -495,19 +510,7 @@ impl Instance {
         opts: ValidationOptions,
     ) -> Result<Self> {
         let k = ConstraintSet::FrictionBox { mu };
-        check_parts(&w, &q, &k)?;
-        let (rel, ..) = w.asymmetry();
-        if rel > opts.symmetry_tol && !opts.symmetrize {
-            return Ok(Self::keep_nonsymmetric(
-                name.into(),
-                w,
-                q,
-                k,
-                provenance,
-                rel,
-            ));
-        }
-        Instance::new(name, w, q, k, provenance, opts)
+        Self::new_keeping_asymmetry(name, w, q, k, ProblemClass::Blcp, provenance, opts)
     }
 
     /// The boxed LCP of ODE-style engines on this frictional instance's data (CCP or Coulomb):
