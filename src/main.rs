@@ -37,6 +37,9 @@ enum Command {
     Report(cmd::report::ReportArgs),
     /// Join the result folders of shards into one.
     Merge(cmd::merge::MergeArgs),
+    /// Re-run a published experiment by name (--list for the recipes); write its run folder
+    /// and reproduce.md with our numbers beside the paper's.
+    Reproduce(cmd::reproduce::ReproduceArgs),
     /// Compare a results folder with a baseline; exit code 1 on a regression.
     Check(cmd::check::CheckArgs),
     /// List the solvers (or one): classes, cost model, each setting's type, default, range and
@@ -193,6 +196,7 @@ fn other_commands(command: Command) -> Result<(), AnyError> {
         Command::Check(_) => unreachable!("handled by real_main"),
         Command::Report(a) => cmd::report::run(a),
         Command::Merge(a) => cmd::merge::run(a),
+        Command::Reproduce(a) => cmd::reproduce::run(a),
         Command::Run(a) => cmd::run::run(*a),
         Command::Solvers(a) => cmd::solvers::run(a),
         Command::Generate(a) => cmd::generate::generate(a),

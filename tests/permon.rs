@@ -54,60 +54,8 @@ fn permon_suite_is_built_in_with_permon_stopping_test() {
     assert!(insts.iter().all(|i| i.class() == ProblemClass::BoxQp));
 }
 
-/// PERMON's published counts: `(test file, instance, preset, rtol, iterations, Hessian
-/// multiplications, CG, expansion, proportioning steps)`. `ex1_*` run `-n 100` at PERMON's
-/// default `rtol = 1e-5`; `jbearing2_4` / `_6` run `-qps_type mpgp -tao_gttol 1e-6`.
-const PUBLISHED: [(&str, &str, &str, f64, [u64; 5]); 7] = [
-    (
-        "ex1_1.out",
-        "ex1",
-        "mprgp:permon",
-        1e-5,
-        [181, 200, 156, 18, 7],
-    ),
-    (
-        "ex1_opt.out",
-        "ex1",
-        "mprgp:permon-opt",
-        1e-5,
-        [184, 217, 161, 16, 7],
-    ),
-    (
-        "ex1_optapprox.out",
-        "ex1",
-        "mprgp:permon-optapprox",
-        1e-5,
-        [161, 189, 134, 27, 0],
-    ),
-    (
-        "ex1_bb.out",
-        "ex1",
-        "mprgp:permon-bb",
-        1e-5,
-        [200, 215, 174, 14, 12],
-    ),
-    (
-        "ex1_projcg.out",
-        "ex1",
-        "mprgp:permon-projcg",
-        1e-5,
-        [160, 175, 134, 14, 12],
-    ),
-    (
-        "jbearing2_4.out",
-        "jbearing2-8x12",
-        "mprgp:permon",
-        1e-6,
-        [23, 24, 21, 0, 2],
-    ),
-    (
-        "jbearing2_6.out",
-        "jbearing2-30x30",
-        "mprgp:permon",
-        1e-6,
-        [119, 120, 111, 0, 8],
-    ),
-];
+// PERMON's published counts (`cpbench reproduce permon-mprgp` sets them beside ours).
+use cpbench_harness::reproduce::permon::PUBLISHED;
 
 #[test]
 fn permon_published_counts_are_reproduced() {

@@ -228,7 +228,12 @@ pub fn movable_jacobian(
                 for d in dirs.iter().take(bs) {
                     for (x, sign) in order {
                         let Some(x) = x else { continue };
-                        let rot = x.rot.inverse_transform_vector(&(ct.point - x.pos).cross(d));
+                        // a body without rotation has no rotational coupling
+                        let rot = if x.rotates {
+                            x.rot.inverse_transform_vector(&(ct.point - x.pos).cross(d))
+                        } else {
+                            Vector3::zeros()
+                        };
                         for v in [d.x, d.y, d.z, rot.x, rot.y, rot.z] {
                             out[p] = sign * v;
                             p += 1;
@@ -247,6 +252,9 @@ pub fn movable_jacobian(
 /// `(v, omega)`, SI units.
 #[inline]
 pub fn free_velocity(b: &Body, h: f64, gravity: &Vector3<f64>) -> (Vector3<f64>, Vector3<f64>) {
+    if !b.rotates {
+        return (b.vel + h * gravity, Vector3::zeros());
+    }
     let jw = b.omega.component_mul(&b.inertia);
     let tau = -b.omega.cross(&jw);
     (
@@ -298,7 +306,7 @@ impl Assembly {
                     let mut s = zero;
                     let r = c.point - x.pos;
                     let ism = sign / x.mass.sqrt();
-                    let isj = x.inertia.map(|j| sign / j.sqrt());
+                    let isj = sign * x.inv_sqrt_inertia();
                     for (k, d) in dirs.iter().enumerate() {
                         let rot = x.rot.inverse_transform_vector(&r.cross(d));
                         s[k] = [
@@ -728,11 +736,7 @@ impl Assembly {
                 let b = &mut bodies[x as usize];
                 let ism = 1.0 / b.mass.sqrt();
                 b.vel += Vector3::new(t[0], t[1], t[2]) * ism;
-                b.omega += Vector3::new(
-                    t[3] / b.inertia.x.sqrt(),
-                    t[4] / b.inertia.y.sqrt(),
-                    t[5] / b.inertia.z.sqrt(),
-                );
+                b.omega += Vector3::new(t[3], t[4], t[5]).component_mul(&b.inv_sqrt_inertia());
             }
         }
     }

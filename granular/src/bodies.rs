@@ -30,6 +30,11 @@ pub struct Body {
     pub radius: f64,
     /// Fixed (static) body: zero velocity, no unknowns.
     pub fixed: bool,
+    /// Whether the body rotates (6 DOF, the default). A body with `rotates = false` has 3 DOF
+    /// (translation only, infinite inertia: its angular velocity stays zero and contact
+    /// impulses exert no torque on it), as the spheres of DVIDE's TEST_FILL (Melanz et al.
+    /// 2017). Set by [`Body::without_rotation`].
+    pub rotates: bool,
 }
 
 impl Body {
@@ -52,7 +57,36 @@ impl Body {
             inertia: Vector3::new(j, j, j),
             radius,
             fixed: false,
+            rotates: true,
         })
+    }
+
+    /// The same body with 3 DOF: translation only (see [`Body::rotates`]); its angular velocity
+    /// is set to zero.
+    pub fn without_rotation(mut self) -> Self {
+        self.rotates = false;
+        self.omega = Vector3::zeros();
+        self
+    }
+
+    /// `J^{-1/2}` per principal axis (1 / sqrt(kg m^2)): zero for a body that does not rotate.
+    #[inline]
+    pub fn inv_sqrt_inertia(&self) -> Vector3<f64> {
+        if self.rotates {
+            self.inertia.map(|j| 1.0 / j.sqrt())
+        } else {
+            Vector3::zeros()
+        }
+    }
+
+    /// `J^{-1}` per principal axis (1 / (kg m^2)): zero for a body that does not rotate.
+    #[inline]
+    pub fn inv_inertia(&self) -> Vector3<f64> {
+        if self.rotates {
+            self.inertia.map(|j| 1.0 / j)
+        } else {
+            Vector3::zeros()
+        }
     }
 
     /// A fixed sphere (never moves, e.g. the bottom layer of the pyramid or the tube wall).
@@ -98,7 +132,8 @@ impl Body {
         Ok(())
     }
 
-    /// Kinetic energy `1/2 m |v|^2 + 1/2 omega^T J omega` (J); 0 for fixed bodies.
+    /// Kinetic energy `1/2 m |v|^2 + 1/2 omega^T J omega` (J); 0 for fixed bodies (a body
+    /// without rotation has `omega = 0`).
     pub fn kinetic_energy(&self) -> f64 {
         if self.fixed {
             return 0.0;

@@ -134,6 +134,11 @@ pub struct ContactSolution {
     pub residual: f64,
     /// Whether the solver reached its tolerance.
     pub converged: bool,
+    /// The solver's own time for this solve in seconds, when the caller measured it apart from
+    /// its monitoring (cpbench's executor: solver time without the per-iteration residual
+    /// checks); `None` otherwise (the stepper's [`StepTimings::solve`] is then the only
+    /// measure).
+    pub solver_time: Option<f64>,
 }
 
 /// The solver in the loop: anything that maps an instance (and an optional warm start of

@@ -175,6 +175,10 @@ pub struct FillParams {
     pub h: f64,
     /// Minimum envelope (m); default 0.01 (2.5% of the radius).
     pub envelope: f64,
+    /// Whether the spheres rotate (6 DOF, default `true`); `false` gives DVIDE's 3-DOF
+    /// spheres (translation only, [`Body::without_rotation`]), as TEST_FILL in Melanz et al.
+    /// 2017 (recorded as the scene parameter `dof = 3`).
+    pub rotation: bool,
 }
 
 impl Default for FillParams {
@@ -190,6 +194,7 @@ impl Default for FillParams {
             g: 9.81,
             h: 1e-2,
             envelope: 0.01,
+            rotation: true,
         }
     }
 }
@@ -237,7 +242,12 @@ impl FillParams {
                     let x = (i as f64 + 0.5) * s + rng.uniform(-self.jitter, self.jitter);
                     let z = (k as f64 + 0.5) * s + rng.uniform(-self.jitter, self.jitter);
                     let y = (j as f64 + 0.5) * s;
-                    bodies.push(Body::sphere(Vector3::new(x, y, z), self.radius, self.mass)?);
+                    let b = Body::sphere(Vector3::new(x, y, z), self.radius, self.mass)?;
+                    bodies.push(if self.rotation {
+                        b
+                    } else {
+                        b.without_rotation()
+                    });
                 }
             }
         }
@@ -255,14 +265,22 @@ impl FillParams {
             ("mass", self.mass.to_string()),
             ("source", "Melanz et al. 2017 TEST_FILL".to_string()),
         ];
+        let mut parameters = params_map("fill", &kv, &params);
+        if !self.rotation {
+            parameters.insert("dof".into(), "3".into());
+        }
         Ok(Scene {
-            parameters: params_map("fill", &kv, &params),
+            parameters,
             world: World {
                 bodies,
                 planes,
                 params,
             },
-            label: format!("fill-{}", self.n),
+            label: if self.rotation {
+                format!("fill-{}", self.n)
+            } else {
+                format!("fill3dof-{}", self.n)
+            },
             seed,
         })
     }

@@ -142,6 +142,10 @@ pub struct StepReport {
     pub residual: f64,
     /// Whether the solver reached its tolerance (true without contacts).
     pub converged: bool,
+    /// The solver's own time (s) as its caller measured it
+    /// ([`crate::ContactSolution::solver_time`]): `Some(0.0)` without contacts, `None` when
+    /// the solver did not say ([`StepTimings::solve`] is then the only measure).
+    pub solver_time: Option<f64>,
     /// Effective envelope used (m).
     pub envelope: f64,
     /// Phase timings.
@@ -542,6 +546,7 @@ impl Simulation {
             iterations: 0,
             residual: f64::NAN,
             converged: false,
+            solver_time: None,
             envelope: self.envelope,
             timings,
         })
@@ -608,9 +613,9 @@ impl Simulation {
         let (nc, max_pen, nnz, built) = self.build_timed(step)?;
         let t3 = Instant::now();
         let bs = self.world.params.block_size();
-        let (iterations, residual, converged) = if nc == 0 {
+        let (iterations, residual, converged, solver_time) = if nc == 0 {
             self.gamma.clear();
-            (0, f64::NAN, true)
+            (0, f64::NAN, true, Some(0.0))
         } else {
             let has_warm = self.warm_start();
             let warm = has_warm.then_some(&self.warm[..]);
@@ -626,7 +631,7 @@ impl Simulation {
                 });
             }
             self.gamma = sol.gamma;
-            (sol.iterations, sol.residual, sol.converged)
+            (sol.iterations, sol.residual, sol.converged, sol.solver_time)
         };
         let t4 = Instant::now();
         self.asm
@@ -667,6 +672,7 @@ impl Simulation {
             iterations,
             residual,
             converged,
+            solver_time,
             envelope: self.envelope,
             timings: StepTimings {
                 solve: t4 - t3,
@@ -689,7 +695,11 @@ impl Simulation {
                 let b = &self.world.bodies[x];
                 let r = ct.point - b.pos;
                 for (k, d) in dirs.iter().enumerate().take(bs) {
-                    let rot = b.rot.inverse_transform_vector(&r.cross(d));
+                    let rot = if b.rotates {
+                        b.rot.inverse_transform_vector(&r.cross(d))
+                    } else {
+                        Vector3::zeros()
+                    };
                     for i in 0..3 {
                         t.push((6 * x + i, bs * c + k, sign * d[i]));
                         t.push((6 * x + 3 + i, bs * c + k, sign * rot[i]));
@@ -711,7 +721,7 @@ impl Simulation {
     }
 
     /// Diagonal of `M^-1` (length `6 nb`: `1/m` three times, then `1/J1, 1/J2, 1/J3`); zero
-    /// for fixed bodies.
+    /// for fixed bodies, and in the rotational entries of bodies without rotation.
     pub fn mass_inverse_diagonal(&self) -> Vec<f64> {
         let mut d = Vec::with_capacity(6 * self.world.bodies.len());
         for b in &self.world.bodies {
@@ -719,14 +729,8 @@ impl Simulation {
                 d.extend_from_slice(&[0.0; 6]);
             } else {
                 let im = 1.0 / b.mass;
-                d.extend_from_slice(&[
-                    im,
-                    im,
-                    im,
-                    1.0 / b.inertia.x,
-                    1.0 / b.inertia.y,
-                    1.0 / b.inertia.z,
-                ]);
+                let ij = b.inv_inertia();
+                d.extend_from_slice(&[im, im, im, ij.x, ij.y, ij.z]);
             }
         }
         d

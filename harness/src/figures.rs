@@ -136,6 +136,7 @@ pub fn residual_label(k: ResidualKind) -> &'static str {
         ResidualKind::ProjGradRel => "relative projected gradient",
         ResidualKind::Res4 => "Res4",
         ResidualKind::Fc3dError => "Siconos fc3d error",
+        ResidualKind::Res3 => "Heyn residual 3",
     }
 }
 

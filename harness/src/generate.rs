@@ -100,6 +100,7 @@ impl ContactSolver for RegistrySolver {
                     inst.class(),
                 )),
                 converged: st == Status::Converged,
+                solver_time: Some(res.time_s),
                 iterations: res.iterations,
                 gamma: res.gamma,
             }),

@@ -4,7 +4,7 @@
 //! `summary.csv` columns, in this order (scripts rely on it): `instance, class, n, nnz, solver,
 //! settings_hash, status` (the solver's claim), `success` (the harness's check),
 //! `iterations, matvecs, time_s`, every residual of [`Residuals::NAMES`] (ending with
-//! `objective, fc3d_error`; older files without `fc3d_error` read as NaN), then `instance_hash, best_iteration, check_residual, tol, profile, jobs,
+//! `objective, fc3d_error, res3`; older files without `fc3d_error` or `res3` read as NaN), then `instance_hash, best_iteration, check_residual, tol, profile, jobs,
 //! message, counters, base_solver, settings, peak_rss_bytes, operator, operator_bytes`.
 //! `solver` is the label (variant name),
 //! `base_solver` the registry name behind it, `settings` every setting of the run as JSON. `jobs` is the number of runs that were executing concurrently (time is only
@@ -230,10 +230,10 @@ impl SummaryRow {
                 _ => Ok(None),
             }
         };
-        let mut vals = [0.0; 14];
+        let mut vals = [0.0; Residuals::COUNT];
         for (v, name) in vals.iter_mut().zip(Residuals::NAMES) {
-            // `fc3d_error` came later: files written before it read as NaN
-            *v = if name == "fc3d_error" && !idx.contains_key(name) {
+            // `fc3d_error` and `res3` came later: files written before them read as NaN
+            *v = if matches!(name, "fc3d_error" | "res3") && !idx.contains_key(name) {
                 f64::NAN
             } else {
                 f(name)?
@@ -480,10 +480,11 @@ pub fn read_trace(path: &Path) -> Result<Vec<TracePoint>> {
                 .and_then(|s| s.parse::<f64>().ok())
                 .ok_or_else(|| err(format!("line {}: bad field {i}", k + 2)))
         };
-        let mut v = [0.0; 14];
+        let mut v = [0.0; Residuals::COUNT];
         for (i, x) in v.iter_mut().enumerate() {
-            // the last column (`fc3d_error`) is missing in traces written before it
-            *x = if i == 13 && rec.len() < 3 + 14 {
+            // the last columns (`fc3d_error` at 13, `res3` at 14) are missing in traces
+            // written before them
+            *x = if i >= 13 && rec.len() < 3 + i + 1 {
                 f64::NAN
             } else {
                 p(3 + i)?

@@ -577,7 +577,9 @@ fn load_error_row(f: &LoadFailure, profile: &Profile, jobs: usize) -> SummaryRow
         instance: f.source.clone(),
         solver: "-".into(),
         status: LOAD_ERROR.into(),
-        residuals: cpbench_problems::Residuals::from_values([f64::NAN; 14]),
+        residuals: cpbench_problems::Residuals::from_values(
+            [f64::NAN; cpbench_problems::Residuals::COUNT],
+        ),
         tol: profile.tol,
         profile: profile.name.clone(),
         jobs,

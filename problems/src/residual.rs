@@ -10,10 +10,11 @@
 //! | `nat_map_rel_max1_2` | divided by `max(1, ||r||_2)` (the `../data/reference` variant) | |
 //! | `proj_grad_2`, `proj_grad_rel` | `||g^P||`, `||g^P|| / ||r||` | Dostal & Schoberl 2005 |
 //! | `res4` | `||(gamma - P_K(gamma - eps g)) / eps||_2`, `eps = 1/n^2` | Heyn 2013, Mazhar 2015 |
+//! | `res3` | `max_c max(||gamma_t,c|| - mu_c gamma_n,c, ||g_t,c|| - g_n,c / mu_c, |gamma_c . g_c|, 0)` (absolute) | Heyn 2013 "residual 3", Melanz et al. 2017 |
 //! | `primal_feas` | `dist(gamma, K)` | |
 //! | `dual_feas` | `dist(g, K^*)` (for a box, the sign conditions no bound can absorb) | |
 //! | `complementarity` | `|gamma^T g|` (box: `sum_i |c_i|`, see below) | |
-//! | `complementarity_max` | `max_c |gamma_c^T g_c|` per contact / component | Heyn "Res3" |
+//! | `complementarity_max` | `max_c |gamma_c^T g_c|` per contact / component | |
 //! | `objective` | `f(gamma) = 1/2 gamma^T N gamma + r^T gamma` | |
 //! | `fc3d_error` | cones: `sqrt(sum_c ||gamma_c - P_K(gamma_c - (g_c + mu_c ||g_T,c|| e_n))||^2) / max(||r||, ||gamma||, ||g||)`; LCP and box: `||gamma - P_K(gamma - g)||_2 / ||r||_2` | Siconos 4.4 `fc3d_compute_error`, `lcp_compute_error` |
 //!
@@ -44,6 +45,17 @@
 //! `|gamma_n g_n| + sum_i max(g_t,i, 0)(gamma_t,i + mu gamma_n) + max(-g_t,i, 0)(mu gamma_n - gamma_t,i)`;
 //! the projected gradient that of a box at the current bounds; `fc3d_error` the natural map
 //! over `||r||` (as the LCP error). `objective` is reported but means nothing (not a QP).
+//!
+//! **Heyn's residual 3** (`res3`, Heyn, Anitescu, Tasora & Negrut 2013, IJNME 95; the common
+//! stopping test of every solver of DVIDE, Melanz et al. 2017, at `melanz/DVIDE` 9dd4406): the
+//! largest, over contacts, of the cone violation `||gamma_t|| - mu gamma_n`, the dual-cone
+//! violation `||g_t|| - g_n / mu` and the complementarity `|gamma_c . g_c|`, clipped below at
+//! 0. It is absolute (units of impulse, velocity and their product mixed, as in the papers),
+//! so its tolerance depends on the scene's scale. A contact with `mu = 0` has the dual test
+//! `-g_n` (the dual cone of a ray is the half-space `g_n >= 0`). On 2-D cones the tangent
+//! norm is `|x_t|`. For the other sets, per component: `dist(gamma_i, K_i)`, the dual
+//! violation of `g_i` (LCP: `-g_i`; box: the sign no bound absorbs; friction box: `-g_n`) and
+//! the component's complementarity term below.
 //!
 //! For a box, component `i` contributes `c_i = max(g_i, 0)(gamma_i - lo_i) + max(-g_i, 0)(hi_i - gamma_i)`
 //! (terms with an infinite bound are left out: they are dual infeasibility).
@@ -95,6 +107,9 @@ pub struct Residuals {
     /// Siconos' error: fc3d error of the Coulomb problem for cones, LCP error otherwise (see
     /// the module documentation). `NaN` when read from a results file that predates it.
     pub fc3d_error: f64,
+    /// Heyn's residual 3 (absolute, see the module documentation; Heyn et al. 2013, Melanz et
+    /// al. 2017). `NaN` when read from a results file that predates it.
+    pub res3: f64,
 }
 
 /// Selects one residual, e.g. for a stopping test. Its JSON name (manifests, settings files,
@@ -123,11 +138,13 @@ pub enum ResidualKind {
     Res4,
     /// Siconos' fc3d error (true Coulomb problem) / LCP error.
     Fc3dError,
+    /// Heyn's residual 3 (absolute; DVIDE's common stopping test).
+    Res3,
 }
 
 impl ResidualKind {
     /// All kinds, in CSV column order.
-    pub const ALL: [ResidualKind; 7] = [
+    pub const ALL: [ResidualKind; 8] = [
         ResidualKind::NatMapRel2,
         ResidualKind::NatMapRelInf,
         ResidualKind::NatMapAbs2,
@@ -135,6 +152,7 @@ impl ResidualKind {
         ResidualKind::ProjGradRel,
         ResidualKind::Res4,
         ResidualKind::Fc3dError,
+        ResidualKind::Res3,
     ];
 
     /// The residual of an instance of `class` when none is chosen (no `--residual`, no suite
@@ -165,6 +183,7 @@ impl ResidualKind {
             ResidualKind::ProjGradRel => "proj_grad_rel",
             ResidualKind::Res4 => "res4",
             ResidualKind::Fc3dError => "fc3d_error",
+            ResidualKind::Res3 => "res3",
         }
     }
 
@@ -175,8 +194,13 @@ impl ResidualKind {
 }
 
 impl Residuals {
-    /// Column names, in the order of [`Residuals::values`].
-    pub const NAMES: [&'static str; 14] = [
+    /// Number of residual columns ([`Residuals::NAMES`]).
+    pub const COUNT: usize = 15;
+
+    /// Column names, in the order of [`Residuals::values`]. Columns added after the first
+    /// files were written come last (`fc3d_error`, then `res3`): readers take a missing one as
+    /// NaN.
+    pub const NAMES: [&'static str; Self::COUNT] = [
         "nat_map_abs_2",
         "nat_map_abs_inf",
         "nat_map_rel_2",
@@ -191,10 +215,11 @@ impl Residuals {
         "complementarity_max",
         "objective",
         "fc3d_error",
+        "res3",
     ];
 
     /// Values in the order of [`Residuals::NAMES`].
-    pub fn values(&self) -> [f64; 14] {
+    pub fn values(&self) -> [f64; Self::COUNT] {
         [
             self.nat_map_abs_2,
             self.nat_map_abs_inf,
@@ -210,11 +235,12 @@ impl Residuals {
             self.complementarity_max,
             self.objective,
             self.fc3d_error,
+            self.res3,
         ]
     }
 
     /// Inverse of [`Residuals::values`].
-    pub fn from_values(v: [f64; 14]) -> Self {
+    pub fn from_values(v: [f64; Self::COUNT]) -> Self {
         Self {
             nat_map_abs_2: v[0],
             nat_map_abs_inf: v[1],
@@ -230,6 +256,7 @@ impl Residuals {
             complementarity_max: v[11],
             objective: v[12],
             fc3d_error: v[13],
+            res3: v[14],
         }
     }
 
@@ -243,6 +270,7 @@ impl Residuals {
             ResidualKind::ProjGradRel => self.proj_grad_rel,
             ResidualKind::Res4 => self.res4,
             ResidualKind::Fc3dError => self.fc3d_error,
+            ResidualKind::Res3 => self.res3,
         }
     }
 
@@ -307,6 +335,7 @@ pub fn residuals_with_gradient(
         (0.0f64, 0.0f64, 0.0, 0.0, 0.0, 0.0);
     let (mut comp_sum, mut comp_max) = (0.0f64, 0.0f64);
     let mut fc3d2 = 0.0f64;
+    let mut res3 = 0.0f64;
     let bs = k.block_size();
     let mut buf = [0.0f64; 3];
     let mut add_block = |b: usize, x: &[f64], gb: &[f64]| {
@@ -345,6 +374,7 @@ pub fn residuals_with_gradient(
                 let c = x[0] * gb[0];
                 comp_sum += c;
                 comp_max = comp_max.max(c.abs());
+                res3 = res3.max(-x[0]).max(-gb[0]).max(c.abs());
             }
             ConstraintSet::Box { lo, hi } => {
                 let (l, h, gi, xi) = (lo[b], hi[b], gb[0], x[0]);
@@ -365,6 +395,7 @@ pub fn residuals_with_gradient(
                 }
                 comp_sum += c.abs();
                 comp_max = comp_max.max(c.abs());
+                res3 = res3.max(l - xi).max(xi - h).max(d.abs()).max(c.abs());
             }
             ConstraintSet::CoulombCones { mu, .. } => {
                 // m = 3, or 2 for 2-D cones (one tangent)
@@ -378,6 +409,13 @@ pub fn residuals_with_gradient(
                 let c = dot(x, gb);
                 comp_sum += c;
                 comp_max = comp_max.max(c.abs());
+                let (xt, gt) = if m == 3 {
+                    (x[1].hypot(x[2]), gb[1].hypot(gb[2]))
+                } else {
+                    (x[1].abs(), gb[1].abs())
+                };
+                let dual = if mu > 0.0 { gt - gb[0] / mu } else { -gb[0] };
+                res3 = res3.max(xt - mu * x[0]).max(-x[0]).max(dual).max(c.abs());
                 // Siconos fc3d / fc2d error: x - P_K(x - (g + mu ||g_T|| e_n))
                 let ut = if m == 3 {
                     gb[1].hypot(gb[2])
@@ -405,6 +443,8 @@ pub fn residuals_with_gradient(
                 }
                 comp_sum += c;
                 comp_max = comp_max.max(c);
+                let over = (x[1].abs().max(x[2].abs()) - h).max(-x[0]);
+                res3 = res3.max(over).max(-gb[0]).max(c);
             }
         }
         // projected gradient (the definition shared with MPRGP / MPGP)
@@ -449,6 +489,7 @@ pub fn residuals_with_gradient(
         complementarity_max: comp_max,
         objective: objective_from_gradient(gamma, g, instance.r()),
         fc3d_error: fc3d_abs / siconos_scale,
+        res3,
     }
 }
 
@@ -570,6 +611,35 @@ mod tests {
             let v = serde_json::Value::from(old);
             assert_eq!(serde_json::from_value::<ResidualKind>(v).unwrap(), k);
         }
+    }
+
+    #[test]
+    fn heyn_residual_3_takes_the_largest_violation_per_contact() {
+        // N = I, one cone with mu = 0.5; gamma = (1, 0.6, 0), r chosen so that g = N gamma + r
+        // = (0.2, 0.3, 0): cone violation 0.6 - 0.5 = 0.1, dual 0.3 - 0.2 / 0.5 = -0.1,
+        // complementarity 1 * 0.2 + 0.6 * 0.3 = 0.38 -> res3 = 0.38
+        let eye = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
+        let k = ConstraintSet::coulomb(vec![0.5]);
+        let i = inst(&eye, 3, vec![-0.8, -0.3, 0.0], k.clone());
+        let res = residuals(&i, &[1.0, 0.6, 0.0]);
+        assert!((res.res3 - 0.38).abs() < 1e-15, "{}", res.res3);
+        assert_eq!(res.get(ResidualKind::Res3), res.res3);
+        // a contact separating (gamma = 0, g_n > 0, g_t small) and a stuck one inside the
+        // cone with g = 0: res3 = 0
+        let i = inst(&eye, 3, vec![1.0, 0.1, 0.0], k.clone());
+        assert_eq!(residuals(&i, &[0.0, 0.0, 0.0]).res3, 0.0);
+        // dual violation dominates: gamma = 0, g = (0.1, 0.4, 0) -> 0.4 - 0.2 = 0.2
+        let i = inst(&eye, 3, vec![0.1, 0.4, 0.0], k);
+        assert!((residuals(&i, &[0.0, 0.0, 0.0]).res3 - 0.2).abs() < 1e-15);
+        // LCP: z = (2, 0), w = z + r = (0.5, -0.25): max(-w_2, |z_1 w_1|) = 1
+        let i = inst(
+            &[1.0, 0.0, 0.0, 1.0],
+            2,
+            vec![-1.5, -0.25],
+            ConstraintSet::NonNegative,
+        );
+        assert!((residuals(&i, &[2.0, 0.0]).res3 - 1.0).abs() < 1e-15);
+        assert_eq!(ResidualKind::parse("res3"), Some(ResidualKind::Res3));
     }
 
     #[test]

@@ -6,5 +6,6 @@ pub mod generate;
 pub mod info;
 pub mod merge;
 pub mod report;
+pub mod reproduce;
 pub mod run;
 pub mod solvers;

@@ -58,7 +58,7 @@ pub struct RunArgs {
     #[arg(long, allow_negative_numbers = true)]
     pub tol: Option<f64>,
     /// Stopping and check residual: nat_map_rel_2, nat_map_rel_inf, nat_map_abs_2,
-    /// nat_map_rel_max1_2, proj_grad_rel, res4, fc3d_error. A residual given here is used on
+    /// nat_map_rel_max1_2, proj_grad_rel, res4, fc3d_error, res3 (Heyn's residual 3, absolute). A residual given here is used on
     /// every instance, Coulomb ones included [default: the suite's, else each instance's class
     /// default: fc3d_error on Coulomb instances, nat_map_rel_2 on the others].
     #[arg(long)]

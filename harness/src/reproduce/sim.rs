@@ -1,0 +1,455 @@
+//! The time-stepper side of the recipes: run a scene with a solver in the loop, one row per
+//! step, written as a trace; a summary row per (case, solver); a manifest; figures of a
+//! per-step quantity against simulated time.
+//!
+//! Files (in the recipe's output folder):
+//! - `traces/<case>__<solver>.csv`: one row per step, columns [`STEP_HEADER`] (plus the
+//!   recipe's probe column when it has one); written atomically when the simulation ends, so
+//!   a folder that holds it has the whole run, which [`simulate`] then reads back instead of
+//!   recomputing (resume), unless [`super::Context::rerun`];
+//! - `summary.csv`: one row per (case, solver), columns [`SUMMARY_HEADER`] ([`write_summary`]);
+//! - `manifest.json`: git revision, machine, start time, the cases (scene parameters, steps)
+//!   and the solvers (registry name, settings, executor settings) ([`write_manifest`]).
+//!
+//! Solve times are the solver's own time ([`cpbench_granular::StepReport::solver_time`]: the
+//! executor's solver time without the harness's per-iteration residual checks) where the
+//! solver reports it, else the stepper's wall time of the solve.
+
+use super::Context;
+use crate::error::{HarnessError, Result};
+use crate::fsutil::{solver_file_name, write_atomic, write_json_atomic};
+use crate::manifest::{git_revision, machine, now_utc};
+use crate::plot::{draw_plot, Axis, FigureOptions, LinePlot, Series};
+use cpbench_granular::{ContactSolver, Simulation, StepReport};
+use serde_json::json;
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// Columns of a step trace (a probe column may follow).
+pub const STEP_HEADER: [&str; 12] = [
+    "step",
+    "time",
+    "contacts",
+    "n",
+    "iterations",
+    "residual",
+    "converged",
+    "solve_s",
+    "solve_wall_s",
+    "max_penetration",
+    "kinetic_energy",
+    "warm_matched",
+];
+
+/// One step of a simulation as the recipes record it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StepRow {
+    /// Step number (1-based).
+    pub step: u64,
+    /// Simulated time after the step (s).
+    pub time: f64,
+    /// Contacts in the step's problem.
+    pub contacts: usize,
+    /// Unknowns.
+    pub n: usize,
+    /// Solver iterations.
+    pub iterations: u64,
+    /// The solver's final stopping residual (NaN without contacts).
+    pub residual: f64,
+    /// Whether it reached the tolerance.
+    pub converged: bool,
+    /// Solver time of the step (s; see the module documentation).
+    pub solve_s: f64,
+    /// Wall time of the whole solve call, monitoring included (s).
+    pub solve_wall_s: f64,
+    /// Largest overlap at the start of the step (m).
+    pub max_penetration: f64,
+    /// Kinetic energy after the step (J).
+    pub kinetic_energy: f64,
+    /// Contacts warm-started from the previous step.
+    pub warm_matched: usize,
+    /// The recipe's probe after the step (NaN without a probe).
+    pub probe: f64,
+}
+
+impl StepRow {
+    /// The row of a stepper report, with the probe value.
+    pub fn from_report(r: &StepReport, probe: f64) -> Self {
+        let wall = r.timings.solve.as_secs_f64();
+        Self {
+            step: r.step,
+            time: r.time,
+            contacts: r.contacts,
+            n: r.n,
+            iterations: r.iterations,
+            residual: r.residual,
+            converged: r.converged,
+            solve_s: r.solver_time.unwrap_or(wall),
+            solve_wall_s: wall,
+            max_penetration: r.max_penetration,
+            kinetic_energy: r.kinetic_energy,
+            warm_matched: r.warm_matched,
+            probe,
+        }
+    }
+}
+
+/// A recipe-defined quantity recorded after every step (its column name and the function).
+pub struct Probe<'a> {
+    /// Column name in the trace (`speed`).
+    pub name: &'a str,
+    /// Its value after a step.
+    pub f: &'a dyn Fn(&Simulation) -> f64,
+}
+
+/// The trace file of `case` run by `solver`.
+pub fn trace_path(out: &Path, case: &str, solver: &str) -> std::path::PathBuf {
+    out.join("traces").join(format!(
+        "{}__{}.csv",
+        crate::fsutil::safe_file_name(case),
+        solver_file_name(solver)
+    ))
+}
+
+/// Run `steps` steps of `sim` with `solver` in the loop and record one [`StepRow`] per step
+/// in `traces/<case>__<solver_label>.csv`; when that file exists and `ctx.rerun` is not set,
+/// read it back instead (a completed run is never recomputed). `sim` is built lazily by
+/// `build`, only when the run is not already in the folder.
+///
+/// Errors: those of the stepper (a solver failure, a non-finite state) and of the files.
+pub fn simulate(
+    ctx: &Context,
+    case: &str,
+    solver_label: &str,
+    build: &mut dyn FnMut() -> Result<Simulation>,
+    solver: &mut dyn ContactSolver,
+    steps: u64,
+    probe: Option<Probe<'_>>,
+) -> Result<Vec<StepRow>> {
+    let path = trace_path(&ctx.out, case, solver_label);
+    if !ctx.rerun && path.exists() {
+        let rows = read_steps(&path)?;
+        if rows.len() as u64 == steps {
+            ctx.say(format!(
+                "{case} / {solver_label}: {steps} steps read back from {}",
+                path.display()
+            ));
+            return Ok(rows);
+        }
+    }
+    let mut sim = build()?;
+    let mut rows = Vec::with_capacity(steps as usize);
+    let t0 = std::time::Instant::now();
+    for k in 0..steps {
+        let rep = sim
+            .step(solver)
+            .map_err(|e| HarnessError::Invalid(format!("{case} / {solver_label}: {e}")))?;
+        let p = probe.as_ref().map(|p| (p.f)(&sim)).unwrap_or(f64::NAN);
+        rows.push(StepRow::from_report(&rep, p));
+        if ctx.progress && (k + 1) % 50 == 0 {
+            eprintln!(
+                "  {case} / {solver_label}: step {}/{steps}, {} contacts, {} iterations, {:.0} s",
+                k + 1,
+                rep.contacts,
+                rep.iterations,
+                t0.elapsed().as_secs_f64()
+            );
+        }
+    }
+    write_steps(&path, &rows, probe.as_ref().map(|p| p.name))?;
+    Ok(rows)
+}
+
+/// Write a step trace (atomically).
+pub fn write_steps(path: &Path, rows: &[StepRow], probe: Option<&str>) -> Result<()> {
+    let mut s = STEP_HEADER.join(",");
+    if let Some(p) = probe {
+        let _ = write!(s, ",{p}");
+    }
+    s.push('\n');
+    for r in rows {
+        let _ = write!(
+            s,
+            "{},{},{},{},{},{:e},{},{:e},{:e},{:e},{:e},{}",
+            r.step,
+            r.time,
+            r.contacts,
+            r.n,
+            r.iterations,
+            r.residual,
+            r.converged,
+            r.solve_s,
+            r.solve_wall_s,
+            r.max_penetration,
+            r.kinetic_energy,
+            r.warm_matched
+        );
+        if probe.is_some() {
+            let _ = write!(s, ",{:e}", r.probe);
+        }
+        s.push('\n');
+    }
+    write_atomic(path, s.as_bytes())
+}
+
+/// Read a step trace written by [`write_steps`]. Errors: [`HarnessError::Csv`] naming the
+/// file and line.
+pub fn read_steps(path: &Path) -> Result<Vec<StepRow>> {
+    let err = |m: String| HarnessError::Csv {
+        path: path.to_path_buf(),
+        message: m,
+    };
+    let mut rdr = csv::Reader::from_path(path).map_err(|e| err(e.to_string()))?;
+    let mut out = Vec::new();
+    for (k, rec) in rdr.records().enumerate() {
+        let rec = rec.map_err(|e| err(e.to_string()))?;
+        let f = |i: usize| -> Result<f64> {
+            rec.get(i)
+                .and_then(|s| s.parse::<f64>().ok())
+                .ok_or_else(|| {
+                    err(format!(
+                        "line {}: bad field {} ({})",
+                        k + 2,
+                        i + 1,
+                        STEP_HEADER.get(i).unwrap_or(&"probe")
+                    ))
+                })
+        };
+        out.push(StepRow {
+            step: f(0)? as u64,
+            time: f(1)?,
+            contacts: f(2)? as usize,
+            n: f(3)? as usize,
+            iterations: f(4)? as u64,
+            residual: f(5)?,
+            converged: rec.get(6) == Some("true"),
+            solve_s: f(7)?,
+            solve_wall_s: f(8)?,
+            max_penetration: f(9)?,
+            kinetic_energy: f(10)?,
+            warm_matched: f(11)? as usize,
+            probe: if rec.len() > 12 { f(12)? } else { f64::NAN },
+        });
+    }
+    Ok(out)
+}
+
+/// Columns of the simulation recipes' `summary.csv`.
+pub const SUMMARY_HEADER: [&str; 13] = [
+    "case",
+    "solver",
+    "steps",
+    "steps_with_contacts",
+    "mean_contacts",
+    "mean_iterations",
+    "max_iterations",
+    "unconverged_steps",
+    "mean_solve_s",
+    "total_solve_s",
+    "max_penetration",
+    "final_kinetic_energy",
+    "final_probe",
+];
+
+/// Per-run figures of a simulation: means over the steps that had contacts.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunStats {
+    /// Case label.
+    pub case: String,
+    /// Solver label.
+    pub solver: String,
+    /// Steps run.
+    pub steps: usize,
+    /// Steps whose problem had contacts.
+    pub steps_with_contacts: usize,
+    /// Mean contacts per step with contacts.
+    pub mean_contacts: f64,
+    /// Mean iterations per step with contacts.
+    pub mean_iterations: f64,
+    /// Largest iteration count of a step.
+    pub max_iterations: u64,
+    /// Steps that stopped short of the tolerance.
+    pub unconverged_steps: usize,
+    /// Mean solver time per step with contacts (s).
+    pub mean_solve_s: f64,
+    /// Total solver time (s).
+    pub total_solve_s: f64,
+    /// Largest penetration over the run (m).
+    pub max_penetration: f64,
+    /// Kinetic energy after the last step (J).
+    pub final_kinetic_energy: f64,
+    /// The probe after the last step (NaN without one).
+    pub final_probe: f64,
+}
+
+impl RunStats {
+    /// The statistics of one run.
+    pub fn of(case: &str, solver: &str, rows: &[StepRow]) -> Self {
+        let with: Vec<&StepRow> = rows.iter().filter(|r| r.contacts > 0).collect();
+        let m = with.len().max(1) as f64;
+        let total: f64 = with.iter().map(|r| r.solve_s).sum();
+        Self {
+            case: case.into(),
+            solver: solver.into(),
+            steps: rows.len(),
+            steps_with_contacts: with.len(),
+            mean_contacts: with.iter().map(|r| r.contacts as f64).sum::<f64>() / m,
+            mean_iterations: with.iter().map(|r| r.iterations as f64).sum::<f64>() / m,
+            max_iterations: with.iter().map(|r| r.iterations).max().unwrap_or(0),
+            unconverged_steps: with.iter().filter(|r| !r.converged).count(),
+            mean_solve_s: total / m,
+            total_solve_s: total,
+            max_penetration: rows.iter().fold(0.0, |a, r| a.max(r.max_penetration)),
+            final_kinetic_energy: rows.last().map_or(f64::NAN, |r| r.kinetic_energy),
+            final_probe: rows.last().map_or(f64::NAN, |r| r.probe),
+        }
+    }
+}
+
+/// Write `summary.csv` (atomically), one row per run.
+pub fn write_summary(out: &Path, stats: &[RunStats]) -> Result<()> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let csv_err = |e: csv::Error| HarnessError::Csv {
+        path: out.join("summary.csv"),
+        message: e.to_string(),
+    };
+    w.write_record(SUMMARY_HEADER).map_err(csv_err)?;
+    for s in stats {
+        w.write_record([
+            s.case.clone(),
+            s.solver.clone(),
+            s.steps.to_string(),
+            s.steps_with_contacts.to_string(),
+            format!("{:.6e}", s.mean_contacts),
+            format!("{:.6e}", s.mean_iterations),
+            s.max_iterations.to_string(),
+            s.unconverged_steps.to_string(),
+            format!("{:.6e}", s.mean_solve_s),
+            format!("{:.6e}", s.total_solve_s),
+            format!("{:.6e}", s.max_penetration),
+            format!("{:.6e}", s.final_kinetic_energy),
+            format!("{:.6e}", s.final_probe),
+        ])
+        .map_err(csv_err)?;
+    }
+    let bytes = w
+        .into_inner()
+        .map_err(|e| HarnessError::Invalid(e.to_string()))?;
+    write_atomic(&out.join("summary.csv"), &bytes)
+}
+
+/// Write `manifest.json` of a simulation recipe: `recipe`, git revision, machine, time, and
+/// the recipe's own description of its cases and solvers (`cases`, `solvers`: JSON given by
+/// the recipe, e.g. scene parameters and solver settings).
+pub fn write_manifest(
+    out: &Path,
+    recipe: &str,
+    cases: serde_json::Value,
+    solvers: serde_json::Value,
+) -> Result<()> {
+    write_json_atomic(
+        &out.join("manifest.json"),
+        &json!({
+            "recipe": recipe,
+            "git_revision": git_revision(),
+            "machine": machine(),
+            "created": now_utc().1,
+            "cases": cases,
+            "solvers": solvers,
+        }),
+    )
+}
+
+/// Draw one figure (PNG and SVG, stem `stem` in `out`) of a per-step quantity against
+/// simulated time, one line per series; `y_log` for a log10 y axis. Returns the PNG's file
+/// name. Errors: drawing errors.
+pub fn plot_vs_time(
+    out: &Path,
+    stem: &str,
+    title: &str,
+    y_label: &str,
+    series: Vec<Series>,
+    y_log: bool,
+) -> Result<String> {
+    let y_axis = if y_log { Axis::Log10 } else { Axis::Linear };
+    let plot = line_plot(
+        title,
+        "simulated time [s]",
+        y_label,
+        series,
+        Axis::Linear,
+        y_axis,
+    );
+    draw(out, stem, &plot)
+}
+
+/// A plain line plot (no tolerance line, no running minimum, markers spread along lines).
+pub fn line_plot(
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    series: Vec<Series>,
+    x_axis: Axis,
+    y_axis: Axis,
+) -> LinePlot {
+    LinePlot {
+        title: title.to_string(),
+        x_label: x_label.to_string(),
+        y_label: y_label.to_string(),
+        series,
+        hline: None,
+        x_axis,
+        y_axis,
+        y_range: None,
+        best_so_far: false,
+        markers_at_points: false,
+    }
+}
+
+/// Draw `plot` to `{out}/{stem}.png` and `.svg` at the default figure size; returns the PNG's
+/// file name. Errors: drawing errors.
+pub fn draw(out: &Path, stem: &str, plot: &LinePlot) -> Result<String> {
+    let png = format!("{stem}.png");
+    draw_plot(
+        plot,
+        &out.join(&png),
+        &out.join(format!("{stem}.svg")),
+        &FigureOptions::default(),
+    )?;
+    Ok(png)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn step_traces_round_trip_with_and_without_probe() {
+        let dir = tempfile::tempdir().unwrap();
+        let row = |k: u64| StepRow {
+            step: k,
+            time: 0.01 * k as f64,
+            contacts: 3,
+            n: 9,
+            iterations: 17,
+            residual: 2.5e-4,
+            converged: k % 2 == 0,
+            solve_s: 1.25e-4,
+            solve_wall_s: 2e-4,
+            max_penetration: 1e-5,
+            kinetic_energy: 0.5,
+            warm_matched: 2,
+            probe: 1.428571,
+        };
+        let rows: Vec<StepRow> = (1..4).map(row).collect();
+        let p = dir.path().join("a.csv");
+        write_steps(&p, &rows, Some("speed")).unwrap();
+        assert_eq!(read_steps(&p).unwrap(), rows);
+        write_steps(&p, &rows, None).unwrap();
+        let back = read_steps(&p).unwrap();
+        assert!(back.iter().all(|r| r.probe.is_nan()));
+        let s = RunStats::of("c", "s", &rows);
+        assert_eq!((s.steps, s.unconverged_steps, s.max_iterations), (3, 2, 17));
+        assert!((s.total_solve_s - 3.75e-4).abs() < 1e-18);
+    }
+}

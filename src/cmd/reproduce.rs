@@ -1,0 +1,81 @@
+//! `cpbench reproduce`: published experiments re-run by name
+//! ([`cpbench_harness::reproduce`]).
+
+use crate::AnyError;
+use clap::Args;
+use cpbench_harness::reproduce::{self, Context, Verdict};
+use std::path::PathBuf;
+
+/// Arguments of `cpbench reproduce`.
+#[derive(Args)]
+pub struct ReproduceArgs {
+    /// Recipe id (see --list).
+    #[arg(required_unless_present = "list")]
+    pub id: Option<String>,
+    /// List the recipes: id, paper, what each regenerates, expected run time on 2 cores.
+    #[arg(long)]
+    pub list: bool,
+    /// Output folder [default: results/reproduce/<id>, or results/reproduce/<id>-quick].
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// A reduced size that finishes in under a minute (what the tests run).
+    #[arg(long)]
+    pub quick: bool,
+    /// Recompute what the folder already holds (otherwise completed runs are read back).
+    #[arg(long)]
+    pub rerun: bool,
+    /// No progress messages.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// List, or run one recipe and print its comparison table's verdicts.
+pub fn run(a: ReproduceArgs) -> Result<(), AnyError> {
+    if a.list {
+        println!(
+            "{:<28} {:<10} {:<10} paper / regenerates",
+            "id", "full", "quick"
+        );
+        for r in reproduce::recipes() {
+            let i = r.info();
+            println!(
+                "{:<28} {:<10} {:<10} {}\n{:<50} {}",
+                i.id, i.full_time, i.quick_time, i.paper, "", i.regenerates
+            );
+        }
+        return Ok(());
+    }
+    let id = a.id.unwrap_or_default();
+    let recipe = reproduce::find(&id)?;
+    let ctx = Context {
+        out: a
+            .out
+            .unwrap_or_else(|| reproduce::default_out_dir(&id, a.quick)),
+        quick: a.quick,
+        rerun: a.rerun,
+        progress: !a.quiet,
+    };
+    let done = reproduce::reproduce(recipe.as_ref(), &ctx)?;
+    let cs = &done.outcome.comparisons;
+    for c in cs {
+        println!(
+            "{:<24} {:<60} ours {}",
+            c.verdict().as_str(),
+            c.quantity,
+            c.ours_text
+        );
+    }
+    let count = |v: Verdict| cs.iter().filter(|c| c.verdict() == v).count();
+    println!(
+        "{id}: {} of {} published numbers matched, {} claims hold, {} not reproduced, {} not \
+         decided; {} ({})",
+        count(Verdict::Match),
+        count(Verdict::Match) + count(Verdict::Mismatch),
+        count(Verdict::ClaimHolds),
+        count(Verdict::ClaimFails),
+        count(Verdict::ClaimOpen),
+        done.markdown.display(),
+        reproduce::fmt_duration(done.wall_s)
+    );
+    Ok(())
+}

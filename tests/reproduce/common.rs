@@ -1,0 +1,45 @@
+//! Helpers shared by the recipe tests.
+
+use cpbench_harness::reproduce::{find, reproduce, Context, Reproduced, Verdict};
+
+/// Run recipe `id` at its quick size into a temporary folder; returns the outcome and the
+/// folder (kept alive by the returned guard).
+pub fn quick(id: &str) -> (Reproduced, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = Context {
+        out: dir.path().to_path_buf(),
+        quick: true,
+        rerun: false,
+        progress: false,
+    };
+    let r = find(id).unwrap();
+    let done = reproduce(r.as_ref(), &ctx).unwrap();
+    for f in [
+        "reproduce.md",
+        "comparison.csv",
+        "reproduce.json",
+        "summary.csv",
+        "manifest.json",
+    ] {
+        assert!(dir.path().join(f).is_file(), "{id}: {f} missing");
+    }
+    for fig in &done.outcome.figures {
+        assert!(
+            dir.path().join(&fig.file).is_file(),
+            "{id}: figure {} missing",
+            fig.file
+        );
+    }
+    (done, dir)
+}
+
+/// The comparison whose quantity is `q`.
+#[allow(dead_code)]
+pub fn verdict_of(done: &Reproduced, q: &str) -> Verdict {
+    done.outcome
+        .comparisons
+        .iter()
+        .find(|c| c.quantity == q)
+        .unwrap_or_else(|| panic!("no comparison '{q}'"))
+        .verdict()
+}

@@ -1,0 +1,5 @@
+//! Issue 15: every `cpbench reproduce` recipe runs at its quick size and asserts the numbers
+//! it can (one module per recipe).
+
+mod common;
+mod permon;
