@@ -1,0 +1,59 @@
+//! `cpbench reproduce` from the command line: `--list`, a recipe by id, an unknown id.
+
+use cpbench_harness::reproduce::recipes;
+use std::process::Command;
+
+fn cpbench() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_cpbench"))
+}
+
+#[test]
+fn list_names_every_recipe_with_its_run_times() {
+    let out = cpbench().args(["reproduce", "--list"]).output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    for r in recipes() {
+        let i = r.info();
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(&format!("{} ", i.id)))
+            .unwrap_or_else(|| panic!("{} not listed:\n{text}", i.id));
+        assert!(
+            line.contains(i.full_time) && line.contains(i.paper),
+            "{line}"
+        );
+    }
+}
+
+#[test]
+fn a_recipe_runs_by_id_and_an_unknown_id_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = cpbench()
+        .args(["reproduce", "permon-mprgp", "--quick", "--quiet", "--out"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("permon-mprgp: 37 of 37 published numbers matched"),
+        "{text}"
+    );
+    let md = std::fs::read_to_string(dir.path().join("reproduce.md")).unwrap();
+    assert!(md.contains(&format!(
+        "cpbench reproduce permon-mprgp --quick --out {} --rerun",
+        dir.path().display()
+    )));
+    let bad = cpbench().args(["reproduce", "nope"]).output().unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    let err = String::from_utf8(bad.stderr).unwrap();
+    assert!(
+        err.contains("unknown recipe 'nope'") && err.contains("permon-mprgp"),
+        "{err}"
+    );
+    assert!(!err.contains("panicked"));
+}
