@@ -24,6 +24,25 @@ fn permon_counts_are_matched_exactly() {
         .find(|c| c.quantity == "iterations, ex1, `mprgp:permon`")
         .unwrap();
     assert_eq!(it.ours, 181.0);
+    // the power method's products come on top of PERMON's Hessian multiplications
+    let rows = cpbench_harness::results::read_summary(&dir.path().join("summary.csv")).unwrap();
+    assert_eq!(rows.len(), 7);
+    for r in &rows {
+        let count = |k: &str| -> u64 {
+            r.counters
+                .split(';')
+                .find_map(|kv| kv.strip_prefix(&format!("{k}=")))
+                .and_then(|v| v.parse::<f64>().ok())
+                .unwrap_or_else(|| panic!("{}: no counter {k} in {}", r.solver, r.counters))
+                as u64
+        };
+        assert_eq!(
+            count("hessian_mults") + count("power_matvecs"),
+            r.matvecs,
+            "{}",
+            r.solver
+        );
+    }
     let md = std::fs::read_to_string(dir.path().join("reproduce.md")).unwrap();
     assert!(md.contains("37 of 37 published numbers matched"), "{md}");
     // a second call resumes: nothing is recomputed, the same numbers come back
