@@ -1,5 +1,6 @@
 //! Issue 15: every `cpbench reproduce` recipe runs at its quick size and asserts the numbers
 //! it can (one module per recipe).
 
+mod acary;
 mod common;
 mod permon;
