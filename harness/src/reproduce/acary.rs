@@ -1,0 +1,700 @@
+//! `acary2018-fclib`: performance profiles of Coulomb-friction solvers on the FCLib files of
+//! this repository (Acary, Bremond & Huber 2018, "On solving contact problems with Coulomb
+//! friction: formulations and numerical comparisons", Advanced Topics in Nonsmooth Dynamics,
+//! Springer; INRIA RR-9118; sources `siconos/faf`, `TeX/Report/body.tex` and `src/`).
+//!
+//! The paper solves the FCLib v1.0 collection (2368 problems in 15 test sets) with Siconos'
+//! solvers to precision `1e-8` (and `1e-4` on some sets) under a time limit per set (Table
+//! "fclib-simulation"), and compares them by performance profiles on CPU time (Dolan & More
+//! 2002; `rho_s(tau)`, `tau` in `1:0.1:100`, `faf_default_values.py`). The collection is not
+//! here: this recipe reads the few files of the paper's sets that the repository holds
+//! ([`FILES`]), solves each as the true Coulomb problem ([`ClassChoice::Coulomb`]) with
+//! cpbench's Coulomb solvers ([`solvers`]) at both precisions, draws one profile per
+//! precision ([`profile_on_grid`]) and sets the mean time of the fastest solver per problem
+//! beside the paper's ([`PUBLISHED`]), with the paper's qualitative conclusions as claims.
+
+use super::{Comparison, Context, Figure, MdTable, Outcome, Recipe, RecipeInfo};
+use crate::error::{HarnessError, Result};
+use crate::fsutil::write_atomic;
+use crate::manifest::Profile;
+use crate::plot::{draw_plot, Axis, LinePlot, Series};
+use crate::report::{ratios, Metric};
+use crate::results::SummaryRow;
+use crate::run::{run, RunConfig, SolverSpec};
+use crate::Suite;
+use cpbench_problems::io::ClassChoice;
+use cpbench_problems::{Instance, ResidualKind};
+use serde_json::json;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// The recipe (see the module documentation).
+pub struct Acary2018Fclib;
+
+/// The repository's files of the paper's test sets: `(set, path relative to the repository
+/// root, what the file is)`. A few files of each set, not the sets: the paper's Capsules set
+/// has 249 problems, BoxesStack 255, KaplasTower 201, Cubes_H8 115. `Box_Stacks` and
+/// `Spheres` are not sets of the paper (FCLib v1.0 has neither): they are run, shown in the
+/// profiles and tables, and compared with nothing.
+pub const FILES: [(&str, &str, &str); 9] = [
+    (
+        "Capsules",
+        "tests/fixtures/fclib/Capsules-i125-1213.hdf5",
+        "fclib local problem, \"Capsules falling on the ground with Bullet collision detection\"",
+    ),
+    (
+        "Capsules",
+        "data/siconos-fc3d/Capsules-i100-1090.dat",
+        "Siconos text problem of the Capsules scene",
+    ),
+    (
+        "Capsules",
+        "data/siconos-fc3d/Capsules-i100-889.dat",
+        "Siconos text problem of the Capsules scene",
+    ),
+    (
+        "BoxesStack",
+        "tests/fixtures/siconos-fc3d/BoxesStack1-i100000-32.hdf5.dat",
+        "Siconos text problem of the BoxesStack scene",
+    ),
+    (
+        "BoxesStack",
+        "tests/fixtures/fclib/local_problem_test.hdf5",
+        "fclib's test file: \"Boxes Stack\", \"Boxes (Cubes) stacking with Bullet collision \
+         detection\"",
+    ),
+    (
+        "Box_Stacks",
+        "tests/fixtures/fclib/Box_Stacks-i0122-82-5.hdf5",
+        "fclib global problem (condensed), \"Box stacks with Bullet collision detection\", \
+         mu 0.3: a later Bullet box stack, not of the paper's BoxesStack set (mu 0.7)",
+    ),
+    (
+        "KaplasTower",
+        "data/siconos-fc3d/KaplasTower-i1061-4.hdf5.dat",
+        "Siconos text problem of the KaplasTower scene",
+    ),
+    (
+        "Cubes_H8",
+        "tests/fixtures/fclib/CubeH8.hdf5",
+        "fclib global problem (condensed), \"LMGC dump in hdf5\": an LMGC90 H8 finite-element \
+         cube (flexible)",
+    ),
+    (
+        "Spheres",
+        "tests/fixtures/fclib/Spheres-i099-356-679.hdf5",
+        "fclib global problem (condensed), \"Spheres stacking with Bullet collision \
+         detection\" (not a set of the paper)",
+    ),
+];
+
+/// The files of the quick size (the smallest BoxesStack file, a Box_Stacks file and the
+/// Cubes_H8 one), at `1e-4` only.
+pub const QUICK_FILES: [&str; 3] = [
+    "tests/fixtures/siconos-fc3d/BoxesStack1-i100000-32.hdf5.dat",
+    "tests/fixtures/fclib/Box_Stacks-i0122-82-5.hdf5",
+    "tests/fixtures/fclib/CubeH8.hdf5",
+];
+
+/// Table "fclib-simulation" of the paper (`Tab:fclib-simulation` in `TeX/Report/body.tex`):
+/// `(set, precision, time limit s, mean s, std s)` of the fastest solver's time per problem,
+/// `mu{min_s t_p,s}` and `sigma{min_s t_p,s}`, on Siconos' runs (University of Grenoble
+/// cluster "ciment"); every set had 0 unsolved problems.
+pub const PUBLISHED: [(&str, f64, f64, f64, f64); 12] = [
+    ("Cubes_H8", 1e-8, 100.0, 1.73, 2.13),
+    ("Cubes_H8", 1e-4, 100.0, 0.92, 1.06),
+    ("Bridge_PR", 1e-8, 400.0, 10.3, 12.9),
+    ("100_PR_PerioBox", 1e-4, 100.0, 0.064, 0.062),
+    ("Capsules", 1e-8, 50.0, 1.46e-2, 1.74e-2),
+    ("Chain", 1e-8, 50.0, 6.19e-4, 3.68e-4),
+    ("KaplasTower", 1e-8, 200.0, 1.27e-1, 3.75e-1),
+    ("KaplasTower", 1e-4, 100.0, 2.84e-2, 1.51e-1),
+    ("BoxesStack", 1e-8, 100.0, 3.42e-2, 8.87e-2),
+    ("Chute_1000", 1e-4, 200.0, 2.62, 3.06),
+    ("Chute_4000", 1e-4, 200.0, 10.52, 7.88),
+    ("Bridge_PR", 1e-4, 100.0, 0.048, 0.038),
+];
+
+/// Per-solve time cap of the full size (s): the paper's limits (50 to 400 s per solve) would
+/// take hours on 2 cores when solvers fail; this keeps the full run near 6 minutes.
+pub const FULL_CAP_S: f64 = 5.0;
+/// Per-solve time cap of the quick size (s).
+pub const QUICK_CAP_S: f64 = 1.0;
+
+/// The paper's `tau` grid, `1:0.1:100` (`np.arange(1, 100, .1)` in `faf_default_values.py`,
+/// which stops at 99.9; we include 100).
+pub fn tau_grid() -> Vec<f64> {
+    (0..=990).map(|k| 1.0 + 0.1 * k as f64).collect()
+}
+
+/// The solvers run: every Coulomb solver of the registry, NSGS with and without Anderson
+/// acceleration, and De Saxce's fixed point around three CCP solvers.
+pub fn solvers() -> Vec<SolverSpec> {
+    let mut v = vec![
+        SolverSpec::named("nsgs"),
+        SolverSpec {
+            label: "nsgs@anderson_depth=0".into(),
+            name: "nsgs".into(),
+            settings: Some(json!({"anderson_depth": 0})),
+        },
+        SolverSpec::named("nsn-ac"),
+    ];
+    for s in ["desaxce-pgs", "desaxce-apgd", "desaxce-spgqp"] {
+        v.push(SolverSpec::named(s));
+    }
+    v
+}
+
+/// Whether a solver label is one of the NSGS variants.
+fn is_nsgs(label: &str) -> bool {
+    label.starts_with("nsgs")
+}
+
+/// The paper's time limit of `set` at precision `tol` (s): the table's, else the set's other
+/// precision's, else 100 s (the table's most common limit).
+pub fn paper_limit(set: &str, tol: f64) -> f64 {
+    PUBLISHED
+        .iter()
+        .find(|p| p.0 == set && p.1 == tol)
+        .or_else(|| PUBLISHED.iter().find(|p| p.0 == set))
+        .map_or(100.0, |p| p.2)
+}
+
+/// Absolute path of a repository file (the crate sits one level below the root).
+fn repo_path(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(rel)
+}
+
+/// `(set, instance name, contacts, largest mu, repository path)` of a loaded file.
+type Fact = (String, String, usize, f64, String);
+
+fn profile_name(tol: f64) -> String {
+    format!("tol{tol:e}")
+}
+
+/// Performance profile on CPU time of the rows of one precision (Dolan & More 2002): for each
+/// solver label in `solvers`, `rho_s(tau)` on [`tau_grid`] = share of the problems of `rows`
+/// that `s` solved within `tau` times the fastest solver's time (a failure is an infinite
+/// ratio), via [`crate::report::ratios`]. Values lie in `[0, 1]` and are non-decreasing in `tau`.
+pub fn profile_on_grid(rows: &[&SummaryRow], solvers: &[String]) -> Vec<(String, Vec<f64>)> {
+    let outs: Vec<crate::report::Outcome> = rows
+        .iter()
+        .map(|r| {
+            let c = [r.time_s, r.iterations as f64, r.matvecs as f64];
+            crate::report::Outcome {
+                instance: r.instance.clone(),
+                solver: r.solver.clone(),
+                base: r.base().to_string(),
+                status: r.status.clone(),
+                solved: r.success,
+                claimed: r.status == "converged",
+                cost: c,
+                charged: c,
+                budget: [None; 3],
+                bound_by: None,
+            }
+        })
+        .collect();
+    let (rat, np) = ratios(&outs, solvers, Metric::Time);
+    let grid = tau_grid();
+    solvers
+        .iter()
+        .filter_map(|s| {
+            let rs = rat.get(s)?;
+            let rho = grid
+                .iter()
+                .map(|&t| rs.iter().filter(|&&r| r <= t).count() as f64 / np.max(1) as f64)
+                .collect();
+            Some((s.clone(), rho))
+        })
+        .collect()
+}
+
+/// Mean and (population) standard deviation.
+fn mean_std(v: &[f64]) -> (f64, f64) {
+    if v.is_empty() {
+        return (f64::NAN, f64::NAN);
+    }
+    let m = v.iter().sum::<f64>() / v.len() as f64;
+    let var = v.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / v.len() as f64;
+    (m, var.sqrt())
+}
+
+fn s3(v: f64) -> String {
+    if v.is_finite() {
+        format!("{v:.3e}")
+    } else {
+        "-".into()
+    }
+}
+
+/// What one precision's rows say, per problem: the fastest solver and its time (`None`:
+/// unsolved).
+fn fastest<'a>(rows: &[&'a SummaryRow]) -> BTreeMap<String, Option<&'a SummaryRow>> {
+    let mut m: BTreeMap<String, Option<&SummaryRow>> = BTreeMap::new();
+    for r in rows {
+        let e = m.entry(r.instance.clone()).or_insert(None);
+        if r.success && e.is_none_or(|b| r.time_s < b.time_s) {
+            *e = Some(r);
+        }
+    }
+    m
+}
+
+impl Recipe for Acary2018Fclib {
+    fn info(&self) -> RecipeInfo {
+        RecipeInfo {
+            id: "acary2018-fclib",
+            paper: "Acary, Bremond & Huber 2018, On solving contact problems with Coulomb \
+                    friction: formulations and numerical comparisons (INRIA RR-9118)",
+            regenerates: "performance profiles on CPU time (precisions 1e-8 and 1e-4) of the \
+                          Coulomb solvers on the repository's files of the FCLib sets \
+                          Capsules, BoxesStack, KaplasTower, Cubes_H8; fastest-solver times \
+                          beside Table fclib-simulation; the paper's conclusions as claims",
+            full_time: "6 min",
+            quick_time: "5 s",
+        }
+    }
+
+    fn run(&self, ctx: &Context) -> Result<Outcome> {
+        let precisions: &[f64] = if ctx.quick { &[1e-4] } else { &[1e-8, 1e-4] };
+        let cap = if ctx.quick { QUICK_CAP_S } else { FULL_CAP_S };
+        let files: Vec<(&str, &str, &str)> = FILES
+            .iter()
+            .filter(|f| !ctx.quick || QUICK_FILES.contains(&f.1))
+            .copied()
+            .collect();
+        let specs = solvers();
+        let labels: Vec<String> = specs.iter().map(|s| s.label.clone()).collect();
+        // load every file once, grouped by set
+        let mut by_set: Vec<(&str, Vec<Instance>)> = Vec::new();
+        let mut facts: Vec<Fact> = Vec::new();
+        for (set, rel, _) in &files {
+            let p = repo_path(rel);
+            if !p.is_file() {
+                return Err(HarnessError::Invalid(format!(
+                    "acary2018-fclib reads the repository file {rel}, not found at {} (run \
+                     from a checkout of the repository)",
+                    p.display()
+                )));
+            }
+            let inst = Suite::from_paths("acary2018-fclib", &[p], ClassChoice::Coulomb, false)?
+                .load()?
+                .remove(0);
+            let mu = inst
+                .constraints()
+                .friction()
+                .map_or(f64::NAN, |m| m.iter().copied().fold(0.0, f64::max));
+            facts.push((
+                set.to_string(),
+                inst.name().to_string(),
+                inst.n_blocks(),
+                mu,
+                rel.to_string(),
+            ));
+            match by_set.iter_mut().find(|(s, _)| s == set) {
+                Some((_, v)) => v.push(inst),
+                None => by_set.push((set, vec![inst])),
+            }
+        }
+        let mut rows: Vec<SummaryRow> = Vec::new();
+        for &tol in precisions {
+            for (set, insts) in &by_set {
+                let limit = paper_limit(set, tol).min(cap);
+                ctx.say(format!(
+                    "acary2018-fclib: {set}, precision {tol:e}, {} files, {limit} s per solve",
+                    insts.len()
+                ));
+                let mut cfg = RunConfig::new(ctx.out.clone());
+                cfg.suite = "acary2018-fclib".into();
+                cfg.solvers = specs.clone();
+                cfg.exec.residual = Some(ResidualKind::Fc3dError);
+                cfg.exec.max_iter = 1_000_000;
+                cfg.exec.max_time_s = Some(limit);
+                cfg.exec.stall_window = None;
+                cfg.check_residual = Some(ResidualKind::Fc3dError);
+                cfg.profiles = vec![Profile {
+                    name: profile_name(tol),
+                    tol,
+                }];
+                cfg.trace_every = 25;
+                cfg.plots = false;
+                cfg.progress = false;
+                cfg.rerun = ctx.rerun;
+                rows = run(insts, &cfg)?.rows;
+            }
+        }
+        analyse(ctx, precisions, cap, &files, &facts, &labels, &rows)
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn analyse(
+    ctx: &Context,
+    precisions: &[f64],
+    cap: f64,
+    files: &[(&str, &str, &str)],
+    facts: &[Fact],
+    labels: &[String],
+    all_rows: &[SummaryRow],
+) -> Result<Outcome> {
+    let names: Vec<&str> = facts.iter().map(|f| f.1.as_str()).collect();
+    let set_name = |inst: &str| -> String {
+        facts
+            .iter()
+            .find(|f| f.1 == inst)
+            .map_or_else(|| "?".to_string(), |f| f.0.clone())
+    };
+    let mut out = Outcome::default();
+    let mut setup = String::new();
+    let _ = writeln!(
+        setup,
+        "The paper solves FCLib v1.0 (2368 problems, 15 test sets) with Siconos; that \
+         collection is not here. We run **a few files of each set** that the repository holds \
+         (read from the repository, {} files{}), each as the true Coulomb problem \
+         (`--class coulomb`, `W` kept as read):\n",
+        files.len(),
+        if ctx.quick { ", quick size" } else { "" }
+    );
+    setup.push_str("| set (paper) | file | contacts | mu | what it is |\n|---|---|---|---|---|\n");
+    for (set, rel, what) in files {
+        let f = facts.iter().find(|f| f.4 == *rel);
+        let (nc, mu) = f.map_or((0, f64::NAN), |f| (f.2, f.3));
+        let _ = writeln!(setup, "| {set} | `{rel}` | {nc} | {mu} | {what} |");
+    }
+    let _ = writeln!(
+        setup,
+        "\nThe paper's sets (mu, problems, contacts): Capsules 0.7, 249, 17-304; BoxesStack \
+         0.7, 255, 1-200; KaplasTower 0.7, 201, 48-933; Cubes_H8 (2, 5, 20) 0.3, 115, 3-388; \
+         Chain, Bridge_PR, 100_PR_PerioBox, Chute_*, LowWall_FEM, Aqueduct_PR, 945_SP_Box_PL \
+         have no file here (none of the repository's files is an LMGC90 PerioBox: the only \
+         LMGC90 file here is `CubeH8.hdf5`). fclib's `local_problem_test` is a Bullet boxes \
+         stack with mu 0.7, grouped with BoxesStack; `Box_Stacks` (mu 0.3) and `Spheres` \
+         are rigid Bullet scenes outside the paper's sets: in the profiles, in no claim.\n\n\
+         Solvers (cpbench's, written from the papers, not Siconos'): {}. Siconos' PPA, VI-FP/EG, \
+         PSOR, NSN-FB/JM variants have no counterpart here; `nsn-ac` is the Alart-Curnier \
+         Newton (dense Jacobian).\n\n\
+         Stopping test and check: `fc3d_error` (Siconos' `fc3d_compute_error`: \
+         `||r - P_K(r - (u + g(u)))|| / max(||q||, ||r||, ||u||)`); the paper's error divides \
+         by `||q||` only, so ours is the smaller of the two where `||r||` or `||u||` exceeds \
+         `||q||`. Precisions {}; at most 10^6 iterations, no stall test (the paper's defaults: \
+         maxiter 1e6, precision 1e-8). Time limit per solve: the paper's limit of the set \
+         (Table fclib-simulation: Capsules 50 s, BoxesStack 100 s, KaplasTower 200 s / 100 s, \
+         Cubes_H8 100 s) **capped at {cap} s** so that the {} run fits a few minutes on 2 \
+         cores; a solve that does not reach the precision within it is a failure. One solve \
+         at a time (`jobs = 1`); times are solver times without monitoring.\n\n\
+         Performance profiles (Dolan & More 2002) on CPU time, one per precision, over all \
+         files together: `rho_s(tau)` = share of problems solved within `tau` times the \
+         fastest solver's time, `tau` in 1:0.1:100 (the paper's grid); a failure is an \
+         infinite ratio. Data: `profile_<precision>.csv` (one column per solver).",
+        labels
+            .iter()
+            .map(|l| format!("`{l}`"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        precisions
+            .iter()
+            .map(|p| format!("{p:e}"))
+            .collect::<Vec<_>>()
+            .join(" and "),
+        if ctx.quick { "quick" } else { "full" }
+    );
+    out.setup = setup;
+
+    let mut per_problem = MdTable::new(
+        "Per file and precision: solver time [s] to the precision (`fail`: not reached within \
+         the limit; the row's status in summary.csv says why)",
+        &[
+            &["set", "file", "precision", "fastest"][..],
+            &labels.iter().map(String::as_str).collect::<Vec<_>>()[..],
+        ]
+        .concat(),
+    );
+    let mut per_solver = MdTable::new(
+        "Per solver and precision: problems solved, fastest on, rho(2), rho(10) (performance \
+         profile values)",
+        &[
+            "precision",
+            "solver",
+            "solved",
+            "fastest on",
+            "rho(2)",
+            "rho(10)",
+        ],
+    );
+    let mut sets_table = MdTable::new(
+        "Time of the fastest solver per problem: ours (these files, this machine, capped \
+         limits) beside the paper's (whole set, Siconos on a cluster)",
+        &[
+            "set",
+            "precision",
+            "files",
+            "unsolved",
+            "our mean / std [s]",
+            "paper's time limit [s]",
+            "paper's mean / std [s]",
+        ],
+    );
+    // per precision: problems' fastest, the profile
+    let mut wins_all: BTreeMap<String, usize> = BTreeMap::new();
+    let mut problems_all = 0usize;
+    let mut rigid_1e4 = (0usize, 0usize); // (nsgs fastest, problems)
+    let mut struggle = (0usize, 0usize); // at 1e-8 on Capsules/BoxesStack/Cubes_H8
+    let mut newton_flex = (0usize, 0usize);
+    for &tol in precisions {
+        let pname = profile_name(tol);
+        let rows: Vec<&SummaryRow> = all_rows
+            .iter()
+            .filter(|r| r.profile == pname && names.contains(&r.instance.as_str()))
+            .filter(|r| labels.contains(&r.solver))
+            .collect();
+        if rows.is_empty() {
+            return Err(HarnessError::Invalid(format!(
+                "acary2018-fclib: no rows at precision {tol:e}"
+            )));
+        }
+        let best = fastest(&rows);
+        let prof = profile_on_grid(&rows, labels);
+        // CSV and figure
+        let grid = tau_grid();
+        let mut csv = String::from("tau");
+        for (s, _) in &prof {
+            let _ = write!(csv, ",{s}");
+        }
+        csv.push('\n');
+        for (k, t) in grid.iter().enumerate() {
+            let _ = write!(csv, "{t:.1}");
+            for (_, rho) in &prof {
+                let _ = write!(csv, ",{}", rho[k]);
+            }
+            csv.push('\n');
+        }
+        let stem = format!("profile_{tol:e}");
+        write_atomic(&ctx.out.join(format!("{stem}.csv")), csv.as_bytes())?;
+        let series = prof
+            .iter()
+            .map(|(s, rho)| Series {
+                label: s.clone(),
+                points: grid.iter().copied().zip(rho.iter().copied()).collect(),
+                color: labels.iter().position(|l| l == s),
+            })
+            .collect();
+        draw_plot(
+            &LinePlot {
+                title: format!(
+                    "Performance profile on CPU time, precision {tol:e}, {} problems",
+                    best.len()
+                ),
+                x_label: "tau (time ratio to the fastest solver, log scale)".into(),
+                y_label: "rho(tau): share of problems solved within tau".into(),
+                series,
+                hline: None,
+                x_axis: Axis::Log10,
+                y_axis: Axis::Linear,
+                y_range: Some((0.0, 1.02)),
+                best_so_far: false,
+                markers_at_points: false,
+            },
+            &ctx.out.join(format!("{stem}.png")),
+            &ctx.out.join(format!("{stem}.svg")),
+            &Default::default(),
+        )?;
+        out.figures.push(Figure {
+            file: format!("{stem}.png"),
+            caption: format!(
+                "Performance profile on CPU time at precision {tol:e} (fc3d_error), {} files \
+                 of the paper's sets; tau from 1 to 100 as in the paper.",
+                best.len()
+            ),
+        });
+        // tables
+        for (inst, b) in &best {
+            let set = set_name(inst);
+            let mut cells = vec![
+                set.clone(),
+                format!("`{inst}`"),
+                format!("{tol:e}"),
+                b.map_or("none".into(), |r| format!("`{}`", r.solver)),
+            ];
+            for l in labels {
+                let r = rows.iter().find(|r| &r.instance == inst && &r.solver == l);
+                cells.push(match r {
+                    Some(r) if r.success => s3(r.time_s),
+                    Some(r) => format!("fail ({})", r.status),
+                    None => "-".into(),
+                });
+            }
+            per_problem.row(cells);
+            problems_all += 1;
+            if let Some(r) = b {
+                *wins_all.entry(r.solver.clone()).or_default() += 1;
+            }
+            let nsgs_best = rows
+                .iter()
+                .filter(|r| &r.instance == inst && is_nsgs(&r.solver) && r.success)
+                .map(|r| r.time_s)
+                .fold(f64::INFINITY, f64::min);
+            if tol == 1e-4 && ["Capsules", "BoxesStack", "KaplasTower"].contains(&set.as_str()) {
+                rigid_1e4.1 += 1;
+                if b.is_some_and(|r| is_nsgs(&r.solver)) {
+                    rigid_1e4.0 += 1;
+                }
+            }
+            if tol == 1e-8 && ["Capsules", "BoxesStack", "Cubes_H8"].contains(&set.as_str()) {
+                struggle.1 += 1;
+                let t_best = b.map_or(f64::INFINITY, |r| r.time_s);
+                if !nsgs_best.is_finite() || nsgs_best > 2.0 * t_best {
+                    struggle.0 += 1;
+                }
+            }
+            if set == "Cubes_H8" {
+                newton_flex.1 += 1;
+                if b.is_some_and(|r| r.solver == "nsn-ac") {
+                    newton_flex.0 += 1;
+                }
+            }
+        }
+        for (s, rho) in &prof {
+            let solved = rows.iter().filter(|r| &r.solver == s && r.success).count();
+            let wins = best
+                .values()
+                .filter(|b| b.is_some_and(|r| &r.solver == s))
+                .count();
+            per_solver.row(vec![
+                format!("{tol:e}"),
+                format!("`{s}`"),
+                format!("{solved} / {}", best.len()),
+                wins.to_string(),
+                format!("{:.2}", rho[10]),
+                format!("{:.2}", rho[90]),
+            ]);
+        }
+        // per set
+        let mut sets: Vec<String> = best.keys().map(|i| set_name(i)).collect();
+        sets.dedup();
+        sets.sort();
+        sets.dedup();
+        for set in &sets {
+            let mine: Vec<_> = best.iter().filter(|(i, _)| &set_name(i) == set).collect();
+            let times: Vec<f64> = mine
+                .iter()
+                .filter_map(|(_, b)| b.map(|r| r.time_s))
+                .collect();
+            let unsolved = mine.len() - times.len();
+            let (m, sd) = mean_std(&times);
+            let pubrow = PUBLISHED.iter().find(|p| p.0 == set && p.1 == tol);
+            sets_table.row(vec![
+                set.clone(),
+                format!("{tol:e}"),
+                mine.len().to_string(),
+                unsolved.to_string(),
+                format!("{} / {}", s3(m), s3(sd)),
+                pubrow.map_or("-".into(), |p| format!("{} (ours {})", p.2, p.2.min(cap))),
+                pubrow.map_or("(not in the table)".into(), |p| {
+                    format!("{} / {}", s3(p.3), s3(p.4))
+                }),
+            ]);
+            if let Some(p) = pubrow {
+                out.comparisons.push(Comparison::claim(
+                    format!("fastest solver's time per problem, {set}, {tol:e}: mean / std"),
+                    m,
+                    format!("{} s / {} s ({} files)", s3(m), s3(sd), mine.len()),
+                    format!(
+                        "{} s / {} s over the whole set (Siconos, cluster); times on another \
+                         machine, code and file subset: not comparable as numbers",
+                        p.3, p.4
+                    ),
+                    None,
+                    "Table fclib-simulation (siconos/faf TeX/Report/body.tex)",
+                ));
+                out.comparisons.push(Comparison::claim(
+                    format!("unsolved problems, {set}, {tol:e}"),
+                    unsolved as f64,
+                    format!("{unsolved} of {} within {} s", mine.len(), p.2.min(cap)),
+                    format!(
+                        "0 unsolved: every problem solved by at least one solver within {} s",
+                        p.2
+                    ),
+                    Some(unsolved == 0),
+                    "Table fclib-simulation",
+                ));
+            }
+        }
+    }
+    // the conclusions
+    let share = |p: (usize, usize)| p.0 as f64 / p.1.max(1) as f64;
+    if rigid_1e4.1 > 0 {
+        out.comparisons.push(Comparison::claim(
+            "share of rigid-body problems (Capsules, BoxesStack, KaplasTower) at 1e-4 where an \
+             NSGS variant is fastest",
+            share(rigid_1e4),
+            format!("{} of {}", rigid_1e4.0, rigid_1e4.1),
+            "at 1e-4 the NSGS variants are the most efficient on the rigid sets \
+             (holds: fastest on at least half)",
+            Some(2 * rigid_1e4.0 >= rigid_1e4.1),
+            "Acary et al. 2018, Sec. Comparison (conclusions)",
+        ));
+    }
+    if struggle.1 > 0 {
+        out.comparisons.push(Comparison::claim(
+            "share of Capsules/BoxesStack/Cubes_H8 problems at 1e-8 where NSGS struggles \
+             (both variants fail, or the better takes over twice the fastest's time)",
+            share(struggle),
+            format!("{} of {}", struggle.0, struggle.1),
+            "at 1e-8 NSGS struggles on Capsules, BoxesStack, Chain, Cubes_H8, Bridge_PR \
+             (PPA variants do best there; holds: on at least half)",
+            Some(2 * struggle.0 >= struggle.1),
+            "Acary et al. 2018, Sec. Comparison (conclusions)",
+        ));
+    }
+    if newton_flex.1 > 0 {
+        out.comparisons.push(Comparison::claim(
+            "share of flexible (Cubes_H8) problems where the Newton solver nsn-ac is fastest",
+            share(newton_flex),
+            format!("{} of {}", newton_flex.0, newton_flex.1),
+            "the Newton (NSN) variants are the best on the flexible sets \
+             (holds: fastest on at least half)",
+            Some(2 * newton_flex.0 >= newton_flex.1),
+            "Acary et al. 2018, Sec. Comparison (conclusions)",
+        ));
+    }
+    if problems_all > 0 {
+        let (top, w) = wins_all
+            .iter()
+            .max_by_key(|(_, w)| **w)
+            .map_or(("none".to_string(), 0), |(s, w)| (s.clone(), *w));
+        out.comparisons.push(Comparison::claim(
+            "largest share of (problem, precision) pairs on which one solver is fastest",
+            w as f64 / problems_all as f64,
+            format!("{w} of {problems_all} (`{top}`)"),
+            "no universal solver: no solver is the fastest on every problem (holds: the \
+             largest share is below 1)",
+            Some(w < problems_all),
+            "Acary et al. 2018, conclusions",
+        ));
+    }
+    out.tables.push(sets_table);
+    out.tables.push(per_solver);
+    out.tables.push(per_problem);
+    out.notes.push(
+        "The mean times are set beside the paper's as claims, not as numbers within 10 %: \
+         they come from different code (cpbench's solvers, not Siconos'), another machine, \
+         capped time limits and a few files instead of whole sets; only the orders of \
+         magnitude can be read side by side."
+            .into(),
+    );
+    out.notes.push(format!(
+        "Time limits are the paper's capped at {cap} s per solve; a solver stopped by the cap \
+         that the paper's limit would have let finish counts as a failure here, which can \
+         only make 'unsolved' larger and NSGS 'struggle' more often than with the paper's \
+         limits."
+    ));
+    out.notes.push(
+        "Siconos' proximal-point (PPA) solvers, which the paper finds best where NSGS \
+         struggles at 1e-8, are not implemented in cpbench: that half of the claim is not \
+         tested."
+            .into(),
+    );
+    Ok(out)
+}
