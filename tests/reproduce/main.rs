@@ -2,4 +2,5 @@
 //! it can (one module per recipe).
 
 mod common;
+mod melanz;
 mod permon;

@@ -31,6 +31,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+pub mod melanz;
 pub mod permon;
 pub mod sim;
 
@@ -289,7 +290,10 @@ pub trait Recipe: Send + Sync {
 
 /// Every recipe, in the order `--list` shows them.
 pub fn recipes() -> Vec<Box<dyn Recipe>> {
-    vec![Box::new(permon::PermonMprgp)]
+    vec![
+        Box::new(permon::PermonMprgp),
+        Box::new(melanz::Melanz2017Fill),
+    ]
 }
 
 /// The recipe with this id. Errors: [`HarnessError::Invalid`] naming the known ids.
