@@ -36,9 +36,9 @@ fn fill_runs_converge_and_the_pile_settles() {
             last < 0.01 * peak,
             "{label}: final KE {last} vs peak {peak}"
         );
-        // no overlap beyond 5 mm (1.25 % of the radius)
+        // no overlap beyond 1 mm (0.25 % of the radius)
         let pen = rows.iter().fold(0.0f64, |a, r| a.max(r.max_penetration));
-        assert!(pen < 5e-3, "{label}: penetration {pen}");
+        assert!(pen < 1e-3, "{label}: penetration {pen}");
         // once settled the floor carries the pile's weight (within 5 %)
         let w = rows[rows.len() - 20..].iter().map(|r| r.probe).sum::<f64>() / 20.0;
         assert!(
@@ -47,13 +47,12 @@ fn fill_runs_converge_and_the_pile_settles() {
         );
         mean_it.push(with.iter().map(|r| r.iterations as f64).sum::<f64>() / with.len() as f64);
     }
-    // the interior point method needs far fewer iterations than every first-order method
+    // the interior point method needs fewer iterations than APGD (measured: 5.3 vs 27.7) and
+    // far fewer than the projected Jacobi and Gauss-Seidel sweeps (about 600)
     let ipm = mean_it[1];
-    for (k, m) in mean_it.iter().enumerate() {
-        if k != 1 {
-            assert!(5.0 * ipm < *m, "ipm {ipm} vs {m} (solver {k})");
-        }
-    }
+    assert!(3.0 * ipm < mean_it[0], "ipm {ipm} vs apgd {}", mean_it[0]);
+    assert!(50.0 * ipm < mean_it[2], "ipm {ipm} vs pgj {}", mean_it[2]);
+    assert!(50.0 * ipm < mean_it[3], "ipm {ipm} vs pgs {}", mean_it[3]);
     let md = std::fs::read_to_string(dir.path().join("reproduce.md")).unwrap();
     assert!(md.contains("claim not read"), "{md}");
     assert_eq!(done.outcome.figures.len(), 3);
