@@ -4,4 +4,5 @@
 mod acary;
 mod cli;
 mod common;
+mod melanz;
 mod permon;

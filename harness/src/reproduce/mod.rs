@@ -32,6 +32,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 pub mod acary;
+pub mod melanz;
 pub mod permon;
 pub mod sim;
 
@@ -292,6 +293,7 @@ pub trait Recipe: Send + Sync {
 pub fn recipes() -> Vec<Box<dyn Recipe>> {
     vec![
         Box::new(permon::PermonMprgp),
+        Box::new(melanz::Melanz2017Fill),
         Box::new(acary::Acary2018Fclib),
     ]
 }
