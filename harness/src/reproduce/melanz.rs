@@ -269,7 +269,7 @@ impl Recipe for Melanz2017Fill {
             paper: "Melanz, Fang, Jayakumar & Negrut 2017 (CMAME 320): DVIDE's TEST_FILL",
             regenerates: "iterations and solve time per step against simulated time for APGD, \
                           the interior point method (as PDIP), PGJ and PGS on 1000 3-DOF \
-                          spheres filling a box (n = 10; 1 s of the paper's 5 s), \
+                          spheres filling a box (n = 10; 2 s of the paper's 5 s), \
                           cold-started, res3 <= 1e-3",
             full_time: "22 min (shared, loaded 2-core machine)",
             quick_time: "5 s",
