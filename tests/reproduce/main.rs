@@ -1,5 +1,7 @@
 //! Issue 15: every `cpbench reproduce` recipe runs at its quick size and asserts the numbers
 //! it can (one module per recipe).
 
+mod cannonball;
 mod common;
+mod mazhar;
 mod permon;

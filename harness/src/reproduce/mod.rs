@@ -31,6 +31,8 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+pub mod cannonball;
+pub mod mazhar;
 pub mod permon;
 pub mod sim;
 
@@ -289,7 +291,11 @@ pub trait Recipe: Send + Sync {
 
 /// Every recipe, in the order `--list` shows them.
 pub fn recipes() -> Vec<Box<dyn Recipe>> {
-    vec![Box::new(permon::PermonMprgp)]
+    vec![
+        Box::new(permon::PermonMprgp),
+        Box::new(cannonball::ChronoCannonball),
+        Box::new(mazhar::Mazhar2015Apgd),
+    ]
 }
 
 /// The recipe with this id. Errors: [`HarnessError::Invalid`] naming the known ids.
