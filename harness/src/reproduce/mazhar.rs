@@ -76,6 +76,9 @@ pub fn fill_instance(n: usize, steps: u64) -> Result<Instance> {
         .ok_or_else(|| err(format!("fill-{n}: no contact problem at step {steps}")))
 }
 
+/// At the largest size: problem name, speed-up over GS (value, text), over Jacobi (value, text).
+type Largest = (String, f64, String, f64, String);
+
 /// A speed-up `t_other / t_apgd` as shown: `>` when the other solver stopped short of the
 /// tolerance (a lower bound), `?` when APGD did.
 fn speedup_text(apgd: &SummaryRow, other: &SummaryRow) -> (f64, String) {
@@ -161,7 +164,7 @@ impl Recipe for Mazhar2015Apgd {
         };
         // speed-ups per tolerance: (problem size n, vs GS, vs Jacobi)
         let mut curves: Vec<Vec<(f64, f64, f64)>> = vec![Vec::new(); TOLS.len()];
-        let mut last: Vec<Option<(String, f64, String, f64, String)>> = vec![None; TOLS.len()];
+        let mut last: Vec<Option<Largest>> = vec![None; TOLS.len()];
         for (inst, &nfill) in insts.iter().zip(sizes) {
             for (k, &tol) in TOLS.iter().enumerate() {
                 let a = find(inst.name(), "apgd", tol)?;

@@ -136,9 +136,13 @@ impl Solver for Bb {
         problem.constraints().project(x);
         problem.gradient(x, &mut self.g);
         let (mut ss, mut sy, mut yy) = (0.0, 0.0, 0.0);
-        for i in 0..x.len() {
-            let s = x[i] - self.x_old[i];
-            let y = self.g[i] - self.g_old[i];
+        for ((xi, xo), (gi, go)) in x
+            .iter()
+            .zip(&self.x_old)
+            .zip(self.g.iter().zip(&self.g_old))
+        {
+            let s = xi - xo;
+            let y = gi - go;
             ss += s * s;
             sy += s * y;
             yy += y * y;
