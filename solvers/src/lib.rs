@@ -10,6 +10,7 @@
 //! | `jacobi` | projected Jacobi | Tasora & Anitescu 2011 |
 //! | `apgd` | Nesterov APGD with backtracking and restart | Mazhar et al. 2015 |
 //! | `spgqp` | spectral projected gradient (BB + GLL) | Pospisil & Dostal 2018 |
+//! | `bb` | projected Barzilai-Borwein, BB1/BB2 alternating (Chrono's BB) | Barzilai & Borwein 1988; Mazhar et al. 2015 |
 //! | `mprgp` | MPRGP (box QP, LCP), with PERMON's expansion variants | Dostal & Schoberl 2005; Kruzik et al. 2020 |
 //! | `mpgp` | MPGP (separable convex sets: cones, boxes) | Dostal & Kozubek 2012 |
 //! | `clarabel` | external reference: Clarabel's conic interior point, one-shot | Goulart & Chen 2024 |
@@ -36,6 +37,7 @@
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
 pub mod apgd;
+pub mod bb;
 pub mod clarabel;
 pub mod desaxce;
 pub mod embed;

@@ -12,6 +12,7 @@
 //! preset) is what result files show, so that variants of one solver can run side by side.
 
 use crate::apgd::{Apgd, ApgdSettings};
+use crate::bb::{Bb, BbSettings};
 use crate::clarabel::{Clarabel, ClarabelSettings};
 use crate::desaxce::{DeSaxce, DeSaxceSettings};
 use crate::enumerative::{EnumSettings, Enumerative};
@@ -214,6 +215,9 @@ pub const SOLVERS: &[SolverEntry] = &[
         "Nesterov APGD with backtracking and restart", "Mazhar et al. 2015"),
     entry!("spgqp", SpgQpSettings => SpgQp::new, QP, FirstOrder, true,
         "spectral projected gradient (BB + GLL)", "Pospisil & Dostal 2018"),
+    entry!("bb", BbSettings => Bb::new, QP, FirstOrder, false,
+        "projected Barzilai-Borwein, BB1/BB2 alternating, no line search (Chrono's BB)",
+        "Barzilai & Borwein 1988; Mazhar et al. 2015 (Chrono)"),
     entry!("mprgp", MprgpSettings => Mprgp::new, &[Lcp, BoxQp], FirstOrder, false,
         "MPRGP (box QP, LCP), with PERMON's expansion variants",
         "Dostal & Schoberl 2005; Kruzik et al. 2020"),

@@ -2,7 +2,9 @@
 //! it can (one module per recipe).
 
 mod acary;
+mod cannonball;
 mod cli;
 mod common;
+mod mazhar;
 mod melanz;
 mod permon;

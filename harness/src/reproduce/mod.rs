@@ -32,6 +32,8 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 pub mod acary;
+pub mod cannonball;
+pub mod mazhar;
 pub mod melanz;
 pub mod permon;
 pub mod sim;
@@ -294,6 +296,8 @@ pub fn recipes() -> Vec<Box<dyn Recipe>> {
     vec![
         Box::new(permon::PermonMprgp),
         Box::new(melanz::Melanz2017Fill),
+        Box::new(mazhar::Mazhar2015Apgd),
+        Box::new(cannonball::ChronoCannonball),
         Box::new(acary::Acary2018Fclib),
     ]
 }
