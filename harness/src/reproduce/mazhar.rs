@@ -201,7 +201,15 @@ impl Recipe for Mazhar2015Apgd {
                     s,
                     t,
                     claim,
-                    Some(s >= 10.0),
+                    // a speed-up against a capped run is a lower bound: below 10x it decides
+                    // nothing
+                    if s >= 10.0 {
+                        Some(true)
+                    } else if t.starts_with(['>', '?']) {
+                        None
+                    } else {
+                        Some(false)
+                    },
                     src,
                 ));
             }
