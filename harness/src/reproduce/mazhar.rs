@@ -196,6 +196,7 @@ impl Recipe for Mazhar2015Apgd {
                 continue;
             };
             for (what, s, t) in [("GS", sg, tg), ("Jacobi", sj, tj)] {
+                let bounded = t.starts_with(['>', '?']);
                 comparisons.push(Comparison::claim(
                     format!("speed-up of APGD over {what}, `{name}`, Res4 {tol:e}"),
                     s,
@@ -205,7 +206,7 @@ impl Recipe for Mazhar2015Apgd {
                     // nothing
                     if s >= 10.0 {
                         Some(true)
-                    } else if t.starts_with(['>', '?']) {
+                    } else if bounded {
                         None
                     } else {
                         Some(false)
