@@ -3,3 +3,5 @@
 
 mod common;
 mod permon;
+mod sliding;
+mod stacking;

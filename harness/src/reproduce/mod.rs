@@ -31,8 +31,11 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+pub mod formulations;
 pub mod permon;
 pub mod sim;
+pub mod sliding;
+pub mod stacking;
 
 /// What `--list` shows of a recipe.
 #[derive(Clone, Debug)]
@@ -289,7 +292,11 @@ pub trait Recipe: Send + Sync {
 
 /// Every recipe, in the order `--list` shows them.
 pub fn recipes() -> Vec<Box<dyn Recipe>> {
-    vec![Box::new(permon::PermonMprgp)]
+    vec![
+        Box::new(permon::PermonMprgp),
+        Box::new(sliding::SlidingBall),
+        Box::new(stacking::HorakTrinkleStacking),
+    ]
 }
 
 /// The recipe with this id. Errors: [`HarnessError::Invalid`] naming the known ids.
