@@ -41,6 +41,9 @@ use std::collections::BTreeMap;
 /// The recipe (see the module documentation).
 pub struct HorakTrinkleStacking;
 
+/// One run's figures: final penetration, largest penetration (m), total and mean solve time (s).
+type Cell = (f64, f64, f64, f64);
+
 /// Sphere radius (m).
 pub const RADIUS: f64 = 0.05;
 /// Sphere mass (kg).
@@ -233,7 +236,7 @@ impl Recipe for HorakTrinkleStacking {
         let models = models();
         let mut stats: Vec<RunStats> = Vec::new();
         // [height][model] -> (final penetration, max penetration, total solve, mean solve)
-        let mut grid: Vec<Vec<(f64, f64, f64, f64)>> = Vec::new();
+        let mut grid: Vec<Vec<Cell>> = Vec::new();
         let mut failures: Vec<String> = Vec::new();
         for n in 1..=heights {
             let case = format!("n{n:02}");
@@ -382,7 +385,7 @@ impl Recipe for HorakTrinkleStacking {
         out.tables.push(et);
 
         // figures as theirs: penetration (log y) and solve time against the column height
-        let series = |f: &dyn Fn(&(f64, f64, f64, f64)) -> f64| -> Vec<Series> {
+        let series = |f: &dyn Fn(&Cell) -> f64| -> Vec<Series> {
             models
                 .iter()
                 .enumerate()
