@@ -1,7 +1,6 @@
 //! `cpbench info`: what an instance file holds.
 
 use crate::{AnyError, ReadArgs};
-use cpbench_problems::derive::FrictionPyramid;
 use cpbench_problems::io::bundle::DUPLICATES_KEY;
 use cpbench_problems::io::{load, ClassChoice};
 use cpbench_problems::linalg::norm2;
@@ -166,20 +165,9 @@ pub fn formulation_instance(c: ClassChoice, coulomb: &Instance) -> Result<Instan
     })
 }
 
-/// The contact impulses (length `3 nc`, normal first) of a solution `z` of formulation `c`:
-/// `z` itself for the CCP, Coulomb problem and BLCP; `(z_n, 0, 0)` per contact for the
-/// frictionless normal block; [`FrictionPyramid::impulse`] for the pyramid LCP.
-pub fn impulses(c: ClassChoice, z: &[f64]) -> Result<Vec<f64>, AnyError> {
-    Ok(match c {
-        ClassChoice::Ccp | ClassChoice::Coulomb | ClassChoice::Blcp => z.to_vec(),
-        ClassChoice::Lcp => z.iter().flat_map(|&n| [n, 0.0, 0.0]).collect(),
-        ClassChoice::LcpPyramid { k } => FrictionPyramid::new(k)?.impulse(z)?,
-    })
-}
-
 /// `cpbench info --coulomb-gap` / `--formulations A,B`: solve two formulations of the file's
 /// frictional problem (the solvers of [`GAP_SOLVERS`], or `solvers`) to `1e-10` in their class
-/// default residual, map both solutions to contact impulses ([`impulses`]), and print each
+/// default residual, map both solutions to contact impulses ([`ClassChoice::impulses`]), and print each
 /// run, the Coulomb problem's fc3d error at each formulation's impulses, and the relative gaps of
 /// the impulses and of the normal velocities `u_n = (W gamma + q)_n`
 /// ([`cpbench_problems::residual::coulomb_gap`], `u` with the file's `W` and `q`). The file is
@@ -215,7 +203,7 @@ pub fn formulation_gap(
             .into()
         })?;
         let kind = ResidualKind::class_default(inst.class());
-        let imp = impulses(c, &res.gamma)?;
+        let imp = c.impulses(&res.gamma)?;
         let at = residuals(&coulomb, &imp);
         println!(
             "{:<15} {} after {} iterations, {} {:.3e}; Coulomb fc3d_error at its impulses {:.3e}",

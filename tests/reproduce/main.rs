@@ -8,3 +8,5 @@ mod common;
 mod mazhar;
 mod melanz;
 mod permon;
+mod sliding;
+mod stacking;

@@ -33,10 +33,13 @@ use std::time::Instant;
 
 pub mod acary;
 pub mod cannonball;
+pub mod formulations;
 pub mod mazhar;
 pub mod melanz;
 pub mod permon;
 pub mod sim;
+pub mod sliding;
+pub mod stacking;
 
 /// What `--list` shows of a recipe.
 #[derive(Clone, Debug)]
@@ -211,9 +214,7 @@ impl Comparison {
     fn tolerance_text(&self) -> String {
         match &self.published {
             Published::Value { rel_tol, .. } if *rel_tol == 0.0 => "exact".into(),
-            Published::Value { rel_tol, .. } => {
-                format!("{}%", crate::plot::fmt_num(rel_tol * 100.0))
-            }
+            Published::Value { rel_tol, .. } => fmt_tolerance(*rel_tol),
             Published::Claim { .. } => String::new(),
         }
     }
@@ -299,6 +300,8 @@ pub fn recipes() -> Vec<Box<dyn Recipe>> {
         Box::new(mazhar::Mazhar2015Apgd),
         Box::new(cannonball::ChronoCannonball),
         Box::new(acary::Acary2018Fclib),
+        Box::new(stacking::HorakTrinkleStacking),
+        Box::new(sliding::SlidingBall),
     ]
 }
 
@@ -531,6 +534,17 @@ pub fn fmt_value(v: f64) -> String {
     }
 }
 
+/// A relative tolerance as written: `10%`, `0.5%`, or below 0.1 % as `1e-6 rel.`.
+pub fn fmt_tolerance(rel_tol: f64) -> String {
+    let pct = rel_tol * 100.0;
+    if pct >= 0.1 {
+        let t = format!("{pct:.2}");
+        format!("{}%", t.trim_end_matches('0').trim_end_matches('.'))
+    } else {
+        format!("{rel_tol:.0e} rel.")
+    }
+}
+
 /// `83 s`, `4.2 min`.
 pub fn fmt_duration(s: f64) -> String {
     if s < 120.0 {
@@ -557,6 +571,9 @@ mod tests {
         let c = Comparison::claim("q", 30.0, "30x", "10-100x", Some(true), "s");
         assert_eq!(c.verdict(), Verdict::ClaimHolds);
         assert_eq!(fmt_value(181.0), "181");
+        assert_eq!(fmt_tolerance(0.1), "10%");
+        assert_eq!(fmt_tolerance(1e-6), "1e-6 rel.");
+        assert_eq!(fmt_tolerance(1e-5), "1e-5 rel.");
         assert_eq!(fmt_value(-0.183437), "-0.183437");
         assert_eq!(fmt_value(6.19e-4), "6.19e-4");
         let csv = comparison_csv(&[c]);

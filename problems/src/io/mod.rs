@@ -101,6 +101,20 @@ impl ClassChoice {
             _ => Ok(inst),
         }
     }
+
+    /// The contact impulses (length `3 nc`, normal first) of a solution `z` of the instance
+    /// this choice derives ([`ClassChoice::derive_from`]): `z` itself for the CCP, Coulomb
+    /// problem and BLCP (same unknowns); `(z_n, 0, 0)` per contact for the frictionless normal
+    /// block; [`crate::derive::FrictionPyramid::impulse`] for the pyramid LCP. Errors:
+    /// [`ProblemError::SizeMismatch`] for a pyramid vector whose length is not a multiple of
+    /// `k + 2`, [`ProblemError::InvalidParameter`] for `k` out of range.
+    pub fn impulses(self, z: &[f64]) -> Result<Vec<f64>> {
+        Ok(match self {
+            ClassChoice::Ccp | ClassChoice::Coulomb | ClassChoice::Blcp => z.to_vec(),
+            ClassChoice::Lcp => z.iter().flat_map(|&n| [n, 0.0, 0.0]).collect(),
+            ClassChoice::LcpPyramid { k } => crate::derive::FrictionPyramid::new(k)?.impulse(z)?,
+        })
+    }
 }
 
 impl std::fmt::Display for ClassChoice {
