@@ -102,7 +102,7 @@ impl Recipe for Mazhar2015Apgd {
             regenerates: "time and iterations of APGD, Gauss-Seidel and Jacobi on granular fill \
                           problems of growing size at three Res4 tolerances, and APGD's \
                           speed-ups beside the paper's one-to-two-orders claim",
-            full_time: "12 min (loaded 2-core machine)",
+            full_time: "12 min",
             quick_time: "2 s",
         }
     }

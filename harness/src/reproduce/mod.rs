@@ -51,7 +51,8 @@ pub struct RecipeInfo {
     /// What the recipe regenerates (one line).
     pub regenerates: &'static str,
     /// Expected wall time at full size on a 2-core machine (release build), as measured when
-    /// the committed results were made (e.g. `4 min`).
+    /// the committed results were made (e.g. `4 min`; the machine was shared while they were
+    /// made, so these are upper estimates).
     pub full_time: &'static str,
     /// Expected wall time with `--quick` (release build).
     pub quick_time: &'static str,
