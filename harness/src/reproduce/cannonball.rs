@@ -291,7 +291,7 @@ impl Recipe for ChronoCannonball {
         out.figures.push(Figure {
             file: fig_it,
             caption: "Iterations per step against simulated time, one line per Chrono solver \
-                      (APGDREF = APGD). The cap is 200."
+                      (APGDREF = APGD). The cap is 200: Jacobi and GS stay at it on every step, hidden under SPGQP's line."
                 .into(),
         });
         out.figures.push(Figure {
