@@ -87,7 +87,9 @@ impl ContactSolver for RegistrySolver {
             Status::NumericalError
             | Status::Unsupported
             | Status::Diverged
-            | Status::RayTermination => Err(format!(
+            | Status::RayTermination
+            | Status::Crashed
+            | Status::BadOutput => Err(format!(
                 "{} on {}: {}{}",
                 res.solver,
                 inst.name(),

@@ -26,13 +26,13 @@ use crate::order::sort_canonical;
 use crate::results::{read_summary, write_summary, write_trace, SummaryAppender, SummaryRow};
 use cpbench_problems::{Instance, ResidualKind};
 use cpbench_solvers::registry::{self, build};
-use cpbench_solvers::{ExecSettings, Executor, ObserverMode, TraceRecorder};
+use cpbench_solvers::{DrivenSolver, ExecSettings, Executor, ObserverMode, TraceRecorder};
 use rayon::prelude::*;
 use serde_json::json;
 use sha2::{Digest, Sha256};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 pub use crate::manifest::{Profile, Shard};
 
@@ -47,6 +47,11 @@ pub struct SolverSpec {
     pub name: String,
     /// Settings overrides.
     pub settings: Option<serde_json::Value>,
+    /// A solver that drives its own loop instead of a registry solver: an external program
+    /// (`ext:NAME`, `siconos:*`, [`cpbench_solvers::external`]) or a callable of the Python
+    /// package. `name` is then its name and `settings` unused; the executor runs it through
+    /// [`Executor::run_driven`].
+    pub driven: Option<Arc<dyn DrivenSolver>>,
 }
 
 impl SolverSpec {
@@ -56,6 +61,62 @@ impl SolverSpec {
             label: name.to_string(),
             name: name.to_string(),
             settings: None,
+            driven: None,
+        }
+    }
+
+    /// A driven solver (an external program, a Python callable), labelled by its name.
+    pub fn driven(solver: Arc<dyn DrivenSolver>) -> Self {
+        Self {
+            label: solver.name().to_string(),
+            name: solver.name().to_string(),
+            settings: None,
+            driven: Some(solver),
+        }
+    }
+
+    /// The solver's effective settings as JSON (defaults filled in; a driven solver's own
+    /// description). Errors: an unknown registry name or invalid settings.
+    pub fn effective_settings(&self) -> Result<serde_json::Value> {
+        Ok(match &self.driven {
+            Some(d) => d.settings(),
+            None => build(&self.name, self.settings.as_ref())?.settings,
+        })
+    }
+}
+
+/// A solver ready to run: a registry solver built afresh, or a shared driven one.
+enum Runnable {
+    Own(Box<dyn cpbench_solvers::Solver + Send>),
+    Driven(Arc<dyn DrivenSolver>),
+}
+
+impl Runnable {
+    fn of(spec: &SolverSpec) -> Result<Self> {
+        Ok(match &spec.driven {
+            Some(d) => Runnable::Driven(d.clone()),
+            None => Runnable::Own(build(&spec.name, spec.settings.as_ref())?.solver),
+        })
+    }
+
+    fn refusal(&self, inst: &Instance) -> Option<String> {
+        match self {
+            Runnable::Own(s) => cpbench_solvers::kernels::refusal(s.as_ref(), inst),
+            Runnable::Driven(d) => d.refusal(inst),
+        }
+    }
+
+    fn run(
+        &mut self,
+        exec: ExecSettings,
+        inst: &Instance,
+        observers: &mut [&mut dyn cpbench_solvers::Observer],
+    ) -> std::result::Result<cpbench_solvers::SolveResult, cpbench_solvers::SolverError> {
+        match self {
+            Runnable::Own(s) => Executor::new(exec).run(s.as_mut(), inst, None, observers),
+            Runnable::Driven(d) => {
+                Executor::new(exec).run_driven(d.as_ref(), inst, None, observers)
+            }
         }
     }
 }
@@ -132,13 +193,10 @@ pub struct Refusal {
 /// Errors: an unknown solver or invalid settings.
 pub fn refusals(instances: &[Instance], solvers: &[SolverSpec]) -> Result<Vec<Refusal>> {
     let mut out = Vec::new();
-    let built: Vec<_> = solvers
-        .iter()
-        .map(|s| build(&s.name, s.settings.as_ref()))
-        .collect::<std::result::Result<_, _>>()?;
+    let built: Vec<_> = solvers.iter().map(Runnable::of).collect::<Result<_>>()?;
     for inst in instances {
         for (spec, b) in solvers.iter().zip(&built) {
-            if let Some(reason) = cpbench_solvers::kernels::refusal(b.solver.as_ref(), inst) {
+            if let Some(reason) = b.refusal(inst) {
                 out.push(Refusal {
                     instance: inst.name().to_string(),
                     solver: spec.label.clone(),
@@ -239,15 +297,15 @@ pub fn run(instances: &[Instance], cfg: &RunConfig) -> Result<RunOutcome> {
                 spec.label, other.name, spec.name
             )));
         }
-        let b = build(&spec.name, spec.settings.as_ref())?;
+        let settings = spec.effective_settings()?;
         for (p, prof) in cfg.profiles.iter().enumerate() {
             let mut exec = cfg.exec.clone();
             exec.tol = prof.tol;
             exec.validate()?;
-            hashes[s][p] = settings_hash(&spec.name, &b.settings, &exec);
-            jsons[s][p] = settings_json(&spec.name, &b.settings, &exec);
+            hashes[s][p] = settings_hash(&spec.name, &settings, &exec);
+            jsons[s][p] = settings_json(&spec.name, &settings, &exec);
         }
-        effective.push(b.settings);
+        effective.push(settings);
     }
     let out = &cfg.out_dir;
     let _lock = crate::lock::FolderLock::acquire(out)?;
@@ -477,11 +535,11 @@ pub fn run(instances: &[Instance], cfg: &RunConfig) -> Result<RunOutcome> {
         ));
         let mut exec = cfg.exec.clone();
         exec.tol = prof.tol;
-        let mut built = build(&spec.name, spec.settings.as_ref())?;
+        let mut runnable = Runnable::of(spec)?;
         let check_residual = ResidualKind::resolve(cfg.check_residual, t.inst.class());
         let mut rec = TraceRecorder::new(mode);
         let peak = crate::memory::PeakRss::start(reset_peak);
-        let res = Executor::new(exec).run(built.solver.as_mut(), t.inst, None, &mut [&mut rec])?;
+        let res = runnable.run(exec, t.inst, &mut [&mut rec])?;
         let peak_rss_bytes = peak.read();
         let verdict = check(
             t.inst,

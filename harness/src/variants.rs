@@ -192,6 +192,7 @@ pub fn expand(
                 return Err(err(format!("the variant '{label}' is named twice")));
             }
             out.push(SolverSpec {
+                driven: None,
                 label,
                 name: registry_name.clone(),
                 settings,

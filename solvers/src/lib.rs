@@ -40,6 +40,7 @@ pub mod apgd;
 pub mod bb;
 pub mod clarabel;
 pub mod desaxce;
+pub mod driven;
 pub mod embed;
 pub mod enumerative;
 pub mod executor;
@@ -64,6 +65,7 @@ pub mod spgqp;
 pub mod state;
 pub mod status;
 
+pub use driven::{DrivenAnswer, DrivenSolver, Monitor};
 pub use executor::{ExecSettings, Executor};
 pub use observer::{IterInfo, IterRecord, Observer, ObserverMode, TraceRecorder};
 pub use problem::Problem;

@@ -287,12 +287,21 @@ pub fn default_solvers() -> Vec<&'static str> {
 /// The cost model of a solver name as result files show it (`name`, `name:preset`,
 /// `desaxce-<inner>`: the inner solver's, which does the work); `None` for an unknown name.
 pub fn cost_model(name: &str) -> Option<CostModel> {
+    if DRIVEN_PREFIXES.iter().any(|p| name.starts_with(p)) {
+        return Some(CostModel::External);
+    }
     if let Some(e) = entry(name) {
         return Some(e.cost);
     }
     let base = name.split_once(':').map_or(name, |(b, _)| b);
     base.strip_prefix(DESAXCE_PREFIX).and_then(cost_model)
 }
+
+/// Name prefixes of driven solvers ([`crate::driven`]), which are not in the table: `ext:` (an
+/// external program defined in a JSON file, [`crate::external`]), `siconos:` (Siconos'
+/// solvers through that protocol) and `py:` (a Python callable of the Python package). Their
+/// cost model is [`CostModel::External`].
+pub const DRIVEN_PREFIXES: [&str; 3] = ["ext:", "siconos:", "py:"];
 
 /// The known names for error messages: the table, the `desaxce-<ccp solver>` family and the
 /// presets.

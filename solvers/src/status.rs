@@ -29,6 +29,13 @@ pub enum Status {
     /// (Cottle, Pang & Stone 1992, sec. 4.4). No solution was found; for a copositive-plus `M`
     /// this proves the LCP infeasible. Not a numerical failure.
     RayTermination,
+    /// A driven solver ([`crate::driven`]) failed outright: an external program exited with a
+    /// non-zero code or was killed by a signal, a Python callable raised. The message gives
+    /// the code, signal or exception and the end of the program's standard error.
+    Crashed,
+    /// A driven solver's answer could not be used: missing or unreadable output file, or a
+    /// `gamma` of the wrong length. The message names the file and what was expected.
+    BadOutput,
 }
 
 impl Status {
@@ -43,6 +50,8 @@ impl Status {
             Status::NumericalError => "numerical_error",
             Status::Unsupported => "unsupported",
             Status::RayTermination => "ray_termination",
+            Status::Crashed => "crashed",
+            Status::BadOutput => "bad_output",
         }
     }
 
@@ -60,6 +69,12 @@ impl Status {
             }
             Status::RayTermination => {
                 "Lemke ended on a secondary ray: no solution found (not a numerical failure)"
+            }
+            Status::Crashed => {
+                "the external program or callable failed (exit code, signal, exception)"
+            }
+            Status::BadOutput => {
+                "the solver's output was missing, unreadable or of the wrong length"
             }
         }
     }
@@ -144,15 +159,27 @@ pub enum SolverError {
     /// prediction and the limit. The executor reports it as [`Status::Unsupported`].
     #[error("refused: {0}")]
     Refused(String),
+    /// A driven solver ([`crate::driven::DrivenSolver`]) ended abnormally: a crash
+    /// ([`Status::Crashed`]), a time-out that the harness enforced by killing the program
+    /// ([`Status::MaxTime`]), unusable output ([`Status::BadOutput`]), a program that is not
+    /// installed ([`Status::Unsupported`]). The executor reports `status` with `message`.
+    #[error("{message}")]
+    External {
+        /// The status the solve ends with.
+        status: Status,
+        /// What happened, for the `message` column.
+        message: String,
+    },
 }
 
 impl SolverError {
     /// The status a solve ends with when `init` or `step` returns this error:
-    /// [`Status::Unsupported`] for [`SolverError::Refused`], [`Status::NumericalError`]
-    /// otherwise.
+    /// [`Status::Unsupported`] for [`SolverError::Refused`], the carried status for
+    /// [`SolverError::External`], [`Status::NumericalError`] otherwise.
     pub fn status(&self) -> Status {
         match self {
             SolverError::Refused(_) => Status::Unsupported,
+            SolverError::External { status, .. } => *status,
             _ => Status::NumericalError,
         }
     }

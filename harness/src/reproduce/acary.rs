@@ -134,6 +134,7 @@ pub fn solvers() -> Vec<SolverSpec> {
     let mut v = vec![
         SolverSpec::named("nsgs"),
         SolverSpec {
+            driven: None,
             label: "nsgs@anderson_depth=0".into(),
             name: "nsgs".into(),
             settings: Some(json!({"anderson_depth": 0})),
