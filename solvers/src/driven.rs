@@ -193,6 +193,13 @@ impl Monitor<'_, '_> {
         self.overhead += t.elapsed();
     }
 
+    /// Exclude `d` from the solver's time: work of the driven solver that is not the solve
+    /// itself (an external program's instance written and its answer read, around the
+    /// program's run), so that `time_s` is the program's wall time.
+    pub fn exclude(&mut self, d: Duration) {
+        self.overhead += d;
+    }
+
     /// Iterations recorded so far.
     pub fn iterations(&self) -> u64 {
         self.iteration

@@ -44,6 +44,7 @@ pub mod driven;
 pub mod embed;
 pub mod enumerative;
 pub mod executor;
+pub mod external;
 pub mod ipm;
 pub mod jacobi;
 pub mod kernels;

@@ -170,6 +170,10 @@ pub enum SolverError {
         /// What happened, for the `message` column.
         message: String,
     },
+    /// A definition file of external solvers (`--external FILE`) is wrong, or an `ext:` solver
+    /// was asked for without one ([`crate::external::DefsError`]).
+    #[error(transparent)]
+    ExternalDefs(#[from] crate::external::DefsError),
 }
 
 impl SolverError {

@@ -3,7 +3,7 @@
 use crate::cmd::args;
 use crate::{AnyError, ReadArgs};
 use clap::Args;
-use cpbench_harness::run::{default_out_dir, refusals, LoadFailure, Refusal};
+use cpbench_harness::run::{default_out_dir, refusals, LoadFailure, Refusal, SolverSpec};
 use cpbench_harness::table::format_table;
 use cpbench_harness::variants::VariantsFile;
 use cpbench_harness::{Profile, RunConfig, Shard, Suite};
@@ -79,6 +79,10 @@ pub struct RunArgs {
     /// that solver; `cpbench solvers` lists them).
     #[arg(long)]
     pub settings: Option<String>,
+    /// External solvers: a JSON definition file (docs/external.md) whose solvers are named
+    /// `ext:NAME` in `--solvers`. Siconos' solvers (`siconos:nsgs`, ...) need no file.
+    #[arg(long, value_name = "FILE")]
+    pub external: Option<PathBuf>,
     /// Named solver variants, a JSON file or inline JSON: `{"pgs-slow": {"solver": "pgs",
     /// "omega": 0.8}}`. Their names can be used in `--solvers`; without `--solvers` the file's
     /// variants run, in file order.
@@ -238,7 +242,13 @@ pub fn run(a: RunArgs) -> Result<(), AnyError> {
         (None, Some(v)) => v.names(),
         (None, None) => default_solvers(),
     };
-    let solvers = cpbench_harness::variants::expand(&tokens, settings.as_ref(), variants.as_ref())?;
+    let defs = a
+        .external
+        .as_deref()
+        .map(cpbench_solvers::external::ExternalDefs::load)
+        .transpose()
+        .map_err(SolverError::from)?;
+    let solvers = solver_specs(&tokens, settings.as_ref(), variants.as_ref(), defs.as_ref())?;
     let mut instances = Vec::new();
     let mut load_errors = Vec::new();
     for entry in &suite.entries {
@@ -381,6 +391,44 @@ pub fn run(a: RunArgs) -> Result<(), AnyError> {
         .into());
     }
     Ok(())
+}
+
+/// The `--solvers` tokens as solver specs, in token order: driven names (`ext:NAME`,
+/// `siconos:NAME`) through [`cpbench_solvers::external::resolve`], runs of the other tokens
+/// through [`cpbench_harness::variants::expand`]. Errors: an unknown name (listing the known
+/// ones), `ext:` without `--external`, a bad variant, a driven name given twice.
+pub fn solver_specs(
+    tokens: &[String],
+    settings: Option<&serde_json::Map<String, serde_json::Value>>,
+    variants: Option<&VariantsFile>,
+    defs: Option<&cpbench_solvers::external::ExternalDefs>,
+) -> Result<Vec<SolverSpec>, AnyError> {
+    let mut out: Vec<SolverSpec> = Vec::new();
+    let mut pending: Vec<String> = Vec::new();
+    for token in tokens {
+        match cpbench_solvers::external::resolve(token.trim(), defs) {
+            None => pending.push(token.clone()),
+            Some(driven) => {
+                let driven = driven?;
+                if !pending.is_empty() {
+                    out.extend(cpbench_harness::variants::expand(
+                        &pending, settings, variants,
+                    )?);
+                    pending.clear();
+                }
+                if out.iter().any(|s| s.label == driven.name()) {
+                    return Err(format!("--solvers: '{}' is named twice", driven.name()).into());
+                }
+                out.push(SolverSpec::driven(driven));
+            }
+        }
+    }
+    if !pending.is_empty() {
+        out.extend(cpbench_harness::variants::expand(
+            &pending, settings, variants,
+        )?);
+    }
+    Ok(out)
 }
 
 /// Say before the run which pairs end as `unsupported` and why, one line per variant and

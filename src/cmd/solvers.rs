@@ -4,6 +4,9 @@
 
 use crate::AnyError;
 use clap::Args;
+use cpbench_solvers::external::{
+    self, siconos, ExternalDefs, ExternalSolver, EXT_PREFIX, SICONOS_PREFIX,
+};
 use cpbench_solvers::registry::{
     default_solvers, entry, exec_fields, SettingField, SettingsDoc, SolverEntry, DESAXCE_PREFIX,
     PRESETS, SOLVERS, SOLVER_NAMES,
@@ -20,6 +23,95 @@ pub struct SolversArgs {
     /// Print a JSON array (one object per solver) instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Also list the external solvers (`ext:NAME`) of this definition file (docs/external.md).
+    #[arg(long, value_name = "FILE")]
+    pub external: Option<std::path::PathBuf>,
+}
+
+/// One external solver (`siconos:*`, `ext:*`) as `cpbench solvers` shows it.
+struct ExternalRow {
+    name: String,
+    description: String,
+    classes: Vec<String>,
+    format: &'static str,
+    command: Vec<String>,
+    /// `available`, or `unavailable: why`
+    availability: String,
+}
+
+/// The external solvers: Siconos' built-in ones, then those of `defs`.
+fn external_rows(defs: Option<&ExternalDefs>) -> Vec<ExternalRow> {
+    let mut names: Vec<String> = siconos::SICONOS_SOLVERS
+        .iter()
+        .map(|e| format!("{SICONOS_PREFIX}{}", e.name))
+        .collect();
+    if let Some(d) = defs {
+        names.extend(d.solvers.keys().map(|n| format!("{EXT_PREFIX}{n}")));
+    }
+    names
+        .iter()
+        .filter_map(|n| match external::resolve(n, defs) {
+            Some(Ok(_)) => {
+                let s = match n.strip_prefix(SICONOS_PREFIX).and_then(siconos::entry) {
+                    Some(e) => ExternalSolver::siconos(e),
+                    None => {
+                        let d = defs?;
+                        let short = n.strip_prefix(EXT_PREFIX)?;
+                        ExternalSolver::new(n, d.solvers[short].clone(), &d.dir, String::new())
+                    }
+                };
+                let def = s.definition();
+                Some(ExternalRow {
+                    name: n.clone(),
+                    description: def.description.clone().unwrap_or_default(),
+                    classes: def.classes.as_ref().map_or_else(
+                        || vec!["all".to_string()],
+                        |c| c.iter().map(|c| c.to_string()).collect(),
+                    ),
+                    format: def.format.as_str(),
+                    command: def.command.clone(),
+                    availability: match s.availability() {
+                        Ok(()) => "available".into(),
+                        Err(why) => format!("unavailable: {why}"),
+                    },
+                })
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+fn external_json(rows: &[ExternalRow]) -> Vec<serde_json::Value> {
+    rows.iter()
+        .map(|r| {
+            json!({
+                "name": r.name,
+                "description": r.description,
+                "classes": r.classes,
+                "cost_model": "external",
+                "default_run": false,
+                "format": r.format,
+                "command": r.command,
+                "available": r.availability == "available",
+                "availability": r.availability,
+            })
+        })
+        .collect()
+}
+
+fn external_text(rows: &[ExternalRow]) -> String {
+    let mut t = String::new();
+    for r in rows {
+        let _ = writeln!(t, "{}: {} (external program)", r.name, r.description);
+        let _ = writeln!(
+            t,
+            "  classes: {}; cost: external; {}",
+            r.classes.join(", "),
+            r.availability
+        );
+        let _ = writeln!(t, "  command ({}): {}", r.format, r.command.join(" "));
+    }
+    t
 }
 
 /// Help text of `cpbench run --solvers`, naming the real default list.
@@ -27,7 +119,8 @@ pub fn run_solvers_help() -> String {
     format!(
         "Comma-separated solvers or variants: `name`, `name:preset` (list: `cpbench solvers`), \
          `name@setting=value[@setting=value]` (`pgs@omega=0.8`), a sweep \
-         `name@setting=start:stop:step` (`pgs@omega=0.6:1.4:0.2`), or a --variants name \
+         `name@setting=start:stop:step` (`pgs@omega=0.6:1.4:0.2`), a --variants name, an \
+         external program `ext:NAME` of --external FILE, or a Siconos solver `siconos:nsgs` \
          [default: the --variants file's variants, else the suite's solvers, else {}]",
         default_solvers().join(",")
     )
@@ -53,14 +146,47 @@ impl std::error::Error for UnknownSolver {}
 /// Print the table (text or JSON) on stdout, for every solver or only `a.name`. Errors: an
 /// unknown name (the message lists the known ones).
 pub fn run(a: SolversArgs) -> Result<(), AnyError> {
+    let defs = a
+        .external
+        .as_deref()
+        .map(ExternalDefs::load)
+        .transpose()
+        .map_err(cpbench_solvers::SolverError::from)?;
+    let mut ext = external_rows(defs.as_ref());
     let entries: Vec<&SolverEntry> = match &a.name {
         None => SOLVERS.iter().collect(),
-        Some(n) => vec![entry(n).ok_or_else(|| UnknownSolver(n.clone()))?],
+        Some(n) => match external::resolve(n, defs.as_ref()) {
+            Some(r) => {
+                r?;
+                ext.retain(|r| r.name == *n);
+                Vec::new()
+            }
+            None => vec![entry(n).ok_or_else(|| UnknownSolver(n.clone()))?],
+        },
     };
+    if a.name.is_some() && !entries.is_empty() {
+        ext.clear();
+    }
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&to_json(&entries))?);
+        let mut all = match to_json(&entries) {
+            serde_json::Value::Array(v) => v,
+            _ => Vec::new(),
+        };
+        all.extend(external_json(&ext));
+        println!("{}", serde_json::to_string_pretty(&all)?);
     } else {
-        print!("{}", to_text(&entries, a.name.is_none()));
+        let mut t = to_text(&entries, a.name.is_none());
+        if !ext.is_empty() {
+            if a.name.is_none() {
+                let _ = writeln!(
+                    t,
+                    "\nexternal solvers (programs run through the external-solver protocol, \
+                     docs/external.md; `ext:NAME` from --external FILE):"
+                );
+            }
+            t.push_str(&external_text(&ext));
+        }
+        print!("{t}");
     }
     Ok(())
 }
@@ -278,6 +404,7 @@ mod tests {
         let e = run(SolversArgs {
             name: Some("pgz".into()),
             json: false,
+            external: None,
         })
         .unwrap_err()
         .to_string();

@@ -66,6 +66,31 @@ pub(super) fn cost_model_note(md: &mut String, solvers: &[String], rows: &[Summa
         })
         .map(|s| s.as_str())
         .collect();
+    // driven solvers (external programs, Python callables): not factorising, but uncounted
+    let driven = |s: &str| {
+        rows.iter().find(|r| r.solver == s).is_some_and(|r| {
+            cpbench_solvers::registry::DRIVEN_PREFIXES
+                .iter()
+                .any(|p| r.base().starts_with(p))
+        })
+    };
+    let (driven, second_order): (Vec<&str>, Vec<&str>) =
+        second_order.into_iter().partition(|s| driven(s));
+    if !driven.is_empty() {
+        let _ = writeln!(
+            md,
+            "Iterations and N-products do not measure the cost of {}: they run as external \
+             programs or callables, their iterations are their own count and their N-products \
+             are not counted; their time is the program's wall time, start-up and instance \
+             reading included. Compare them by time. They are left out of the means and \
+             profiles by iterations and N-products.\n",
+            driven
+                .iter()
+                .map(|s| format!("`{s}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
     if !second_order.is_empty() {
         let _ = writeln!(
             md,

@@ -1,0 +1,173 @@
+//! Siconos' solvers (Acary & Brogliato 2008; <https://nonsmooth.gricad-pages.univ-grenoble-alpes.fr/siconos/>)
+//! as built-in external solvers, `siconos:NAME`, run through the external-solver protocol by
+//! one Python script ([`SCRIPT`], `siconos_solver.py`) with the system interpreter
+//! (`/usr/bin/python3`, where Debian's `python3-siconos` installs; the environment variable
+//! [`PYTHON_ENV`] overrides it).
+//!
+//! The script reads the `.npz` instance as `scripts/peer_siconos.py` reads the same problems
+//! (same storage of `W`), so a `siconos:nsgs` row has the iterations and error of that script.
+
+use super::defs::{ExternalDef, InstanceFormat, OutputFormat};
+use cpbench_problems::ProblemClass;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+/// The driver script, written into each solve's scratch folder.
+pub const SCRIPT: &str = include_str!("siconos_solver.py");
+
+/// The script's file name in the scratch folder.
+pub const SCRIPT_NAME: &str = "siconos_solver.py";
+
+/// Environment variable naming the Python interpreter that has Siconos (default
+/// `/usr/bin/python3`).
+pub const PYTHON_ENV: &str = "CPBENCH_SICONOS_PYTHON";
+
+/// One built-in Siconos solver.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SiconosEntry {
+    /// The name after `siconos:` (`nsgs`).
+    pub name: &'static str,
+    /// Siconos' solver id (`SICONOS_FRICTION_3D_NSGS`).
+    pub solver_id: &'static str,
+    /// The Siconos driver called (`fc3d_driver`).
+    pub driver: &'static str,
+    /// The class it solves.
+    pub class: ProblemClass,
+    /// The cone dimension it needs (3 or 2) for Coulomb problems; `None` for LCPs.
+    pub cone_dim: Option<usize>,
+    /// A line for `cpbench solvers`.
+    pub description: &'static str,
+}
+
+/// The built-in Siconos solvers.
+pub const SICONOS_SOLVERS: [SiconosEntry; 6] = [
+    SiconosEntry {
+        name: "nsgs",
+        solver_id: "SICONOS_FRICTION_3D_NSGS",
+        driver: "fc3d_driver",
+        class: ProblemClass::Coulomb,
+        cone_dim: Some(3),
+        description: "Siconos' nonsmooth Gauss-Seidel for the 3-D Coulomb problem",
+    },
+    SiconosEntry {
+        name: "nsn-ac",
+        solver_id: "SICONOS_FRICTION_3D_NSN_AC",
+        driver: "fc3d_driver",
+        class: ProblemClass::Coulomb,
+        cone_dim: Some(3),
+        description: "Siconos' semismooth Newton on the Alart-Curnier function (3-D Coulomb)",
+    },
+    SiconosEntry {
+        name: "admm",
+        solver_id: "SICONOS_FRICTION_3D_ADMM",
+        driver: "fc3d_driver",
+        class: ProblemClass::Coulomb,
+        cone_dim: Some(3),
+        description: "Siconos' ADMM for the 3-D Coulomb problem",
+    },
+    SiconosEntry {
+        name: "lemke",
+        solver_id: "SICONOS_LCP_LEMKE",
+        driver: "linearComplementarity_driver",
+        class: ProblemClass::Lcp,
+        cone_dim: None,
+        description: "Siconos' Lemke (lexicographic) for the general LCP, dense",
+    },
+    SiconosEntry {
+        name: "newton-fb",
+        solver_id: "SICONOS_LCP_NEWTON_FB_FBLSA",
+        driver: "linearComplementarity_driver",
+        class: ProblemClass::Lcp,
+        cone_dim: None,
+        description:
+            "Siconos' semismooth Newton on Fischer-Burmeister with line search (LCP), dense",
+    },
+    SiconosEntry {
+        name: "fc2d-nsgs",
+        solver_id: "SICONOS_FRICTION_2D_NSGS",
+        driver: "fc2d_driver",
+        class: ProblemClass::Coulomb,
+        cone_dim: Some(2),
+        description: "Siconos' nonsmooth Gauss-Seidel for the 2-D Coulomb problem, dense W",
+    },
+];
+
+/// The entry of `name` (after `siconos:`).
+pub fn entry(name: &str) -> Option<&'static SiconosEntry> {
+    SICONOS_SOLVERS.iter().find(|e| e.name == name)
+}
+
+/// The known names, `siconos:nsgs, siconos:nsn-ac, ...`.
+pub fn known_names() -> String {
+    let v: Vec<String> = SICONOS_SOLVERS
+        .iter()
+        .map(|e| format!("siconos:{}", e.name))
+        .collect();
+    v.join(", ")
+}
+
+/// The interpreter: `$CPBENCH_SICONOS_PYTHON`, else `/usr/bin/python3`.
+pub fn python() -> PathBuf {
+    std::env::var_os(PYTHON_ENV)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/bin/python3"))
+}
+
+/// Whether Siconos can be used: `python -c "import siconos.numerics, numpy, scipy.sparse"`
+/// succeeds. Probed once per process. Errors: why not, with the install hint.
+pub fn availability() -> Result<(), String> {
+    static PROBE: OnceLock<Result<(), String>> = OnceLock::new();
+    PROBE
+        .get_or_init(|| {
+            let py = python();
+            let out = std::process::Command::new(&py)
+                .args(["-c", "import siconos.numerics, numpy, scipy.sparse"])
+                .stdin(std::process::Stdio::null())
+                .output();
+            let why = match out {
+                Ok(o) if o.status.success() => return Ok(()),
+                Ok(o) => String::from_utf8_lossy(&o.stderr)
+                    .lines()
+                    .last()
+                    .unwrap_or("")
+                    .trim()
+                    .to_string(),
+                Err(e) => e.to_string(),
+            };
+            Err(format!(
+                "Siconos is not installed (apt-get install python3-siconos python3-scipy; \
+                 {} -c 'import siconos.numerics' failed: {why}; {PYTHON_ENV} names another \
+                 interpreter)",
+                py.display()
+            ))
+        })
+        .clone()
+}
+
+/// The protocol definition of `e`: `python siconos_solver.py NAME {instance} {gamma} {info}
+/// {tol} {max_iter}` on the `.npz` instance, answer `.npy`.
+pub fn definition(e: &SiconosEntry) -> ExternalDef {
+    ExternalDef {
+        command: vec![
+            python().display().to_string(),
+            format!("{{work}}/{SCRIPT_NAME}"),
+            e.name.to_string(),
+            "{instance}".into(),
+            "{gamma}".into(),
+            "{info}".into(),
+            "{tol}".into(),
+            "{max_iter}".into(),
+        ],
+        format: InstanceFormat::Npz,
+        output: OutputFormat::Npy,
+        classes: Some(vec![e.class]),
+        time_limit: None,
+        description: Some(format!(
+            "{} ({} via {})",
+            e.description, e.solver_id, e.driver
+        )),
+        env: BTreeMap::new(),
+    }
+}

@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""cpbench's Siconos driver: the `siconos:*` solvers (solvers/src/external/siconos.rs) run this
+script through the external-solver protocol (docs/external.md).
+
+    python3 siconos_solver.py SOLVER INSTANCE.npz GAMMA.npy INFO.json TOL MAX_ITER
+
+SOLVER is one of the keys of SOLVERS below. The instance is cpbench's `.npz` (SciPy's CSC layout
+for N, `r`, and the JSON header with `mu`; docs/formats.md section 6), read as
+scripts/peer_siconos.py reads the same problems, so that the iterations are the same:
+  - 3-D Coulomb (fc3d_driver): W = N, q = r, mu; W given to Siconos as a sparse CSC matrix with
+    int64 indices, or dense (column-major) when every entry is stored (a dense Siconos `.dat`);
+  - 2-D Coulomb (fc2d_driver): W dense (Debian's Siconos 4.4 fc2d solvers want it dense);
+  - LCP (linearComplementarity_driver): M = N dense, q = r.
+The options get iparam[SICONOS_IPARAM_MAX_ITER] = MAX_ITER and dparam[SICONOS_DPARAM_TOL] = TOL.
+Output: GAMMA.npy (the reaction r, or z of the LCP; float64, length n) and INFO.json:
+iterations = iparam[SICONOS_IPARAM_ITER_DONE], status `converged` when Siconos' info is 0, else
+`max_iterations`, counters siconos_error (dparam[SICONOS_DPARAM_RESIDU], Siconos' own error),
+siconos_info and siconos_time_s (the driver call alone). Needs Debian's python3-siconos (run
+with /usr/bin/python3).
+"""
+import json
+import sys
+import time
+
+import numpy as np
+import scipy.sparse as sp
+
+import siconos.numerics as sn
+
+SOLVERS = {
+    "nsgs": ("fc3d", "SICONOS_FRICTION_3D_NSGS"),
+    "nsn-ac": ("fc3d", "SICONOS_FRICTION_3D_NSN_AC"),
+    "admm": ("fc3d", "SICONOS_FRICTION_3D_ADMM"),
+    "fc2d-nsgs": ("fc2d", "SICONOS_FRICTION_2D_NSGS"),
+    "lemke": ("lcp", "SICONOS_LCP_LEMKE"),
+    "newton-fb": ("lcp", "SICONOS_LCP_NEWTON_FB_FBLSA"),
+}
+
+
+def read_npz(path):
+    with np.load(path) as f:
+        header = json.loads(f["instance"].tobytes())
+        if "data" not in f.files:
+            raise SystemExit(f"{path}: a matrix-free instance (N not formed): Siconos needs N")
+        n = int(f["shape"][0])
+        w = sp.csc_matrix((f["data"], f["indices"], f["indptr"]), shape=(n, n))
+        q = np.array(f["r"], dtype=float)
+    return header, w, q
+
+
+def main(argv):
+    if len(argv) != 6 or argv[0] not in SOLVERS:
+        raise SystemExit(f"usage: siconos_solver.py {{{','.join(SOLVERS)}}} INSTANCE.npz "
+                         "GAMMA.npy INFO.json TOL MAX_ITER")
+    key, inst, gamma_path, info_path = argv[:4]
+    tol, max_iter = float(argv[4]), int(argv[5])
+    kind, sid = SOLVERS[key]
+    header, w, q = read_npz(inst)
+    n = q.size
+    if kind == "lcp":
+        problem = sn.LCP(np.asarray(w.toarray()), q)
+        driver = sn.linearComplementarity_driver
+    else:
+        dim = 3 if kind == "fc3d" else 2
+        mu = np.asarray(header["mu"], dtype=float)
+        if kind == "fc2d" or w.nnz == n * n:
+            wm = np.asfortranarray(w.toarray())
+        else:
+            wm = sp.csc_matrix(w)
+            wm.indices = wm.indices.astype(np.int64)
+            wm.indptr = wm.indptr.astype(np.int64)
+        problem = sn.FrictionContactProblem(dim, wm, q, mu)
+        driver = sn.fc3d_driver if dim == 3 else sn.fc2d_driver
+    so = sn.SolverOptions(getattr(sn, sid))
+    so.iparam[sn.SICONOS_IPARAM_MAX_ITER] = max_iter
+    so.dparam[sn.SICONOS_DPARAM_TOL] = tol
+    x, y = np.zeros(n), np.zeros(n)
+    t0 = time.perf_counter()
+    info = int(driver(problem, x, y, so))
+    elapsed = time.perf_counter() - t0
+    np.save(gamma_path, np.ascontiguousarray(x, dtype=np.float64))
+    with open(info_path, "w") as f:
+        json.dump({
+            "iterations": int(so.iparam[sn.SICONOS_IPARAM_ITER_DONE]),
+            "status": "converged" if info == 0 else "max_iterations",
+            "message": "" if info == 0 else f"{sid}: siconos info={info}",
+            "counters": {
+                "siconos_error": float(so.dparam[sn.SICONOS_DPARAM_RESIDU]),
+                "siconos_info": info,
+                "siconos_time_s": elapsed,
+            },
+        }, f)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

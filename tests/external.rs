@@ -1,0 +1,486 @@
+//! External solvers through the CLI (issue 16): the protocol's outcomes in one run (a program
+//! that solves, one that crashes, one that sleeps past its limit, one with a wrong-length
+//! answer), Siconos' NSGS against the reference numbers of scripts/peer_siconos.py, and the
+//! examples of examples/external/.
+
+use cpbench_harness::results::{read_summary, SummaryRow};
+use cpbench_problems::ResidualKind;
+use cpbench_test_support::{fixture, succeed};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+fn cpbench() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_cpbench"))
+}
+
+fn row<'a>(rows: &'a [SummaryRow], instance: &str, solver: &str) -> &'a SummaryRow {
+    rows.iter()
+        .find(|r| r.instance == instance && r.solver == solver)
+        .unwrap_or_else(|| panic!("no row {instance} x {solver}"))
+}
+
+/// The value of `name` in a `counters` cell (`a=1;b=2`).
+fn counter(r: &SummaryRow, name: &str) -> f64 {
+    r.counters
+        .split(';')
+        .find_map(|kv| kv.strip_prefix(&format!("{name}=")))
+        .unwrap_or_else(|| panic!("no counter {name} in {}", r.counters))
+        .parse()
+        .unwrap()
+}
+
+/// Projected Gauss-Seidel on the `mtx` format in plain Python (no numpy): the trace CSV with
+/// its own residual, the info JSON with the iterations and a counter, gamma as MatrixMarket.
+const GOOD_PY: &str = r#"
+import json, math, os, sys, time
+inst, gamma, trace, info, tol, max_iter = sys.argv[1:7]
+tol, max_iter = float(tol), int(max_iter)
+def body(path):
+    lines = open(path).read().splitlines()
+    return lines[0], [l.split() for l in lines[1:] if l and not l.startswith("%")]
+head, rows = body(inst)
+n = int(rows[0][0])
+N = {}
+for i, j, v in rows[1:]:
+    i, j = int(i) - 1, int(j) - 1
+    N[i, j] = N.get((i, j), 0.0) + float(v)
+    if "symmetric" in head and i != j:
+        N[j, i] = N.get((j, i), 0.0) + float(v)
+r = [float(x[0]) for x in body(os.path.join(os.path.dirname(inst), "r.mtx"))[1][1:]]
+cols = [[(j, v) for (i, j), v in N.items() if i == k] for k in range(n)]
+g = lambda x, i: r[i] + sum(v * x[j] for j, v in cols[i])
+x, t0, nr = [0.0] * n, time.perf_counter(), math.sqrt(sum(v * v for v in r))
+with open(trace, "w") as t:
+    t.write("iteration,time_s,residual\n")
+    for k in range(1, max_iter + 1):
+        for i in range(n):
+            x[i] = max(0.0, x[i] - g(x, i) / N[i, i])
+        res = math.sqrt(sum((x[i] - max(0.0, x[i] - g(x, i))) ** 2 for i in range(n))) / nr
+        t.write(f"{k},{time.perf_counter() - t0},{res}\n")
+        if res <= tol:
+            break
+with open(gamma, "w") as f:
+    f.write(f"%%MatrixMarket matrix array real general\n{n} 1\n")
+    f.writelines(f"{v!r}\n" for v in x)
+json.dump({"iterations": k, "status": "converged" if res <= tol else "max_iterations",
+           "counters": {"sweeps": k}}, open(info, "w"))
+"#;
+
+fn write_defs(dir: &Path) -> PathBuf {
+    std::fs::write(dir.join("good.py"), GOOD_PY).unwrap();
+    std::fs::write(
+        dir.join("crash.sh"),
+        "echo 'starting'\necho 'boom: the solver gave up' >&2\nexit 3\n",
+    )
+    .unwrap();
+    // a grandchild that would outlive its parent, its pid written for the test
+    std::fs::write(
+        dir.join("sleep.sh"),
+        "sleep 60 &\necho $! > \"$PIDFILE\"\nsleep 60\n",
+    )
+    .unwrap();
+    let defs = serde_json::json!({"solvers": {
+        "good": {"command": ["python3", "good.py", "{instance}", "{gamma}", "{trace}", "{info}",
+                             "{tol}", "{max_iter}"],
+                 "format": "mtx", "output": "mtx", "classes": ["lcp"]},
+        "crash": {"command": ["sh", "crash.sh"], "format": "npz", "output": "npy"},
+        "sleep": {"command": ["sh", "sleep.sh"], "format": "bundle", "output": "npy",
+                  "time_limit": 0.5,
+                  "env": {"PIDFILE": dir.join("grandchild.pid").display().to_string()}},
+        "short": {"command": ["sh", "-c",
+                              "printf '%%%%MatrixMarket matrix array real general\\n1 1\\n0\\n' > \"$0\"",
+                              "{gamma}"],
+                  "format": "npz", "output": "mtx"},
+        "missing": {"command": ["no-such-program-cpbench"], "format": "npz", "output": "npy"}
+    }});
+    let path = dir.join("defs.json");
+    std::fs::write(&path, serde_json::to_string_pretty(&defs).unwrap()).unwrap();
+    path
+}
+
+/// Whether process `pid` is gone (or a zombie waiting to be reaped).
+fn dead(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(s) => s
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| rest.trim_start().starts_with(['Z', 'X'])),
+    }
+}
+
+/// One run, five rows: the Python program solves (success, its iterations, its trace rows),
+/// the crash is `crashed` with its stderr, the sleeper is `max_time` within its 0.5 s limit
+/// (grandchild killed too), the short answer is `bad_output`, the missing program
+/// `unsupported`; nothing aborts the run. `report` reads the folder.
+#[test]
+fn every_outcome_of_the_protocol_is_a_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let defs = write_defs(dir.path());
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let out = dir.path().join("res");
+    let t = Instant::now();
+    let o = succeed(
+        cpbench()
+            .env("TMPDIR", &tmp)
+            .args(["run", "--no-plots", "--external"])
+            .arg(&defs)
+            .args([
+                "--solvers",
+                "ext:good,ext:crash,ext:sleep,ext:short,ext:missing,pgs",
+                "--instances",
+            ])
+            .arg(fixture("lcp/lcp_mmc.dat"))
+            .arg("--out")
+            .arg(&out),
+    );
+    let wall = t.elapsed();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        stderr.contains(
+            "ext:missing on 1 instance (lcp_mmc): program 'no-such-program-cpbench' not found"
+        ),
+        "{stderr}"
+    );
+    let rows = read_summary(&out.join("summary.csv")).unwrap();
+    assert_eq!(rows.len(), 6);
+
+    // the same sweeps as our pgs: same iterations, a checked answer
+    let good = row(&rows, "lcp_mmc", "ext:good");
+    let pgs = row(&rows, "lcp_mmc", "pgs");
+    assert!(good.success && pgs.success, "{good:?}");
+    assert_eq!(good.status, "converged");
+    assert_eq!(good.iterations, pgs.iterations);
+    assert_eq!(counter(good, "sweeps"), good.iterations as f64);
+    assert!(
+        good.residuals.get(ResidualKind::NatMapRel2) <= 1e-6
+            && good.residuals.get(ResidualKind::NatMapRel2) > 0.0
+    );
+    assert!(
+        (good.residuals.get(ResidualKind::NatMapRel2)
+            - pgs.residuals.get(ResidualKind::NatMapRel2))
+        .abs()
+            <= 1e-12
+    );
+    let trace = std::fs::read_to_string(out.join("traces/lcp_mmc__ext_good.csv")).unwrap();
+    let lines: Vec<&str> = trace.lines().collect();
+    assert!(lines[0].ends_with(",ext_residual"), "{}", lines[0]);
+    // header, start point, one row per sweep, the checked answer
+    assert_eq!(lines.len() as u64, good.iterations + 3);
+    assert!(lines[1].starts_with("0,"));
+    assert!(lines[2].starts_with("1,") && lines[2].contains(",NaN,"));
+    let own: f64 = lines[lines.len() - 2]
+        .rsplit(',')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(
+        (own - good.residuals.get(ResidualKind::NatMapRel2)).abs()
+            <= 1e-12 * own.max(1e-300) + 1e-15
+    );
+
+    let crash = row(&rows, "lcp_mmc", "ext:crash");
+    assert_eq!(crash.status, "crashed");
+    assert!(!crash.success);
+    assert!(
+        crash
+            .message
+            .starts_with("sh ended with exit code 3; stderr: boom: the solver gave up"),
+        "{}",
+        crash.message
+    );
+    assert!(
+        crash.message.contains("[scratch folder kept: "),
+        "{}",
+        crash.message
+    );
+
+    let sleep = row(&rows, "lcp_mmc", "ext:sleep");
+    assert_eq!(sleep.status, "max_time");
+    assert!(
+        sleep.message.starts_with("killed after 0.5"),
+        "{}",
+        sleep.message
+    );
+    assert!(
+        sleep.message.ends_with(" s (time limit)"),
+        "{}",
+        sleep.message
+    );
+    assert!(
+        sleep.time_s >= 0.5 && sleep.time_s < 3.0,
+        "{}",
+        sleep.time_s
+    );
+    let pid: u32 = std::fs::read_to_string(dir.path().join("grandchild.pid"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let t = Instant::now();
+    while !dead(pid) && t.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(dead(pid), "the grandchild {pid} outlived the time limit");
+
+    let short = row(&rows, "lcp_mmc", "ext:short");
+    assert_eq!(short.status, "bad_output");
+    assert!(
+        short.message.contains(
+            "gamma.mtx: gamma has length 1, expected a MatrixMarket array of n = 26 rows"
+        ),
+        "{}",
+        short.message
+    );
+    let missing = row(&rows, "lcp_mmc", "ext:missing");
+    assert_eq!(missing.status, "unsupported");
+    assert!(wall < Duration::from_secs(30), "{wall:?}");
+    // scratch folders: only those of the failed solves are left (crash and short)
+    let left: Vec<String> = std::fs::read_dir(&tmp)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(left.len(), 2, "{left:?}");
+    assert!(left
+        .iter()
+        .all(|n| n.starts_with("cpbench-ext-crash-") || n.starts_with("cpbench-ext-short-")));
+
+    // report reads rows of external solvers (cost model external)
+    succeed(cpbench().arg("report").arg(&out));
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(
+        md.contains("they run as external programs or callables"),
+        "{md}"
+    );
+}
+
+/// `cpbench solvers --external FILE` lists the file's solvers and Siconos', with their
+/// availability; names and definition files are checked with clear messages.
+#[test]
+fn solvers_lists_external_ones_and_errors_are_clear() {
+    let dir = tempfile::tempdir().unwrap();
+    let defs = write_defs(dir.path());
+    let o = succeed(
+        cpbench()
+            .args(["solvers", "--json", "--external"])
+            .arg(&defs),
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let find = |n: &str| {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == n)
+            .unwrap_or_else(|| panic!("{n} not listed"))
+            .clone()
+    };
+    assert_eq!(find("ext:good")["available"], true);
+    assert_eq!(find("ext:good")["cost_model"], "external");
+    assert_eq!(find("ext:good")["classes"], serde_json::json!(["lcp"]));
+    let missing = find("ext:missing");
+    assert_eq!(missing["available"], false);
+    assert!(missing["availability"]
+        .as_str()
+        .unwrap()
+        .starts_with("unavailable: program 'no-such-program-cpbench' not found"));
+    let nsgs = find("siconos:nsgs");
+    let a = nsgs["availability"].as_str().unwrap();
+    assert!(
+        a == "available"
+            || a.starts_with(
+                "unavailable: Siconos is not installed (apt-get install python3-siconos"
+            ),
+        "{a}"
+    );
+    // a Siconos python that does not exist: unavailable, and the listing still succeeds
+    let o = succeed(
+        cpbench()
+            .env("CPBENCH_SICONOS_PYTHON", dir.path().join("no-python"))
+            .args(["solvers", "siconos:lemke"]),
+    );
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.starts_with("siconos:lemke: Siconos' Lemke"), "{text}");
+    assert!(
+        text.contains("unavailable: Siconos is not installed (apt-get install python3-siconos"),
+        "{text}"
+    );
+
+    let fail = |args: &[&str]| {
+        let o = cpbench().args(args).output().unwrap();
+        assert!(!o.status.success());
+        String::from_utf8_lossy(&o.stderr).into_owned()
+    };
+    let lcp = fixture("lcp/lcp_deudeu.dat");
+    let lcp = lcp.to_str().unwrap();
+    let e = fail(&["run", "--solvers", "ext:good", "--instances", lcp]);
+    assert!(
+        e.contains(
+            "solver 'ext:good': ext: solvers are defined in a JSON file given with --external FILE"
+        ),
+        "{e}"
+    );
+    let d = defs.to_str().unwrap();
+    let e = fail(&[
+        "run",
+        "--external",
+        d,
+        "--solvers",
+        "ext:goud",
+        "--instances",
+        lcp,
+    ]);
+    assert!(
+        e.contains("unknown solver 'ext:goud' (known: ext:crash, ext:good, ext:missing, ext:short, ext:sleep, from "),
+        "{e}"
+    );
+    let e = fail(&["run", "--solvers", "siconos:pgs", "--instances", lcp]);
+    assert!(
+        e.contains("unknown solver 'siconos:pgs' (known: siconos:nsgs, "),
+        "{e}"
+    );
+    let bad = dir.path().join("bad.json");
+    std::fs::write(
+        &bad,
+        r#"{"solvers": {"x": {"command": ["a"], "format": "csv", "output": "npy"}}}"#,
+    )
+    .unwrap();
+    let e = fail(&[
+        "run",
+        "--external",
+        bad.to_str().unwrap(),
+        "--instances",
+        lcp,
+    ]);
+    assert!(
+        e.contains("bad.json: solver 'x': field 'format': expected one of npz, bundle, fclib, mtx, found \"csv\""),
+        "{e}"
+    );
+}
+
+/// Whether `python` imports `modules`.
+fn imports(python: &str, modules: &str) -> bool {
+    Command::new(python)
+        .args(["-c", &format!("import {modules}")])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// `siconos:nsgs` on two Siconos files gives the iterations and errors of
+/// `scripts/peer_siconos.py --tol 1e-8 --max-iter 100000` (Rover4396: 5 iterations, fc3d error
+/// 1.3467e-14; NESpheres_10_1: 23, 2.1962e-10), Siconos' own error equal to the fc3d_error
+/// column, and our nsgs converges on both too. Skipped (with a note) without Siconos.
+#[test]
+fn siconos_nsgs_matches_the_reference_script() {
+    let python = std::env::var("CPBENCH_SICONOS_PYTHON").unwrap_or("/usr/bin/python3".into());
+    if !imports(&python, "siconos.numerics, numpy, scipy.sparse") {
+        eprintln!("note: {python} cannot import siconos.numerics: Siconos test skipped");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("res");
+    succeed(
+        cpbench()
+            .args([
+                "run",
+                "--no-plots",
+                "--class",
+                "coulomb",
+                "--solvers",
+                "siconos:nsgs,nsgs",
+            ])
+            .args(["--tol", "1e-8", "--max-iter", "100000", "--instances"])
+            .arg(fixture("siconos-fc3d/Rover4396.dat"))
+            .arg(fixture("siconos-fc3d/NESpheres_10_1.dat"))
+            .arg("--out")
+            .arg(&out),
+    );
+    let rows = read_summary(&out.join("summary.csv")).unwrap();
+    for (inst, iterations, error) in [
+        ("Rover4396__coulomb", 5, 1.346727e-14),
+        ("NESpheres_10_1__coulomb", 23, 2.196243e-10),
+    ] {
+        let s = row(&rows, inst, "siconos:nsgs");
+        assert_eq!(s.status, "converged", "{s:?}");
+        assert!(s.success);
+        assert_eq!(s.iterations, iterations, "{inst}");
+        assert!(
+            (s.residuals.get(ResidualKind::Fc3dError) - error).abs() <= 1e-6 * error,
+            "{inst}: {}",
+            s.residuals.get(ResidualKind::Fc3dError)
+        );
+        let own = counter(s, "siconos_error");
+        assert!(
+            (own - s.residuals.get(ResidualKind::Fc3dError)).abs()
+                <= 1e-3 * s.residuals.get(ResidualKind::Fc3dError),
+            "{inst}: {own} vs {}",
+            s.residuals.get(ResidualKind::Fc3dError)
+        );
+        assert_eq!(counter(s, "siconos_info"), 0.0);
+        let ours = row(&rows, inst, "nsgs");
+        assert!(
+            ours.success && ours.residuals.get(ResidualKind::Fc3dError) <= 1e-8,
+            "{ours:?}"
+        );
+    }
+}
+
+/// The examples of examples/external/ run through `cpbench run` as they are: the shell + awk
+/// PGS matches our `pgs` sweep for sweep on lcp_mmc; the Python projected gradient (needs
+/// numpy and scipy: `python3` on PATH, else /usr/bin/python3 put first on PATH, else skipped
+/// with a note) solves lcp_mmc and the CCP bundle.
+#[test]
+fn the_examples_run_through_cpbench() {
+    let dir = tempfile::tempdir().unwrap();
+    let defs = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/external/solvers.json");
+    let mut solvers = vec!["ext:pgs-awk", "pgs"];
+    let mut path = std::env::var("PATH").unwrap_or_default();
+    if imports("python3", "numpy, scipy.sparse") {
+        solvers.push("ext:pg");
+    } else if imports("/usr/bin/python3", "numpy, scipy.sparse") {
+        let bin = dir.path().join("bin");
+        std::fs::create_dir(&bin).unwrap();
+        std::os::unix::fs::symlink("/usr/bin/python3", bin.join("python3")).unwrap();
+        path = format!("{}:{path}", bin.display());
+        solvers.push("ext:pg");
+    } else {
+        eprintln!("note: no python3 with numpy and scipy: examples/external/pg.py not run");
+    }
+    let out = dir.path().join("res");
+    succeed(
+        cpbench()
+            .env("PATH", &path)
+            .args(["run", "--no-plots", "--external"])
+            .arg(&defs)
+            .args(["--solvers", &solvers.join(","), "--instances"])
+            .arg(fixture("lcp/lcp_mmc.dat"))
+            .arg(fixture("bundles/scipy_ccp"))
+            .arg("--out")
+            .arg(&out),
+    );
+    let rows = read_summary(&out.join("summary.csv")).unwrap();
+    let awk = row(&rows, "lcp_mmc", "ext:pgs-awk");
+    let pgs = row(&rows, "lcp_mmc", "pgs");
+    assert!(awk.success, "{awk:?}");
+    assert_eq!(awk.iterations, pgs.iterations);
+    assert!(
+        (awk.residuals.get(ResidualKind::NatMapRel2) - pgs.residuals.get(ResidualKind::NatMapRel2))
+            .abs()
+            <= 1e-12
+    );
+    assert_eq!(row(&rows, "scipy_ccp", "ext:pgs-awk").status, "unsupported");
+    if solvers.contains(&"ext:pg") {
+        for inst in ["lcp_mmc", "scipy_ccp"] {
+            let pg = row(&rows, inst, "ext:pg");
+            assert!(
+                pg.success && pg.residuals.get(ResidualKind::NatMapRel2) <= 1e-6,
+                "{pg:?}"
+            );
+            assert!(pg.iterations > 1, "{pg:?}");
+            let trace =
+                std::fs::read_to_string(out.join(format!("traces/{inst}__ext_pg.csv"))).unwrap();
+            assert_eq!(trace.lines().count() as u64, pg.iterations + 3);
+        }
+    }
+}
