@@ -23,7 +23,10 @@
 //! With a peer file (`--peer FILE.csv`: rows in the `summary.csv` format written by another
 //! program, e.g. `scripts/peer_siconos.py`), a section "Side by side" puts the peer's rows next
 //! to this folder's rows of the same instance name ([`peer_section`]); peer rows enter no
-//! profile or mean (they have no traces and another stopping test).
+//! profile or mean (they have no traces and another stopping test). Rows of Siconos' solvers run
+//! inside the harness (`siconos:*`, through the external-solver protocol) get the same section
+//! without a peer file, and also enter the profiles and means like every other row (their
+//! answers are checked by the harness).
 //!
 //! By default a run counts as solved when its row's check succeeded. With a report tolerance
 //! (`tol`, `residual`) the cost to reach that tolerance is read from the traces instead (first
@@ -210,6 +213,20 @@ pub fn report(dir: &Path, opts: &ReportOptions) -> Result<PathBuf> {
     if let Some(pfile) = &opts.peer {
         let peer = read_summary(pfile)?;
         md.push_str(&peer_section(&rows, &peer, &pfile.display().to_string()));
+    }
+    // Siconos' rows of this folder (`siconos:*`, run through the external-solver protocol)
+    // side by side with the folder's other rows of the same instances
+    let (siconos, own): (Vec<SummaryRow>, Vec<SummaryRow>) = rows
+        .iter()
+        .filter(|r| r.status != crate::run::LOAD_ERROR)
+        .cloned()
+        .partition(|r| r.base().starts_with("siconos:"));
+    if !siconos.is_empty() {
+        md.push_str(&peer_section(
+            &own,
+            &siconos,
+            "Siconos (the `siconos:*` rows of this folder)",
+        ));
     }
     let path = dir.join("report.md");
     write_atomic(&path, md.as_bytes())?;
