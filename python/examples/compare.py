@@ -1,8 +1,8 @@
 """Compare two cpbench solvers with a projected gradient written in Python.
 
 Runnable as a script (``python compare.py [OUT_DIR]``; the figures go to OUT_DIR, default a
-temporary folder) or cell by cell (``# %%``) in an editor. Needs the package with its
-``pandas`` and ``matplotlib`` extras: ``pip install './python[pandas,matplotlib]'``.
+temporary folder) or cell by cell (``# %%``) in an editor, after ``pip install ./python``
+(which brings pandas and matplotlib).
 """
 
 # %% Setup: three instances shipped in the repository
