@@ -45,9 +45,9 @@ enum Command {
     /// List the solvers (or one): classes, cost model, each setting's type, default, range and
     /// meaning.
     Solvers(cmd::solvers::SolversArgs),
-    /// Simulate a granular scene (fill, pile, pyramid, tube) and export its contact problems,
-    /// or (`--lcp`) export a seeded random general LCP.
-    Generate(cmd::generate::GenerateArgs),
+    /// Simulate a granular scene (fill, pile, pyramid, tube, bounce, cradle) and export its
+    /// contact problems, or (`--lcp`) export a seeded random general LCP.
+    Generate(Box<cmd::generate::GenerateArgs>),
     /// Print class, sizes, nnz, symmetry error, mu range and norms of an instance file.
     Info {
         /// fclib HDF5, Siconos .dat or native bundle directory.
@@ -199,7 +199,7 @@ fn other_commands(command: Command) -> Result<(), AnyError> {
         Command::Reproduce(a) => cmd::reproduce::run(a),
         Command::Run(a) => cmd::run::run(*a),
         Command::Solvers(a) => cmd::solvers::run(a),
-        Command::Generate(a) => cmd::generate::generate(a),
+        Command::Generate(a) => cmd::generate::generate(*a),
         Command::Info {
             path,
             read,

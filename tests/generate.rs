@@ -39,6 +39,8 @@ fn config(out: &Path, frictionless: bool) -> GenerateConfig {
         view_every: None,
         operator: None,
         no_solve: false,
+        restitution: None,
+        restitution_threshold: None,
     }
 }
 
@@ -410,4 +412,68 @@ fn fclib_export_matches_bundle_export() {
     cfg.export_format = ExportFormat::Fclib;
     let e = generate(&cfg, |_| {}).unwrap_err();
     assert!(e.to_string().contains("fclib"), "{e}");
+}
+
+/// `generate --restitution e --restitution-threshold v`: the impact law's parameters and the
+/// number of impacting contacts are recorded in every exported instance's provenance (and
+/// absent without `--restitution`); an `e` outside `[0, 1]` is a typed error (exit code 2).
+#[test]
+fn cli_generate_records_the_restitution() {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = env!("CARGO_BIN_EXE_cpbench");
+    let params = |out: &Path, extra: &[&str]| {
+        succeed(
+            Command::new(exe)
+                .args([
+                    "generate", "--scene", "fill", "--size", "2", "--steps", "40",
+                ])
+                .args([
+                    "--export-every",
+                    "40",
+                    "--frictionless",
+                    "--print-every",
+                    "0",
+                ])
+                .args(extra)
+                .arg("--out")
+                .arg(out),
+        );
+        let text = std::fs::read_to_string(out.join("fill-2_step0040__lcp/instance.json")).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        v["provenance"]["parameters"].clone()
+    };
+    let p = params(
+        &dir.path().join("e"),
+        &["--restitution", "0.8", "--restitution-threshold", "0.05"],
+    );
+    assert_eq!(p["restitution"], "0.8");
+    assert_eq!(p["restitution_threshold"], "0.05");
+    assert!(
+        p["impacts"].as_str().unwrap().parse::<usize>().is_ok(),
+        "{p}"
+    );
+    let p = params(&dir.path().join("plain"), &[]);
+    for k in ["restitution", "restitution_threshold", "impacts"] {
+        assert!(
+            p.get(k).is_none(),
+            "{k} recorded without --restitution: {p}"
+        );
+    }
+    let o = Command::new(exe)
+        .args([
+            "generate",
+            "--scene",
+            "fill",
+            "--size",
+            "2",
+            "--restitution",
+            "1.5",
+        ])
+        .arg("--out")
+        .arg(dir.path().join("bad"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("invalid parameter restitution"), "{err}");
 }

@@ -215,6 +215,7 @@ fn momentum_is_conserved_in_a_head_on_collision() {
         mu: 0.4,
         envelope: 1e-3,
         frictionless: false,
+        ..Default::default()
     };
     let mut s = sim(vec![a, b], vec![], p);
     let p0 = s.momentum();

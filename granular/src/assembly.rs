@@ -57,6 +57,8 @@ pub struct Assembly {
     w: Vec<[Side; 2]>,
     /// Per body: `M^{1/2} v_free` (6 numbers).
     sv: Vec<[f64; 6]>,
+    /// Per body: `M^{1/2} v(t)` (6 numbers), filled by [`Assembly::restitution`] only.
+    sv0: Vec<[f64; 6]>,
     body_ptr: Vec<u32>,
     cursor: Vec<u32>,
     body_list: Vec<(u32, u8)>,
@@ -682,7 +684,8 @@ impl Assembly {
         }
     }
 
-    /// `r = b + D^T v_free` (length `bs nc`) into `r`, with `b_c = (gap_c / h, 0, 0)`.
+    /// `r = b + D^T v_free` (length `bs nc`) into `r`, with `b_c = (gap_c / h, 0, 0)`
+    /// (with restitution, [`Assembly::restitution`] then rewrites the impacting normal rows).
     pub fn rhs(&self, contacts: &[Contact], h: f64, bs: usize, r: &mut Vec<f64>) {
         set_len(r, bs * contacts.len(), 0.0);
         r.par_chunks_mut(bs)
@@ -701,6 +704,84 @@ impl Assembly {
                     *out = v;
                 }
             });
+    }
+
+    /// Newton's impact law in the constant term of the normal rows (Moreau 1988, "Unilateral
+    /// contact and dry friction in finite freedom dynamics", CISM 302; Acary & Brogliato 2008,
+    /// "Numerical Methods for Nonsmooth Dynamical Systems", ch. 10, the Moreau-Jean
+    /// scheme with Newton's impact law): after [`Assembly::rhs`], for every contact `c` that
+    /// *impacts*, replace `r_c,n = Phi_c / h + v_n,free` by
+    ///
+    /// ```text
+    /// r_c,n = e v_n(t) + v_n,free,   so that   g_c,n = v_n(t+h) + e v_n(t) >= 0  _|_  gamma_c,n >= 0,
+    /// ```
+    ///
+    /// `v_n(t)` the relative normal velocity at the start of the step, `(D^T v(t))` of the
+    /// normal column, from the same scaled Jacobian blocks as `r` (`bodies` must hold the
+    /// velocities `v(t)` the blocks of the last [`Assembly::jacobian`] were built with).
+    /// Contact `c` impacts when `v_n(t) < -threshold` (it closes faster than the threshold)
+    /// and `r_c,n < 0` (its free motion would close the gap within the step, so the gap row
+    /// would act). Tangential rows are not changed (no tangential restitution).
+    ///
+    /// The gap term `Phi / h` is dropped on impacting rows, as in Moreau's and Acary &
+    /// Brogliato's velocity-level law (active contacts carry the impact law alone): kept, it
+    /// would either stop the body at contact within the step and absorb the impact (`Phi > 0`,
+    /// the envelope sees contacts before they touch) or add a push-out velocity `-Phi / h`
+    /// that is not part of the law (`Phi < 0`). The price is a position error below `h
+    /// |v_n(t)|`: an impacting body rebounds from where it is at the start of the step (its
+    /// gap then is in `[0, h |v_n,free|)`). Non-impacting contacts (resting, slow or
+    /// separating) keep `Phi / h`. With `e = 0` the impacting rows read `v_n(t+h) >= 0` (no
+    /// bounce); the stepper calls this method only when `e > 0`, so the default scheme is
+    /// unchanged bit for bit.
+    ///
+    /// `r` holds the `bs nc` entries written by [`Assembly::rhs`] for the contacts of the
+    /// last [`Assembly::jacobian`] (a shorter `r` is changed on its contacts only); `e` in `[0, 1]`, `threshold >= 0` (m/s) as checked by
+    /// [`crate::SimParams::validate`]. Returns the number of impacting contacts. Allocates
+    /// only when the number of bodies grows.
+    pub fn restitution(
+        &mut self,
+        bodies: &[Body],
+        bs: usize,
+        e: f64,
+        threshold: f64,
+        r: &mut [f64],
+    ) -> usize {
+        self.sv0.clear();
+        self.sv0.extend(bodies.iter().map(|b| {
+            let sm = b.mass.sqrt();
+            let sj = b.inertia.map(f64::sqrt);
+            [
+                sm * b.vel.x,
+                sm * b.vel.y,
+                sm * b.vel.z,
+                sj.x * b.omega.x,
+                sj.y * b.omega.y,
+                sj.z * b.omega.z,
+            ]
+        }));
+        let mut impacts = 0;
+        for (c, (sb, rn)) in self
+            .side_body
+            .iter()
+            .zip(r.iter_mut().step_by(bs.max(1)))
+            .enumerate()
+        {
+            if *rn >= 0.0 {
+                continue;
+            }
+            let (mut vn0, mut vnf) = (0.0, 0.0);
+            for (&x, side) in sb.iter().zip(&self.w[c]) {
+                if x != NONE {
+                    vn0 += dot6(&side[0], &self.sv0[x as usize]);
+                    vnf += dot6(&side[0], &self.sv[x as usize]);
+                }
+            }
+            if vn0 < -threshold {
+                *rn = e * vn0 + vnf;
+                impacts += 1;
+            }
+        }
+        impacts
     }
 
     /// Velocity update: set every movable body's velocity to `v_free + M^-1 D gamma`

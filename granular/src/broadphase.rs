@@ -203,6 +203,11 @@ impl BroadPhase {
         } else {
             out.resize(total, first);
         }
+        if let [only] = &self.chunks[..] {
+            // one chunk (fewer than QUERY_CHUNK bodies): a plain copy, no allocation
+            out.copy_from_slice(&only.out);
+            return;
+        }
         let mut pieces = Vec::with_capacity(nchunks);
         let mut rest = &mut out[..];
         for b in &self.chunks {

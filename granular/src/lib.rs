@@ -15,7 +15,10 @@
 //! `q(t+h) = q(t) + h Q(q) v(t+h)` (docs/formulation.md section 1; Pospisil 2014;
 //! Anitescu & Tasora 2010, Comput. Optim. Appl. 47; Tasora & Anitescu 2011, CMAME 200;
 //! Heyn et al. 2013, IJNME 95). `K` is the product of Coulomb cones (CCP, frictional mode) or
-//! the non-negative orthant on the normal impulses only (LCP, frictionless mode).
+//! the non-negative orthant on the normal impulses only (LCP, frictionless mode). With a
+//! coefficient of restitution `e > 0` ([`SimParams::restitution`]) the normal rows of impacting
+//! contacts carry Newton's impact law in Moreau's form, `b_c,n = e v_n(t)` in place of
+//! `Phi_c / h` (see [`stepper`] and [`assembly::Assembly::restitution`]).
 //!
 //! Conventions (all SI: m, kg, s, N s for impulses):
 //! - body `i` has `q_i = (x, y, z, e0, e1, e2, e3)` and `v_i = (vx, vy, vz, wx, wy, wz)`, the
@@ -42,7 +45,8 @@
 //! Layout: [`bodies`] (state, mass matrix, quaternion update), [`narrow`] (contact geometry
 //! and frames), [`broadphase`] (uniform-grid cell list, O(n)), [`assembly`] (sparse `N`, `r`,
 //! velocity update), [`stepper`] (the step, warm start, statistics), [`scenes`] (fill, pile,
-//! pyramid, tube), [`snapshot`] (saved states that rebuild instances), [`rng`] (SplitMix64).
+//! pyramid, tube, bounce, cradle), [`penalty`] (spring-dashpot stepper with velocity Verlet,
+//! for comparison), [`snapshot`] (saved states that rebuild instances), [`rng`] (SplitMix64).
 //!
 //! This crate is the only user of `nalgebra` among the problem crates; `cpbench-problems` holds
 //! the instances it produces and knows nothing of the engine.
@@ -52,6 +56,7 @@ pub mod assembly;
 pub mod bodies;
 pub mod broadphase;
 pub mod narrow;
+pub mod penalty;
 pub mod rng;
 pub mod scenes;
 pub mod snapshot;
@@ -62,6 +67,7 @@ pub mod stepper;
 pub use nalgebra;
 
 pub use bodies::{Body, Plane};
+pub use penalty::{ContactLaw, Damping, PenaltyParams, PenaltySim};
 pub use scenes::{Scene, SceneKind, SceneSpec};
 pub use snapshot::Snapshot;
 pub use stepper::{SimParams, Simulation, StepReport, StepTimings, World};
@@ -116,7 +122,7 @@ pub enum GranularError {
     #[error("snapshot: {0}")]
     Snapshot(String),
     /// An unknown scene name.
-    #[error("unknown scene '{0}' (known: fill, pile, pyramid, tube)")]
+    #[error("unknown scene '{0}' (known: fill, pile, pyramid, tube, bounce, cradle)")]
     UnknownScene(String),
 }
 

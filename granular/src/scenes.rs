@@ -6,6 +6,8 @@
 //! | `pile` | polydisperse spheres poured as a column onto a walled floor, forming a heap | spheres | Pospisil 2014 |
 //! | `pyramid` | cannonball pyramid, layers `L^2 .. 1^2`, bottom layer fixed | layers `L` | classic stacking test (Tasora & Anitescu 2011) |
 //! | `tube` | spheres sliding down an inclined tube and pouring onto a walled floor | spheres | Vyatkin & Dolgovesov 2024 |
+//! | `bounce` | spheres dropped onto a floor from increasing heights, restitution `e = 0.8` | spheres | Newton's impact law (Moreau 1988) |
+//! | `cradle` | Newton's cradle: a row of equal spheres, the first moving into the others, `e = 1`, no gravity | spheres | Newton's impact law (Moreau 1988) |
 //!
 //! Randomness comes only from [`SplitMix64`] seeded with the scene seed, so a scene and every
 //! instance generated from it are the same on every platform.
@@ -28,16 +30,23 @@ pub enum SceneKind {
     Pyramid,
     /// Spheres through an inclined tube ([`TubeParams`]).
     Tube,
+    /// Spheres bouncing on a floor ([`BounceParams`]).
+    Bounce,
+    /// Newton's cradle ([`CradleParams`]).
+    Cradle,
 }
 
 impl SceneKind {
-    /// Parse `fill`, `pile`, `pyramid`, `tube`. Errors: [`GranularError::UnknownScene`].
+    /// Parse `fill`, `pile`, `pyramid`, `tube`, `bounce`, `cradle`. Errors:
+    /// [`GranularError::UnknownScene`].
     pub fn parse(s: &str) -> Result<Self> {
         match s {
             "fill" => Ok(Self::Fill),
             "pile" => Ok(Self::Pile),
             "pyramid" => Ok(Self::Pyramid),
             "tube" => Ok(Self::Tube),
+            "bounce" => Ok(Self::Bounce),
+            "cradle" => Ok(Self::Cradle),
             _ => Err(GranularError::UnknownScene(s.to_string())),
         }
     }
@@ -49,6 +58,8 @@ impl SceneKind {
             Self::Pile => "pile",
             Self::Pyramid => "pyramid",
             Self::Tube => "tube",
+            Self::Bounce => "bounce",
+            Self::Cradle => "cradle",
         }
     }
 }
@@ -87,6 +98,16 @@ impl SceneSpec {
             }
             .build(self.seed, self.frictionless),
             SceneKind::Tube => TubeParams {
+                count: self.size,
+                ..Default::default()
+            }
+            .build(self.seed, self.frictionless),
+            SceneKind::Bounce => BounceParams {
+                count: self.size,
+                ..Default::default()
+            }
+            .build(self.seed, self.frictionless),
+            SceneKind::Cradle => CradleParams {
                 count: self.size,
                 ..Default::default()
             }
@@ -231,6 +252,7 @@ impl FillParams {
             mu: self.mu,
             envelope: self.envelope,
             frictionless,
+            ..Default::default()
         };
         params.validate()?;
         let mut rng = SplitMix64::new(seed);
@@ -347,6 +369,7 @@ impl PileParams {
             mu: self.mu,
             envelope: self.envelope,
             frictionless,
+            ..Default::default()
         };
         params.validate()?;
         let mut rng = SplitMix64::new(seed);
@@ -467,6 +490,7 @@ impl PyramidParams {
             mu: self.mu,
             envelope: self.envelope,
             frictionless,
+            ..Default::default()
         };
         params.validate()?;
         let r = self.radius;
@@ -580,6 +604,7 @@ impl TubeParams {
             mu: self.mu,
             envelope: self.envelope,
             frictionless,
+            ..Default::default()
         };
         params.validate()?;
         let mut rng = SplitMix64::new(seed);
@@ -668,6 +693,200 @@ impl TubeParams {
     }
 }
 
+/// Spheres bouncing on the floor `y = 0` (Newton's impact law, [`SimParams::restitution`]):
+/// sphere `i = 0 .. count-1` of radius `radius` at `x = i spacing` is dropped from rest with its
+/// lowest point `height (i + 1) / count` above the floor, so it rebounds to `e^2` of that
+/// height, then `e^4`, ... (`granular/tests/restitution.rs`). The spheres do not touch each
+/// other. The seed is unused (no randomness).
+#[derive(Clone, Debug, PartialEq)]
+pub struct BounceParams {
+    /// Spheres (size), `>= 1`; default 1.
+    pub count: usize,
+    /// Radius (m); default 0.1.
+    pub radius: f64,
+    /// Mass of each sphere (kg); default 1.
+    pub mass: f64,
+    /// Drop height of the last sphere's lowest point (m); default 1.
+    pub height: f64,
+    /// Distance between neighbouring centres in `x` (m), `> 2 radius`; default 0.5.
+    pub spacing: f64,
+    /// Coefficient of restitution `e` in `[0, 1]`; default 0.8.
+    pub restitution: f64,
+    /// Friction coefficient; default 0.5 (a vertical drop has no tangential impulse).
+    pub mu: f64,
+    /// Time step (s); default 1e-3.
+    pub h: f64,
+    /// Minimum envelope (m); default 1e-3.
+    pub envelope: f64,
+}
+
+impl Default for BounceParams {
+    fn default() -> Self {
+        Self {
+            count: 1,
+            radius: 0.1,
+            mass: 1.0,
+            height: 1.0,
+            spacing: 0.5,
+            restitution: 0.8,
+            mu: 0.5,
+            h: 1e-3,
+            envelope: 1e-3,
+        }
+    }
+}
+
+impl BounceParams {
+    /// Build the scene. Errors: [`GranularError::InvalidParameter`] for `count = 0`, a
+    /// non-positive radius, mass, height or `h`, `spacing <= 2 radius`, `mu < 0`, a
+    /// restitution outside `[0, 1]`.
+    pub fn build(&self, seed: u64, frictionless: bool) -> Result<Scene> {
+        check_size("size", self.count, 1 << 20)?;
+        check_positive("radius", self.radius)?;
+        check_positive("mass", self.mass)?;
+        check_positive("height", self.height)?;
+        if !self.spacing.is_finite() || self.spacing <= 2.0 * self.radius {
+            return Err(invalid(
+                "spacing",
+                self.spacing,
+                "must be finite and > 2 radius",
+            ));
+        }
+        let params = SimParams {
+            h: self.h,
+            gravity: Vector3::new(0.0, -9.81, 0.0),
+            mu: self.mu,
+            envelope: self.envelope,
+            frictionless,
+            restitution: self.restitution,
+            ..Default::default()
+        };
+        params.validate()?;
+        let (r, n) = (self.radius, self.count);
+        let bodies = (0..n)
+            .map(|i| {
+                let y = r + self.height * (i + 1) as f64 / n as f64;
+                Body::sphere(Vector3::new(i as f64 * self.spacing, y, 0.0), r, self.mass)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let kv = [
+            ("size", n.to_string()),
+            ("radius", r.to_string()),
+            ("mass", self.mass.to_string()),
+            ("height", self.height.to_string()),
+        ];
+        Ok(Scene {
+            parameters: params_map("bounce", &kv, &params),
+            world: World {
+                bodies,
+                planes: vec![Plane::new(Vector3::y(), Vector3::zeros())?],
+                params,
+            },
+            label: format!("bounce-{n}"),
+            seed,
+        })
+    }
+}
+
+/// Newton's cradle: `count` equal spheres of radius `radius` in a row along `x`, `gap` apart
+/// (surface to surface), no gravity, no planes; the first moves at `v0` into the others.
+/// With `e = 1` and `gap >= h v0` the impacts are binary and sequential: the last sphere
+/// leaves at `v0`, the others stay at rest (`granular/tests/restitution.rs`); with `gap = 0`
+/// Moreau's law resolves the simultaneous impact of the touching row instead. The seed is
+/// unused (no randomness).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CradleParams {
+    /// Spheres (size), `>= 2`; default 5.
+    pub count: usize,
+    /// Radius (m); default 0.1.
+    pub radius: f64,
+    /// Mass of each sphere (kg); default 1.
+    pub mass: f64,
+    /// Gap between neighbouring surfaces (m), `>= 0`; default 5e-3.
+    pub gap: f64,
+    /// Speed of the first sphere (m/s), `> 0`; default 1.
+    pub v0: f64,
+    /// Coefficient of restitution `e` in `[0, 1]`; default 1.
+    pub restitution: f64,
+    /// Friction coefficient; default 0 (the spheres meet head-on).
+    pub mu: f64,
+    /// Time step (s); default 1e-3.
+    pub h: f64,
+    /// Minimum envelope (m); default 1e-3.
+    pub envelope: f64,
+}
+
+impl Default for CradleParams {
+    fn default() -> Self {
+        Self {
+            count: 5,
+            radius: 0.1,
+            mass: 1.0,
+            gap: 5e-3,
+            v0: 1.0,
+            restitution: 1.0,
+            mu: 0.0,
+            h: 1e-3,
+            envelope: 1e-3,
+        }
+    }
+}
+
+impl CradleParams {
+    /// Build the scene. Errors: [`GranularError::InvalidParameter`] for `count < 2`, a
+    /// non-positive radius, mass, `v0` or `h`, `gap < 0`, `mu < 0`, a restitution outside
+    /// `[0, 1]`.
+    pub fn build(&self, seed: u64, frictionless: bool) -> Result<Scene> {
+        if self.count < 2 {
+            return Err(invalid(
+                "size",
+                self.count,
+                "must be >= 2 (spheres in the row)",
+            ));
+        }
+        check_size("size", self.count, 1 << 20)?;
+        check_positive("radius", self.radius)?;
+        check_positive("mass", self.mass)?;
+        check_positive("v0", self.v0)?;
+        check_non_negative("gap", self.gap)?;
+        let params = SimParams {
+            h: self.h,
+            gravity: Vector3::zeros(),
+            mu: self.mu,
+            envelope: self.envelope,
+            frictionless,
+            restitution: self.restitution,
+            ..Default::default()
+        };
+        params.validate()?;
+        let (r, n) = (self.radius, self.count);
+        let mut bodies = (0..n)
+            .map(|i| {
+                let x = i as f64 * (2.0 * r + self.gap);
+                Body::sphere(Vector3::new(x, 0.0, 0.0), r, self.mass)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        bodies[0].vel = Vector3::new(self.v0, 0.0, 0.0);
+        let kv = [
+            ("size", n.to_string()),
+            ("radius", r.to_string()),
+            ("mass", self.mass.to_string()),
+            ("gap", self.gap.to_string()),
+            ("v0", self.v0.to_string()),
+        ];
+        Ok(Scene {
+            parameters: params_map("cradle", &kv, &params),
+            world: World {
+                bodies,
+                planes: Vec::new(),
+                params,
+            },
+            label: format!("cradle-{n}"),
+            seed,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -697,6 +916,8 @@ mod tests {
             (SceneKind::Pile, 200),
             (SceneKind::Pyramid, 5),
             (SceneKind::Tube, 50),
+            (SceneKind::Bounce, 3),
+            (SceneKind::Cradle, 5),
         ] {
             let sc = SceneSpec {
                 kind: spec.0,

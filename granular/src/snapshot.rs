@@ -30,7 +30,7 @@ pub struct Snapshot {
     pub format: String,
     /// Format version (1).
     pub version: u32,
-    /// Scene name (`fill`, `pile`, `pyramid`, `tube`).
+    /// Scene name (`fill`, `pile`, `pyramid`, `tube`, `bounce`, `cradle`).
     pub scene: String,
     /// Scene size.
     pub size: usize,
@@ -50,6 +50,15 @@ pub struct Snapshot {
     /// Radius of each body (m); empty in files written before it was added.
     #[serde(default)]
     pub radii: Vec<f64>,
+    /// Newton's coefficient of restitution of the simulation
+    /// ([`crate::SimParams::restitution`]), written only when `> 0`; absent: 0 on restore
+    /// (the inelastic scheme of every file written before it was added).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restitution: Option<f64>,
+    /// Its closing-speed threshold (m/s, [`crate::SimParams::restitution_threshold`]),
+    /// written with `restitution`; absent: the default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restitution_threshold: Option<f64>,
 }
 
 impl Snapshot {
@@ -68,6 +77,9 @@ impl Snapshot {
             q: w.bodies.iter().flat_map(|b| b.q()).collect(),
             v: w.bodies.iter().flat_map(|b| b.v()).collect(),
             radii: w.bodies.iter().map(|b| b.radius).collect(),
+            restitution: (w.params.restitution > 0.0).then_some(w.params.restitution),
+            restitution_threshold: (w.params.restitution > 0.0)
+                .then_some(w.params.restitution_threshold),
         }
     }
 
@@ -89,10 +101,12 @@ impl Snapshot {
         Ok(s)
     }
 
-    /// Rebuild the scene, in frictional or `frictionless` mode, and set the saved state and
-    /// step counter. Errors: [`GranularError::Snapshot`] when the body count, `h` or the
-    /// radii (when saved) do not match the scene, [`GranularError::UnknownScene`], and the errors of the scene builder
-    /// or of [`super::Body::set_state`].
+    /// Rebuild the scene, in frictional or `frictionless` mode, and set the saved state, step
+    /// counter and restitution (0 when not saved). Errors: [`GranularError::Snapshot`] when the
+    /// body count, `h` or the radii (when saved) do not match the scene,
+    /// [`GranularError::UnknownScene`], and the errors of the scene builder, of
+    /// [`super::Body::set_state`] or of an invalid saved restitution
+    /// ([`GranularError::InvalidParameter`]).
     pub fn restore(&self, frictionless: bool) -> Result<Simulation> {
         let spec = SceneSpec {
             kind: SceneKind::parse(&self.scene)?,
@@ -135,6 +149,12 @@ impl Snapshot {
                 "h = {} in the snapshot, {} in the scene",
                 self.h, scene.world.params.h
             )));
+        }
+        // the saved coefficient (0 when absent), whatever the scene's default
+        let mut scene = scene;
+        scene.world.params.restitution = self.restitution.unwrap_or(0.0);
+        if let Some(t) = self.restitution_threshold {
+            scene.world.params.restitution_threshold = t;
         }
         let mut sim = scene.into_simulation()?;
         for (i, b) in sim.bodies_mut().iter_mut().enumerate() {

@@ -15,6 +15,18 @@
 //!    vector and projected on the new contact frame;
 //! 4. `v(t+h) = M^-1 (k + D gamma)`, then `x += h v`, quaternion update and renormalisation.
 //!
+//! **Restitution.** By default the scheme is perfectly inelastic (`b_c = Phi_c / h`: an
+//! impacting body stops at contact). With [`SimParams::restitution`] `e > 0`, the normal row of
+//! every impacting contact (closing faster than [`SimParams::restitution_threshold`], its free
+//! motion closing the gap within the step) carries Newton's impact law in Moreau's
+//! velocity-level form, `v_n(t+h) + e v_n(t) >= 0 _|_ gamma_n >= 0` (`r_n = e v_n(t) +
+//! D_n^T v_free`, the gap term dropped on that row; Moreau 1988; Acary & Brogliato 2008, ch.
+//! 10): see [`crate::assembly::Assembly::restitution`]. A sphere dropped on a floor rebounds
+//! to heights in the ratio `e^2`; simultaneous impacts follow Moreau's global law (a row of
+//! touching equal spheres hit at `v0` with `e = 1` sends the first back at `(2/n - 1) v0` and
+//! the others on together at `2 v0 / n`, not the sequential Newton's cradle, which needs gaps
+//! of at least `h v0` between the spheres; `granular/tests/restitution.rs`).
+//!
 //! **Envelope.** A contact enters the problem when its gap is below
 //! `min(max(envelope, 2 h v_max), r_max)`, with `v_max = max |v| + |omega| R + h |g|` over the
 //! movable spheres (a bound on the surface speeds during the step): two surfaces cannot close
@@ -49,10 +61,26 @@ pub struct SimParams {
     pub envelope: f64,
     /// Frictionless mode: LCP on the normal impulses only (`N` is `nc x nc`).
     pub frictionless: bool,
+    /// Newton's coefficient of restitution `e` in `[0, 1]` (dimensionless), the same for
+    /// every contact; default 0 (perfectly inelastic: the scheme of earlier versions, bit for
+    /// bit). With `e > 0` an *impacting* contact (see
+    /// [`SimParams::restitution_threshold`]) gets Moreau's impact law on the normal velocity,
+    /// `v_n(t+h) + e v_n(t) >= 0` complementary to `gamma_n >= 0`, in place of the gap row
+    /// `v_n(t+h) + Phi / h >= 0` ([`crate::assembly::Assembly::restitution`]; Moreau 1988;
+    /// Acary & Brogliato 2008, ch. 10).
+    pub restitution: f64,
+    /// Closing-speed threshold of the impact law (m/s), `>= 0`; default `1e-2`. A contact
+    /// impacts when its normal velocity at the start of the step is `v_n(t) <
+    /// -restitution_threshold` and its free motion closes the gap within the step; slower
+    /// contacts stay inelastic, so a bouncing sphere comes to rest after finitely many
+    /// bounces (no Zeno sequence) and resting contacts do not bounce on solver noise. Ignored
+    /// when `restitution = 0`.
+    pub restitution_threshold: f64,
 }
 
 impl Default for SimParams {
-    /// `h = 1e-2`, `g = 9.81` downwards in `y`, `mu = 0.25`, envelope `1e-3`, frictional.
+    /// `h = 1e-2`, `g = 9.81` downwards in `y`, `mu = 0.25`, envelope `1e-3`, frictional,
+    /// no restitution (`e = 0`, threshold `1e-2` m/s).
     fn default() -> Self {
         Self {
             h: 1e-2,
@@ -60,17 +88,29 @@ impl Default for SimParams {
             mu: 0.25,
             envelope: 1e-3,
             frictionless: false,
+            restitution: 0.0,
+            restitution_threshold: 1e-2,
         }
     }
 }
 
 impl SimParams {
     /// Check ranges. Errors: [`GranularError::InvalidParameter`] for `h <= 0`, `mu < 0`,
-    /// `envelope < 0`, or non-finite values.
+    /// `envelope < 0`, `restitution` outside `[0, 1]`, `restitution_threshold < 0`, or
+    /// non-finite values.
     pub fn validate(&self) -> Result<()> {
         check_positive("h", self.h)?;
         check_non_negative("mu", self.mu)?;
         check_non_negative("envelope", self.envelope)?;
+        check_non_negative("restitution", self.restitution)?;
+        if self.restitution > 1.0 {
+            return Err(invalid(
+                "restitution",
+                self.restitution,
+                "must be in [0, 1]",
+            ));
+        }
+        check_non_negative("restitution_threshold", self.restitution_threshold)?;
         if !self.gravity.iter().all(|g| g.is_finite()) {
             return Err(invalid(
                 "gravity",
@@ -187,6 +227,8 @@ pub struct Simulation {
     warm_imp: Vec<Vector3<f64>>,
     warm: Vec<f64>,
     warm_matched: usize,
+    /// Impacting contacts of the last assembly (Newton's impact law applied).
+    impacts: usize,
 }
 
 impl Simulation {
@@ -243,6 +285,7 @@ impl Simulation {
             warm_imp: Vec::new(),
             warm: Vec::new(),
             warm_matched: 0,
+            impacts: 0,
         })
     }
 
@@ -301,6 +344,13 @@ impl Simulation {
     /// Contacts found by the last [`Simulation::detect`].
     pub fn contacts(&self) -> &[Contact] {
         &self.contacts
+    }
+
+    /// Contacts of the last assembly whose normal row carries Newton's impact law
+    /// ([`SimParams::restitution`], [`crate::assembly::Assembly::restitution`]); 0 when
+    /// `restitution = 0`.
+    pub fn impacts(&self) -> usize {
+        self.impacts
     }
 
     /// Effective envelope of the last detection (m).
@@ -423,6 +473,19 @@ impl Simulation {
             }
         });
         self.asm.rhs(&self.contacts, p.h, bs, &mut self.r);
+        // Newton's impact law on the impacting normal rows (only with e > 0: the default
+        // scheme stays bit-identical)
+        self.impacts = if p.restitution > 0.0 {
+            self.asm.restitution(
+                &self.world.bodies,
+                bs,
+                p.restitution,
+                p.restitution_threshold,
+                &mut self.r,
+            )
+        } else {
+            0
+        };
         Ok(())
     }
 
@@ -488,6 +551,26 @@ impl Simulation {
         ];
         for (k, v) in kv {
             parameters.insert(k.to_string(), v);
+        }
+        if p.restitution > 0.0 {
+            // recorded only with restitution on: the default instances keep their provenance
+            let kv = [
+                ("restitution", format!("{}", p.restitution)),
+                (
+                    "restitution_threshold",
+                    format!("{}", p.restitution_threshold),
+                ),
+                ("impacts", self.impacts.to_string()),
+                (
+                    "impact_law",
+                    "Newton (Moreau): impacting normal rows r_n = e v_n(t) + D_n^T v_free \
+                     (gap term dropped), others r_n = Phi / h + D_n^T v_free"
+                        .to_string(),
+                ),
+            ];
+            for (k, v) in kv {
+                parameters.insert(k.to_string(), v);
+            }
         }
         let prov = Provenance {
             source: format!("cpbench granular generator: {}", self.label),

@@ -163,6 +163,15 @@ pub struct GenerateConfig {
     /// Write the views (VTK, PNG) of every step whose number is a multiple of this; `None`:
     /// `export_every`. 0: none.
     pub view_every: Option<u64>,
+    /// Newton's coefficient of restitution `e` in `[0, 1]` of every contact
+    /// ([`cpbench_granular::SimParams::restitution`]: Moreau's impact law on the impacting
+    /// normal rows); `None`: the scene's own (0 for fill, pile, pyramid and tube: the
+    /// inelastic scheme, bit for bit). Recorded in the provenance of every exported instance
+    /// when `> 0`.
+    pub restitution: Option<f64>,
+    /// Closing-speed threshold of the impact law (m/s,
+    /// [`cpbench_granular::SimParams::restitution_threshold`]); `None`: its default, 1e-2.
+    pub restitution_threshold: Option<f64>,
 }
 
 /// Outcome of [`generate`].
@@ -178,6 +187,12 @@ pub struct GenerateSummary {
     pub bodies: usize,
     /// Total wall time.
     pub wall: Duration,
+    /// Pile height of the final state (m): [`cpbench_granular::penalty::pile_height`], the
+    /// observable shared with the penalty stepper.
+    pub pile_height: f64,
+    /// Kinetic energy below which the scene counts as settled (J):
+    /// [`cpbench_granular::penalty::settle_threshold`] of the scene's bodies and gravity.
+    pub settle_threshold: f64,
 }
 
 impl GenerateSummary {
@@ -287,7 +302,16 @@ pub fn generate(
     let start = Instant::now();
     let mut solver =
         RegistrySolver::new(&cfg.solver, cfg.solver_settings.as_ref(), cfg.exec.clone())?;
-    let mut sim = cfg.spec.build()?.into_simulation()?;
+    let mut scene = cfg.spec.build()?;
+    let params = &mut scene.world.params;
+    if let Some(e) = cfg.restitution {
+        params.restitution = e;
+    }
+    if let Some(t) = cfg.restitution_threshold {
+        params.restitution_threshold = t;
+    }
+    // checked (with the other parameters) by `into_simulation`
+    let mut sim = scene.into_simulation()?;
     sim.set_operator(cfg.operator);
     let mut summary = GenerateSummary {
         bodies: sim.world().bodies.len(),
@@ -357,6 +381,11 @@ pub fn generate(
         let snap = Snapshot::capture(&sim, &cfg.spec, note);
         write_atomic(&cfg.out.join("state.json"), snap.to_json().as_bytes())?;
     }
+    summary.pile_height = cpbench_granular::penalty::pile_height(&sim.world().bodies);
+    summary.settle_threshold = cpbench_granular::penalty::settle_threshold(
+        &sim.world().bodies,
+        &sim.world().params.gravity,
+    );
     summary.wall = start.elapsed();
     Ok(summary)
 }

@@ -1,7 +1,9 @@
 //! `cpbench generate`: simulate a granular scene with a solver in the loop and export the
 //! contact problems of chosen steps as native bundles or, with `--fclib`, fclib HDF5 files (a
 //! folder usable as `cpbench run --instances DIR`), plus `trajectory.csv`, and on request VTK
-//! files (`--vtk`) and PNG views (`--snapshots`) of the scene.
+//! files (`--vtk`) and PNG views (`--snapshots`) of the scene. With `--model penalty` the scene
+//! runs on the penalty (spring-dashpot, velocity Verlet) stepper instead, for comparison, and
+//! only `trajectory.csv` is written.
 
 use crate::cmd::args;
 use crate::AnyError;
@@ -17,7 +19,8 @@ use std::path::PathBuf;
 #[derive(Args)]
 pub struct GenerateArgs {
     /// Scene: fill (Melanz 2017 TEST_FILL, size n -> n x 10 x n spheres), pile (size spheres),
-    /// pyramid (size layers), tube (size spheres).
+    /// pyramid (size layers), tube (size spheres), bounce (size spheres dropped onto a floor,
+    /// restitution 0.8), cradle (Newton's cradle: size spheres in a row, restitution 1).
     #[arg(long, required_unless_present = "lcp")]
     pub scene: Option<String>,
     /// Scene size (see --scene).
@@ -43,6 +46,16 @@ pub struct GenerateArgs {
     /// Frictionless mode: LCP on the normal impulses (default: CCP with Coulomb cones).
     #[arg(long)]
     pub frictionless: bool,
+    /// Newton's coefficient of restitution `e` in [0, 1] of every contact: Moreau's impact law
+    /// `v_n(t+h) + e v_n(t) >= 0` on the normal rows of contacts closing faster than
+    /// --restitution-threshold (their gap term dropped); 0 is the inelastic scheme. Recorded
+    /// in the exported instances' provenance (`restitution`, `impacts`) when > 0 [default:
+    /// the scene's: 0.8 bounce, 1 cradle, 0 the others].
+    #[arg(long, allow_negative_numbers = true)]
+    pub restitution: Option<f64>,
+    /// Closing speed (m/s) above which a contact impacts with --restitution [default: 1e-2].
+    #[arg(long, allow_negative_numbers = true)]
+    pub restitution_threshold: Option<f64>,
     /// Solver in the loop (warm-started from the previous step).
     #[arg(long, default_value = "apgd")]
     pub solver: String,
@@ -102,6 +115,33 @@ pub struct GenerateArgs {
     /// Print a line every k steps (0: only the summary).
     #[arg(long, default_value_t = 50, allow_negative_numbers = true)]
     pub print_every: i64,
+    /// Contact model: `ncd` (the complementarity stepper with a solver in the loop, exports
+    /// instances) or `penalty` (spring-dashpot contacts with velocity Verlet, no
+    /// complementarity problem: writes only `trajectory.csv` with the observables of every
+    /// step of the scene's `h`; see `cpbench_granular::penalty`; --solver, --settings, --tol,
+    /// --residual, --max-iter, --export-every and --operator do not apply to it).
+    #[arg(long, default_value = "ncd", value_parser = ["ncd", "penalty"])]
+    pub model: String,
+    /// `--model penalty`: normal force law, `linear` (Cundall & Strack 1979) or `hertz`
+    /// (Hertz 1882, Tsuji et al. 1992 dashpot).
+    #[arg(long, default_value = "linear", value_parser = ["linear", "hertz"])]
+    pub penalty_law: String,
+    /// `--model penalty`: normal stiffness, N/m (linear) or N/m^1.5 (hertz) [default: 1e5
+    /// linear, 3e6 hertz: an overlap of about 1e-3 m under 100 N].
+    #[arg(long, allow_negative_numbers = true)]
+    pub penalty_stiffness: Option<f64>,
+    /// `--model penalty`: normal coefficient of restitution in (0, 1], mapped to the dashpot's
+    /// damping ratio `zeta = -ln e / sqrt(pi^2 + ln^2 e)`.
+    #[arg(long, default_value_t = 0.1, allow_negative_numbers = true)]
+    pub penalty_restitution: f64,
+    /// `--model penalty`: Verlet steps per (undamped) contact time, >= 10; the step is the
+    /// scene's `h` divided into a whole number of such steps.
+    #[arg(long, default_value_t = 20.0, allow_negative_numbers = true)]
+    pub penalty_steps_per_contact: f64,
+    /// `--model penalty`: tangential damping rate `gamma_t` (1/s) of the regularised Coulomb
+    /// friction, `c_t = gamma_t m_eff` [default: 0.2 / h of the Verlet step].
+    #[arg(long, allow_negative_numbers = true)]
+    pub penalty_tangential_rate: Option<f64>,
 }
 
 /// `generate --lcp`: write one random general LCP (bundle or `.npz`) into `--out` and print
@@ -134,6 +174,134 @@ fn generate_lcp(a: &GenerateArgs, family: &str) -> Result<(), AnyError> {
     Ok(())
 }
 
+/// `generate --model penalty`: simulate the scene with the penalty stepper
+/// ([`cpbench_granular::penalty`]) for `--steps` steps of the scene's `h`, each a whole number
+/// of Verlet steps, write `trajectory.csv`
+/// ([`cpbench_granular::penalty::PENALTY_TRAJECTORY_HEADER`]) and print the observables (pile
+/// height, settling time, final kinetic energy, largest overlap) and the wall time. Errors:
+/// options that only the complementarity stepper has, bad penalty parameters, write failures.
+fn generate_penalty(a: &GenerateArgs, scene: &str, size: usize) -> Result<(), AnyError> {
+    use cpbench_granular::penalty::{
+        pile_height, settle_threshold, settling_time, ContactLaw, Damping, PenaltyParams,
+        PenaltySim, PENALTY_TRAJECTORY_HEADER,
+    };
+    let steps = args::at_least_one("--steps", a.steps, "time steps to simulate")?;
+    let print_every =
+        args::non_negative("--print-every", a.print_every, "0 prints the summary only")?;
+    for (set, flag) in [
+        (a.vtk, "--vtk"),
+        (a.snapshots, "--snapshots"),
+        (a.save_state, "--save-state"),
+        (a.fclib || a.format.is_some(), "--fclib / --format"),
+        (a.no_solve, "--no-solve"),
+        (
+            a.restitution.is_some() || a.restitution_threshold.is_some(),
+            "--restitution / --restitution-threshold (use --penalty-restitution)",
+        ),
+    ] {
+        if set {
+            return Err(format!(
+                "{flag} is not available with --model penalty (it writes trajectory.csv only)"
+            )
+            .into());
+        }
+    }
+    if !(a.penalty_steps_per_contact.is_finite() && a.penalty_steps_per_contact >= 10.0) {
+        return Err(format!(
+            "--penalty-steps-per-contact must be >= 10, not {}",
+            a.penalty_steps_per_contact
+        )
+        .into());
+    }
+    let spec = SceneSpec {
+        kind: SceneKind::parse(scene)?,
+        size,
+        seed: a.seed,
+        frictionless: a.frictionless,
+    };
+    let built = spec.build()?;
+    let sp = built.world.params.clone();
+    let law = ContactLaw::parse(&a.penalty_law)?;
+    let mut params = PenaltyParams {
+        law,
+        stiffness: a.penalty_stiffness.unwrap_or(match law {
+            ContactLaw::Linear => 1e5,
+            ContactLaw::Hertz => 3e6,
+        }),
+        damping: Damping::Restitution(a.penalty_restitution),
+        mu: if sp.frictionless { 0.0 } else { sp.mu },
+        tangential_rate: 0.0,
+        h: sp.h,
+        gravity: sp.gravity,
+    };
+    // the stiffness must be valid before it sets the step
+    params.validate(&[])?;
+    let target = params
+        .contact_time(&built.world.bodies)
+        .map_or(sp.h, |t| t / a.penalty_steps_per_contact);
+    let substeps = (sp.h / target).ceil().max(1.0);
+    if substeps > 1e9 {
+        return Err(format!("{substeps} Verlet steps per step of h: lower the stiffness").into());
+    }
+    params.h = sp.h / substeps;
+    params.tangential_rate = a.penalty_tangential_rate.unwrap_or(0.2 / params.h);
+    let substeps = substeps as u64;
+    let label = built.label.clone();
+    let threshold = settle_threshold(&built.world.bodies, &sp.gravity);
+    let mut sim = PenaltySim::from_scene(built, params.clone())?;
+    let _lock = cpbench_harness::lock::FolderLock::acquire(&a.out)?;
+    std::fs::create_dir_all(&a.out)?;
+    let start = std::time::Instant::now();
+    let mut csv = String::from(PENALTY_TRAJECTORY_HEADER);
+    csv.push('\n');
+    let (mut times, mut kes, mut max_pen) = (Vec::new(), Vec::new(), 0.0f64);
+    let traj = a.out.join("trajectory.csv");
+    for _ in 0..steps {
+        let r = match sim.advance(substeps) {
+            Ok(r) => r,
+            Err(e) => {
+                std::fs::write(&traj, &csv)?;
+                return Err(e.into());
+            }
+        };
+        csv.push_str(&r.csv_row());
+        csv.push('\n');
+        times.push(r.time);
+        kes.push(r.kinetic_energy);
+        max_pen = max_pen.max(r.max_penetration);
+        if print_every > 0 && r.step % print_every == 0 {
+            eprintln!(
+                "step {:5}  t = {:7.3} s  contacts {:6}  KE {:10.4e} J  max pen {:9.3e} m  \
+                 pile height {:.4} m",
+                r.step, r.time, r.contacts, r.kinetic_energy, r.max_penetration, r.pile_height
+            );
+        }
+    }
+    let wall = start.elapsed().as_secs_f64();
+    std::fs::write(&traj, &csv)?;
+    let settled = settling_time(&times, &kes, threshold);
+    println!(
+        "{label}: penalty model ({}, k = {:e}, e = {}, mu = {}), {} bodies, {steps} steps of \
+         {} s = {substeps} Verlet steps of {:.4e} s each, in {wall:.2} s",
+        law.as_str(),
+        params.stiffness,
+        a.penalty_restitution,
+        params.mu,
+        sim.bodies().len(),
+        sp.h,
+        params.h,
+    );
+    println!(
+        "pile height {:.4} m, settling time {} (KE < {threshold:.4e} J), final KE {:.4e} J, \
+         max penetration {max_pen:.4e} m",
+        pile_height(sim.bodies()),
+        settled.map_or("not settled".to_string(), |t| format!("{t:.3} s")),
+        sim.kinetic_energy(),
+    );
+    println!("trajectory.csv in {}", a.out.display());
+    Ok(())
+}
+
 /// Run the simulation and print a per-phase timing summary.
 pub fn generate(a: GenerateArgs) -> Result<(), AnyError> {
     if let Some(family) = &a.lcp {
@@ -142,6 +310,9 @@ pub fn generate(a: GenerateArgs) -> Result<(), AnyError> {
     let (Some(scene), Some(size)) = (&a.scene, a.size) else {
         return Err("give --scene and --size (or --lcp)".into());
     };
+    if a.model == "penalty" {
+        return generate_penalty(&a, scene, size);
+    }
     let steps = args::at_least_one("--steps", a.steps, "time steps to simulate")?;
     let export_every = args::non_negative("--export-every", a.export_every, "0 exports none")?;
     let max_iter = args::at_least_one("--max-iter", a.max_iter, "iteration budget per solve")?;
@@ -207,6 +378,8 @@ pub fn generate(a: GenerateArgs) -> Result<(), AnyError> {
         view_every,
         operator,
         no_solve: a.no_solve,
+        restitution: a.restitution,
+        restitution_threshold: a.restitution_threshold,
     };
     let _lock = cpbench_harness::lock::FolderLock::acquire(&a.out)?;
     let every = print_every;
@@ -260,6 +433,20 @@ pub fn generate(a: GenerateArgs) -> Result<(), AnyError> {
     );
     if det + asm > 0.0 {
         println!("detection + assembly: {:.3e} contacts/s", nc / (det + asm));
+    }
+    if !a.no_solve {
+        let times: Vec<f64> = s.steps.iter().map(|r| r.time).collect();
+        let kes: Vec<f64> = s.steps.iter().map(|r| r.kinetic_energy).collect();
+        let settled = cpbench_granular::penalty::settling_time(&times, &kes, s.settle_threshold);
+        let max_pen = s.steps.iter().fold(0.0f64, |m, r| m.max(r.max_penetration));
+        println!(
+            "pile height {:.4} m, settling time {} (KE < {:.4e} J), final KE {:.4e} J, max \
+             penetration {max_pen:.4e} m",
+            s.pile_height,
+            settled.map_or("not settled".to_string(), |t| format!("{t:.3} s")),
+            s.settle_threshold,
+            kes.last().copied().unwrap_or(0.0),
+        );
     }
     println!(
         "{} {} and trajectory.csv in {}",

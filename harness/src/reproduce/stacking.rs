@@ -193,6 +193,7 @@ pub fn build(n: usize) -> Result<Simulation> {
             mu: MU,
             envelope: ENVELOPE,
             frictionless: false,
+            ..Default::default()
         },
     };
     let mut params = BTreeMap::new();

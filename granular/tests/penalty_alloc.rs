@@ -1,0 +1,67 @@
+//! The penalty stepper's step loop allocates nothing once its buffers have grown: a counting
+//! global allocator (its own test binary, one test, so no other test allocates meanwhile).
+
+use cpbench_granular::nalgebra::Vector3;
+use cpbench_granular::penalty::{ContactLaw, Damping, PenaltyParams, PenaltySim};
+use cpbench_granular::scenes::FillParams;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+struct Counting;
+
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        System.alloc(layout)
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        System.dealloc(ptr, layout)
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        System.realloc(ptr, layout, new_size)
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// A 3 x 3 x 3 fill (27 spheres, friction, about 50 contacts): after 1.5 s of settling, 2000 more
+/// Verlet steps make no heap allocation.
+#[test]
+fn penalty_steps_do_not_allocate() {
+    let scene = FillParams {
+        n: 3,
+        layers: 3,
+        ..Default::default()
+    }
+    .build(3, false)
+    .unwrap();
+    let mut p = PenaltyParams {
+        law: ContactLaw::Hertz,
+        stiffness: 3e6,
+        damping: Damping::Restitution(0.3),
+        mu: 0.25,
+        tangential_rate: 0.0,
+        h: 1.0,
+        gravity: Vector3::new(0.0, -9.81, 0.0),
+    };
+    p.h = p.max_step(&scene.world.bodies) / 2.0;
+    p.tangential_rate = 0.2 / p.h;
+    let mut sim = PenaltySim::from_scene(scene, p.clone()).unwrap();
+    let warm = (1.5 / p.h) as u64;
+    let start = ALLOCATIONS.load(Ordering::SeqCst);
+    sim.advance(warm).unwrap();
+    // the counter sees the first steps' buffers grow
+    assert!(ALLOCATIONS.load(Ordering::SeqCst) > start);
+    let contacts = sim.contacts().len();
+    let before = ALLOCATIONS.load(Ordering::SeqCst);
+    for _ in 0..2000 {
+        sim.step().unwrap();
+    }
+    let allocated = ALLOCATIONS.load(Ordering::SeqCst) - before;
+    assert!(contacts > 20, "{contacts} contacts: scene not in contact");
+    assert_eq!(allocated, 0, "{allocated} allocations in 2000 steps");
+}
