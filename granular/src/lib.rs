@@ -46,7 +46,8 @@
 //! and frames), [`broadphase`] (uniform-grid cell list, O(n)), [`assembly`] (sparse `N`, `r`,
 //! velocity update), [`stepper`] (the step, warm start, statistics), [`scenes`] (fill, pile,
 //! pyramid, tube, bounce, cradle), [`penalty`] (spring-dashpot stepper with velocity Verlet,
-//! for comparison), [`snapshot`] (saved states that rebuild instances), [`rng`] (SplitMix64).
+//! for comparison), [`snapshot`] (saved states that rebuild instances), [`rng`] (SplitMix64),
+//! [`ellipsoid`] (ellipsoid shape, mass properties and narrow phase; not yet in the stepper).
 //!
 //! This crate is the only user of `nalgebra` among the problem crates; `cpbench-problems` holds
 //! the instances it produces and knows nothing of the engine.
@@ -55,6 +56,7 @@
 pub mod assembly;
 pub mod bodies;
 pub mod broadphase;
+pub mod ellipsoid;
 pub mod narrow;
 pub mod penalty;
 pub mod rng;
