@@ -51,7 +51,7 @@ pub use metrics::{
     excluded, failure_charge, limits, measures_cost, outcomes, ratios, row_budget, shifted_geomean,
     shifted_geomeans, Metric, Outcome,
 };
-pub use peer::peer_section;
+pub use peer::{peer_section, siconos_section};
 
 use crate::error::{HarnessError, Result};
 use crate::fsutil::write_atomic;
@@ -222,11 +222,7 @@ pub fn report(dir: &Path, opts: &ReportOptions) -> Result<PathBuf> {
         .cloned()
         .partition(|r| r.base().starts_with("siconos:"));
     if !siconos.is_empty() {
-        md.push_str(&peer_section(
-            &own,
-            &siconos,
-            "Siconos (the `siconos:*` rows of this folder)",
-        ));
+        md.push_str(&siconos_section(&own, &siconos));
     }
     let path = dir.join("report.md");
     write_atomic(&path, md.as_bytes())?;

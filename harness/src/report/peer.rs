@@ -27,6 +27,33 @@ pub fn peer_section(ours: &[SummaryRow], peer: &[SummaryRow], origin: &str) -> S
          on the same instance (`-`: not computed). Times compare only between runs on one \
          machine with `jobs` = 1.\n"
     );
+    table(&mut md, ours, peer);
+    md
+}
+
+/// The "Side by side with Siconos" section for the `siconos:*` rows of the folder itself
+/// (external solvers run by the harness: their residual columns are the harness's, computed
+/// from their answers; their `time_s` is the program's wall time, start-up included, and the
+/// driver call's time is the counter `siconos_time_s`): the tables of [`peer_section`].
+pub fn siconos_section(ours: &[SummaryRow], siconos: &[SummaryRow]) -> String {
+    let mut md = String::new();
+    let _ = writeln!(
+        md,
+        "## Side by side with Siconos\n\nThe `siconos:*` rows of this folder (Siconos' solvers \
+         run by the harness through the external-solver protocol) next to the folder's other \
+         rows of the same instance. Every residual column is the harness's, computed from each \
+         answer; the `counters` hold Siconos' own error (`siconos_error`), `info` and the time of \
+         the driver call alone (`siconos_time_s`), while `time [s]` of a `siconos:*` row is the \
+         program's wall time (Python start-up and reading the instance included). Times \
+         compare only between runs on one machine with `jobs` = 1.\n"
+    );
+    table(&mut md, ours, siconos);
+    md
+}
+
+/// One table per instance name of `peer` (in its order): `ours`' rows of that name, then the
+/// peer rows.
+fn table(md: &mut String, ours: &[SummaryRow], peer: &[SummaryRow]) {
     let mut names: Vec<&str> = Vec::new();
     for p in peer {
         if !names.contains(&p.instance.as_str()) {
@@ -71,7 +98,6 @@ pub fn peer_section(ours: &[SummaryRow], peer: &[SummaryRow], origin: &str) -> S
         }
         let _ = writeln!(md);
     }
-    md
 }
 
 #[cfg(test)]
@@ -114,5 +140,19 @@ mod tests {
         assert!(lines[1].starts_with("| pgs | converged | yes | 123 | 1.250e-4 | 7.00e-7 |"));
         assert!(lines[2].starts_with("| siconos-nsgs | converged | yes | 17 | 1.250e-4 | 2.50e-9 | 4.50e-9 | 3.00e-10 | fc3d_error <= 1e-8 | fc3d_error=4.5e-9;siconos_error=4.4e-9 |"), "{}", lines[2]);
         assert!(!md.contains("elsewhere"));
+
+        // the same rows as `siconos:*` rows of the folder: the same tables, under the Siconos
+        // heading that says the residuals are the harness's
+        let mut sic = peer[0].clone();
+        sic.solver = "siconos:nsgs".into();
+        let mut ours = sic.clone();
+        ours.solver = "nsgs".into();
+        let md = siconos_section(&[ours], &[sic]);
+        assert!(md.starts_with("## Side by side with Siconos\n"), "{md}");
+        assert!(md.contains("Every residual column is the harness's"));
+        let lines: Vec<&str> = md.lines().filter(|l| l.starts_with("| ")).collect();
+        assert_eq!(lines.len(), 3, "{md}");
+        assert!(lines[1].starts_with("| nsgs | converged |"), "{}", lines[1]);
+        assert!(lines[2].starts_with("| siconos:nsgs | converged |"), "{}", lines[2]);
     }
 }
