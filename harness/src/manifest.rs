@@ -370,14 +370,20 @@ pub fn instance_entry(inst: &Instance) -> InstanceEntry {
 mod tests {
     use super::*;
 
-    /// The committed manifest of `results/siconos-side-by-side` reads into the typed manifest
-    /// and writes back as the same JSON (every field known, names and nesting unchanged).
+    /// A manifest written by an earlier version (the first committed
+    /// `results/siconos-side-by-side` run, kept as `tests/fixtures/manifests/`) reads into the
+    /// typed manifest and writes back as the same JSON (every field known, names and nesting
+    /// unchanged).
     #[test]
     fn committed_manifest_round_trips() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../results/siconos-side-by-side");
-        let text = std::fs::read_to_string(dir.join("manifest.json")).unwrap();
+        let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../tests/fixtures/manifests/siconos-side-by-side-v1.json");
+        let text = std::fs::read_to_string(&src).unwrap();
         let raw: Value = serde_json::from_str(&text).unwrap();
-        let m = Manifest::read(&dir).unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::write(tmp.path().join("manifest.json"), &text).unwrap();
+        let dir = tmp.path();
+        let m = Manifest::read(dir).unwrap();
         assert_eq!(m.suite, "instances");
         assert_eq!(m.machine.logical_cpus, 2);
         assert_eq!(m.check.residual, "nat_map_rel_2");
@@ -403,6 +409,21 @@ mod tests {
         expected["exec"]["tol"] = EXEC_TOL_NOTE.into();
         assert_eq!(serde_json::to_value(&m).unwrap(), expected);
         // ... and that form reads back as the same manifest
+        let again: Manifest = serde_json::from_value(serde_json::to_value(&m).unwrap()).unwrap();
+        assert_eq!(again, m);
+    }
+
+    /// The committed manifest of `results/siconos-side-by-side` (a run with the external
+    /// solver `siconos:nsgs`) reads with every field known and round-trips.
+    #[test]
+    fn committed_siconos_manifest_round_trips() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../results/siconos-side-by-side");
+        let m = Manifest::read(&dir).unwrap();
+        assert!(m.extra.is_empty(), "{:?}", m.extra.keys());
+        assert_eq!(m.runs_executed, 39);
+        assert_eq!(m.exec.max_iter, 100_000);
+        let sic = m.solvers.iter().find(|s| s.label() == "siconos:nsgs").unwrap();
+        assert_eq!(sic.settings["siconos_solver"], "SICONOS_FRICTION_3D_NSGS");
         let again: Manifest = serde_json::from_value(serde_json::to_value(&m).unwrap()).unwrap();
         assert_eq!(again, m);
     }

@@ -84,23 +84,7 @@ __version__: str = _cpbench.__version__
 
 #: The residual columns of ``summary.csv`` and of traces, in their order (see
 #: :func:`residuals` for their meaning).
-RESIDUAL_NAMES: tuple[str, ...] = (
-    "nat_map_abs_2",
-    "nat_map_abs_inf",
-    "nat_map_rel_2",
-    "nat_map_rel_inf",
-    "nat_map_rel_max1_2",
-    "proj_grad_2",
-    "proj_grad_rel",
-    "res4",
-    "primal_feas",
-    "dual_feas",
-    "complementarity",
-    "complementarity_max",
-    "objective",
-    "fc3d_error",
-    "res3",
-)
+RESIDUAL_NAMES: tuple[str, ...] = tuple(_cpbench.RESIDUAL_NAMES)
 
 PathLike = Union[str, "os.PathLike[str]"]
 SolverFunction = Callable[..., Any]

@@ -7,6 +7,8 @@ from typing import Any, Callable, Sequence
 from numpy.typing import NDArray
 
 __version__: str
+#: The residual columns of summary.csv and traces, in their order.
+RESIDUAL_NAMES: list[str]
 
 class Buffer:
     """A read-only 1-D buffer over Rust-owned memory (format ``d`` or ``q``); wrap with

@@ -28,6 +28,11 @@ use pyo3::prelude::*;
 #[pymodule]
 fn _cpbench(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // the residual columns of summary.csv and traces, in their order (the one list)
+    m.add(
+        "RESIDUAL_NAMES",
+        cpbench_problems::Residuals::NAMES.to_vec(),
+    )?;
     m.add_class::<buffer::Buffer>()?;
     m.add_class::<instance::RawInstance>()?;
     m.add_class::<driven::PySolver>()?;

@@ -240,17 +240,7 @@ impl Executor {
         s.validate()?;
         let kind = ResidualKind::resolve(s.residual, instance.class());
         let n = instance.n();
-        let mut gamma0 = match warm_start {
-            Some(w) if w.len() != n => {
-                return Err(SolverError::WarmStartSize {
-                    expected: n,
-                    found: w.len(),
-                })
-            }
-            Some(w) => w.to_vec(),
-            None => vec![0.0; n],
-        };
-        instance.constraints().project(&mut gamma0);
+        let gamma0 = crate::executor::start_point(instance, warm_start)?;
         let mut ws = ResidualWorkspace::new(instance);
         let res0 = ws.compute(instance, &gamma0);
         for o in observers.iter_mut() {

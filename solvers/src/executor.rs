@@ -113,6 +113,27 @@ fn mem_total_bytes(meminfo: &str) -> Option<u64> {
     value.checked_mul(unit)
 }
 
+/// The start point of a solve: `warm_start` projected onto `K`, or zero (length `n`).
+/// Errors: [`SolverError::WarmStartSize`] for a warm start of another length.
+pub fn start_point(
+    instance: &Instance,
+    warm_start: Option<&[f64]>,
+) -> Result<Vec<f64>, SolverError> {
+    let n = instance.n();
+    let mut gamma0 = match warm_start {
+        Some(w) if w.len() != n => {
+            return Err(SolverError::WarmStartSize {
+                expected: n,
+                found: w.len(),
+            })
+        }
+        Some(w) => w.to_vec(),
+        None => vec![0.0; n],
+    };
+    instance.constraints().project(&mut gamma0);
+    Ok(gamma0)
+}
+
 /// Runs a [`Solver`] on an instance under [`ExecSettings`].
 #[derive(Clone, Debug, Default)]
 pub struct Executor {
@@ -143,18 +164,7 @@ impl Executor {
         let s = &self.settings;
         s.validate()?;
         let kind = ResidualKind::resolve(s.residual, instance.class());
-        let n = instance.n();
-        let mut gamma0 = match warm_start {
-            Some(w) if w.len() != n => {
-                return Err(SolverError::WarmStartSize {
-                    expected: n,
-                    found: w.len(),
-                })
-            }
-            Some(w) => w.to_vec(),
-            None => vec![0.0; n],
-        };
-        instance.constraints().project(&mut gamma0);
+        let gamma0 = start_point(instance, warm_start)?;
         let mut problem = Problem::new(instance);
         problem.set_memory_limit(s.memory_limit());
         // the instant by which the next solver call must return: the time budget less the
