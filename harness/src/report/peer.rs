@@ -153,6 +153,10 @@ mod tests {
         let lines: Vec<&str> = md.lines().filter(|l| l.starts_with("| ")).collect();
         assert_eq!(lines.len(), 3, "{md}");
         assert!(lines[1].starts_with("| nsgs | converged |"), "{}", lines[1]);
-        assert!(lines[2].starts_with("| siconos:nsgs | converged |"), "{}", lines[2]);
+        assert!(
+            lines[2].starts_with("| siconos:nsgs | converged |"),
+            "{}",
+            lines[2]
+        );
     }
 }
