@@ -393,13 +393,18 @@ fn siconos_nsgs_matches_the_reference_script() {
             .args(["--tol", "1e-8", "--max-iter", "100000", "--instances"])
             .arg(fixture("siconos-fc3d/Rover4396.dat"))
             .arg(fixture("siconos-fc3d/NESpheres_10_1.dat"))
+            .arg(fixture("fclib/Box_Stacks-i0122-82-5.hdf5"))
+            .arg(fixture("fclib/Spheres-i099-356-679.hdf5"))
             .arg("--out")
             .arg(&out),
     );
     let rows = read_summary(&out.join("summary.csv")).unwrap();
+    // iterations and errors of scripts/peer_siconos.py (Siconos 4.4) on the same files
     for (inst, iterations, error) in [
         ("Rover4396__coulomb", 5, 1.346727e-14),
         ("NESpheres_10_1__coulomb", 23, 2.196243e-10),
+        ("Box_Stacks-i0122-82-5__coulomb", 33, 5.039604e-09),
+        ("Spheres-i099-356-679__coulomb", 233, 7.313585e-09),
     ] {
         let s = row(&rows, inst, "siconos:nsgs");
         assert_eq!(s.status, "converged", "{s:?}");
@@ -423,6 +428,37 @@ fn siconos_nsgs_matches_the_reference_script() {
             ours.success && ours.residuals.get(ResidualKind::Fc3dError) <= 1e-8,
             "{ours:?}"
         );
+    }
+}
+
+/// Siconos' Lemke inside the harness on two general LCPs: the same answer as our `lemke`
+/// (both checked successful at 1e-10) with one pivot less (Siconos does not count the first,
+/// `z0`-entering pivot; our `pivots` counter does).
+#[test]
+fn siconos_lemke_counts_one_pivot_less() {
+    let python = std::env::var("CPBENCH_SICONOS_PYTHON").unwrap_or("/usr/bin/python3".into());
+    if !imports(&python, "siconos.numerics, numpy, scipy.sparse") {
+        eprintln!("note: {python} cannot import siconos.numerics: Siconos test skipped");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("res");
+    succeed(
+        cpbench()
+            .args(["run", "--no-plots", "--solvers", "siconos:lemke,lemke"])
+            .args(["--tol", "1e-10", "--instances"])
+            .arg(fixture("lcp/lcp_mmc.dat"))
+            .arg(fixture("lcp/lcp_tobenna.dat"))
+            .arg("--out")
+            .arg(&out),
+    );
+    let rows = read_summary(&out.join("summary.csv")).unwrap();
+    for (inst, pivots) in [("lcp_mmc", 23), ("lcp_tobenna", 127)] {
+        let s = row(&rows, inst, "siconos:lemke");
+        let ours = row(&rows, inst, "lemke");
+        assert!(s.success && ours.success, "{s:?} {ours:?}");
+        assert_eq!(ours.iterations, pivots, "{inst}");
+        assert_eq!(s.iterations + 1, ours.iterations, "{inst}");
     }
 }
 
