@@ -422,7 +422,11 @@ mod tests {
         assert!(m.extra.is_empty(), "{:?}", m.extra.keys());
         assert_eq!(m.runs_executed, 39);
         assert_eq!(m.exec.max_iter, 100_000);
-        let sic = m.solvers.iter().find(|s| s.label() == "siconos:nsgs").unwrap();
+        let sic = m
+            .solvers
+            .iter()
+            .find(|s| s.label() == "siconos:nsgs")
+            .unwrap();
         assert_eq!(sic.settings["siconos_solver"], "SICONOS_FRICTION_3D_NSGS");
         let again: Manifest = serde_json::from_value(serde_json::to_value(&m).unwrap()).unwrap();
         assert_eq!(again, m);
