@@ -300,23 +300,7 @@ impl PenaltySim {
     /// including a step that does not resolve the contact), a body with a non-positive radius,
     /// mass or inertia or a non-finite state, or more than `2^31` bodies.
     pub fn new(bodies: Vec<Body>, planes: Vec<Plane>, params: PenaltyParams) -> Result<Self> {
-        if bodies.len() >= (1 << 31) {
-            return Err(invalid("bodies", bodies.len(), "must be < 2^31"));
-        }
-        for b in &bodies {
-            check_positive("radius", b.radius)?;
-            check_positive("mass", b.mass)?;
-            for &j in b.inertia.iter() {
-                check_positive("inertia", j)?;
-            }
-            if !b.q().iter().chain(&b.v()).all(|x| x.is_finite()) {
-                return Err(invalid(
-                    "body state",
-                    format!("{:?}", b.q()),
-                    "must be finite",
-                ));
-            }
-        }
+        crate::stepper::check_bodies(&bodies)?;
         params.validate(&bodies)?;
         let nb = bodies.len();
         Ok(Self {

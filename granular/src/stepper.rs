@@ -246,23 +246,7 @@ impl Simulation {
         seed: Option<u64>,
     ) -> Result<Self> {
         world.params.validate()?;
-        if world.bodies.len() >= (1 << 31) {
-            return Err(invalid("bodies", world.bodies.len(), "must be < 2^31"));
-        }
-        for b in &world.bodies {
-            check_positive("radius", b.radius)?;
-            check_positive("mass", b.mass)?;
-            for &j in b.inertia.iter() {
-                check_positive("inertia", j)?;
-            }
-            if !b.q().iter().chain(&b.v()).all(|x| x.is_finite()) {
-                return Err(invalid(
-                    "body state",
-                    format!("{:?}", b.q()),
-                    "must be finite",
-                ));
-            }
-        }
+        check_bodies(&world.bodies)?;
         Ok(Self {
             world,
             label: label.into(),
@@ -823,6 +807,30 @@ impl Simulation {
     pub fn velocities(&self) -> Vec<f64> {
         self.world.bodies.iter().flat_map(|b| b.v()).collect()
     }
+}
+
+/// Check the bodies of a simulation (the complementarity stepper's and the penalty model's):
+/// fewer than `2^31`, positive radius, mass and principal inertia, finite state. Errors:
+/// [`GranularError::InvalidParameter`] naming the first offending field.
+pub(crate) fn check_bodies(bodies: &[Body]) -> Result<()> {
+    if bodies.len() >= (1 << 31) {
+        return Err(invalid("bodies", bodies.len(), "must be < 2^31"));
+    }
+    for b in bodies {
+        check_positive("radius", b.radius)?;
+        check_positive("mass", b.mass)?;
+        for &j in b.inertia.iter() {
+            check_positive("inertia", j)?;
+        }
+        if !b.q().iter().chain(&b.v()).all(|x| x.is_finite()) {
+            return Err(invalid(
+                "body state",
+                format!("{:?}", b.q()),
+                "must be finite",
+            ));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
