@@ -22,6 +22,7 @@ fn config(out: &Path, frictionless: bool) -> GenerateConfig {
             size: 2,
             seed: 7,
             frictionless,
+            aspect: None,
         },
         steps: 60,
         export_every: 20,

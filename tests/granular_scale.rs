@@ -16,6 +16,7 @@ fn pyramid(frictionless: bool) -> cpbench_granular::Simulation {
         size: 7,
         seed: 1,
         frictionless,
+        aspect: None,
     }
     .build()
     .unwrap()

@@ -1,17 +1,32 @@
-//! Rigid bodies (spheres), their block of the mass matrix, the quaternion update, and planes.
+//! Rigid bodies (spheres and ellipsoids), their block of the mass matrix, the quaternion
+//! update, and planes.
 //!
 //! Body `i` has generalised position `q_i = (x, y, z, e0, e1, e2, e3)` (centre of mass in m and
 //! unit rotation quaternion, `x_world = A(e) x_body + x`) and generalised velocity
 //! `v_i = (vx, vy, vz, wx, wy, wz)` (m/s and rad/s, angular velocity in the body frame).
 //! Its block of the mass matrix is `diag(m I3, J)` with `J = diag(J1, J2, J3)` the principal
 //! inertia in the body frame; a sphere has `J = 2/5 m R^2 I3` (Pospisil 2014;
-//! docs/formulation.md section 1).
+//! docs/formulation.md section 1), a solid ellipsoid of semi-axes `(a, b, c)` along its body
+//! axes `J = m/5 (b^2 + c^2, a^2 + c^2, a^2 + b^2)` ([`Shape`], [`crate::ellipsoid`]).
 
 use super::{check_positive, invalid, Result};
 use nalgebra::{Quaternion, Unit, UnitQuaternion, Vector3};
 
-/// A rigid sphere: state, mass properties, radius; `fixed` bodies never move and add no
-/// unknowns (their contacts have one movable side).
+/// The shape of a body, in its body frame (principal axes).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Shape {
+    /// A sphere of radius [`Body::radius`].
+    Sphere,
+    /// A solid ellipsoid with semi-axes `(a, b, c)` (m) along the body `x`, `y`, `z` axes;
+    /// [`Body::radius`] is its bounding radius `max(a, b, c)` (the broad phase's sphere).
+    Ellipsoid {
+        /// Semi-axes `(a, b, c)` (m), each `> 0`.
+        semi_axes: Vector3<f64>,
+    },
+}
+
+/// A rigid body (sphere or ellipsoid): state, mass properties, shape and bounding radius;
+/// `fixed` bodies never move and add no unknowns (their contacts have one movable side).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Body {
     /// Centre of mass (m), world frame.
@@ -26,8 +41,11 @@ pub struct Body {
     pub mass: f64,
     /// Principal moments of inertia (kg m^2), body frame, each `> 0`.
     pub inertia: Vector3<f64>,
-    /// Radius (m), `> 0`.
+    /// Radius (m), `> 0`: the sphere's radius, or an ellipsoid's bounding radius (the largest
+    /// semi-axis), which the broad phase and the envelope use.
     pub radius: f64,
+    /// The shape ([`Shape::Sphere`] unless built by [`Body::ellipsoid`]).
+    pub shape: Shape,
     /// Fixed (static) body: zero velocity, no unknowns.
     pub fixed: bool,
     /// Whether the body rotates (6 DOF, the default). A body with `rotates = false` has 3 DOF
@@ -56,9 +74,65 @@ impl Body {
             mass,
             inertia: Vector3::new(j, j, j),
             radius,
+            shape: Shape::Sphere,
             fixed: false,
             rotates: true,
         })
+    }
+
+    /// A movable solid ellipsoid at rest at `pos` with orientation `rot`, semi-axes
+    /// `semi_axes = (a, b, c)` (m) along its body axes and mass `mass` (kg): inertia
+    /// `m/5 (b^2 + c^2, a^2 + c^2, a^2 + b^2)`, bounding radius `max(a, b, c)`
+    /// ([`crate::ellipsoid::Ellipsoid::new`]). Errors:
+    /// [`super::GranularError::InvalidParameter`] for a semi-axis or mass that is not finite
+    /// and positive, or a non-finite position or orientation.
+    pub fn ellipsoid(
+        pos: Vector3<f64>,
+        rot: UnitQuaternion<f64>,
+        semi_axes: Vector3<f64>,
+        mass: f64,
+    ) -> Result<Self> {
+        let e = crate::ellipsoid::Ellipsoid::new(semi_axes, mass)?;
+        if !pos.iter().chain(rot.coords.iter()).all(|x| x.is_finite()) {
+            return Err(invalid(
+                "position",
+                format!("{pos:?} {rot:?}"),
+                "must be finite",
+            ));
+        }
+        Ok(Self {
+            pos,
+            rot,
+            vel: Vector3::zeros(),
+            omega: Vector3::zeros(),
+            mass,
+            inertia: e.inertia,
+            radius: e.bounding_radius(),
+            shape: Shape::Ellipsoid { semi_axes },
+            fixed: false,
+            rotates: true,
+        })
+    }
+
+    /// The ellipsoid this body is, for the narrow phase: its semi-axes, or `(R, R, R)` for a
+    /// sphere (mass and inertia copied, not recomputed).
+    #[inline]
+    pub fn as_ellipsoid(&self) -> crate::ellipsoid::Ellipsoid {
+        let semi_axes = match self.shape {
+            Shape::Sphere => Vector3::repeat(self.radius),
+            Shape::Ellipsoid { semi_axes } => semi_axes,
+        };
+        crate::ellipsoid::Ellipsoid {
+            semi_axes,
+            mass: self.mass,
+            inertia: self.inertia,
+        }
+    }
+
+    /// Whether the body is a sphere ([`Shape::Sphere`]).
+    #[inline]
+    pub fn is_sphere(&self) -> bool {
+        matches!(self.shape, Shape::Sphere)
     }
 
     /// The same body with 3 DOF: translation only (see [`Body::rotates`]); its angular velocity

@@ -19,7 +19,8 @@
 //! relies on this order.
 
 use super::bodies::{Body, Plane};
-use super::narrow::{sphere_plane, sphere_sphere, Contact, Partner};
+use super::ellipsoid::EllipsoidError;
+use super::narrow::{body_body, body_plane, Contact, Partner};
 use rayon::prelude::*;
 
 /// Bodies per query task (a fixed cut: the output order does not depend on the threads).
@@ -31,6 +32,8 @@ struct QueryBuf {
     out: Vec<Contact>,
     cand: Vec<u32>,
     candidates: usize,
+    /// First narrow-phase failure of the task: `(A, B, error)`.
+    failure: Option<(usize, usize, EllipsoidError)>,
 }
 
 /// Warm-start key of a contact: `(A << 32) | partner`, partner = body index or `nb + plane`.
@@ -71,6 +74,15 @@ impl BroadPhase {
     /// Empty buffers.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// The first narrow-phase failure of the last [`BroadPhase::detect`] in body order, as
+    /// `(A, B, error)`: an ellipsoid pair whose distance computation failed
+    /// ([`crate::narrow::body_body`]); the pair is then missing from the contacts, so the
+    /// stepper turns it into [`crate::GranularError::Geometry`]. `None` when every pair was
+    /// decided.
+    pub fn failure(&self) -> Option<(usize, usize, EllipsoidError)> {
+        self.chunks.iter().find_map(|b| b.failure.clone())
     }
 
     /// Cell edge used by the last [`BroadPhase::detect`] (m).
@@ -141,6 +153,7 @@ impl BroadPhase {
         self.chunks.par_iter_mut().enumerate().for_each(|(k, buf)| {
             buf.out.clear();
             buf.candidates = 0;
+            buf.failure = None;
             let range = k * QUERY_CHUNK..((k + 1) * QUERY_CHUNK).min(nb);
             for i in range {
                 let a = &bodies[i];
@@ -179,12 +192,18 @@ impl BroadPhase {
                 buf.cand.sort_unstable();
                 for &j in &buf.cand {
                     let ju = j as usize;
-                    if let Some(ct) = sphere_sphere(i, a, ju, &bodies[ju], envelope) {
-                        buf.out.push(ct);
+                    match body_body(i, a, ju, &bodies[ju], envelope) {
+                        Ok(Some(ct)) => buf.out.push(ct),
+                        Ok(None) => {}
+                        Err(e) => {
+                            if buf.failure.is_none() {
+                                buf.failure = Some((i, ju, e));
+                            }
+                        }
                     }
                 }
                 for (p, pl) in planes.iter().enumerate() {
-                    if let Some(ct) = sphere_plane(i, a, p, pl, envelope) {
+                    if let Some(ct) = body_plane(i, a, p, pl, envelope) {
                         buf.out.push(ct);
                     }
                 }
@@ -225,8 +244,60 @@ impl BroadPhase {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::narrow::{sphere_plane, sphere_sphere};
     use crate::rng::SplitMix64;
-    use nalgebra::Vector3;
+    use nalgebra::{UnitQuaternion, Vector3};
+
+    /// Ellipsoids (random orientations, aspect up to 3) and spheres: the grid on bounding
+    /// spheres finds exactly the contacts of all pairs through the same narrow phase.
+    #[test]
+    fn ellipsoids_on_bounding_spheres_match_all_pairs() {
+        let mut rng = SplitMix64::new(7);
+        let mut bodies = Vec::new();
+        for k in 0..1500 {
+            let p = Vector3::new(
+                rng.uniform(-3.0, 3.0),
+                rng.uniform(0.0, 3.0),
+                rng.uniform(-3.0, 3.0),
+            );
+            let b = if k % 5 == 0 {
+                Body::sphere(p, rng.uniform(0.05, 0.2), 1.0).unwrap()
+            } else {
+                let axis = Vector3::new(
+                    rng.uniform(-1.0, 1.0),
+                    rng.uniform(-1.0, 1.0),
+                    rng.uniform(-1.0, 1.0),
+                );
+                let rot = UnitQuaternion::from_scaled_axis(axis * 2.0);
+                let a = rng.uniform(0.1, 0.3);
+                let ax = Vector3::new(a, a / rng.uniform(1.0, 3.0), a / rng.uniform(1.0, 3.0));
+                Body::ellipsoid(p, rot, ax, 1.0).unwrap()
+            };
+            bodies.push(b);
+        }
+        let planes = vec![Plane::new(Vector3::y(), Vector3::new(0.0, 0.1, 0.0)).unwrap()];
+        let env = 0.02;
+        let mut bp = BroadPhase::new();
+        let mut out = Vec::new();
+        bp.detect(&bodies, &planes, env, &mut out);
+        assert!(bp.failure().is_none());
+        let nb = bodies.len();
+        let mut want = Vec::new();
+        for i in 0..nb {
+            for j in i + 1..nb {
+                if let Some(c) = body_body(i, &bodies[i], j, &bodies[j], env).unwrap() {
+                    want.push((contact_key(&c, nb), c.gap));
+                }
+            }
+            if let Some(c) = body_plane(i, &bodies[i], 0, &planes[0], env) {
+                want.push((contact_key(&c, nb), c.gap));
+            }
+        }
+        want.sort_by_key(|x| x.0);
+        let got: Vec<(u64, f64)> = out.iter().map(|c| (contact_key(c, nb), c.gap)).collect();
+        assert!(want.len() > 300, "test scene too sparse: {}", want.len());
+        assert_eq!(got, want);
+    }
 
     /// All pairs, for comparison.
     fn brute(bodies: &[Body], planes: &[Plane], env: f64) -> Vec<(u64, f64)> {

@@ -68,7 +68,7 @@ pub mod stepper;
 /// callers need not depend on it themselves.
 pub use nalgebra;
 
-pub use bodies::{Body, Plane};
+pub use bodies::{Body, Plane, Shape};
 pub use penalty::{ContactLaw, Damping, PenaltyParams, PenaltySim};
 pub use scenes::{Scene, SceneKind, SceneSpec};
 pub use snapshot::Snapshot;
@@ -117,6 +117,19 @@ pub enum GranularError {
         /// Step (1-based).
         step: u64,
     },
+    /// The narrow phase could not decide an ellipsoid pair (the distance iteration failed, see
+    /// [`ellipsoid::ellipsoid_ellipsoid`]); the step is not taken.
+    #[error("narrow phase failed for bodies {a} and {b} at step {step}: {message}")]
+    Geometry {
+        /// Step (1-based) whose contacts were being detected.
+        step: u64,
+        /// First body of the pair.
+        a: usize,
+        /// Second body of the pair.
+        b: usize,
+        /// The narrow phase's message.
+        message: String,
+    },
     /// Building the instance failed (should not happen for a valid state).
     #[error(transparent)]
     Problem(#[from] ProblemError),
@@ -124,7 +137,7 @@ pub enum GranularError {
     #[error("snapshot: {0}")]
     Snapshot(String),
     /// An unknown scene name.
-    #[error("unknown scene '{0}' (known: fill, pile, pyramid, tube, bounce, cradle)")]
+    #[error("unknown scene '{0}' (known: fill, pile, pyramid, tube, bounce, cradle, ellipsoid-fill, ellipsoid-pile)")]
     UnknownScene(String),
 }
 

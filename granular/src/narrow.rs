@@ -1,5 +1,6 @@
 //! Narrow phase: contact geometry of sphere-sphere, sphere-fixed sphere and sphere-plane pairs,
-//! and the orthonormal contact frame.
+//! the dispatch to the ellipsoid narrow phase ([`body_body`], [`body_plane`]), and the
+//! orthonormal contact frame.
 //!
 //! A contact joins body `A` (a movable sphere, the body that found it in the broad phase) and
 //! a partner `B` ([`Partner`]). The normal `n` points from `A` to `B`; the gap `Phi` is the
@@ -8,6 +9,9 @@
 //! (Pospisil 2014, "Kontakt a omezeni"; Matulewski 2010, sphere collision detection).
 
 use super::bodies::{Body, Plane};
+use super::ellipsoid::{
+    ellipsoid_ellipsoid, ellipsoid_plane, DistanceParams, EllipsoidError, Pose,
+};
 use nalgebra::Vector3;
 
 /// The second body of a contact.
@@ -54,6 +58,58 @@ pub fn tangent_frame(n: &Vector3<f64>) -> (Vector3<f64>, Vector3<f64>) {
     let u = n.cross(&e).normalize();
     let w = n.cross(&u);
     (u, w)
+}
+
+/// Parameters of the ellipsoid distance in the stepper: tolerance `1e-10` relative, 50
+/// iterations, no restarts from the principal axes (the overlaps of a time stepper are small,
+/// where the run from the centre direction ends at the answer; see
+/// [`crate::ellipsoid::DistanceParams::restarts`]). A run that fails still restarts.
+pub const STEPPER_DISTANCE: DistanceParams = DistanceParams {
+    tol: 1e-10,
+    max_iter: 50,
+    restarts: false,
+};
+
+/// Body `a` against body `b`, any shapes: [`sphere_sphere`] for two spheres (bit for bit the
+/// sphere scenes of earlier versions), otherwise [`ellipsoid_ellipsoid`] on the bodies as
+/// ellipsoids ([`Body::as_ellipsoid`], a sphere being the ellipsoid `(R, R, R)`) with
+/// [`STEPPER_DISTANCE`]; the contact point is the midpoint of the witness points, so the
+/// lever arms `point - x` are the witness lever arms up to `+- gap/2 n`
+/// ([`crate::ellipsoid::EllipsoidContact::to_contact`]).
+///
+/// Errors: [`EllipsoidError`] when the ellipsoid distance fails (a non-finite pose, or no
+/// start converged).
+#[inline]
+pub fn body_body(
+    ia: usize,
+    a: &Body,
+    ib: usize,
+    b: &Body,
+    envelope: f64,
+) -> Result<Option<Contact>, EllipsoidError> {
+    if a.is_sphere() && b.is_sphere() {
+        return Ok(sphere_sphere(ia, a, ib, b, envelope));
+    }
+    let c = ellipsoid_ellipsoid(
+        &Pose::new(a.pos, a.rot),
+        &a.as_ellipsoid(),
+        &Pose::new(b.pos, b.rot),
+        &b.as_ellipsoid(),
+        envelope,
+        &STEPPER_DISTANCE,
+    )?;
+    Ok(c.map(|c| c.to_contact(ia, Partner::Body(ib))))
+}
+
+/// Body `a` (any shape) against plane `p` (index `ip`): [`sphere_plane`] for a sphere,
+/// the exact [`ellipsoid_plane`] for an ellipsoid.
+#[inline]
+pub fn body_plane(ia: usize, a: &Body, ip: usize, p: &Plane, envelope: f64) -> Option<Contact> {
+    if a.is_sphere() {
+        return sphere_plane(ia, a, ip, p, envelope);
+    }
+    ellipsoid_plane(&Pose::new(a.pos, a.rot), &a.as_ellipsoid(), p, envelope)
+        .map(|c| c.to_contact(ia, Partner::Plane(ip)))
 }
 
 /// Sphere `a` against sphere `b` (either may be fixed): `Some(contact)` when the gap is below

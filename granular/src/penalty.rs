@@ -298,9 +298,17 @@ impl PenaltySim {
     /// A simulation of `bodies` and `planes` with `params`. Errors:
     /// [`GranularError::InvalidParameter`] for invalid parameters ([`PenaltyParams::validate`],
     /// including a step that does not resolve the contact), a body with a non-positive radius,
-    /// mass or inertia or a non-finite state, or more than `2^31` bodies.
+    /// mass or inertia or a non-finite state, more than `2^31` bodies, or a body that is not a
+    /// sphere (`shape`: the spring-dashpot laws here are sphere contacts).
     pub fn new(bodies: Vec<Body>, planes: Vec<Plane>, params: PenaltyParams) -> Result<Self> {
         crate::stepper::check_bodies(&bodies)?;
+        if let Some(b) = bodies.iter().find(|b| !b.is_sphere()) {
+            return Err(crate::invalid(
+                "shape",
+                format!("{:?}", b.shape),
+                "the penalty stepper has sphere contacts only (ellipsoid scenes run with --model ncd)",
+            ));
+        }
         params.validate(&bodies)?;
         let nb = bodies.len();
         Ok(Self {
@@ -525,13 +533,21 @@ impl PenaltySim {
     }
 }
 
-/// Pile height (m): the highest sphere top `max_i (y_i + R_i)` over the movable spheres
-/// (`y` up); 0 without movable spheres.
+/// Pile height (m): the highest body top `max_i (y_i + R_i)` over the movable bodies (for an
+/// ellipsoid its support in `+y`, `y_i + sqrt(Q_yy)`)
+/// (`y` up); 0 without movable bodies.
 pub fn pile_height(bodies: &[Body]) -> f64 {
     bodies
         .iter()
         .filter(|b| !b.fixed)
-        .map(|b| b.pos.y + b.radius)
+        .map(|b| {
+            if b.is_sphere() {
+                b.pos.y + b.radius
+            } else {
+                // the top of an ellipsoid: its support in +y, y + sqrt(Q_yy)
+                b.pos.y + b.as_ellipsoid().shape_matrix(&b.rot)[(1, 1)].sqrt()
+            }
+        })
         .fold(0.0f64, f64::max)
 }
 

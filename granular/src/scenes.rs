@@ -8,6 +8,8 @@
 //! | `tube` | spheres sliding down an inclined tube and pouring onto a walled floor | spheres | Vyatkin & Dolgovesov 2024 |
 //! | `bounce` | spheres dropped onto a floor from increasing heights, restitution `e = 0.8` | spheres | Newton's impact law (Moreau 1988) |
 //! | `cradle` | Newton's cradle: a row of equal spheres, the first moving into the others, `e = 1`, no gravity | spheres | Newton's impact law (Moreau 1988) |
+//! | `ellipsoid-fill` | `n x 10 x n` spheroids (aspect ratio [`SceneSpec::aspect`], default 2), random orientations, falling into a closed box | `n` (10: 1000 ellipsoids) | Vyatkin & Dolgovesov (functionally defined objects), on TEST_FILL's lattice |
+//! | `ellipsoid-pile` | polydisperse spheroids poured onto a smooth walled floor, forming a heap | ellipsoids | as `pile`, with ellipsoids |
 //!
 //! Randomness comes only from [`SplitMix64`] seeded with the scene seed, so a scene and every
 //! instance generated from it are the same on every platform.
@@ -18,6 +20,12 @@ use super::stepper::{SimParams, Simulation, World};
 use super::{check_non_negative, check_positive, invalid, GranularError, Result};
 use nalgebra::Vector3;
 use std::collections::BTreeMap;
+
+mod ellipsoids;
+pub use ellipsoids::{
+    random_rotation, spheroid_axes, EllipsoidFillParams, EllipsoidPileParams, DEFAULT_ASPECT,
+    DEFAULT_ROLLING_FRICTION,
+};
 
 /// The built-in scenes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -34,10 +42,15 @@ pub enum SceneKind {
     Bounce,
     /// Newton's cradle ([`CradleParams`]).
     Cradle,
+    /// Ellipsoids falling into a box ([`EllipsoidFillParams`]).
+    EllipsoidFill,
+    /// A heap of ellipsoids ([`EllipsoidPileParams`]).
+    EllipsoidPile,
 }
 
 impl SceneKind {
-    /// Parse `fill`, `pile`, `pyramid`, `tube`, `bounce`, `cradle`. Errors:
+    /// Parse `fill`, `pile`, `pyramid`, `tube`, `bounce`, `cradle`, `ellipsoid-fill`,
+    /// `ellipsoid-pile`. Errors:
     /// [`GranularError::UnknownScene`].
     pub fn parse(s: &str) -> Result<Self> {
         match s {
@@ -47,6 +60,8 @@ impl SceneKind {
             "tube" => Ok(Self::Tube),
             "bounce" => Ok(Self::Bounce),
             "cradle" => Ok(Self::Cradle),
+            "ellipsoid-fill" => Ok(Self::EllipsoidFill),
+            "ellipsoid-pile" => Ok(Self::EllipsoidPile),
             _ => Err(GranularError::UnknownScene(s.to_string())),
         }
     }
@@ -60,12 +75,14 @@ impl SceneKind {
             Self::Tube => "tube",
             Self::Bounce => "bounce",
             Self::Cradle => "cradle",
+            Self::EllipsoidFill => "ellipsoid-fill",
+            Self::EllipsoidPile => "ellipsoid-pile",
         }
     }
 }
 
 /// A scene by kind, size and seed with default parameters (what the CLI builds).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SceneSpec {
     /// Which scene.
     pub kind: SceneKind,
@@ -75,13 +92,52 @@ pub struct SceneSpec {
     pub seed: u64,
     /// Frictionless mode (LCP on normals).
     pub frictionless: bool,
+    /// Aspect ratio `a / b` of the spheroids of the ellipsoid scenes ([`spheroid_axes`],
+    /// `[0.1, 10]`); `None`: [`DEFAULT_ASPECT`]. Must be `None` for the sphere scenes.
+    pub aspect: Option<f64>,
 }
 
 impl SceneSpec {
+    /// A scene of `kind` and `size` with seed `seed`, frictional, default aspect ratio.
+    pub fn new(kind: SceneKind, size: usize, seed: u64) -> Self {
+        Self {
+            kind,
+            size,
+            seed,
+            frictionless: false,
+            aspect: None,
+        }
+    }
+
     /// Build the scene with the default parameters of its kind and `size`.
-    /// Errors: [`GranularError::InvalidParameter`] for `size = 0` (or too large to index).
+    /// Errors: [`GranularError::InvalidParameter`] for `size = 0` (or too large to index), an
+    /// aspect ratio outside `[0.1, 10]`, or an aspect ratio given for a sphere scene.
     pub fn build(&self) -> Result<Scene> {
+        let ellipsoids = matches!(
+            self.kind,
+            SceneKind::EllipsoidFill | SceneKind::EllipsoidPile
+        );
+        if let (Some(a), false) = (self.aspect, ellipsoids) {
+            return Err(invalid(
+                "aspect",
+                a,
+                "applies to the ellipsoid scenes only (ellipsoid-fill, ellipsoid-pile)",
+            ));
+        }
+        let aspect = self.aspect.unwrap_or(DEFAULT_ASPECT);
         match self.kind {
+            SceneKind::EllipsoidFill => EllipsoidFillParams {
+                n: self.size,
+                aspect,
+                ..Default::default()
+            }
+            .build(self.seed, self.frictionless),
+            SceneKind::EllipsoidPile => EllipsoidPileParams {
+                count: self.size,
+                aspect,
+                ..Default::default()
+            }
+            .build(self.seed, self.frictionless),
             SceneKind::Fill => FillParams {
                 n: self.size,
                 ..Default::default()
@@ -898,6 +954,7 @@ mod tests {
             size: 3,
             seed: 1,
             frictionless: false,
+            aspect: None,
         }
         .build()
         .unwrap();
@@ -924,6 +981,7 @@ mod tests {
                 size: spec.1,
                 seed: 3,
                 frictionless: false,
+                aspect: None,
             }
             .build()
             .unwrap();
@@ -964,6 +1022,7 @@ mod tests {
             size: 0,
             seed: 0,
             frictionless: false,
+            aspect: None,
         };
         rejects(spec.build(), "size");
         let fill = |p: FillParams| p.build(0, false);

@@ -50,6 +50,15 @@ pub struct Snapshot {
     /// Radius of each body (m); empty in files written before it was added.
     #[serde(default)]
     pub radii: Vec<f64>,
+    /// Aspect ratio of the ellipsoid scenes ([`SceneSpec::aspect`]), written when given;
+    /// absent: the scene's default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aspect: Option<f64>,
+    /// Semi-axes `(a, b, c)` of every body (m, 3 per body, body frame: a sphere writes
+    /// `(R, R, R)`), written only when some body is an ellipsoid, for readers outside cpbench;
+    /// checked against the scene on restore when present.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub semi_axes: Vec<f64>,
     /// Newton's coefficient of restitution of the simulation
     /// ([`crate::SimParams::restitution`]), written only when `> 0`; absent: 0 on restore
     /// (the inelastic scheme of every file written before it was added).
@@ -77,6 +86,18 @@ impl Snapshot {
             q: w.bodies.iter().flat_map(|b| b.q()).collect(),
             v: w.bodies.iter().flat_map(|b| b.v()).collect(),
             radii: w.bodies.iter().map(|b| b.radius).collect(),
+            aspect: spec.aspect,
+            semi_axes: if w.bodies.iter().all(|b| b.is_sphere()) {
+                Vec::new()
+            } else {
+                w.bodies
+                    .iter()
+                    .flat_map(|b| {
+                        let a = b.as_ellipsoid().semi_axes;
+                        [a.x, a.y, a.z]
+                    })
+                    .collect()
+            },
             restitution: (w.params.restitution > 0.0).then_some(w.params.restitution),
             restitution_threshold: (w.params.restitution > 0.0)
                 .then_some(w.params.restitution_threshold),
@@ -113,6 +134,7 @@ impl Snapshot {
             size: self.size,
             seed: self.seed,
             frictionless,
+            aspect: self.aspect,
         };
         let scene = spec.build()?;
         let nb = scene.world.bodies.len();
@@ -141,6 +163,21 @@ impl Snapshot {
                     nb,
                     self.scene,
                     self.size
+                )));
+            }
+        }
+        if !self.semi_axes.is_empty() {
+            let same = self.semi_axes.len() == 3 * nb
+                && scene
+                    .world
+                    .bodies
+                    .iter()
+                    .zip(self.semi_axes.chunks_exact(3))
+                    .all(|(b, a)| b.as_ellipsoid().semi_axes.as_slice() == a);
+            if !same {
+                return Err(GranularError::Snapshot(format!(
+                    "the snapshot's semi-axes differ from those of the {} bodies of scene {}-{}",
+                    nb, self.scene, self.size
                 )));
             }
         }
@@ -190,6 +227,7 @@ mod tests {
             size: 5,
             seed: snap.seed,
             frictionless: false,
+            aspect: None,
         };
         let again = Snapshot::capture(&sim, &spec, "t");
         assert_eq!(again.radii.len(), nb);

@@ -76,11 +76,25 @@ pub struct SimParams {
     /// bounces (no Zeno sequence) and resting contacts do not bounce on solver noise. Ignored
     /// when `restitution = 0`.
     pub restitution_threshold: f64,
+    /// Coefficient of rolling resistance `mu_r` (dimensionless), `>= 0`; default 0 (none:
+    /// the scheme of earlier versions, bit for bit). With `mu_r > 0`, after the velocity update
+    /// every contact with `gamma_n > 0` opposes the rolling part of the relative angular
+    /// velocity (its component perpendicular to `n`) with a torque impulse of magnitude at most
+    /// `mu_r l gamma_n` (N m s; `l` the rolling lever arm, `|r|` of a body on a wall or the
+    /// reduced `l_A l_B / (l_A + l_B)` of a pair), clipped so that the rolling velocity is
+    /// brought to zero and never reversed: the constant-torque rolling resistance of DEM
+    /// (Iwashita & Oda 1998, J. Eng. Mech. 124(3); model A of Ai et al. 2011, Powder Technol.
+    /// 206, with the clipping that stops it at rest), applied to `v(t+h)` after the position
+    /// update, so it removes kinetic energy, enters the next step's free velocity (whose
+    /// contact problem keeps the contacts), and leaves the contact problem of this step (the
+    /// instance) unchanged.
+    /// Without it a rigid ellipsoid rolls without loss and rocks on a floor for ever.
+    pub rolling_friction: f64,
 }
 
 impl Default for SimParams {
     /// `h = 1e-2`, `g = 9.81` downwards in `y`, `mu = 0.25`, envelope `1e-3`, frictional,
-    /// no restitution (`e = 0`, threshold `1e-2` m/s).
+    /// no restitution (`e = 0`, threshold `1e-2` m/s), no rolling resistance.
     fn default() -> Self {
         Self {
             h: 1e-2,
@@ -90,6 +104,7 @@ impl Default for SimParams {
             frictionless: false,
             restitution: 0.0,
             restitution_threshold: 1e-2,
+            rolling_friction: 0.0,
         }
     }
 }
@@ -111,6 +126,7 @@ impl SimParams {
             ));
         }
         check_non_negative("restitution_threshold", self.restitution_threshold)?;
+        check_non_negative("rolling_friction", self.rolling_friction)?;
         if !self.gravity.iter().all(|g| g.is_finite()) {
             return Err(invalid(
                 "gravity",
@@ -337,6 +353,12 @@ impl Simulation {
         self.impacts
     }
 
+    /// The first pair the last [`Simulation::detect`] could not decide, `(A, B, message)`
+    /// ([`BroadPhase::failure`]); `None` when every pair was decided.
+    pub fn narrow_failure(&self) -> Option<(usize, usize, String)> {
+        self.broad.failure().map(|(a, b, e)| (a, b, e.to_string()))
+    }
+
     /// Effective envelope of the last detection (m).
     pub fn envelope(&self) -> f64 {
         self.envelope
@@ -374,7 +396,10 @@ impl Simulation {
     }
 
     /// Step 1: find the contacts at the current positions; returns their number.
-    /// O(nb) for bounded density (see [`super::broadphase`]).
+    /// O(nb) for bounded density (see [`super::broadphase`]). An ellipsoid pair whose distance
+    /// computation failed is left out and reported by [`Simulation::narrow_failure`]
+    /// ([`Simulation::step`] and [`Simulation::build_instance`] then fail with
+    /// [`GranularError::Geometry`]).
     pub fn detect(&mut self) -> usize {
         let p = &self.world.params;
         let mut vmax = 0.0f64;
@@ -556,6 +581,15 @@ impl Simulation {
                 parameters.insert(k.to_string(), v);
             }
         }
+        if p.rolling_friction > 0.0 {
+            parameters.insert("rolling_friction".into(), format!("{}", p.rolling_friction));
+            parameters.insert(
+                "rolling_model".into(),
+                "constant-torque rolling resistance (Iwashita & Oda 1998), clipped at rest, \
+                 applied after the solve: not part of this problem"
+                    .into(),
+            );
+        }
         let prov = Provenance {
             source: format!("cpbench granular generator: {}", self.label),
             format: "granular".into(),
@@ -587,7 +621,7 @@ impl Simulation {
     /// moving anything (for exporting the problem of a given state, e.g. a settled
     /// [`super::Snapshot`]). Returns it, or `None` when there are no contacts.
     pub fn build_instance(&mut self) -> Result<Option<&Instance>> {
-        self.detect();
+        self.detect_checked(self.steps_done + 1)?;
         self.assemble()?;
         self.make_instance(self.steps_done + 1)?;
         Ok(self.instance.as_ref())
@@ -622,9 +656,24 @@ impl Simulation {
     /// Detection, assembly and the instance of step `step`, timed: the contacts, the largest
     /// penetration, the stored entries of `N` and the detection, assembly and instance times
     /// (solve and update zero). Errors: those of the assembly and of the instance.
+    /// [`Simulation::detect`], then [`GranularError::Geometry`] when the narrow phase could
+    /// not decide a pair ([`BroadPhase::failure`]).
+    fn detect_checked(&mut self, step: u64) -> Result<usize> {
+        let nc = self.detect();
+        match self.broad.failure() {
+            None => Ok(nc),
+            Some((a, b, e)) => Err(GranularError::Geometry {
+                step,
+                a,
+                b,
+                message: e.to_string(),
+            }),
+        }
+    }
+
     fn build_timed(&mut self, step: u64) -> Result<(usize, f64, usize, StepTimings)> {
         let t0 = Instant::now();
-        let nc = self.detect();
+        let nc = self.detect_checked(step)?;
         let max_pen = self.max_penetration();
         let t1 = Instant::now();
         self.assemble()?;
@@ -712,6 +761,17 @@ impl Simulation {
             if !(b.pos.iter().chain(b.vel.iter()).chain(b.omega.iter())).all(|x| x.is_finite()) {
                 return Err(GranularError::NonFinite { body: i, step });
             }
+        }
+        // rolling resistance: a torque impulse on v(t+h) after the positions moved, so the
+        // next step's contact problem (its free velocity) sees it and keeps the contacts
+        if self.world.params.rolling_friction > 0.0 {
+            rolling_resistance(
+                &mut self.world.bodies,
+                &self.contacts,
+                &self.gamma,
+                bs,
+                self.world.params.rolling_friction,
+            );
         }
         // world impulses for the next warm start
         self.warm_keys.clear();
@@ -812,6 +872,71 @@ impl Simulation {
 /// Check the bodies of a simulation (the complementarity stepper's and the penalty model's):
 /// fewer than `2^31`, positive radius, mass and principal inertia, finite state. Errors:
 /// [`GranularError::InvalidParameter`] naming the first offending field.
+/// The rolling-resistance impulses of [`SimParams::rolling_friction`], contact after contact
+/// in contact order (deterministic): for contact `c` with `gamma_n > 0`, `w` the rolling part of
+/// `omega_A - omega_B` (world frame, perpendicular to `n`) and `u = w / |w|`, the torque
+/// impulse `-t u` on `A` and `+t u` on a movable `B` with
+/// `t = min(mu_r l gamma_n, |w| / (u^T J_A^-1 u + u^T J_B^-1 u))` (world inverse inertia):
+/// the second bound brings the rolling velocity exactly to zero, so the impulse never
+/// reverses it and only removes kinetic energy. O(contacts), no allocation.
+fn rolling_resistance(
+    bodies: &mut [Body],
+    contacts: &[Contact],
+    gamma: &[f64],
+    bs: usize,
+    mu_r: f64,
+) {
+    let world_inv_j = |b: &Body, u: &Vector3<f64>| -> f64 {
+        if b.fixed || !b.rotates {
+            return 0.0;
+        }
+        let ub = b.rot.inverse_transform_vector(u);
+        ub.component_mul(&ub).dot(&b.inv_inertia())
+    };
+    for (c, ct) in contacts.iter().enumerate() {
+        let gn = gamma[bs * c];
+        if gn <= 0.0 {
+            continue;
+        }
+        let a = &bodies[ct.a];
+        let la = (ct.point - a.pos).norm();
+        let mut w = a.omega_world();
+        let (lever, jb) = match ct.b {
+            Partner::Body(j) => {
+                let b = &bodies[j];
+                w -= b.omega_world();
+                let lb = (ct.point - b.pos).norm();
+                (la * lb / (la + lb), Some(j))
+            }
+            Partner::Plane(_) => (la, None),
+        };
+        let w = w - w.dot(&ct.n) * ct.n;
+        let wn = w.norm();
+        if wn == 0.0 || !wn.is_finite() {
+            continue;
+        }
+        let u = w / wn;
+        let k = world_inv_j(&bodies[ct.a], &u) + jb.map_or(0.0, |j| world_inv_j(&bodies[j], &u));
+        if k <= 0.0 {
+            continue;
+        }
+        let t = (mu_r * lever * gn).min(wn / k);
+        let mut kick = |x: usize, sign: f64| {
+            let b = &mut bodies[x];
+            if b.fixed || !b.rotates {
+                return;
+            }
+            let tb = b.rot.inverse_transform_vector(&(sign * t * u));
+            let dj = tb.component_mul(&b.inv_inertia());
+            b.omega += dj;
+        };
+        kick(ct.a, -1.0);
+        if let Some(j) = jb {
+            kick(j, 1.0);
+        }
+    }
+}
+
 pub(crate) fn check_bodies(bodies: &[Body]) -> Result<()> {
     if bodies.len() >= (1 << 31) {
         return Err(invalid("bodies", bodies.len(), "must be < 2^31"));
@@ -867,6 +992,7 @@ mod tests {
                     size,
                     seed: 5,
                     frictionless,
+                    aspect: None,
                 }
                 .build()
                 .unwrap()
@@ -974,6 +1100,7 @@ mod tests {
                     size: 20,
                     seed: 2,
                     frictionless: false,
+                    aspect: None,
                 }
                 .build()
                 .unwrap()

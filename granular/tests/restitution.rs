@@ -309,6 +309,7 @@ fn named_scenes_bounce_and_cradle() {
         size,
         seed: 1,
         frictionless,
+        aspect: None,
     };
     let mut s = spec(SceneKind::Cradle, 5, true)
         .build()
@@ -367,6 +368,7 @@ fn snapshots_keep_the_restitution() {
             size: 2,
             seed: 1,
             frictionless: true,
+            aspect: None,
         };
         let mut scene = spec.build().unwrap();
         scene.world.params.restitution = e;

@@ -20,9 +20,15 @@ use std::path::PathBuf;
 pub struct GenerateArgs {
     /// Scene: fill (Melanz 2017 TEST_FILL, size n -> n x 10 x n spheres), pile (size spheres),
     /// pyramid (size layers), tube (size spheres), bounce (size spheres dropped onto a floor,
-    /// restitution 0.8), cradle (Newton's cradle: size spheres in a row, restitution 1).
+    /// restitution 0.8), cradle (Newton's cradle: size spheres in a row, restitution 1),
+    /// ellipsoid-fill (size n -> n x 10 x n ellipsoids in a box; 10: the 1000 ellipsoids of
+    /// Vyatkin & Dolgovesov), ellipsoid-pile (size ellipsoids poured into a heap).
     #[arg(long, required_unless_present = "lcp")]
     pub scene: Option<String>,
+    /// Aspect ratio a/b of the spheroids (a, b, b) of the ellipsoid scenes, in [0.1, 10]:
+    /// > 1 prolate, < 1 oblate, 1 spheres through the ellipsoid narrow phase [default: 2].
+    #[arg(long)]
+    pub aspect: Option<f64>,
     /// Scene size (see --scene).
     #[arg(long, required_unless_present = "lcp")]
     pub size: Option<usize>,
@@ -218,6 +224,7 @@ fn generate_penalty(a: &GenerateArgs, scene: &str, size: usize) -> Result<(), An
         size,
         seed: a.seed,
         frictionless: a.frictionless,
+        aspect: a.aspect,
     };
     let built = spec.build()?;
     let sp = built.world.params.clone();
@@ -341,6 +348,7 @@ pub fn generate(a: GenerateArgs) -> Result<(), AnyError> {
         size,
         seed: a.seed,
         frictionless: a.frictionless,
+        aspect: a.aspect,
     };
     let export_format = match (a.format.as_deref(), a.fclib) {
         (Some("fclib"), _) | (None, true) => ExportFormat::Fclib,
