@@ -14,7 +14,8 @@
 use cpbench_granular::nalgebra::{DMatrix, DVector, Vector2};
 use cpbench_granular::planar::bonds::BondSet;
 use cpbench_granular::planar::{
-    BeamImpactParams, Disc, DiscHopperParams, PlanarParams, PlanarSceneKind, PlanarSimulation, Wall,
+    BeamImpactParams, Disc, DiscHopperParams, PlanarParams, PlanarPartner, PlanarSceneKind,
+    PlanarSimulation, Wall,
 };
 use cpbench_granular::ContactSolution;
 use cpbench_problems::instance::Instance;
@@ -431,6 +432,44 @@ fn check_instance(s: &mut PlanarSimulation) {
             assert_eq!(nm.get(i, j), nm.get(j, i));
         }
     }
+    // the grid's contacts are every pair (and disc-wall) within the envelope, by brute force
+    let env = s.envelope();
+    let nd = s.discs().len();
+    let mut want_pairs = Vec::new();
+    for (i, a) in s.discs().iter().enumerate() {
+        for (j, b) in s.discs().iter().enumerate().skip(i + 1) {
+            let gap = (b.pos - a.pos).norm() - a.radius - b.radius;
+            if gap < env && !(a.fixed && b.fixed) && !s.bonds().bonded(i, j) {
+                want_pairs.push((i.min(j), i.max(j)));
+            }
+        }
+        if a.fixed {
+            continue;
+        }
+        for (k, w) in s.walls().iter().enumerate() {
+            let gap = match w {
+                Wall::HalfPlane { normal, offset } => normal.dot(&a.pos) - offset - a.radius,
+                Wall::Segment { a: p, b: q } => {
+                    let t = ((a.pos - p).dot(&(q - p)) / (q - p).norm_squared()).clamp(0.0, 1.0);
+                    (p + t * (q - p) - a.pos).norm() - a.radius
+                }
+            };
+            if gap < env {
+                want_pairs.push((i, nd + k));
+            }
+        }
+    }
+    let mut got: Vec<(usize, usize)> = s
+        .contacts()
+        .iter()
+        .map(|c| match c.b {
+            PlanarPartner::Disc(j) => (c.a.min(j), c.a.max(j)),
+            PlanarPartner::Wall(k) => (c.a, nd + k),
+        })
+        .collect();
+    got.sort_unstable();
+    want_pairs.sort_unstable();
+    assert_eq!(got, want_pairs);
     let d = s.jacobian().unwrap();
     let dd = DMatrix::from_fn(d.nrows(), d.ncols(), |i, j| d.get(i, j));
     let minv = DMatrix::from_diagonal(&DVector::from_vec(s.mass_inverse_diagonal()));
@@ -567,6 +606,13 @@ fn bad_input_is_a_typed_error() {
     .is_err());
     assert!(BeamImpactParams {
         n: 3,
+        ..Default::default()
+    }
+    .build(1)
+    .is_err());
+    // h beyond 0.2 sqrt(m / k_n) = 2.8e-5 s: the explicit springs would be unstable
+    assert!(BeamImpactParams {
+        h: 3e-5,
         ..Default::default()
     }
     .build(1)

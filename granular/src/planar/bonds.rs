@@ -1,10 +1,13 @@
 //! FyDiK2D-style bonds between discs: normal (translational) springs and bending (rotational)
 //! springs, applied as explicit forces of the step, and their breakage.
 //!
-//! After Frantik's FyDiK2D discrete model (mass points as the only carriers of mass, joined by
-//! a *translational spring*, "a light telescopic rod with an inner spring", and a *rotational
-//! spring* joining two translational springs at their shared mass point, whose moment is split
-//! into two force couples acting perpendicular to the two springs, `F = M / L`):
+//! After P. Frantik, "Diskretni model FyDiK2D / Discrete model FyDiK2D" (Brno University of
+//! Technology, Faculty of Civil Engineering; sections 2.1-2.3, eqs. (2)-(4)): mass points as
+//! the only carriers of mass, joined by a *translational spring* ("a light telescopic rod with
+//! an inner spring", force a function of the elongation `L - L0`, along the spring) and a
+//! *rotational spring* joining two translational springs at their shared mass point (moment a
+//! function of the change of the angle between them, split into two force couples acting
+//! perpendicular to the two springs, `F = M / L`):
 //!
 //! - a [`Bond`] joins discs `i` and `j` with rest length `L0`; at length `L` it pulls `i`
 //!   towards `j` with `k_n (L - L0) e`, `e = (x_j - x_i) / L`, and `j` with the opposite force;

@@ -60,6 +60,7 @@ use bonds::BondSet;
 use cpbench_problems::constraints::ConstraintSet;
 use cpbench_problems::instance::{Instance, Provenance, ValidationOptions};
 use cpbench_problems::linalg::CscMatrix;
+use cpbench_problems::operator::OperatorKind;
 use nalgebra::Vector2;
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -800,7 +801,17 @@ impl PlanarSimulation {
                 }
             }
         }
-        // r = b + D^T v_free
+        // r = b + D^T v_free, on the storage of the previous instance's r
+        if let Some(old) = self.instance.take() {
+            let r = match old.into_block_and_r() {
+                Ok((_, r)) => r,
+                Err(old) if old.operator_kind() == OperatorKind::Csc => old.into_matrix_and_r().1,
+                Err(_) => Vec::new(),
+            };
+            if r.capacity() > self.r.capacity() {
+                self.r = r;
+            }
+        }
         let h = self.params.h;
         self.r.clear();
         for (c, j) in self.contacts.iter().zip(&self.jac) {
@@ -881,7 +892,7 @@ impl PlanarSimulation {
             symmetrized_from: None,
         };
         let name = format!("{}_step{step:04}__{cls}", self.label);
-        let r = self.r.clone();
+        let r = std::mem::take(&mut self.r);
         self.instance = Some(Instance::new(
             name,
             m,

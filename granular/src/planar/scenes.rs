@@ -384,7 +384,8 @@ impl BeamImpactParams {
     /// the two supports, then the impactor (the last disc). Errors:
     /// [`crate::GranularError::InvalidParameter`] for `n < 4`, `rows = 0`, non-positive radii,
     /// densities, stiffnesses `k_n`, breaking limits or `h`, a jitter outside `[0, 1)`, negative
-    /// `k_diag`, `k_b`, `mu`, `g`, speed, gap or envelope.
+    /// `k_diag`, `k_b`, `mu`, `g`, speed, gap or envelope, or `h > 0.2 sqrt(m / k)` for the
+    /// stiffest bond (the explicit springs' stability margin).
     pub fn build(&self, seed: u64) -> Result<PlanarScene> {
         check_size("n", self.n, 4)?;
         check_size("rows", self.rows, 1)?;
@@ -423,6 +424,15 @@ impl BeamImpactParams {
         let (n, rows, r) = (self.n, self.rows, self.radius);
         let a = 2.0 * r;
         let m = self.density * PI * r * r;
+        // explicit springs: h well inside the stability limit of the stiffest bond
+        let h_max = 0.2 * (m / self.k_n.max(self.k_diag)).sqrt();
+        if self.h > h_max {
+            return Err(invalid(
+                "h",
+                self.h,
+                "must be <= 0.2 sqrt(m / k) of the stiffest bond (explicit springs)",
+            ));
+        }
         let mut discs = Vec::with_capacity(n * rows + 3);
         for row in 0..rows {
             for col in 0..n {
