@@ -222,6 +222,17 @@ fn cli_generates_both_planar_scenes() {
         assert!(err.contains(msg), "{err}");
     }
     let o = Command::new(exe)
+        .args(["generate", "--scene", "disc-hoper", "--size", "3", "--out"])
+        .arg(dir.path().join("bad3"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("unknown scene 'disc-hoper'") && err.contains("disc-hopper"),
+        "{err}"
+    );
+    let o = Command::new(exe)
         .args(["generate", "--scene", "beam-impact", "--size", "3", "--out"])
         .arg(dir.path().join("bad2"))
         .output()

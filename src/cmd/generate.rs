@@ -460,6 +460,13 @@ pub fn generate(a: GenerateArgs) -> Result<(), AnyError> {
     if cpbench_harness::generate_planar::is_planar_scene(scene) {
         return generate_planar(&a, scene, size);
     }
+    if SceneKind::parse(scene).is_err() {
+        return Err(format!(
+            "unknown scene '{scene}' (known: fill, pile, pyramid, tube, bounce, cradle; planar: \
+             disc-hopper, beam-impact)"
+        )
+        .into());
+    }
     if a.model == "penalty" {
         return generate_penalty(&a, scene, size);
     }
