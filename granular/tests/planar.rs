@@ -136,26 +136,35 @@ fn disc(x: f64, y: f64, r: f64, m: f64) -> Disc {
 #[test]
 fn resting_disc_normal_impulse_is_m_g_h() {
     let (m, r, h) = (2.0, 0.1, 1e-3);
-    let p = PlanarParams {
-        h,
-        ..Default::default()
-    };
-    let mut s = sim(
-        vec![disc(0.3, r, r, m)],
-        vec![Wall::floor(0.0)],
-        BondSet::new(),
-        p,
-    );
-    for _ in 0..20 {
-        let rep = s.step(&mut exact).unwrap();
-        assert_eq!(rep.contacts, 1);
-        let g = s.last_impulses();
-        let inst = s.last_instance().unwrap();
-        assert_eq!(inst.constraints().cone_dim(), Some(2));
-        assert!((g[0] - m * G * h).abs() <= 1e-8 * m * G * h, "{g:?}");
-        assert!(g[1].abs() <= 1e-15, "{g:?}");
-        assert!((s.discs()[0].pos.y - r).abs() < 1e-15);
-        assert!(s.discs()[0].vel.norm() < 1e-15);
+    for frictionless in [false, true] {
+        let p = PlanarParams {
+            h,
+            frictionless,
+            ..Default::default()
+        };
+        let mut s = sim(
+            vec![disc(0.3, r, r, m)],
+            vec![Wall::floor(0.0)],
+            BondSet::new(),
+            p,
+        );
+        for _ in 0..20 {
+            let rep = s.step(&mut exact).unwrap();
+            assert_eq!(rep.contacts, 1);
+            let g = s.last_impulses();
+            let inst = s.last_instance().unwrap();
+            if frictionless {
+                assert_eq!(inst.class(), ProblemClass::Lcp);
+                assert_eq!(g.len(), 1);
+            } else {
+                assert_eq!(inst.class(), ProblemClass::Ccp);
+                assert_eq!(inst.constraints().cone_dim(), Some(2));
+                assert!(g[1].abs() <= 1e-15, "{g:?}");
+            }
+            assert!((g[0] - m * G * h).abs() <= 1e-8 * m * G * h, "{g:?}");
+            assert!((s.discs()[0].pos.y - r).abs() < 1e-15);
+            assert!(s.discs()[0].vel.norm() < 1e-15);
+        }
     }
 }
 
