@@ -47,7 +47,8 @@
 //! velocity update), [`stepper`] (the step, warm start, statistics), [`scenes`] (fill, pile,
 //! pyramid, tube, bounce, cradle), [`penalty`] (spring-dashpot stepper with velocity Verlet,
 //! for comparison), [`snapshot`] (saved states that rebuild instances), [`rng`] (SplitMix64),
-//! [`ellipsoid`] (ellipsoid shape, mass properties and narrow phase; not yet in the stepper).
+//! [`ellipsoid`] (ellipsoid shape, mass properties and narrow phase; not yet in the stepper),
+//! [`planar`] (2-D discs, walls and FyDiK2D bonds producing fc2d instances: disc-hopper, beam-impact).
 //!
 //! This crate is the only user of `nalgebra` among the problem crates; `cpbench-problems` holds
 //! the instances it produces and knows nothing of the engine.
@@ -59,6 +60,7 @@ pub mod broadphase;
 pub mod ellipsoid;
 pub mod narrow;
 pub mod penalty;
+pub mod planar;
 pub mod rng;
 pub mod scenes;
 pub mod snapshot;

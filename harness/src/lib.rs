@@ -12,6 +12,7 @@
 //!
 //! ```text
 //! results, plot, check, generate           (leaves: CSV files, drawing, the check, export)
+//! generate_planar -> generate              planar (2-D, fc2d) scenes' export
 //! bandwidth, memory                        (leaves: triad bandwidth, peak resident memory)
 //! manifest  -> (none)                      typed manifest.json, Profile, Shard
 //! lock      -> manifest                    folder lock (its start time)
@@ -37,6 +38,7 @@ pub mod error;
 pub mod figures;
 pub mod fsutil;
 pub mod generate;
+pub mod generate_planar;
 pub mod lock;
 pub mod manifest;
 pub mod memory;

@@ -22,7 +22,9 @@ pub struct GenerateArgs {
     /// pyramid (size layers), tube (size spheres), bounce (size spheres dropped onto a floor,
     /// restitution 0.8), cradle (Newton's cradle: size spheres in a row, restitution 1),
     /// ellipsoid-fill (size n -> n x 10 x n ellipsoids in a box; 10: the 1000 ellipsoids of
-    /// Vyatkin & Dolgovesov), ellipsoid-pile (size ellipsoids poured into a heap).
+    /// Vyatkin & Dolgovesov), ellipsoid-pile (size ellipsoids poured into a heap); planar
+    /// (2-D discs, fc2d instances): disc-hopper (size discs flowing through a hopper orifice),
+    /// beam-impact (a bonded beam of size x 3 discs struck by a disc, fracturing).
     #[arg(long, required_unless_present = "lcp")]
     pub scene: Option<String>,
     /// Aspect ratio a/b of the spheroids (a, b, b) of the ellipsoid scenes, in [0.1, 10]:
@@ -309,6 +311,152 @@ fn generate_penalty(a: &GenerateArgs, scene: &str, size: usize) -> Result<(), An
     Ok(())
 }
 
+/// `generate --scene disc-hopper|beam-impact`: the planar (2-D) stepper with the solver in the
+/// loop ([`cpbench_harness::generate_planar`]): fc2d instances of every `--export-every`-th
+/// step as bundles, `.npz` or 2-D fclib files, `trajectory.csv`, and a summary. Errors: options
+/// of the 3-D stepper only (penalty model, views, state, operator, restitution, --no-solve),
+/// bad settings, scene, solver and write failures.
+fn generate_planar(a: &GenerateArgs, scene: &str, size: usize) -> Result<(), AnyError> {
+    use cpbench_granular::planar::PlanarSceneKind;
+    use cpbench_harness::generate_planar::{generate_planar as run, PlanarGenerateConfig};
+    for (set, flag) in [
+        (a.model != "ncd", "--model penalty"),
+        (a.vtk, "--vtk"),
+        (a.snapshots, "--snapshots"),
+        (a.view_every.is_some(), "--view-every"),
+        (a.save_state, "--save-state"),
+        (a.no_solve, "--no-solve"),
+        (a.operator != "auto", "--operator"),
+        (a.aspect.is_some(), "--aspect"),
+        (
+            a.restitution.is_some() || a.restitution_threshold.is_some(),
+            "--restitution / --restitution-threshold",
+        ),
+    ] {
+        if set {
+            return Err(format!(
+                "{flag} is not available for the planar scene {scene} (3-D scenes only)"
+            )
+            .into());
+        }
+    }
+    let steps = args::at_least_one("--steps", a.steps, "time steps to simulate")?;
+    let export_every = args::non_negative("--export-every", a.export_every, "0 exports none")?;
+    let max_iter = args::at_least_one("--max-iter", a.max_iter, "iteration budget per solve")?;
+    let print_every =
+        args::non_negative("--print-every", a.print_every, "0 prints the summary only")?;
+    let residual = match &a.residual {
+        Some(r) => Some(ResidualKind::parse(r).ok_or_else(|| format!("unknown residual '{r}'"))?),
+        None => None,
+    };
+    let exec = ExecSettings {
+        tol: a.tol,
+        residual,
+        max_iter,
+        ..Default::default()
+    };
+    exec.validate()?;
+    let solver_settings = match &a.settings {
+        Some(s) => Some(args::json_arg("--settings", s)?.0),
+        None => None,
+    };
+    let export_format = match (a.format.as_deref(), a.fclib) {
+        (Some("fclib"), _) | (None, true) => ExportFormat::Fclib,
+        (Some("npz"), false) => ExportFormat::Npz,
+        (Some("bundle") | None, false) => ExportFormat::Bundle,
+        (Some(f), true) => {
+            return Err(format!("--fclib and --format {f} disagree: give one of them").into())
+        }
+        (Some(f), false) => return Err(format!("unknown --format '{f}'").into()),
+    };
+    let cfg = PlanarGenerateConfig {
+        scene: PlanarSceneKind::parse(scene)?,
+        size,
+        seed: a.seed,
+        frictionless: a.frictionless,
+        steps,
+        export_every,
+        out: a.out.clone(),
+        solver: a.solver.clone(),
+        solver_settings,
+        exec,
+        export_format,
+    };
+    let _lock = cpbench_harness::lock::FolderLock::acquire(&a.out)?;
+    let s = run(&cfg, |r| {
+        if print_every > 0 && r.step % print_every == 0 {
+            eprintln!(
+                "step {:5}  t = {:8.5} s  contacts {:6}  KE {:10.4e} J  bonds {:6} ({} broken)  \
+                 max pen {:9.3e} m  iters {:5}{}",
+                r.step,
+                r.time,
+                r.contacts,
+                r.kinetic_energy,
+                r.bonds,
+                r.broken_bonds,
+                r.max_penetration,
+                r.iterations,
+                if r.converged { "" } else { " (not converged)" }
+            );
+        }
+    })?;
+    let [det, asm, inst, solve, upd] = s.mean_timings();
+    let n = s.steps.len().max(1) as f64;
+    let nc: f64 = s.steps.iter().map(|r| r.contacts as f64).sum::<f64>() / n;
+    let it: f64 = s.steps.iter().map(|r| r.iterations as f64).sum::<f64>() / n;
+    let unconverged = s.steps.iter().filter(|r| !r.converged).count();
+    let last = s.steps.last().expect("steps >= 1");
+    println!(
+        "{} discs, {} steps in {:.2} s ({:.1} steps/s); mean contacts {:.0} (last {}), mean \
+         solver iterations {:.1}, {} steps not converged",
+        s.bodies,
+        s.steps.len(),
+        s.wall.as_secs_f64(),
+        s.steps.len() as f64 / s.wall.as_secs_f64().max(1e-12),
+        nc,
+        last.contacts,
+        it,
+        unconverged
+    );
+    println!(
+        "per step (ms): detection {:.3}, assembly {:.3}, instance {:.3}, solve {:.3}, update {:.3}",
+        det * 1e3,
+        asm * 1e3,
+        inst * 1e3,
+        solve * 1e3,
+        upd * 1e3
+    );
+    let max_pen = s.steps.iter().fold(0.0f64, |m, r| m.max(r.max_penetration));
+    let below = s
+        .final_discs
+        .iter()
+        .filter(|d| !d.fixed && d.pos.y < 0.0)
+        .count();
+    match cfg.scene {
+        PlanarSceneKind::DiscHopper => println!(
+            "{below} of {} discs below the orifice, final KE {:.4e} J, max penetration \
+             {max_pen:.4e} m",
+            s.bodies, last.kinetic_energy
+        ),
+        PlanarSceneKind::BeamImpact => println!(
+            "{} of {} bonds broken, final KE {:.4e} J, bond energy {:.4e} J, max penetration \
+             {max_pen:.4e} m",
+            last.broken_bonds, s.bonds, last.kinetic_energy, last.bond_energy
+        ),
+    }
+    println!(
+        "{} {} and trajectory.csv in {}",
+        s.exported.len(),
+        match export_format {
+            ExportFormat::Fclib => "fclib files",
+            ExportFormat::Npz => ".npz files",
+            ExportFormat::Bundle => "bundles",
+        },
+        a.out.display()
+    );
+    Ok(())
+}
+
 /// Run the simulation and print a per-phase timing summary.
 pub fn generate(a: GenerateArgs) -> Result<(), AnyError> {
     if let Some(family) = &a.lcp {
@@ -317,6 +465,16 @@ pub fn generate(a: GenerateArgs) -> Result<(), AnyError> {
     let (Some(scene), Some(size)) = (&a.scene, a.size) else {
         return Err("give --scene and --size (or --lcp)".into());
     };
+    if cpbench_harness::generate_planar::is_planar_scene(scene) {
+        return generate_planar(&a, scene, size);
+    }
+    if SceneKind::parse(scene).is_err() {
+        return Err(format!(
+            "unknown scene '{scene}' (known: fill, pile, pyramid, tube, bounce, cradle, \
+             ellipsoid-fill, ellipsoid-pile; planar: disc-hopper, beam-impact)"
+        )
+        .into());
+    }
     if a.model == "penalty" {
         return generate_penalty(&a, scene, size);
     }
