@@ -41,16 +41,19 @@ fn solve(
 /// - Capsules LCP: `|f*| = 3.8e-3`; measured 1.3e-6 (mpgp) to 2.1e-6 (pgs).
 /// - settled fill CCPs, APGD (the only solver reaching 1e-6 there within 20000 iterations;
 ///   the others are in `default_suite.rs`'s `KNOWN_HARD` and not compared here): fill-5
-///   7.1e-6, fill-10 9.3e-6.
-const LOOSE: [(&str, &str, f64); 3] = [
+///   7.1e-6, fill-10 9.3e-6, ellipsoid-fill-3 1.9e-6.
+const LOOSE: [(&str, &str, f64); 4] = [
     ("Capsules-i125-1213__lcp", "*", 5e-6),
     ("fill-5_step0601__ccp", "apgd", 2e-5),
     ("fill-10_step0601__ccp", "apgd", 2.5e-5),
+    ("ellipsoid-fill-3_step0501__ccp", "apgd", 5e-6),
 ];
 
-/// The solvers compared with the oracle; on the settled fill CCPs only APGD (see [`LOOSE`]).
+/// The solvers compared with the oracle; on the settled fill and ellipsoid-fill CCPs only APGD
+/// (see [`LOOSE`]).
 fn compared(inst: &Instance) -> &'static [&'static str] {
-    if inst.name().starts_with("fill-") && inst.name().ends_with("__ccp") {
+    let settled_3d = inst.name().starts_with("fill-") || inst.name().starts_with("ellipsoid-fill-");
+    if settled_3d && inst.name().ends_with("__ccp") {
         &["apgd"]
     } else {
         &["pgs", "jacobi", "apgd", "spgqp", "mprgp", "mpgp"]

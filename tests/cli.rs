@@ -53,13 +53,17 @@ fn run_writes_summary_traces_manifest_and_plots() {
     assert_eq!(header[11], "nat_map_abs_2");
     assert_eq!(header[23], "objective");
     let rows: Vec<csv::StringRecord> = rdr.records().map(|r| r.unwrap()).collect();
-    // 20 instances x 2 solvers; the settled granular fill CCPs are known to be too hard for
+    // 24 instances x 2 solvers; the settled granular fill and ellipsoid-fill CCPs are known to be too hard for
     // PGS within 20000 iterations (see tests/default_suite.rs KNOWN_HARD): those rows must
     // say "no"; the two general LCPs (non-symmetric M) are refused to the QP solvers; all
     // others "yes".
-    assert_eq!(rows.len(), 40);
+    assert_eq!(rows.len(), 48);
     for r in &rows {
-        let hard = r[0].starts_with("fill-") && r[0].ends_with("__ccp");
+        // and PGS needs 2031 iterations on the disc-hopper CCP, above this run's cap of 2000
+        let hard = (r[0].starts_with("fill-")
+            || r[0].starts_with("ellipsoid-fill-")
+            || r[0].starts_with("disc-hopper-"))
+            && r[0].ends_with("__ccp");
         if r[0] == *"lcp_tobenna" || r[0] == *"lcp_CPS_4" {
             assert_eq!((&r[6], &r[7]), ("unsupported", "no"), "{r:?}");
         } else if hard {
@@ -80,7 +84,7 @@ fn run_writes_summary_traces_manifest_and_plots() {
     }
     let m: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap();
-    assert_eq!(m["instances"].as_array().unwrap().len(), 20);
+    assert_eq!(m["instances"].as_array().unwrap().len(), 24);
     assert_eq!(m["profiles"][0]["name"], "default");
     assert_eq!(m["profiles"][0]["tol"], 1e-6);
     // the stopping tolerance is each profile's: `exec` does not carry a number of its own

@@ -37,10 +37,14 @@ fn default_suite_loads_with_expected_sizes() {
         ("lcp_CPS_4", 4),
         ("gfc2d_granularflowonwall_00069_00350__ccp", 138),
         ("gfc2d_granularflowonwall_00069_00350__lcp", 69),
+        ("disc-hopper-60_step2000__ccp", 228),
+        ("disc-hopper-60_step2000__lcp", 114),
         ("fill-5_step0601__ccp", 2139),
         ("fill-5_step0601__lcp", 713),
         ("fill-10_step0601__ccp", 9516),
         ("fill-10_step0601__lcp", 3172),
+        ("ellipsoid-fill-3_step0501__ccp", 978),
+        ("ellipsoid-fill-3_step0501__lcp", 326),
     ];
     assert_eq!(sizes.len(), want.len());
     for ((name, n), (wn, wsize)) in sizes.iter().zip(want) {
@@ -59,15 +63,19 @@ fn default_suite_loads_with_expected_sizes() {
 /// sublinearly; PGS's scalar 3x3 block scale `tr(N_cc)/3` also under-relaxes the normal
 /// direction of a sphere-sphere block (`N_cc = diag(2, 7, 7)/m`: step 0.375 on the normal).
 /// Measured with `cpbench run` after 20000 iterations: fill-5 CCP PGS 2.0e-5, SPG-QP 1.3e-5;
-/// fill-10 CCP PGS 4.0e-6, SPG-QP 3.3e-6 (APGD converges, in 9377 and 5014 iterations). To
+/// fill-10 CCP PGS 4.0e-6, SPG-QP 3.3e-6 (APGD converges, in 9377 and 5014 iterations); the
+/// settled `ellipsoid-fill-3` CCP (90 spheroids, 2:1:1) PGS 7.3e-6, SPG-QP 7.8e-6 (APGD
+/// converges in 5467 iterations; within 2000 iterations PGS 8.0e-5, SPG-QP 6.8e-5). To
 /// keep the test short these runs get [`HARD_BUDGET`] iterations and must get below `bound`
 /// (three times the best residual measured within that budget: a regression guard); the
 /// harness's check must agree with the claim; they are left out of the objective comparison.
-const KNOWN_HARD: [(&str, &str, f64); 4] = [
+const KNOWN_HARD: [(&str, &str, f64); 6] = [
     ("fill-5_step0601__ccp", "pgs", 1.5e-3),
     ("fill-5_step0601__ccp", "spgqp", 1e-3),
     ("fill-10_step0601__ccp", "pgs", 3e-4),
     ("fill-10_step0601__ccp", "spgqp", 2e-4),
+    ("ellipsoid-fill-3_step0501__ccp", "pgs", 2.5e-4),
+    ("ellipsoid-fill-3_step0501__ccp", "spgqp", 2e-4),
 ];
 
 /// Iterations given to the [`KNOWN_HARD`] runs.

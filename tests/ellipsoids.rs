@@ -314,20 +314,29 @@ fn ellipsoid_scenes_lose_energy_with_bounded_penetration() {
     }
 }
 
-/// The problem of an `ellipsoid-fill` state (aspect 3, mid-fall), as CCP and frictionless LCP, written as a
+/// The problems of an `ellipsoid-fill` state (aspect 3) and an `ellipsoid-pile` state
+/// (aspect 0.5, oblate), mid-fall, each as CCP and frictionless LCP, written as a
 /// bundle and read back, solves with every registered solver that takes its class (Clarabel
 /// stops on its own test), each answer checked by the harness (natural map residual <= 1e-6);
 /// the snapshot of the state restores the same instance bit for bit.
 #[test]
 fn exported_ellipsoid_problems_solve_with_every_supporting_solver() {
-    let sp = spec(SceneKind::EllipsoidFill, 2, false, Some(3.0));
+    // mid-fall (100 steps): the lower layers have landed and pile up, the upper ones still fall
+    for (sp, steps) in [
+        (spec(SceneKind::EllipsoidFill, 2, false, Some(3.0)), 100),
+        (spec(SceneKind::EllipsoidPile, 40, false, Some(0.5)), 100),
+    ] {
+        export_and_solve(&sp, steps);
+    }
+}
+
+fn export_and_solve(sp: &SceneSpec, steps: usize) {
     let mut s = sp.build().unwrap().into_simulation().unwrap();
     let mut sol = solver("apgd", 1e-6);
-    // mid-fall (t = 1 s): the lower layers have landed and pile up, the upper ones still fall
-    for _ in 0..100 {
+    for _ in 0..steps {
         s.step(&mut sol).unwrap();
     }
-    let snap = Snapshot::capture(&s, &sp, "test");
+    let snap = Snapshot::capture(&s, sp, "test");
     let json = snap.to_json();
     let dir = tempfile::tempdir().unwrap();
     for frictionless in [false, true] {
@@ -356,8 +365,10 @@ fn exported_ellipsoid_problems_solve_with_every_supporting_solver() {
                 assert!((x - y).abs() <= 1e-12 * scale, "r differs: {x} vs {y}");
             }
         }
-        assert_eq!(inst.provenance().parameters["scene"], "ellipsoid-fill");
-        assert_eq!(inst.provenance().parameters["aspect"], "3");
+        let p = &inst.provenance().parameters;
+        assert_eq!(p["scene"], sp.kind.as_str());
+        assert_eq!(p["aspect"], sp.aspect.unwrap().to_string());
+        assert_eq!(p["rolling_friction"], "0.05");
         let path = dir.path().join(inst.name());
         write_bundle(&inst, &path).unwrap();
         let inst = read_bundle(&path, Default::default()).unwrap();

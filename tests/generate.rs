@@ -341,6 +341,14 @@ fn default_suite_generated_instances_are_bit_reproducible() {
             "fill-10_step0601__lcp",
             "42971e2ccd2cf1c8663da182a9f744b3d185d67608ec893d35245ba9ba50855e",
         ),
+        (
+            "ellipsoid-fill-3_step0501__ccp",
+            "016c0d1a83b307e10b8c0257985d47bbb93c38af181f1871e489519c1a908fc1",
+        ),
+        (
+            "ellipsoid-fill-3_step0501__lcp",
+            "89034b8c53426df5aa7d906300e92f6ee009c5366e5382c6e2095aeeedbb8aa8",
+        ),
     ];
     let suite = Suite::default_suite();
     let generated: Vec<_> = suite
@@ -359,8 +367,13 @@ fn default_suite_generated_instances_are_bit_reproducible() {
         assert_eq!(inst.name(), name);
         assert_eq!(inst.hash(), hash, "{name}");
         let p = inst.provenance();
-        assert_eq!((p.seed, p.step), (Some(1), Some(601)));
-        assert_eq!(p.parameters["scene"], "fill");
+        let (scene, step) = if name.starts_with("ellipsoid-") {
+            ("ellipsoid-fill", 501)
+        } else {
+            ("fill", 601)
+        };
+        assert_eq!((p.seed, p.step), (Some(1), Some(step)));
+        assert_eq!(p.parameters["scene"], scene);
         assert_eq!(p.format, "granular");
         // settled: tiny overlaps
         let pen: f64 = p.parameters["max_penetration"].parse().unwrap();

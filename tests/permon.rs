@@ -129,5 +129,5 @@ fn mpgp_solves_every_cone_fixture_of_the_default_suite() {
         assert!(v.success, "{}: {:?}", inst.name(), v.residuals);
         solved += 1;
     }
-    assert_eq!(solved, 6); // five 3-D CCPs and the 2-D gfc2d CCP
+    assert_eq!(solved, 7); // five 3-D CCPs, the 2-D gfc2d CCP and the 2-D disc-hopper CCP
 }

@@ -13,7 +13,9 @@
 //!   (1 for a fixed body, e.g. the tube wall, 0 otherwise). Render with ParaView's
 //!   *Point Gaussian* representation (scale array `radius`, Gaussian radius 1) or a *Glyph*
 //!   filter (sphere, scale by `radius`, scale factor 2 since a unit sphere glyph has radius
-//!   0.5).
+//!   0.5). Scenes with ellipsoids add the tensor `shape`, `R diag(a, b, c) R^T` (m: its
+//!   eigenvectors are the body axes, its eigenvalues the semi-axes): ParaView's *Tensor Glyph*
+//!   filter (sphere glyph, extract eigenvalues, scale factor 2) draws each ellipsoid in place.
 //! - `vtk/contacts_{kkkk}.vtk`: one point per contact of the step's problem at the
 //!   contact point (m; where it was when the problem was assembled, at the start of the step),
 //!   with point data `force` (N, world frame: `(gamma_n n + gamma_u u + gamma_w w) / h`, the
@@ -108,26 +110,36 @@ pub fn write_vtk_step(sim: &Simulation, label: &str, out: &Path) -> Result<[Path
         Vec::with_capacity(3 * nb),
     );
     let (mut id, mut fixed) = (Vec::with_capacity(nb), Vec::with_capacity(nb));
+    let ellipsoids = w.bodies.iter().any(|b| !b.is_sphere());
+    let mut shape: Vec<f64> = Vec::with_capacity(if ellipsoids { 9 * nb } else { 0 });
     for (i, b) in w.bodies.iter().enumerate() {
         pos.extend(b.pos.iter());
         radius.push(b.radius);
+        if ellipsoids {
+            // R diag(a, b, c) R^T: eigenvectors the body axes, eigenvalues the semi-axes
+            let r = b.rot.to_rotation_matrix().into_inner();
+            let t = r
+                * cpbench_granular::nalgebra::Matrix3::from_diagonal(&b.as_ellipsoid().semi_axes)
+                * r.transpose();
+            shape.extend(t.iter());
+        }
         vel.extend(b.vel.iter());
         omega.extend(b.omega_world().iter());
         id.push(i as i32);
         fixed.push(i32::from(b.fixed));
     }
     let title = format!("cpbench {label} bodies step {step} t = {} s", sim.time());
-    let bodies = point_cloud(
-        title,
-        pos,
-        vec![
-            Attribute::scalars("radius", 1).with_data(radius),
-            Attribute::vectors("velocity").with_data(vel),
-            Attribute::vectors("angular_velocity").with_data(omega),
-            Attribute::scalars("id", 1).with_data(id),
-            Attribute::scalars("fixed", 1).with_data(fixed),
-        ],
-    );
+    let mut data = vec![
+        Attribute::scalars("radius", 1).with_data(radius),
+        Attribute::vectors("velocity").with_data(vel),
+        Attribute::vectors("angular_velocity").with_data(omega),
+        Attribute::scalars("id", 1).with_data(id),
+        Attribute::scalars("fixed", 1).with_data(fixed),
+    ];
+    if ellipsoids {
+        data.push(Attribute::tensors("shape").with_data(shape));
+    }
+    let bodies = point_cloud(title, pos, data);
     let bpath = dir.join(format!("bodies_{step:04}.vtk"));
     write_vtk(bodies, &bpath)?;
 
@@ -443,5 +455,37 @@ mod tests {
         let w = u32::from_be_bytes(bytes[16..20].try_into().unwrap());
         let h = u32::from_be_bytes(bytes[20..24].try_into().unwrap());
         assert_eq!((w, h), SNAPSHOT_SIZE);
+    }
+
+    /// Ellipsoid scenes add the `shape` tensor `R diag(a, b, c) R^T`: symmetric, trace
+    /// `a + b + c`, and `shape . (R e_x) = a (R e_x)` for each body.
+    #[test]
+    fn vtk_of_ellipsoids_carries_the_shape_tensor() {
+        let text = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/fixtures/generated/ellipsoid-fill-3_settled.json"
+        ))
+        .unwrap();
+        let mut sim = Snapshot::from_json(&text).unwrap().restore(false).unwrap();
+        sim.detect();
+        let dir = tempfile::tempdir().unwrap();
+        let [b, _] = write_vtk_step(&sim, "ellipsoid-fill-3", dir.path()).unwrap();
+        let (_, arrays) = read_back(&b);
+        let shape = arrays.iter().find(|a| a.0 == "shape").cloned().unwrap();
+        let bodies = &sim.world().bodies;
+        assert_eq!((shape.1, shape.2.len()), (9, 9 * bodies.len()));
+        for (k, body) in bodies.iter().enumerate() {
+            let t =
+                cpbench_granular::nalgebra::Matrix3::from_column_slice(&shape.2[9 * k..9 * k + 9]);
+            assert!((t - t.transpose()).norm() < 1e-15);
+            let ax = body.as_ellipsoid().semi_axes;
+            assert!((t.trace() - ax.sum()).abs() < 1e-14);
+            let ex = body.rot * cpbench_granular::nalgebra::Vector3::x();
+            assert!((t * ex - ax.x * ex).norm() < 1e-14);
+        }
+        // sphere scenes have no tensor (the files of earlier versions)
+        let sim = settled_fill5();
+        let [b, _] = write_vtk_step(&sim, "fill-5", dir.path()).unwrap();
+        assert!(read_back(&b).1.iter().all(|a| a.0 != "shape"));
     }
 }

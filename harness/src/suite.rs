@@ -95,7 +95,7 @@ macro_rules! fixture {
 
 /// Built-in fixtures of the default suite: `(file, bytes, format)`. Origin and licence:
 /// `tests/fixtures/NOTICE` (Siconos and fclib, Apache-2.0).
-const DEFAULT_FIXTURES: [(&str, &[u8], Format); 10] = [
+const DEFAULT_FIXTURES: [(&str, &[u8], Format); 11] = [
     fixture!("fclib", "Spheres-i099-356-679.hdf5", Format::FclibHdf5),
     fixture!("fclib", "Capsules-i125-1213.hdf5", Format::FclibHdf5),
     fixture!("fclib", "Box_Stacks-i0122-82-5.hdf5", Format::FclibHdf5),
@@ -112,12 +112,14 @@ const DEFAULT_FIXTURES: [(&str, &[u8], Format); 10] = [
         "gfc2d_granularflowonwall_00069_00350.dat",
         Format::SiconosGlobal
     ),
+    // a settled state of cpbench's planar disc-hopper scene (60 discs, 114 contacts, fc2d)
+    fixture!("generated", "disc-hopper-60_step2000__ccp.npz", Format::Npz),
 ];
 
-/// Settled states of the granular `fill` scene (Melanz et al. 2017 TEST_FILL) whose contact
-/// problems join the default suite: `(file, JSON)`. How they were made:
+/// Settled states of the granular `fill` scene (Melanz et al. 2017 TEST_FILL) and of the
+/// `ellipsoid-fill` scene whose contact problems join the default suite: `(file, JSON)`. How they were made:
 /// `tests/fixtures/generated/README.md`.
-const GENERATED_STATES: [(&str, &str); 2] = [
+const GENERATED_STATES: [(&str, &str); 3] = [
     (
         "fill-5_settled.json",
         include_str!(concat!(
@@ -132,6 +134,13 @@ const GENERATED_STATES: [(&str, &str); 2] = [
             "/../tests/fixtures/generated/fill-10_settled.json"
         )),
     ),
+    (
+        "ellipsoid-fill-3_settled.json",
+        include_str!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/fixtures/generated/ellipsoid-fill-3_settled.json"
+        )),
+    ),
 ];
 
 impl Suite {
@@ -140,9 +149,11 @@ impl Suite {
     /// each as a CCP and as its normal-block LCP, four Siconos LCPs (`lcp_mmc`, `lcp_deudeu`,
     /// and the general, non-symmetric `lcp_tobenna` (non-monotone) and `lcp_CPS_4` (monotone)),
     /// the 2-D friction problem `gfc2d_granularflowonwall_00069_00350` (Siconos global file,
-    /// condensed) as a CCP and its normal-block LCP, and the contact problems of two settled
-    /// states of cpbench's granular `fill` scene (sizes 5 and 10, 250 and 1000 spheres), each as
-    /// a CCP and as the frictionless LCP, made on the fly from snapshots: 20 instances. `Capsules` and
+    /// condensed) and the settled 2-D `disc-hopper-60` state of cpbench's planar stepper
+    /// (`.npz`), each as a CCP and its normal-block LCP, and the contact problems of two settled
+    /// states of cpbench's granular `fill` scene (sizes 5 and 10, 250 and 1000 spheres) and of
+    /// one settled `ellipsoid-fill` state (size 3, 90 ellipsoids), each as a CCP and as the
+    /// frictionless LCP, made on the fly from snapshots: 24 instances. `Capsules` and
     /// `Rover4396` have a slightly non-symmetric `W` (3.4e-4 and 3.8e-5 relative) and are
     /// symmetrised, which their provenance records; the LCP files are read as they are.
     pub fn default_suite() -> Suite {

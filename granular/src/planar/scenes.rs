@@ -1,7 +1,7 @@
 //! Planar scenes, deterministic from a seed ([`crate::rng::SplitMix64`]):
 //!
 //! - `disc-hopper` (size `n`): `n` polydisperse discs rained into a 2-D hopper, two inclined
-//!   walls meeting at an orifice above a floor; granular flow through the orifice
+//!   walls meeting at an orifice above a bin; granular flow through the orifice
 //!   ([`DiscHopperParams`]);
 //! - `beam-impact` (size `n`): a bonded beam of `n x 3` discs on a square lattice (normal bonds
 //!   along rows, columns and both diagonals; bending springs along rows and columns) resting on
@@ -125,8 +125,9 @@ fn check_size(name: &'static str, n: usize, min: usize) -> Result<()> {
 
 /// `disc-hopper`: `n` discs with radii uniform in `[r_min, r_max]` on a jittered grid in a
 /// vertical shaft above a hopper whose walls descend at `wall_angle` from the horizontal to an
-/// orifice of width `orifice` centred at `x = 0`, `y = 0`; a floor at `y = -floor_depth`
-/// catches the discs that leave. Walls are segments: the two inclined ones from the orifice
+/// orifice of width `orifice` centred at `x = 0`, `y = 0`; a bin of width `W` below it (a
+/// floor at `y = -floor_depth` and two vertical walls at `x = +-W/2`) catches the discs that
+/// leave, where they come to rest. Walls are segments: the two inclined ones from the orifice
 /// edges `(+-orifice/2, 0)` up to `(+-W/2, hopper_height)`, `W = orifice + 2 hopper_height /
 /// tan(wall_angle)`, and two vertical ones above them, as high as the grid. The discs start
 /// falling at `drop_speed`.
@@ -260,6 +261,15 @@ impl DiscHopperParams {
             Wall::Segment {
                 a: Vector2::new(hw, hh),
                 b: Vector2::new(hw, top),
+            },
+            // the bin below the orifice: the discs that flow out collect and come to rest
+            Wall::Segment {
+                a: Vector2::new(-hw, -self.floor_depth),
+                b: Vector2::new(-hw, 0.0),
+            },
+            Wall::Segment {
+                a: Vector2::new(hw, -self.floor_depth),
+                b: Vector2::new(hw, 0.0),
             },
             Wall::floor(-self.floor_depth),
         ];
