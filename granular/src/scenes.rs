@@ -227,6 +227,106 @@ fn closed_box(lo: Vector3<f64>, hi: Vector3<f64>) -> Result<Vec<Plane>> {
     ])
 }
 
+/// Check the TEST_FILL lattice shared by `fill` and `ellipsoid-fill`: `n` and `layers` in
+/// `1..=4096`, at most `2^26` bodies, positive `bound` (the bodies' bounding radius) and
+/// `spacing`, non-negative `jitter` with `bound + jitter <= spacing / 2` (no overlap).
+fn check_lattice(n: usize, layers: usize, bound: f64, spacing: f64, jitter: f64) -> Result<()> {
+    check_size("size", n, 4096)?;
+    check_size("layers", layers, 4096)?;
+    if n * n * layers > 1 << 26 {
+        return Err(invalid(
+            "size",
+            n,
+            "n x layers x n must be at most 2^26 bodies",
+        ));
+    }
+    check_positive("radius", bound)?;
+    check_positive("spacing", spacing)?;
+    check_non_negative("jitter", jitter)?;
+    if bound + jitter > 0.5 * spacing + 1e-12 {
+        return Err(invalid(
+            "jitter",
+            jitter,
+            "radius + jitter must not exceed spacing / 2",
+        ));
+    }
+    Ok(())
+}
+
+/// The centres of the TEST_FILL lattice in scene order (layer `j`, then `i` along `x`, then
+/// `k` along `z`): `((i + 1/2) s + jx, (j + 1/2) s, (k + 1/2) s + jz)` with the jitters drawn
+/// from `rng` (`x` first) just before `site` is called with the centre and `rng` (which
+/// may draw more, e.g. an orientation).
+fn lattice_sites(
+    n: usize,
+    layers: usize,
+    s: f64,
+    jitter: f64,
+    rng: &mut SplitMix64,
+    mut site: impl FnMut(Vector3<f64>, &mut SplitMix64) -> Result<()>,
+) -> Result<()> {
+    for j in 0..layers {
+        for i in 0..n {
+            for k in 0..n {
+                let x = (i as f64 + 0.5) * s + rng.uniform(-jitter, jitter);
+                let z = (k as f64 + 0.5) * s + rng.uniform(-jitter, jitter);
+                site(Vector3::new(x, (j as f64 + 0.5) * s, z), rng)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The closed box `[0, n s] x [0, (layers + 1) s] x [0, n s]` of the TEST_FILL lattice.
+fn lattice_box(n: usize, layers: usize, s: f64) -> Result<Vec<Plane>> {
+    let w = n as f64 * s;
+    closed_box(
+        Vector3::zeros(),
+        Vector3::new(w, (layers + 1) as f64 * s, w),
+    )
+}
+
+/// The poured column of `pile` and `ellipsoid-pile`: `count` bodies of bounding radius at most
+/// `r_max` on a jittered lattice of spacing `2.2 r_max` in a column of `k x k` cross-section,
+/// `k = ceil(cbrt(count) / 1.5)`, centred on the `y` axis.
+struct Column {
+    k: usize,
+    s: f64,
+    jitter: f64,
+    width: f64,
+}
+
+impl Column {
+    fn new(count: usize, r_max: f64) -> Self {
+        let k = ((count as f64).cbrt() / 1.5).ceil().max(1.0) as usize;
+        let s = 2.0 * r_max * 1.1;
+        Self {
+            k,
+            s,
+            jitter: 0.04 * r_max,
+            width: k as f64 * s,
+        }
+    }
+
+    /// The centre of body `idx`, its lowest layer at height `y0` (jitters drawn from `rng`,
+    /// `x` first).
+    fn site(&self, idx: usize, y0: f64, rng: &mut SplitMix64) -> Vector3<f64> {
+        let k = self.k;
+        let (layer, rest) = (idx / (k * k), idx % (k * k));
+        let (i, j) = (rest / k, rest % k);
+        Vector3::new(
+            (i as f64 + 0.5) * self.s - 0.5 * self.width + rng.uniform(-self.jitter, self.jitter),
+            y0 + layer as f64 * self.s,
+            (j as f64 + 0.5) * self.s - 0.5 * self.width + rng.uniform(-self.jitter, self.jitter),
+        )
+    }
+
+    /// Height of the closed box's lid for `count` bodies above `y0` (m).
+    fn top(&self, count: usize, y0: f64, r_max: f64) -> f64 {
+        y0 + r_max * 4.0 + (count / (self.k * self.k) + 1) as f64 * self.s + 1.0
+    }
+}
+
 /// Melanz et al. 2017 (CMAME 320) TEST_FILL: `n x layers x n` spheres of radius `radius` on a
 /// lattice of spacing `spacing`, jittered by `+-jitter` in `x` and `z`, falling into the
 /// closed box `[0, n s] x [0, (layers + 1) s] x [0, n s]`.
@@ -281,27 +381,9 @@ impl FillParams {
     /// `layers = 0`, a non-positive radius, spacing, mass or `h`, `mu < 0`, or a jitter that
     /// could make neighbours or walls overlap (`radius + jitter > spacing / 2`).
     pub fn build(&self, seed: u64, frictionless: bool) -> Result<Scene> {
-        check_size("size", self.n, 4096)?;
-        check_size("layers", self.layers, 4096)?;
-        if self.n * self.n * self.layers > 1 << 26 {
-            return Err(invalid(
-                "size",
-                self.n,
-                "n x layers x n must be at most 2^26 spheres",
-            ));
-        }
-        check_positive("radius", self.radius)?;
-        check_positive("spacing", self.spacing)?;
+        check_lattice(self.n, self.layers, self.radius, self.spacing, self.jitter)?;
         check_positive("mass", self.mass)?;
-        check_non_negative("jitter", self.jitter)?;
         check_non_negative("g", self.g)?;
-        if self.radius + self.jitter > 0.5 * self.spacing + 1e-12 {
-            return Err(invalid(
-                "jitter",
-                self.jitter,
-                "radius + jitter must not exceed spacing / 2",
-            ));
-        }
         let params = SimParams {
             h: self.h,
             gravity: Vector3::new(0.0, -self.g, 0.0),
@@ -314,26 +396,16 @@ impl FillParams {
         let mut rng = SplitMix64::new(seed);
         let s = self.spacing;
         let mut bodies = Vec::with_capacity(self.n * self.n * self.layers);
-        for j in 0..self.layers {
-            for i in 0..self.n {
-                for k in 0..self.n {
-                    let x = (i as f64 + 0.5) * s + rng.uniform(-self.jitter, self.jitter);
-                    let z = (k as f64 + 0.5) * s + rng.uniform(-self.jitter, self.jitter);
-                    let y = (j as f64 + 0.5) * s;
-                    let b = Body::sphere(Vector3::new(x, y, z), self.radius, self.mass)?;
-                    bodies.push(if self.rotation {
-                        b
-                    } else {
-                        b.without_rotation()
-                    });
-                }
-            }
-        }
-        let w = self.n as f64 * s;
-        let planes = closed_box(
-            Vector3::zeros(),
-            Vector3::new(w, (self.layers + 1) as f64 * s, w),
-        )?;
+        lattice_sites(self.n, self.layers, s, self.jitter, &mut rng, |c, _| {
+            let b = Body::sphere(c, self.radius, self.mass)?;
+            bodies.push(if self.rotation {
+                b
+            } else {
+                b.without_rotation()
+            });
+            Ok(())
+        })?;
+        let planes = lattice_box(self.n, self.layers, s)?;
         let kv = [
             ("size", self.n.to_string()),
             ("layers", self.layers.to_string()),
@@ -429,13 +501,10 @@ impl PileParams {
         };
         params.validate()?;
         let mut rng = SplitMix64::new(seed);
-        let k = ((self.count as f64).cbrt() / 1.5).ceil().max(1.0) as usize;
-        let s = 2.0 * self.r_max * 1.1;
-        let jitter = 0.04 * self.r_max;
-        let col = k as f64 * s;
-        let width = self.width.unwrap_or(4.0 * col);
+        let column = Column::new(self.count, self.r_max);
+        let width = self.width.unwrap_or(4.0 * column.width);
         check_positive("width", width)?;
-        if width < col {
+        if width < column.width {
             return Err(invalid("width", width, "must be at least the column width"));
         }
         let mut bodies = Vec::with_capacity(self.count);
@@ -445,14 +514,8 @@ impl PileParams {
             0.0
         };
         for idx in 0..self.count {
-            let (layer, rest) = (idx / (k * k), idx % (k * k));
-            let (i, j) = (rest / k, rest % k);
             let r = rng.uniform(self.r_min, self.r_max);
-            let p = Vector3::new(
-                (i as f64 + 0.5) * s - 0.5 * col + rng.uniform(-jitter, jitter),
-                y0 + self.r_max * 1.05 + layer as f64 * s,
-                (j as f64 + 0.5) * s - 0.5 * col + rng.uniform(-jitter, jitter),
-            );
+            let p = column.site(idx, y0 + self.r_max * 1.05, &mut rng);
             let m = self.density * 4.0 / 3.0 * std::f64::consts::PI * r * r * r;
             bodies.push(Body::sphere(p, r, m)?);
         }
@@ -474,7 +537,7 @@ impl PileParams {
                 }
             }
         }
-        let top = y0 + self.r_max * 4.0 + (self.count / (k * k) + 1) as f64 * s + 1.0;
+        let top = column.top(self.count, y0, self.r_max);
         let planes = closed_box(
             Vector3::new(-0.5 * width, 0.0, -0.5 * width),
             Vector3::new(0.5 * width, top, 0.5 * width),
@@ -484,7 +547,7 @@ impl PileParams {
             ("r_min", self.r_min.to_string()),
             ("r_max", self.r_max.to_string()),
             ("density", self.density.to_string()),
-            ("column", format!("{k}x{k}")),
+            ("column", format!("{0}x{0}", column.k)),
             ("width", width.to_string()),
             ("rough_floor", self.rough_floor.to_string()),
         ];

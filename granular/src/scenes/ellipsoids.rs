@@ -5,11 +5,13 @@
 //! the largest semi-axis equal to the bounding radius. Orientations are uniformly random
 //! (Shoemake 1992, "Uniform random rotations", Graphics Gems III), drawn from the seed.
 
-use super::{check_size, closed_box, params_map, Scene};
+use super::{
+    check_lattice, check_size, closed_box, lattice_box, lattice_sites, params_map, Column, Scene,
+};
 use crate::bodies::Body;
 use crate::rng::SplitMix64;
 use crate::stepper::{SimParams, World};
-use crate::{check_non_negative, check_positive, invalid, Result};
+use crate::{check_positive, invalid, Result};
 use nalgebra::{Quaternion, UnitQuaternion, Vector3};
 
 /// Default aspect ratio `a / b` of the ellipsoid scenes (prolate, 2:1:1).
@@ -106,26 +108,8 @@ impl EllipsoidFillParams {
     /// non-positive bound, spacing, mass or `h`, `mu < 0`, or a jitter that could make
     /// neighbours or walls overlap (`bound + jitter > spacing / 2`).
     pub fn build(&self, seed: u64, frictionless: bool) -> Result<Scene> {
-        check_size("size", self.n, 4096)?;
-        check_size("layers", self.layers, 4096)?;
-        if self.n * self.n * self.layers > 1 << 26 {
-            return Err(invalid(
-                "size",
-                self.n,
-                "n x layers x n must be at most 2^26 ellipsoids",
-            ));
-        }
-        check_positive("bound", self.bound)?;
-        check_positive("spacing", self.spacing)?;
+        check_lattice(self.n, self.layers, self.bound, self.spacing, self.jitter)?;
         check_positive("mass", self.mass)?;
-        check_non_negative("jitter", self.jitter)?;
-        if self.bound + self.jitter > 0.5 * self.spacing + 1e-12 {
-            return Err(invalid(
-                "jitter",
-                self.jitter,
-                "bound + jitter must not exceed spacing / 2",
-            ));
-        }
         let axes = spheroid_axes(self.bound, self.aspect)?;
         let params = SimParams {
             h: self.h,
@@ -140,27 +124,12 @@ impl EllipsoidFillParams {
         let mut rng = SplitMix64::new(seed);
         let s = self.spacing;
         let mut bodies = Vec::with_capacity(self.n * self.n * self.layers);
-        for j in 0..self.layers {
-            for i in 0..self.n {
-                for k in 0..self.n {
-                    let x = (i as f64 + 0.5) * s + rng.uniform(-self.jitter, self.jitter);
-                    let z = (k as f64 + 0.5) * s + rng.uniform(-self.jitter, self.jitter);
-                    let y = (j as f64 + 0.5) * s;
-                    let rot = random_rotation(&mut rng);
-                    bodies.push(Body::ellipsoid(
-                        Vector3::new(x, y, z),
-                        rot,
-                        axes,
-                        self.mass,
-                    )?);
-                }
-            }
-        }
-        let w = self.n as f64 * s;
-        let planes = closed_box(
-            Vector3::zeros(),
-            Vector3::new(w, (self.layers + 1) as f64 * s, w),
-        )?;
+        lattice_sites(self.n, self.layers, s, self.jitter, &mut rng, |c, rng| {
+            let rot = random_rotation(rng);
+            bodies.push(Body::ellipsoid(c, rot, axes, self.mass)?);
+            Ok(())
+        })?;
+        let planes = lattice_box(self.n, self.layers, s)?;
         let kv = [
             ("size", self.n.to_string()),
             ("layers", self.layers.to_string()),
@@ -258,31 +227,22 @@ impl EllipsoidPileParams {
         };
         params.validate()?;
         let mut rng = SplitMix64::new(seed);
-        let k = ((self.count as f64).cbrt() / 1.5).ceil().max(1.0) as usize;
-        let s = 2.0 * self.r_max * 1.1;
-        let jitter = 0.04 * self.r_max;
-        let col = k as f64 * s;
-        let width = self.width.unwrap_or(4.0 * col);
+        let column = Column::new(self.count, self.r_max);
+        let width = self.width.unwrap_or(4.0 * column.width);
         check_positive("width", width)?;
-        if width < col {
+        if width < column.width {
             return Err(invalid("width", width, "must be at least the column width"));
         }
         let mut bodies = Vec::with_capacity(self.count);
         for idx in 0..self.count {
-            let (layer, rest) = (idx / (k * k), idx % (k * k));
-            let (i, j) = (rest / k, rest % k);
             let r = rng.uniform(self.r_min, self.r_max);
-            let p = Vector3::new(
-                (i as f64 + 0.5) * s - 0.5 * col + rng.uniform(-jitter, jitter),
-                self.r_max * 1.05 + layer as f64 * s,
-                (j as f64 + 0.5) * s - 0.5 * col + rng.uniform(-jitter, jitter),
-            );
+            let p = column.site(idx, self.r_max * 1.05, &mut rng);
             let axes = spheroid_axes(r, self.aspect)?;
             let volume = 4.0 / 3.0 * std::f64::consts::PI * axes.x * axes.y * axes.z;
             let rot = random_rotation(&mut rng);
             bodies.push(Body::ellipsoid(p, rot, axes, self.density * volume)?);
         }
-        let top = self.r_max * 4.0 + (self.count / (k * k) + 1) as f64 * s + 1.0;
+        let top = column.top(self.count, 0.0, self.r_max);
         let planes = closed_box(
             Vector3::new(-0.5 * width, 0.0, -0.5 * width),
             Vector3::new(0.5 * width, top, 0.5 * width),
@@ -293,7 +253,7 @@ impl EllipsoidPileParams {
             ("r_min", self.r_min.to_string()),
             ("r_max", self.r_max.to_string()),
             ("density", self.density.to_string()),
-            ("column", format!("{k}x{k}")),
+            ("column", format!("{0}x{0}", column.k)),
             ("width", width.to_string()),
         ];
         Ok(Scene {
