@@ -7,43 +7,15 @@
 
 use cpbench_granular::nalgebra::{UnitQuaternion, Vector3};
 use cpbench_granular::narrow::body_plane;
-use cpbench_granular::{Body, Plane, SceneKind, SceneSpec, SimParams, Simulation, Snapshot, World};
+use cpbench_granular::{Body, Plane, SceneKind, SceneSpec, SimParams, Simulation, Snapshot};
 use cpbench_harness::check::{check, CheckSpec};
-use cpbench_harness::generate::RegistrySolver;
 use cpbench_problems::io::bundle::{read_bundle, write_bundle};
 use cpbench_problems::{ProblemClass, ResidualKind};
 use cpbench_solvers::registry::{build, SOLVER_NAMES};
 use cpbench_solvers::{ExecSettings, Executor, Status};
-use std::collections::BTreeMap;
 
-const G: f64 = 9.81;
-
-fn solver(name: &str, tol: f64) -> RegistrySolver {
-    RegistrySolver::new(
-        name,
-        None,
-        ExecSettings {
-            tol,
-            max_iter: 20_000,
-            ..Default::default()
-        },
-    )
-    .unwrap()
-}
-
-fn sim(bodies: Vec<Body>, planes: Vec<Plane>, params: SimParams) -> Simulation {
-    Simulation::new(
-        World {
-            bodies,
-            planes,
-            params,
-        },
-        "test",
-        BTreeMap::new(),
-        None,
-    )
-    .unwrap()
-}
+mod granular_support;
+use granular_support::{sim, solver, G};
 
 fn floor() -> Plane {
     Plane::new(Vector3::y(), Vector3::zeros()).unwrap()

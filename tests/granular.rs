@@ -5,40 +5,11 @@
 
 use cpbench_granular::nalgebra::{DMatrix, DVector, Vector3};
 use cpbench_granular::scenes::FillParams;
-use cpbench_granular::{Body, Plane, SimParams, Simulation, World};
-use cpbench_harness::generate::RegistrySolver;
+use cpbench_granular::{Body, Plane, SimParams, Simulation};
 use cpbench_problems::CscMatrix;
-use cpbench_solvers::ExecSettings;
-use std::collections::BTreeMap;
 
-const G: f64 = 9.81;
-
-fn solver(name: &str, tol: f64) -> RegistrySolver {
-    RegistrySolver::new(
-        name,
-        None,
-        ExecSettings {
-            tol,
-            max_iter: 20_000,
-            ..Default::default()
-        },
-    )
-    .unwrap()
-}
-
-fn sim(bodies: Vec<Body>, planes: Vec<Plane>, params: SimParams) -> Simulation {
-    Simulation::new(
-        World {
-            bodies,
-            planes,
-            params,
-        },
-        "test",
-        BTreeMap::new(),
-        None,
-    )
-    .unwrap()
-}
+mod granular_support;
+use granular_support::{sim, solver, G};
 
 fn dense(a: &CscMatrix) -> DMatrix<f64> {
     let mut m = DMatrix::zeros(a.nrows(), a.ncols());
