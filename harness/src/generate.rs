@@ -249,6 +249,60 @@ fn trajectory_csv(steps: &[StepReport]) -> String {
     s
 }
 
+/// Write `inst` into `out` as `format` asks: the bundle directory `{out}/{name}`, the file
+/// `{out}/{name}.npz`, or the fclib file `{out}/{stem}.hdf5` (`stem` the name without
+/// `__ccp`); returns the path. Shared by [`generate`] and
+/// [`crate::generate_planar::generate_planar`]. Errors: the writers' I/O and format errors.
+pub fn export_instance(
+    inst: &Instance,
+    format: ExportFormat,
+    out: &Path,
+) -> Result<PathBuf, GenerateError> {
+    Ok(match format {
+        ExportFormat::Bundle => {
+            let dir = out.join(inst.name());
+            write_bundle(inst, &dir)?;
+            dir
+        }
+        ExportFormat::Npz => {
+            let file = out.join(format!("{}.npz", inst.name()));
+            cpbench_problems::io::npz::write_npz(inst, &file)?;
+            file
+        }
+        ExportFormat::Fclib => {
+            let stem = inst.name().strip_suffix("__ccp").unwrap_or(inst.name());
+            let file = out.join(format!("{stem}.hdf5"));
+            write_fclib(inst, &FclibInfo::for_instance(inst), &file)?;
+            file
+        }
+    })
+}
+
+/// The settings checks shared by [`generate`] and
+/// [`crate::generate_planar::generate_planar`]: [`GenerateError::Setting`] for `steps = 0` or
+/// fclib export of a frictionless scene (fclib holds Coulomb-cone problems only).
+pub fn check_steps_and_format(
+    steps: u64,
+    format: ExportFormat,
+    frictionless: bool,
+) -> Result<(), GenerateError> {
+    if steps == 0 {
+        return Err(GenerateError::Setting {
+            name: "steps",
+            reason: "must be >= 1".into(),
+        });
+    }
+    if format == ExportFormat::Fclib && frictionless {
+        return Err(GenerateError::Setting {
+            name: "fclib",
+            reason: "fclib holds frictional (Coulomb-cone) problems only, not a frictionless \
+                     scene"
+                .into(),
+        });
+    }
+    Ok(())
+}
+
 /// Simulate `cfg.steps` steps of `cfg.spec` with `cfg.solver` in the loop; write one native
 /// bundle per exported step (`{out}/{label}_step{NNNN}__{ccp|lcp}`; with
 /// [`ExportFormat::Fclib`] the fclib file `{out}/{label}_step{NNNN}.hdf5`; steps without
@@ -264,20 +318,7 @@ pub fn generate(
     cfg: &GenerateConfig,
     mut progress: impl FnMut(&StepReport),
 ) -> Result<GenerateSummary, GenerateError> {
-    if cfg.steps == 0 {
-        return Err(GenerateError::Setting {
-            name: "steps",
-            reason: "must be >= 1".into(),
-        });
-    }
-    if cfg.export_format == ExportFormat::Fclib && cfg.spec.frictionless {
-        return Err(GenerateError::Setting {
-            name: "fclib",
-            reason: "fclib holds frictional (Coulomb-cone) problems only, not a frictionless \
-                     scene"
-                .into(),
-        });
-    }
+    check_steps_and_format(cfg.steps, cfg.export_format, cfg.spec.frictionless)?;
     if cfg.operator == Some(OperatorKind::MatrixFree)
         && cfg.export_every > 0
         && cfg.export_format == ExportFormat::Fclib
@@ -334,25 +375,9 @@ pub fn generate(
         };
         if cfg.export_every > 0 && (cfg.no_solve || rep.step % cfg.export_every == 0) {
             if let Some(inst) = sim.last_instance() {
-                let path = match cfg.export_format {
-                    ExportFormat::Bundle => {
-                        let dir = cfg.out.join(inst.name());
-                        write_bundle(inst, &dir)?;
-                        dir
-                    }
-                    ExportFormat::Npz => {
-                        let file = cfg.out.join(format!("{}.npz", inst.name()));
-                        cpbench_problems::io::npz::write_npz(inst, &file)?;
-                        file
-                    }
-                    ExportFormat::Fclib => {
-                        let stem = inst.name().strip_suffix("__ccp").unwrap_or(inst.name());
-                        let file = cfg.out.join(format!("{stem}.hdf5"));
-                        write_fclib(inst, &FclibInfo::for_instance(inst), &file)?;
-                        file
-                    }
-                };
-                summary.exported.push(path);
+                summary
+                    .exported
+                    .push(export_instance(inst, cfg.export_format, &cfg.out)?);
             }
         }
         let view_every = cfg.view_every.unwrap_or(cfg.export_every);

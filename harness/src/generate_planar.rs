@@ -6,9 +6,10 @@
 
 use crate::error::HarnessError;
 use crate::fsutil::write_atomic;
-use crate::generate::{ExportFormat, GenerateError, RegistrySolver};
+use crate::generate::{
+    check_steps_and_format, export_instance, ExportFormat, GenerateError, RegistrySolver,
+};
 use cpbench_granular::planar::{Disc, PlanarSceneKind, PlanarStepReport};
-use cpbench_problems::io::{write_bundle, write_fclib, FclibInfo};
 use cpbench_solvers::ExecSettings;
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -134,20 +135,7 @@ pub fn generate_planar(
     cfg: &PlanarGenerateConfig,
     mut progress: impl FnMut(&PlanarStepReport),
 ) -> Result<PlanarGenerateSummary, GenerateError> {
-    if cfg.steps == 0 {
-        return Err(GenerateError::Setting {
-            name: "steps",
-            reason: "must be >= 1".into(),
-        });
-    }
-    if cfg.export_format == ExportFormat::Fclib && cfg.frictionless {
-        return Err(GenerateError::Setting {
-            name: "fclib",
-            reason: "fclib holds frictional (Coulomb-cone) problems only, not a frictionless \
-                     scene"
-                .into(),
-        });
-    }
+    check_steps_and_format(cfg.steps, cfg.export_format, cfg.frictionless)?;
     let start = Instant::now();
     let mut solver =
         RegistrySolver::new(&cfg.solver, cfg.solver_settings.as_ref(), cfg.exec.clone())?;
@@ -170,25 +158,9 @@ pub fn generate_planar(
         };
         if cfg.export_every > 0 && rep.step % cfg.export_every == 0 {
             if let Some(inst) = sim.last_instance() {
-                let path = match cfg.export_format {
-                    ExportFormat::Bundle => {
-                        let dir = cfg.out.join(inst.name());
-                        write_bundle(inst, &dir)?;
-                        dir
-                    }
-                    ExportFormat::Npz => {
-                        let file = cfg.out.join(format!("{}.npz", inst.name()));
-                        cpbench_problems::io::npz::write_npz(inst, &file)?;
-                        file
-                    }
-                    ExportFormat::Fclib => {
-                        let stem = inst.name().strip_suffix("__ccp").unwrap_or(inst.name());
-                        let file = cfg.out.join(format!("{stem}.hdf5"));
-                        write_fclib(inst, &FclibInfo::for_instance(inst), &file)?;
-                        file
-                    }
-                };
-                summary.exported.push(path);
+                summary
+                    .exported
+                    .push(export_instance(inst, cfg.export_format, &cfg.out)?);
             }
         }
         progress(&rep);

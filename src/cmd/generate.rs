@@ -182,6 +182,19 @@ fn generate_lcp(a: &GenerateArgs, family: &str) -> Result<(), AnyError> {
     Ok(())
 }
 
+/// Print the mean phase times of a step (seconds in, milliseconds out): detection, assembly,
+/// instance, solve, update.
+fn print_phase_times([det, asm, inst, solve, upd]: [f64; 5]) {
+    println!(
+        "per step (ms): detection {:.3}, assembly {:.3}, instance {:.3}, solve {:.3}, update {:.3}",
+        det * 1e3,
+        asm * 1e3,
+        inst * 1e3,
+        solve * 1e3,
+        upd * 1e3
+    );
+}
+
 /// `generate --model penalty`: simulate the scene with the penalty stepper
 /// ([`cpbench_granular::penalty`]) for `--steps` steps of the scene's `h`, each a whole number
 /// of Verlet steps, write `trajectory.csv`
@@ -418,14 +431,7 @@ fn generate_planar(a: &GenerateArgs, scene: &str, size: usize) -> Result<(), Any
         it,
         unconverged
     );
-    println!(
-        "per step (ms): detection {:.3}, assembly {:.3}, instance {:.3}, solve {:.3}, update {:.3}",
-        det * 1e3,
-        asm * 1e3,
-        inst * 1e3,
-        solve * 1e3,
-        upd * 1e3
-    );
+    print_phase_times([det, asm, inst, solve, upd]);
     let max_pen = s.steps.iter().fold(0.0f64, |m, r| m.max(r.max_penetration));
     let below = s
         .final_discs
@@ -589,14 +595,7 @@ pub fn generate(a: GenerateArgs) -> Result<(), AnyError> {
             unconverged
         );
     }
-    println!(
-        "per step (ms): detection {:.3}, assembly {:.3}, instance {:.3}, solve {:.3}, update {:.3}",
-        det * 1e3,
-        asm * 1e3,
-        inst * 1e3,
-        solve * 1e3,
-        upd * 1e3
-    );
+    print_phase_times([det, asm, inst, solve, upd]);
     if det + asm > 0.0 {
         println!("detection + assembly: {:.3e} contacts/s", nc / (det + asm));
     }
