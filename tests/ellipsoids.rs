@@ -316,6 +316,9 @@ fn export_and_solve(sp: &SceneSpec, steps: usize) {
             .unwrap()
             .restore(frictionless)
             .unwrap();
+        // the snapshot keeps the rolling resistance
+        assert_eq!(snap.rolling_friction, Some(0.05));
+        assert_eq!(r.world().params.rolling_friction, 0.05);
         let inst = r.build_instance().unwrap().unwrap().clone();
         // a snapshot restores deterministically, and to rounding the live state's problem
         // (the saved quaternions are renormalised on restore)

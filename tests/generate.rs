@@ -42,6 +42,7 @@ fn config(out: &Path, frictionless: bool) -> GenerateConfig {
         no_solve: false,
         restitution: None,
         restitution_threshold: None,
+        rolling_friction: None,
     }
 }
 

@@ -1,5 +1,6 @@
 //! Ellipsoids (3-D): shape, mass properties and the narrow phase (ellipsoid-plane and
-//! ellipsoid-ellipsoid), self-contained and not yet used by the stepper.
+//! ellipsoid-ellipsoid), used by the stepper through [`super::narrow::body_body`] and
+//! [`super::narrow::body_plane`].
 //!
 //! An ellipsoid with semi-axes `(a, b, c)` (m) along its body axes, centre `x` and orientation
 //! `R` (unit quaternion, body frame = principal axes, `x_world = R x_body + x`) is

@@ -1,6 +1,7 @@
 //! # cpbench-granular
 //!
-//! Granular-dynamics time stepper (rigid spheres) that generates LCP and CCP instances
+//! Granular-dynamics time steppers (rigid spheres and ellipsoids in 3-D, discs with bonds in
+//! 2-D) that generate LCP and CCP instances
 //! ([`cpbench_problems::Instance`]).
 //!
 //! cpbench's own source of realistic problems: a semi-implicit (Moreau / Anitescu-Tasora) time
@@ -23,12 +24,13 @@
 //! Conventions (all SI: m, kg, s, N s for impulses):
 //! - body `i` has `q_i = (x, y, z, e0, e1, e2, e3)` and `v_i = (vx, vy, vz, wx, wy, wz)`, the
 //!   angular velocity in the **body** frame; `y` is up in every scene, gravity `(0, -g, 0)`;
-//! - contact `c` joins body `A` (always a movable sphere) and `B` (a sphere, a fixed sphere
-//!   or a plane); its normal `n` points from `A` to `B`, `(n, u, w)` is a right-handed
+//! - contact `c` joins body `A` (always a movable body, sphere or ellipsoid) and `B` (a movable
+//!   or fixed body, or a plane); its normal `n` points from `A` to `B`, `(n, u, w)` is a right-handed
 //!   orthonormal frame and `Phi_c` the signed gap (negative when overlapping);
 //! - `D_c` (`6 nb x 3`) has rows `-[n u w]` and `-A_A^T [r_A x n, r_A x u, r_A x w]` for body
 //!   `A` and the same with `+` and `r_B` for `B` (lever arms `r` from the centre to the contact
-//!   point, rotated into body coordinates by `A^T`), so `g = N gamma + r = b + D^T v(t+h)` is
+//!   point, rotated into body coordinates by `A^T`; for ellipsoids the contact point is the
+//!   midpoint of the two witness points), so `g = N gamma + r = b + D^T v(t+h)` is
 //!   the contact velocity of `B` relative to `A` in the contact frame: its normal component is
 //!   positive when the bodies separate, and `gamma_n >= 0` pushes them apart. Unknowns are
 //!   contact-interleaved, normal first (fclib order). Fixed bodies and planes add no rows.
@@ -44,10 +46,11 @@
 //!
 //! Layout: [`bodies`] (state, mass matrix, quaternion update), [`narrow`] (contact geometry
 //! and frames), [`broadphase`] (uniform-grid cell list, O(n)), [`assembly`] (sparse `N`, `r`,
-//! velocity update), [`stepper`] (the step, warm start, statistics), [`scenes`] (fill, pile,
-//! pyramid, tube, bounce, cradle), [`penalty`] (spring-dashpot stepper with velocity Verlet,
+//! velocity update), [`stepper`] (the step, warm start, rolling resistance, statistics),
+//! [`scenes`] (fill, pile, pyramid, tube, bounce, cradle, ellipsoid-fill, ellipsoid-pile),
+//! [`penalty`] (spring-dashpot stepper with velocity Verlet,
 //! for comparison), [`snapshot`] (saved states that rebuild instances), [`rng`] (SplitMix64),
-//! [`ellipsoid`] (ellipsoid shape, mass properties and narrow phase; not yet in the stepper),
+//! [`ellipsoid`] (ellipsoid shape, mass properties and narrow phase, used by [`narrow`]),
 //! [`planar`] (2-D discs, walls and FyDiK2D bonds producing fc2d instances: disc-hopper, beam-impact).
 //!
 //! This crate is the only user of `nalgebra` among the problem crates; `cpbench-problems` holds

@@ -64,6 +64,11 @@ pub struct Snapshot {
     /// (the inelastic scheme of every file written before it was added).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restitution: Option<f64>,
+    /// Rolling resistance of the simulation ([`crate::SimParams::rolling_friction`]), written
+    /// when `> 0` or when the scene has ellipsoids; absent: the scene's default on restore
+    /// (0 for the sphere scenes, 0.05 for the ellipsoid scenes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rolling_friction: Option<f64>,
     /// Its closing-speed threshold (m/s, [`crate::SimParams::restitution_threshold`]),
     /// written with `restitution`; absent: the default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -99,6 +104,9 @@ impl Snapshot {
                     .collect()
             },
             restitution: (w.params.restitution > 0.0).then_some(w.params.restitution),
+            rolling_friction: (w.params.rolling_friction > 0.0
+                || w.bodies.iter().any(|b| !b.is_sphere()))
+            .then_some(w.params.rolling_friction),
             restitution_threshold: (w.params.restitution > 0.0)
                 .then_some(w.params.restitution_threshold),
         }
@@ -192,6 +200,9 @@ impl Snapshot {
         scene.world.params.restitution = self.restitution.unwrap_or(0.0);
         if let Some(t) = self.restitution_threshold {
             scene.world.params.restitution_threshold = t;
+        }
+        if let Some(m) = self.rolling_friction {
+            scene.world.params.rolling_friction = m;
         }
         let mut sim = scene.into_simulation()?;
         for (i, b) in sim.bodies_mut().iter_mut().enumerate() {

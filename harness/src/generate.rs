@@ -172,6 +172,11 @@ pub struct GenerateConfig {
     /// Closing-speed threshold of the impact law (m/s,
     /// [`cpbench_granular::SimParams::restitution_threshold`]); `None`: its default, 1e-2.
     pub restitution_threshold: Option<f64>,
+    /// Rolling resistance `mu_r >= 0` of every contact
+    /// ([`cpbench_granular::SimParams::rolling_friction`]); `None`: the scene's own (0.05 for
+    /// the ellipsoid scenes, 0 for the others: bit for bit the earlier scheme). Recorded in
+    /// the provenance when `> 0`.
+    pub rolling_friction: Option<f64>,
 }
 
 /// Outcome of [`generate`].
@@ -350,6 +355,9 @@ pub fn generate(
     }
     if let Some(t) = cfg.restitution_threshold {
         params.restitution_threshold = t;
+    }
+    if let Some(m) = cfg.rolling_friction {
+        params.rolling_friction = m;
     }
     // checked (with the other parameters) by `into_simulation`
     let mut sim = scene.into_simulation()?;

@@ -64,6 +64,12 @@ pub struct GenerateArgs {
     /// Closing speed (m/s) above which a contact impacts with --restitution [default: 1e-2].
     #[arg(long, allow_negative_numbers = true)]
     pub restitution_threshold: Option<f64>,
+    /// Rolling resistance mu_r >= 0: a torque impulse of at most mu_r |r| gamma_n against the
+    /// rolling part of the relative angular velocity at every contact, clipped at rest and
+    /// applied after the solve (the exported problems do not contain it) [default: the
+    /// scene's: 0.05 ellipsoid-fill and ellipsoid-pile, 0 the others].
+    #[arg(long, allow_negative_numbers = true)]
+    pub rolling_friction: Option<f64>,
     /// Solver in the loop (warm-started from the previous step).
     #[arg(long, default_value = "apgd")]
     pub solver: String,
@@ -215,6 +221,7 @@ fn generate_penalty(a: &GenerateArgs, scene: &str, size: usize) -> Result<(), An
         (a.save_state, "--save-state"),
         (a.fclib || a.format.is_some(), "--fclib / --format"),
         (a.no_solve, "--no-solve"),
+        (a.rolling_friction.is_some(), "--rolling-friction"),
         (
             a.restitution.is_some() || a.restitution_threshold.is_some(),
             "--restitution / --restitution-threshold (use --penalty-restitution)",
@@ -341,6 +348,7 @@ fn generate_planar(a: &GenerateArgs, scene: &str, size: usize) -> Result<(), Any
         (a.no_solve, "--no-solve"),
         (a.operator != "auto", "--operator"),
         (a.aspect.is_some(), "--aspect"),
+        (a.rolling_friction.is_some(), "--rolling-friction"),
         (
             a.restitution.is_some() || a.restitution_threshold.is_some(),
             "--restitution / --restitution-threshold",
@@ -552,6 +560,7 @@ pub fn generate(a: GenerateArgs) -> Result<(), AnyError> {
         no_solve: a.no_solve,
         restitution: a.restitution,
         restitution_threshold: a.restitution_threshold,
+        rolling_friction: a.rolling_friction,
     };
     let _lock = cpbench_harness::lock::FolderLock::acquire(&a.out)?;
     let every = print_every;
