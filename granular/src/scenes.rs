@@ -227,6 +227,35 @@ fn closed_box(lo: Vector3<f64>, hi: Vector3<f64>) -> Result<Vec<Plane>> {
     ])
 }
 
+/// The parameters of a scene: time step `h` (s), gravity `(0, -g, 0)` (m/s^2), friction
+/// `mu`, minimum envelope (m), frictional or not, the rest at their defaults (no restitution,
+/// no rolling resistance), checked. Errors: [`SimParams::validate`].
+fn scene_params(h: f64, g: f64, mu: f64, envelope: f64, frictionless: bool) -> Result<SimParams> {
+    let params = SimParams {
+        h,
+        // 0 - g, not -g: no gravity is +0 (the cradle's `(0, 0, 0)`, recorded as such)
+        gravity: Vector3::new(0.0, 0.0 - g, 0.0),
+        mu,
+        envelope,
+        frictionless,
+        ..Default::default()
+    };
+    params.validate()?;
+    Ok(params)
+}
+
+/// The checks of a polydisperse scene (`pile`, `ellipsoid-pile`): `count` in `1..=2^26`,
+/// `0 < r_min <= r_max` (m), `density > 0` (kg/m^3).
+fn check_polydisperse(count: usize, r_min: f64, r_max: f64, density: f64) -> Result<()> {
+    check_size("size", count, 1 << 26)?;
+    check_positive("r_min", r_min)?;
+    check_positive("r_max", r_max)?;
+    if r_max < r_min {
+        return Err(invalid("r_max", r_max, "must be >= r_min"));
+    }
+    check_positive("density", density)
+}
+
 /// Check the TEST_FILL lattice shared by `fill` and `ellipsoid-fill`: `n` and `layers` in
 /// `1..=4096`, at most `2^26` bodies, positive `bound` (the bodies' bounding radius) and
 /// `spacing`, non-negative `jitter` with `bound + jitter <= spacing / 2` (no overlap).
@@ -384,15 +413,7 @@ impl FillParams {
         check_lattice(self.n, self.layers, self.radius, self.spacing, self.jitter)?;
         check_positive("mass", self.mass)?;
         check_non_negative("g", self.g)?;
-        let params = SimParams {
-            h: self.h,
-            gravity: Vector3::new(0.0, -self.g, 0.0),
-            mu: self.mu,
-            envelope: self.envelope,
-            frictionless,
-            ..Default::default()
-        };
-        params.validate()?;
+        let params = scene_params(self.h, self.g, self.mu, self.envelope, frictionless)?;
         let mut rng = SplitMix64::new(seed);
         let s = self.spacing;
         let mut bodies = Vec::with_capacity(self.n * self.n * self.layers);
@@ -484,22 +505,8 @@ impl PileParams {
     /// Build the scene. Errors: [`GranularError::InvalidParameter`] for `count = 0`,
     /// `r_min <= 0`, `r_max < r_min`, a non-positive density, width or `h`, `mu < 0`.
     pub fn build(&self, seed: u64, frictionless: bool) -> Result<Scene> {
-        check_size("size", self.count, 1 << 26)?;
-        check_positive("r_min", self.r_min)?;
-        check_positive("r_max", self.r_max)?;
-        if self.r_max < self.r_min {
-            return Err(invalid("r_max", self.r_max, "must be >= r_min"));
-        }
-        check_positive("density", self.density)?;
-        let params = SimParams {
-            h: self.h,
-            gravity: Vector3::new(0.0, -9.81, 0.0),
-            mu: self.mu,
-            envelope: self.envelope,
-            frictionless,
-            ..Default::default()
-        };
-        params.validate()?;
+        check_polydisperse(self.count, self.r_min, self.r_max, self.density)?;
+        let params = scene_params(self.h, 9.81, self.mu, self.envelope, frictionless)?;
         let mut rng = SplitMix64::new(seed);
         let column = Column::new(self.count, self.r_max);
         let width = self.width.unwrap_or(4.0 * column.width);
@@ -603,15 +610,7 @@ impl PyramidParams {
         check_size("size", self.layers, 1024)?;
         check_positive("radius", self.radius)?;
         check_positive("mass", self.mass)?;
-        let params = SimParams {
-            h: self.h,
-            gravity: Vector3::new(0.0, -9.81, 0.0),
-            mu: self.mu,
-            envelope: self.envelope,
-            frictionless,
-            ..Default::default()
-        };
-        params.validate()?;
+        let params = scene_params(self.h, 9.81, self.mu, self.envelope, frictionless)?;
         let r = self.radius;
         let l = self.layers;
         let mut bodies = Vec::new();
@@ -717,15 +716,7 @@ impl TubeParams {
                 "must be >= 4.2 radius",
             ));
         }
-        let params = SimParams {
-            h: self.h,
-            gravity: Vector3::new(0.0, -9.81, 0.0),
-            mu: self.mu,
-            envelope: self.envelope,
-            frictionless,
-            ..Default::default()
-        };
-        params.validate()?;
+        let params = scene_params(self.h, 9.81, self.mu, self.envelope, frictionless)?;
         let mut rng = SplitMix64::new(seed);
         let r = self.radius;
         let rt = self.tube_radius;
@@ -871,15 +862,8 @@ impl BounceParams {
                 "must be finite and > 2 radius",
             ));
         }
-        let params = SimParams {
-            h: self.h,
-            gravity: Vector3::new(0.0, -9.81, 0.0),
-            mu: self.mu,
-            envelope: self.envelope,
-            frictionless,
-            restitution: self.restitution,
-            ..Default::default()
-        };
+        let mut params = scene_params(self.h, 9.81, self.mu, self.envelope, frictionless)?;
+        params.restitution = self.restitution;
         params.validate()?;
         let (r, n) = (self.radius, self.count);
         let bodies = (0..n)
@@ -968,15 +952,8 @@ impl CradleParams {
         check_positive("mass", self.mass)?;
         check_positive("v0", self.v0)?;
         check_non_negative("gap", self.gap)?;
-        let params = SimParams {
-            h: self.h,
-            gravity: Vector3::zeros(),
-            mu: self.mu,
-            envelope: self.envelope,
-            frictionless,
-            restitution: self.restitution,
-            ..Default::default()
-        };
+        let mut params = scene_params(self.h, 0.0, self.mu, self.envelope, frictionless)?;
+        params.restitution = self.restitution;
         params.validate()?;
         let (r, n) = (self.radius, self.count);
         let mut bodies = (0..n)

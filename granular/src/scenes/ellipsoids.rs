@@ -6,11 +6,12 @@
 //! (Shoemake 1992, "Uniform random rotations", Graphics Gems III), drawn from the seed.
 
 use super::{
-    check_lattice, check_size, closed_box, lattice_box, lattice_sites, params_map, Column, Scene,
+    check_lattice, check_polydisperse, closed_box, lattice_box, lattice_sites, params_map,
+    scene_params, Column, Scene,
 };
 use crate::bodies::Body;
 use crate::rng::SplitMix64;
-use crate::stepper::{SimParams, World};
+use crate::stepper::World;
 use crate::{check_positive, invalid, Result};
 use nalgebra::{Quaternion, UnitQuaternion, Vector3};
 
@@ -111,15 +112,8 @@ impl EllipsoidFillParams {
         check_lattice(self.n, self.layers, self.bound, self.spacing, self.jitter)?;
         check_positive("mass", self.mass)?;
         let axes = spheroid_axes(self.bound, self.aspect)?;
-        let params = SimParams {
-            h: self.h,
-            gravity: Vector3::new(0.0, -9.81, 0.0),
-            mu: self.mu,
-            envelope: self.envelope,
-            frictionless,
-            rolling_friction: self.rolling_friction,
-            ..Default::default()
-        };
+        let mut params = scene_params(self.h, 9.81, self.mu, self.envelope, frictionless)?;
+        params.rolling_friction = self.rolling_friction;
         params.validate()?;
         let mut rng = SplitMix64::new(seed);
         let s = self.spacing;
@@ -208,23 +202,10 @@ impl EllipsoidPileParams {
     /// an aspect ratio outside `[0.1, 10]`, `r_min <= 0`, `r_max < r_min`, a non-positive
     /// density, width or `h`, `mu < 0`, a width below the column's.
     pub fn build(&self, seed: u64, frictionless: bool) -> Result<Scene> {
-        check_size("size", self.count, 1 << 26)?;
-        check_positive("r_min", self.r_min)?;
-        check_positive("r_max", self.r_max)?;
-        if self.r_max < self.r_min {
-            return Err(invalid("r_max", self.r_max, "must be >= r_min"));
-        }
-        check_positive("density", self.density)?;
+        check_polydisperse(self.count, self.r_min, self.r_max, self.density)?;
         spheroid_axes(self.r_max, self.aspect)?;
-        let params = SimParams {
-            h: self.h,
-            gravity: Vector3::new(0.0, -9.81, 0.0),
-            mu: self.mu,
-            envelope: self.envelope,
-            frictionless,
-            rolling_friction: self.rolling_friction,
-            ..Default::default()
-        };
+        let mut params = scene_params(self.h, 9.81, self.mu, self.envelope, frictionless)?;
+        params.rolling_friction = self.rolling_friction;
         params.validate()?;
         let mut rng = SplitMix64::new(seed);
         let column = Column::new(self.count, self.r_max);
