@@ -27,13 +27,16 @@
 //!
 //! **PNG** (`snapshots/step_{kkkk}.png`, 1200 x 640 px): the side view (x right, y up) and the
 //! top view (x right, z down the page, seen from above) of the scene, side by side, at one
-//! common scale with every sphere a circle of its true radius; movable bodies are coloured
+//! common scale with every sphere a circle of its true radius and every ellipsoid its shadow
+//! (the ellipse of the 2x2 block of its shape matrix on the view's axes, a 32-gon); movable
+//! bodies are coloured
 //! by speed (blue slow, red at the fastest body of the frame) and drawn back to front; fixed
 //! bodies (the pyramid's base, the tube's wall) are grey outlines drawn first. The title gives the label, step, time, contacts, kinetic energy and the speed of
 //! the reddest colour.
 
 use crate::error::{HarnessError, Result};
 use crate::fsutil::write_atomic;
+use cpbench_granular::nalgebra::Matrix3;
 use cpbench_granular::narrow::Partner;
 use cpbench_granular::Simulation;
 use plotters::prelude::*;
@@ -251,12 +254,17 @@ fn draw_snapshot(sim: &Simulation, label: &str, path: &Path) -> std::result::Res
         .margin(8, 0, 0, 0)
         .titled(&title, (crate::plot::FAMILY, 22))
         .map_err(|e| e.to_string())?;
-    // bounding box of the spheres
+    // bounding box of the bodies (an ellipsoid's half extent along axis k is sqrt(Q_kk))
+    let shapes: Vec<Option<Matrix3<f64>>> = bodies
+        .iter()
+        .map(|b| (!b.is_sphere()).then(|| b.as_ellipsoid().shape_matrix(&b.rot)))
+        .collect();
     let (mut lo, mut hi) = ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]);
-    for b in bodies {
+    for (b, q) in bodies.iter().zip(&shapes) {
         for k in 0..3 {
-            lo[k] = lo[k].min(b.pos[k] - b.radius);
-            hi[k] = hi[k].max(b.pos[k] + b.radius);
+            let e = q.map_or(b.radius, |q| q[(k, k)].sqrt());
+            lo[k] = lo[k].min(b.pos[k] - e);
+            hi[k] = hi[k].max(b.pos[k] + e);
         }
     }
     if bodies.is_empty() {
@@ -314,6 +322,29 @@ fn draw_snapshot(sim: &Simulation, label: &str, path: &Path) -> std::result::Res
         });
         for &i in &order {
             let b = &bodies[i];
+            if let Some(q) = &shapes[i] {
+                // the ellipsoid's shadow: the ellipse of the 2x2 block of Q on the view's axes
+                let outline = projected_ellipse(q, a, v);
+                let pts: Vec<(i32, i32)> = outline
+                    .iter()
+                    .map(|(x, y)| to_px(b.pos[a] + x, b.pos[v] + y))
+                    .collect();
+                let fill = if b.fixed {
+                    RGBColor(150, 150, 150)
+                } else {
+                    speed_colour(b.vel.norm(), smax)
+                };
+                area.draw(&Polygon::new(pts.clone(), ShapeStyle::from(&fill).filled()))
+                    .map_err(|e| e.to_string())?;
+                let mut ring = pts;
+                ring.push(ring[0]);
+                area.draw(&PathElement::new(
+                    ring,
+                    ShapeStyle::from(&BLACK).stroke_width(1),
+                ))
+                .map_err(|e| e.to_string())?;
+                continue;
+            }
             let c = to_px(b.pos[a], b.pos[v]);
             let r = ((b.radius * scale).round() as i32).max(1) as u32;
             if b.fixed {
@@ -330,6 +361,21 @@ fn draw_snapshot(sim: &Simulation, label: &str, path: &Path) -> std::result::Res
         }
     }
     root.present().map_err(|e| e.to_string())
+}
+
+/// Outline (m, relative to the centre, 32 points) of the orthogonal projection of an
+/// ellipsoid of world shape matrix `q` (`{y : y^T Q^-1 y <= 1}`) on the plane of axes `a`
+/// (horizontal) and `v` (vertical): the ellipse of the 2x2 block `S` of `Q` on those axes,
+/// `L (cos t, sin t)` with `L L^T = S` (Cholesky).
+fn projected_ellipse(q: &Matrix3<f64>, a: usize, v: usize) -> [(f64, f64); 32] {
+    let l11 = q[(a, a)].sqrt();
+    let l21 = q[(v, a)] / l11;
+    let l22 = (q[(v, v)] - l21 * l21).max(0.0).sqrt();
+    std::array::from_fn(|k| {
+        let t = 2.0 * std::f64::consts::PI * k as f64 / 32.0;
+        let (c, s) = (t.cos(), t.sin());
+        (l11 * c, l21 * c + l22 * s)
+    })
 }
 
 #[cfg(test)]
@@ -459,6 +505,36 @@ mod tests {
 
     /// Ellipsoid scenes add the `shape` tensor `R diag(a, b, c) R^T`: symmetric, trace
     /// `a + b + c`, and `shape . (R e_x) = a (R e_x)` for each body.
+    /// The drawn outline of an ellipsoid is its shadow: for semi-axes (0.3, 0.2, 0.1) rotated
+    /// about z, the outline's extent along x equals the largest projection sqrt(Q_xx) of any
+    /// surface point (support function), and along y sqrt(Q_yy); axis-aligned it is (a, b).
+    #[test]
+    fn projected_ellipse_is_the_shadow() {
+        use cpbench_granular::ellipsoid::Ellipsoid;
+        use cpbench_granular::nalgebra::{UnitQuaternion, Vector3};
+        let e = Ellipsoid::new(Vector3::new(0.3, 0.2, 0.1), 1.0).unwrap();
+        let q0 = e.shape_matrix(&UnitQuaternion::identity());
+        let o = projected_ellipse(&q0, 0, 1);
+        assert!((o[0].0 - 0.3).abs() < 1e-15 && (o[8].1 - 0.2).abs() < 1e-15);
+        let rot = UnitQuaternion::from_scaled_axis(Vector3::new(0.2, -0.5, 0.9));
+        let q = e.shape_matrix(&rot);
+        for (a, v) in [(0, 1), (0, 2)] {
+            let o = projected_ellipse(&q, a, v);
+            let xmax = o.iter().map(|p| p.0).fold(f64::MIN, f64::max);
+            let ymax = o.iter().map(|p| p.1).fold(f64::MIN, f64::max);
+            // a 32-gon inscribed in the ellipse reaches its extent to within 1 - cos(pi/32)
+            let (ex, ey) = (q[(a, a)].sqrt(), q[(v, v)].sqrt());
+            assert!(
+                xmax <= ex + 1e-15 && xmax > ex * (1.0 - 5e-3),
+                "{xmax} vs {ex}"
+            );
+            assert!(
+                ymax <= ey + 1e-15 && ymax > ey * (1.0 - 5e-3),
+                "{ymax} vs {ey}"
+            );
+        }
+    }
+
     #[test]
     fn vtk_of_ellipsoids_carries_the_shape_tensor() {
         let text = std::fs::read_to_string(concat!(
