@@ -80,8 +80,8 @@ fn resting_spheroid_on_short_and_long_axes_carries_m_g_h() {
 /// contact and the `Phi / h` term), so it rocks for ever unless something resists rolling:
 /// with the rolling resistance `mu_r = 0.05` ([`SimParams::rolling_friction`]) it ends at rest
 /// with its centre at height `b` within 1% and its long axis horizontal within 0.03 rad, the
-/// total energy never above the initial one (to 1e-6) and ending at `m g b` within 1%, and the overlap
-/// below 2% of `b`. Without rolling resistance it is still rocking after the same time.
+/// total energy never above the initial one (to 1e-6) and ending at `m g b` within 1%, and
+/// the overlap below 2% of `b`. Without rolling resistance it is still rocking after the same time.
 #[test]
 fn tipped_spheroid_settles_on_its_short_axis() {
     let (a, b, m, h) = (0.2, 0.1, 1.0, 2e-3);
@@ -220,8 +220,9 @@ fn spec(kind: SceneKind, size: usize, frictionless: bool, aspect: Option<f64>) -
 }
 
 /// `ellipsoid-fill` (size 3: 90 prolate spheroids 0.4 x 0.2 x 0.2 m) and `ellipsoid-pile`
-/// (60 prolate ones, bounding radii 0.05 to 0.1 m), both with the scenes' rolling resistance 0.05, fall and settle: the total energy decreases to the heap's potential energy
-/// (kinetic energy below 1e-3 of what was lost), the overlap stays below 20% of the smallest
+/// (60 prolate ones, bounding radii 0.05 to 0.1 m), both with the scenes' rolling resistance
+/// 0.05, fall and settle: the total energy decreases to the heap's potential energy (kinetic
+/// energy below 1e-3 of what was lost), the overlap stays below 20% of the smallest
 /// short semi-axis during the fall and below 2e-5 m once settled, and every step's solve
 /// converges. Measured: the fill's largest overlap 1.2e-2 m (6% of 0.2 m, impacts at up to
 /// 14 m/s with `h = 1e-2`), the pile's 3.6e-3 m (14.5% of its smallest short semi-axis 0.025
