@@ -145,6 +145,39 @@ fn tipped_spheroid_settles_on_its_short_axis() {
     assert!(ke > 1e-3, "kinetic energy {ke}");
 }
 
+/// A hand-edited ellipsoid whose bounding radius is below its largest semi-axis (the grid
+/// would miss its contacts) or whose semi-axis is not positive is refused with a typed error.
+#[test]
+fn inconsistent_ellipsoids_are_refused() {
+    let good = Body::ellipsoid(
+        Vector3::new(0.0, 1.0, 0.0),
+        UnitQuaternion::identity(),
+        Vector3::new(0.3, 0.2, 0.1),
+        1.0,
+    )
+    .unwrap();
+    let mut small = good.clone();
+    small.radius = 0.2;
+    let mut flat = good.clone();
+    flat.shape = cpbench_granular::Shape::Ellipsoid {
+        semi_axes: Vector3::new(0.3, 0.0, 0.1),
+    };
+    for (b, name) in [(small, "radius"), (flat, "semi_axes")] {
+        let err = Simulation::new(
+            cpbench_granular::World {
+                bodies: vec![b],
+                planes: vec![floor()],
+                params: SimParams::default(),
+            },
+            "bad",
+            Default::default(),
+            None,
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains(name), "{err}");
+    }
+}
+
 /// Under a rigid motion of two ellipsoids (random poses, velocities and body-frame angular
 /// velocities) the normal row of `D^T v` equals the central difference of the narrow phase's
 /// signed gap, to 1e-6 relative: the witness lever arms and the body-frame rotation of the

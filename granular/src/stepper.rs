@@ -253,7 +253,8 @@ impl Simulation {
     /// instance's provenance.
     ///
     /// Errors: [`GranularError::InvalidParameter`] for invalid [`SimParams`], a body with a
-    /// non-positive or non-finite radius, mass or inertia or a non-finite state, or more than
+    /// non-positive or non-finite radius, mass or inertia or a non-finite state, an ellipsoid
+    /// with a non-positive semi-axis or a radius below its largest semi-axis, or more than
     /// `2^31` bodies.
     pub fn new(
         world: World,
@@ -946,6 +947,19 @@ pub(crate) fn check_bodies(bodies: &[Body]) -> Result<()> {
         check_positive("mass", b.mass)?;
         for &j in b.inertia.iter() {
             check_positive("inertia", j)?;
+        }
+        if let crate::Shape::Ellipsoid { semi_axes } = b.shape {
+            for &x in semi_axes.iter() {
+                check_positive("semi_axes", x)?;
+            }
+            // the broad phase finds pairs by bounding spheres of this radius
+            if b.radius < semi_axes.max() {
+                return Err(invalid(
+                    "radius",
+                    b.radius,
+                    "an ellipsoid's radius must be at least its largest semi-axis",
+                ));
+            }
         }
         if !b.q().iter().chain(&b.v()).all(|x| x.is_finite()) {
             return Err(invalid(
