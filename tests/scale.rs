@@ -32,15 +32,22 @@ fn small_suite(dir: &Path) -> String {
     p.to_string_lossy().into_owned()
 }
 
-/// Summary rows without the timing and memory columns (`time_s`, `jobs`, `peak_rss_bytes`),
+/// Summary rows without the timing and memory columns (`time_s`, `jobs`, `peak_rss_bytes`,
+/// `time_min_s`, `time_max_s`),
 /// keyed and sorted by instance, solver and profile.
 fn rows(dir: &Path) -> Vec<Vec<String>> {
     let mut rdr = csv::Reader::from_path(dir.join("summary.csv")).unwrap();
     let h = rdr.headers().unwrap().clone();
-    let drop: Vec<usize> = ["time_s", "jobs", "peak_rss_bytes"]
-        .iter()
-        .map(|c| h.iter().position(|x| x == *c).unwrap())
-        .collect();
+    let drop: Vec<usize> = [
+        "time_s",
+        "jobs",
+        "peak_rss_bytes",
+        "time_min_s",
+        "time_max_s",
+    ]
+    .iter()
+    .map(|c| h.iter().position(|x| x == *c).unwrap())
+    .collect();
     let mut out: Vec<Vec<String>> = rdr
         .records()
         .map(|r| {
@@ -265,24 +272,40 @@ fn report_writes_markdown_profiles_and_plots() {
     );
     succeed(cpbench().arg("report").arg(&a).arg("--baseline").arg(&a));
     let md = std::fs::read_to_string(a.join("report.md")).unwrap();
+    // one section per problem class: 4 CCPs and 2 LCPs, every solver takes them all
     for needle in [
         "Performance profiles",
         "shgeom iterations",
-        "| apgd | 100% | 100% |",
-        "overview.png",
+        "## Profile `default`, class `ccp`",
+        "## Profile `default`, class `lcp`",
+        "| apgd | 4 | 0 | 100% | 100% |",
+        "| apgd | 2 | 0 | 100% | 100% |",
+        "overview-ccp.png",
         "Compared with",
     ] {
         assert!(md.contains(needle), "report.md lacks '{needle}'");
     }
     for f in [
-        "report/profile_time.png",
-        "report/profile_iterations.svg",
-        "report/profile_matvecs.csv",
-        "report/shgeom.csv",
-        "report/overview.png",
+        "report/profile_time-ccp.png",
+        "report/profile_iterations-lcp.svg",
+        "report/profile_matvecs-ccp.csv",
+        "report/shgeom-lcp.csv",
+        "report/overview-ccp.png",
         "report/convergence/Rover4396__ccp__iterations.png",
         "report/convergence/Rover4396__ccp__matvecs.csv",
         "report/convergence/Rover4396__ccp__time.svg",
+    ] {
+        assert!(a.join(f).exists(), "{f}");
+    }
+    // --pool-classes: one section over both classes, files without the class suffix
+    succeed(cpbench().arg("report").arg(&a).arg("--pool-classes"));
+    let md = std::fs::read_to_string(a.join("report.md")).unwrap();
+    assert!(md.contains("| apgd | 6 | 0 | 100% | 100% |"), "{md}");
+    assert!(!md.contains("class `ccp`"));
+    for f in [
+        "report/shgeom.csv",
+        "report/overview.png",
+        "report/profile_time.png",
     ] {
         assert!(a.join(f).exists(), "{f}");
     }
@@ -294,6 +317,6 @@ fn report_writes_markdown_profiles_and_plots() {
         .output()
         .unwrap();
     assert!(o.status.success());
-    let csv = std::fs::read_to_string(a.join("report/shgeom.csv")).unwrap();
+    let csv = std::fs::read_to_string(a.join("report/shgeom-ccp.csv")).unwrap();
     assert!(csv.lines().count() == 4, "{csv}");
 }

@@ -60,8 +60,12 @@ fn scale_suite_runs_caches_and_reports() {
     let h = rdr.headers().unwrap().clone();
     let n = h.len();
     assert_eq!(
-        [&h[n - 3], &h[n - 2], &h[n - 1]],
+        [&h[n - 6], &h[n - 5], &h[n - 4]],
         ["peak_rss_bytes", "operator", "operator_bytes"]
+    );
+    assert_eq!(
+        [&h[n - 3], &h[n - 2], &h[n - 1]],
+        ["repeats", "time_min_s", "time_max_s"]
     );
     let rows: Vec<csv::StringRecord> = rdr.records().map(|r| r.unwrap()).collect();
     assert_eq!(rows.len(), 8);

@@ -15,13 +15,16 @@ pub struct CheckSpec {
 }
 
 /// The verdict.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Verdict {
     /// Recomputed residuals of the answer.
     pub residuals: Residuals,
     /// `true` when every residual is finite, the chosen residual is `<= tol`, and the answer is
     /// feasible to `tol` relative to its size (`dist(gamma, K) <= tol max(1, ||gamma||)`).
     pub success: bool,
+    /// When `success` is false: which of the three rules failed and by how much
+    /// (`check: nat_map_rel_2 = 3.1e-6 > tol 1e-6`), every failing rule, `; `-separated.
+    pub reason: Option<String>,
 }
 
 /// Check `gamma` for `instance`.
@@ -33,16 +36,43 @@ pub fn check(instance: &Instance, gamma: &[f64], spec: CheckSpec) -> Verdict {
                 ..Default::default()
             },
             success: false,
+            reason: Some(format!(
+                "check: the answer has {} entries, the instance {}",
+                gamma.len(),
+                instance.n()
+            )),
         };
     }
     let res = residuals(instance, gamma);
-    let success = res.is_finite()
-        && gamma.iter().all(|x| x.is_finite())
-        && res.get(spec.residual) <= spec.tol
-        && res.primal_feas <= spec.tol * norm2(gamma).max(1.0);
+    let mut why: Vec<String> = Vec::new();
+    let bad = gamma.iter().filter(|x| !x.is_finite()).count();
+    if bad > 0 {
+        why.push(format!("check: {bad} non-finite entries in the answer"));
+    } else if !res.is_finite() {
+        why.push("check: a residual of the answer is not finite".into());
+    }
+    let value = res.get(spec.residual);
+    // NaN fails too: only a value below the tolerance passes
+    if value.is_nan() || value > spec.tol {
+        why.push(format!(
+            "check: {} = {value:.3e} > tol {:.1e}",
+            spec.residual.as_str(),
+            spec.tol
+        ));
+    }
+    let size = norm2(gamma).max(1.0);
+    let feas_tol = spec.tol * size;
+    if res.primal_feas.is_nan() || res.primal_feas > feas_tol {
+        why.push(format!(
+            "check: primal infeasible: dist(gamma, K) = {:.3e} > tol max(1, ||gamma||) = {:.3e}",
+            res.primal_feas,
+            spec.tol * size
+        ));
+    }
     Verdict {
         residuals: res,
-        success,
+        success: why.is_empty(),
+        reason: (!why.is_empty()).then(|| why.join("; ")),
     }
 }
 
@@ -75,8 +105,23 @@ mod tests {
         assert!(check(&i, &[0.0, 1.0], spec).success);
         // close but not within tolerance
         assert!(!check(&i, &[0.0, 1.0 + 1e-6], spec).success);
+        let v = check(&i, &[0.0, 1.0 + 1e-6], spec);
+        assert_eq!(
+            v.reason.as_deref(),
+            Some("check: nat_map_rel_2 = 7.071e-7 > tol 1.0e-8")
+        );
         // a zero natural map needs feasibility too: an infeasible point is rejected
-        assert!(!check(&i, &[-1.0, 1.0], spec).success);
+        let v = check(&i, &[-1.0, 1.0], spec);
+        assert!(!v.success);
+        assert!(
+            v.reason
+                .as_deref()
+                .unwrap()
+                .contains("primal infeasible: dist(gamma, K) = 1.000e0"),
+            "{:?}",
+            v.reason
+        );
+        assert!(check(&i, &[0.0, 1.0], spec).reason.is_none());
         // NaN and wrong length
         assert!(!check(&i, &[f64::NAN, 1.0], spec).success);
         assert!(!check(&i, &[0.0], spec).success);

@@ -39,6 +39,7 @@ pub mod figures;
 pub mod fsutil;
 pub mod generate;
 pub mod generate_planar;
+pub mod load;
 pub mod lock;
 pub mod manifest;
 pub mod memory;

@@ -80,9 +80,24 @@ pub struct Manifest {
     /// argument order (left out of the JSON when empty).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub merged_from: Vec<MergedFrom>,
+    /// Timed solves per run (`cpbench run --repeat K`): `time_s` is their median, and the
+    /// summary's `time_min_s` / `time_max_s` their range (left out of the JSON when 1).
+    #[serde(skip_serializing_if = "is_one")]
+    pub repeat: usize,
+    /// The machine's load when the runs started ([`crate::load::LoadSample`]); left out when
+    /// not sampled (files written before it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub load_start: Option<crate::load::LoadSample>,
+    /// The machine's load when the runs ended; the manifest is written again with it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub load_end: Option<crate::load::LoadSample>,
     /// Fields this version does not know (from another version), kept as read.
     #[serde(flatten)]
     pub extra: BTreeMap<String, Value>,
+}
+
+fn is_one(v: &usize) -> bool {
+    *v <= 1
 }
 
 /// What a manifest writes for `exec.tol`: the stopping tolerance of a run is its profile's.

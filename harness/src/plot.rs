@@ -596,6 +596,10 @@ fn legend_entries(plots: &[LinePlot]) -> Vec<Entry> {
     let mut faint = false;
     for p in plots {
         for (i, s) in p.series.iter().enumerate() {
+            // a series with nothing to draw (a refused run, an empty trace) gets no entry
+            if !s.points.iter().any(|(x, y)| x.is_finite() && y.is_finite()) {
+                continue;
+            }
             let style = s.color.unwrap_or(i);
             let nm = p.best_so_far && is_non_monotone(&s.points);
             faint |= nm;

@@ -93,6 +93,25 @@ pub struct SummaryRow {
     /// ([`cpbench_problems::Instance::operator_bytes`]): `operator_bytes / time per product`
     /// is the bandwidth a product achieves. `None` in files written before it.
     pub operator_bytes: Option<u64>,
+    /// Timed solves behind `time_s` (`cpbench run --repeat K`): `time_s` is their median.
+    /// `None` in files written before it (one solve).
+    pub repeats: Option<u64>,
+    /// The fastest of the repeated solves' times (s); NaN in files written before it.
+    pub time_min_s: f64,
+    /// The slowest of the repeated solves' times (s); NaN in files written before it.
+    pub time_max_s: f64,
+}
+
+impl SummaryRow {
+    /// The relative spread of the repeated solves' times, `(max - min) / median` (NaN when the
+    /// row has no repeats, 0 for one solve).
+    pub fn time_spread(&self) -> f64 {
+        if self.time_s > 0.0 {
+            (self.time_max_s - self.time_min_s) / self.time_s
+        } else {
+            f64::NAN
+        }
+    }
 }
 
 /// Header of `summary.csv`.
@@ -125,6 +144,9 @@ pub fn summary_header() -> Vec<&'static str> {
         "peak_rss_bytes",
         "operator",
         "operator_bytes",
+        "repeats",
+        "time_min_s",
+        "time_max_s",
     ]);
     h
 }
@@ -172,6 +194,9 @@ impl SummaryRow {
             opt_u(self.peak_rss_bytes),
             self.operator.clone(),
             opt_u(self.operator_bytes),
+            opt_u(self.repeats),
+            format!("{:.6e}", self.time_min_s),
+            format!("{:.6e}", self.time_max_s),
         ]);
         r
     }
@@ -230,6 +255,13 @@ impl SummaryRow {
                 _ => Ok(None),
             }
         };
+        // optional times: a missing column (older files) or an empty cell is NaN
+        let opt_f = |name: &str| -> Result<f64> {
+            match get(name) {
+                Ok(s) if !s.is_empty() => num::<f64>(s, name, &err),
+                _ => Ok(f64::NAN),
+            }
+        };
         let mut vals = [0.0; Residuals::COUNT];
         for (v, name) in vals.iter_mut().zip(Residuals::NAMES) {
             // `fc3d_error` and `res3` came later: files written before them read as NaN
@@ -274,6 +306,9 @@ impl SummaryRow {
             peak_rss_bytes: opt_col("peak_rss_bytes")?,
             operator: get("operator").unwrap_or("").to_string(),
             operator_bytes: opt_col("operator_bytes")?,
+            repeats: opt_col("repeats")?,
+            time_min_s: opt_f("time_min_s")?,
+            time_max_s: opt_f("time_max_s")?,
         })
     }
 }

@@ -165,6 +165,16 @@ pub struct RunConfig {
     /// solve at scale would; otherwise each run executes on one thread of a pool of `jobs`
     /// threads. Recorded in the manifest (`whole_machine`).
     pub whole_machine: bool,
+    /// Timed solves per run (at least 1): every run is solved `repeat` times from the same
+    /// start; the row keeps the first solve's answer, trace and counters, its `time_s` is the
+    /// median of the solver times and `time_min_s` / `time_max_s` their range. Solvers are
+    /// deterministic, so only the times differ (a time-limited run may stop elsewhere: its
+    /// first solve is the one recorded).
+    pub repeat: usize,
+    /// Sample the machine's load ([`crate::load::LoadSample`], half a second each) before and
+    /// after the runs, into the manifest (`load_start`, `load_end`), when there is anything
+    /// to run. The CLI and the recipes set it; library callers and tests may leave it off.
+    pub sample_load: bool,
 }
 
 /// An input that did not load ([`RunConfig::load_errors`]).
@@ -233,6 +243,8 @@ impl RunConfig {
             load_errors: Vec::new(),
             measure_bandwidth: false,
             whole_machine: false,
+            repeat: 1,
+            sample_load: false,
         }
     }
 }
@@ -497,9 +509,11 @@ pub fn run(instances: &[Instance], cfg: &RunConfig) -> Result<RunOutcome> {
         bandwidth_threads: triad.map(|t| t.threads),
         peak_rss_method: peak_method.map(|m| m.as_str().to_string()),
         whole_machine: cfg.whole_machine,
+        repeat: cfg.repeat.max(1),
+        load_start: (cfg.sample_load && !tasks.is_empty()).then(crate::load::LoadSample::now),
         ..Manifest::default()
     };
-    let manifest = keep_earlier_variants(manifest, out, &kept_hashes);
+    let mut manifest = keep_earlier_variants(manifest, out, &kept_hashes);
     manifest.write(out)?;
 
     let bar = if cfg.progress {
@@ -539,8 +553,18 @@ pub fn run(instances: &[Instance], cfg: &RunConfig) -> Result<RunOutcome> {
         let check_residual = ResidualKind::resolve(cfg.check_residual, t.inst.class());
         let mut rec = TraceRecorder::new(mode);
         let peak = crate::memory::PeakRss::start(reset_peak);
-        let res = runnable.run(exec, t.inst, &mut [&mut rec])?;
+        let res = runnable.run(exec.clone(), t.inst, &mut [&mut rec])?;
         let peak_rss_bytes = peak.read();
+        // the repeats: the same solve again, only its time kept (a refusal is not timed)
+        let mut times = vec![res.time_s];
+        if res.status.as_str() != REFUSED {
+            for _ in 1..cfg.repeat.max(1) {
+                let mut again = Runnable::of(spec)?;
+                let mut quiet = TraceRecorder::new(ObserverMode::Never);
+                times.push(again.run(exec.clone(), t.inst, &mut [&mut quiet])?.time_s);
+            }
+        }
+        let (time_med, time_min, time_max) = median_min_max(&times);
         let verdict = check(
             t.inst,
             &res.gamma,
@@ -568,7 +592,7 @@ pub fn run(instances: &[Instance], cfg: &RunConfig) -> Result<RunOutcome> {
             success: verdict.success,
             iterations: res.iterations,
             matvecs: res.matvecs,
-            time_s: res.time_s,
+            time_s: time_med,
             residuals: verdict.residuals,
             instance_hash: t.inst.hash().to_string(),
             best_iteration: res.best_iteration,
@@ -576,7 +600,14 @@ pub fn run(instances: &[Instance], cfg: &RunConfig) -> Result<RunOutcome> {
             tol: prof.tol,
             profile: prof.name.clone(),
             jobs,
-            message: res.message.clone().unwrap_or_default(),
+            // a refusal is not a run: its message is the refusal's reason alone
+            message: row_message(
+                res.message.as_deref(),
+                verdict
+                    .reason
+                    .as_deref()
+                    .filter(|_| res.status.as_str() != REFUSED),
+            ),
             counters: res
                 .counters
                 .iter()
@@ -588,6 +619,9 @@ pub fn run(instances: &[Instance], cfg: &RunConfig) -> Result<RunOutcome> {
             peak_rss_bytes,
             operator: t.inst.operator_kind().as_str().to_string(),
             operator_bytes: Some(t.inst.operator_bytes()),
+            repeats: Some(times.len() as u64),
+            time_min_s: time_min,
+            time_max_s: time_max,
         };
         appender
             .lock()
@@ -606,6 +640,10 @@ pub fn run(instances: &[Instance], cfg: &RunConfig) -> Result<RunOutcome> {
     };
     bar.finish_and_clear();
     results.into_iter().collect::<Result<Vec<()>>>()?;
+    if manifest.load_start.is_some() {
+        manifest.load_end = Some(crate::load::LoadSample::now());
+        manifest.write(out)?;
+    }
 
     let mut rows = read_summary(&summary_path)?;
     sort_canonical(&mut rows, &manifest);
@@ -626,6 +664,10 @@ pub fn run(instances: &[Instance], cfg: &RunConfig) -> Result<RunOutcome> {
 
 /// Status of the row of an input that did not load.
 pub const LOAD_ERROR: &str = "load_error";
+
+/// The status of a run the solver refused (a class it does not take, a predicted budget
+/// overrun, a missing program): not a run, counted in no rate, mean or profile of the report.
+pub const REFUSED: &str = "unsupported";
 
 /// The `summary.csv` row of an input that did not load: instance = the path as given,
 /// solver `-`, status [`LOAD_ERROR`], not a success, zero counts, NaN residuals, the error as
@@ -706,4 +748,32 @@ fn keep_earlier_variants(mut m: Manifest, out: &Path, kept: &HashSet<String>) ->
     solvers.append(&mut m.solvers);
     m.solvers = solvers;
     m
+}
+
+/// `(median, min, max)` of `v` (the mean of the two middle values for an even count); NaNs for
+/// an empty slice.
+pub fn median_min_max(v: &[f64]) -> (f64, f64, f64) {
+    if v.is_empty() {
+        return (f64::NAN, f64::NAN, f64::NAN);
+    }
+    let mut s = v.to_vec();
+    s.sort_by(|a, b| a.total_cmp(b));
+    let k = s.len();
+    let med = if k % 2 == 1 {
+        s[k / 2]
+    } else {
+        0.5 * (s[k / 2 - 1] + s[k / 2])
+    };
+    (med, s[0], s[k - 1])
+}
+
+/// The `message` cell of a row: the solver's message, then the check's reason when the check
+/// failed ([`crate::check::Verdict::reason`]), `; `-separated; empty when there is neither.
+pub fn row_message(solver: Option<&str>, check: Option<&str>) -> String {
+    match (solver.filter(|m| !m.is_empty()), check) {
+        (Some(m), Some(c)) => format!("{m}; {c}"),
+        (Some(m), None) => m.to_string(),
+        (None, Some(c)) => c.to_string(),
+        (None, None) => String::new(),
+    }
 }

@@ -206,7 +206,10 @@ pub fn solve<'py>(
     d.set_item("best_iteration", res.best_iteration)?;
     d.set_item("residuals", residual_dict(py, &verdict.residuals)?)?;
     d.set_item("check_residual", check_residual.as_str())?;
-    d.set_item("message", res.message.clone().unwrap_or_default())?;
+    d.set_item(
+        "message",
+        cpbench_harness::run::row_message(res.message.as_deref(), verdict.reason.as_deref()),
+    )?;
     let counters = PyDict::new(py);
     for (k, v) in &res.counters {
         counters.set_item(k, v)?;

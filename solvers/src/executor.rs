@@ -302,12 +302,29 @@ impl Executor {
                 break Status::Diverged;
             }
             if out == StepOutcome::Stalled {
+                failure = Some(format!(
+                    "stalled: the solver reported no further progress at iteration {} \
+                     (best {} {:.3e} at iteration {}, tolerance {:.1e})",
+                    state.iteration,
+                    kind.as_str(),
+                    best.value,
+                    best.iteration,
+                    s.tol
+                ));
                 break Status::Stalled;
             }
             if best.value < 0.99 * stall_ref.0 {
                 stall_ref = (best.value, state.iteration);
             } else if let Some(w) = s.stall_window {
                 if state.iteration - stall_ref.1 >= w {
+                    failure = Some(format!(
+                        "stalled: the best {} ({:.3e}, iteration {}) did not fall by 1% in \
+                         {w} iterations (stall window); tolerance {:.1e}",
+                        kind.as_str(),
+                        best.value,
+                        best.iteration,
+                        s.tol
+                    ));
                     break Status::Stalled;
                 }
             }
@@ -320,7 +337,11 @@ impl Executor {
                 break Status::MaxTime;
             }
         };
-        let message = failure.or_else(|| solver.message());
+        // the solver's own message first (it knows why it stopped), the executor's after it
+        let message = match (solver.message(), failure) {
+            (Some(m), Some(f)) if status == Status::Stalled => Some(format!("{m}; {f}")),
+            (m, f) => f.or(m),
+        };
         Ok(finish(
             status, best, &state, elapsed, solver, message, observers,
         ))

@@ -33,6 +33,11 @@ pub struct ReportArgs {
     /// Shift of the geometric means of iterations and N-products.
     #[arg(long, default_value_t = 10.0)]
     pub shift_count: f64,
+    /// One table, mean and profile over all problem classes of a settings profile (default:
+    /// one section per class; a CCP and a Coulomb problem from the same file are different
+    /// problems).
+    #[arg(long)]
+    pub pool_classes: bool,
     #[command(flatten)]
     pub figure: FigureArgs,
 }
@@ -81,6 +86,7 @@ pub fn run(a: ReportArgs) -> Result<(), AnyError> {
         baseline: a.baseline,
         peer: a.peer,
         figure,
+        pool_classes: a.pool_classes,
     };
     let path = report(&a.dir, &opts)?;
     println!("wrote {}", path.display());

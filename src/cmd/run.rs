@@ -113,6 +113,11 @@ pub struct RunArgs {
     /// Run only shard i of n (`i/n`) of the instance x solver x profile matrix.
     #[arg(long)]
     pub shard: Option<Shard>,
+    /// Timed solves per run (at least 1): `time_s` is the median of K solves from the same
+    /// start, `time_min_s` / `time_max_s` their range; the answer, trace and counters are the
+    /// first solve's (solvers are deterministic).
+    #[arg(long, default_value_t = 1, allow_negative_numbers = true)]
+    pub repeat: i64,
 }
 
 /// Run the matrix and print the summary table.
@@ -295,6 +300,8 @@ pub fn run(a: RunArgs) -> Result<(), AnyError> {
             .collect::<Result<_, _>>()?,
     };
     cfg.jobs = jobs;
+    cfg.repeat = args::at_least_one("--repeat", a.repeat, "timed solves per run")? as usize;
+    cfg.sample_load = true;
     cfg.rerun = a.rerun;
     cfg.shard = a.shard;
     cfg.exec.residual = residual;
@@ -369,9 +376,18 @@ pub fn run(a: RunArgs) -> Result<(), AnyError> {
     let rows = &outcome.rows;
     print!("{}", format_table(rows));
     let ok = rows.iter().filter(|r| r.success).count();
+    let refused = rows
+        .iter()
+        .filter(|r| r.status == cpbench_harness::run::REFUSED)
+        .count();
+    let loaded = rows
+        .iter()
+        .filter(|r| r.status != cpbench_harness::run::LOAD_ERROR)
+        .count();
     println!(
-        "{ok}/{} runs checked successful ({} run now, {} already present); results in {}",
-        rows.len(),
+        "{ok}/{} accepted runs checked successful, {refused} refused (a class the solver does \
+         not take; not runs) ({} run now, {} already present); results in {}",
+        loaded - refused,
         outcome.executed,
         outcome.skipped,
         out.display()

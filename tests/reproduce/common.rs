@@ -23,6 +23,24 @@ pub fn quick(id: &str) -> (Reproduced, tempfile::TempDir) {
     ] {
         assert!(dir.path().join(f).is_file(), "{id}: {f} missing");
     }
+    // no published number is compared more loosely than its printed digits without a stated
+    // reason (issue 27), and reproduce.md opens with the count of what was compared
+    for c in &done.outcome.comparisons {
+        if let Err(e) = c.tolerance_check() {
+            panic!("{id}: {e}");
+        }
+    }
+    let md = std::fs::read_to_string(dir.path().join("reproduce.md")).unwrap();
+    let second = md.lines().nth(2).unwrap_or_default();
+    assert_eq!(
+        second,
+        done.outcome.headline(),
+        "{id}: reproduce.md's opening line"
+    );
+    assert!(
+        second.contains("published numbers compared strictly"),
+        "{id}: {second}"
+    );
     for fig in &done.outcome.figures {
         assert!(
             dir.path().join(&fig.file).is_file(),

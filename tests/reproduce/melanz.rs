@@ -44,11 +44,17 @@ fn fill_runs_converge_and_the_pile_settles() {
         // no overlap beyond 1 mm (0.25 % of the radius)
         let pen = rows.iter().fold(0.0f64, |a, r| a.max(r.max_penetration));
         assert!(pen < 1e-3, "{label}: penetration {pen}");
-        // once settled the floor carries the pile's weight (within 5 %)
+        // once settled the container carries the pile's weight (momentum balance: the
+        // vertical contact force on the six walls is m g per sphere; within 3 %, since res3
+        // <= 1e-3 absolute leaves the impulses inexact: measured 1.5 to 2.0 % low, all solvers)
         let w = rows[rows.len() - 20..].iter().map(|r| r.probe).sum::<f64>() / 20.0;
+        eprintln!(
+            "{label}: container weight {w:.3} N of {:.3} N",
+            spheres * 9.81
+        );
         assert!(
-            (w / (spheres * 9.81) - 1.0).abs() < 0.05,
-            "{label}: floor weight {w} N"
+            (w / (spheres * 9.81) - 1.0).abs() < 0.03,
+            "{label}: container weight {w} N"
         );
         mean_it.push(with.iter().map(|r| r.iterations as f64).sum::<f64>() / with.len() as f64);
     }
@@ -59,6 +65,12 @@ fn fill_runs_converge_and_the_pile_settles() {
     assert!(50.0 * ipm < mean_it[2], "ipm {ipm} vs pgj {}", mean_it[2]);
     assert!(50.0 * ipm < mean_it[3], "ipm {ipm} vs pgs {}", mean_it[3]);
     let md = std::fs::read_to_string(dir.path().join("reproduce.md")).unwrap();
-    assert!(md.contains("claim not read"), "{md}");
+    // a set-up re-run: it says so, and compares nothing
+    assert!(md.contains("set-up re-run"), "{md}");
+    assert!(done.outcome.comparisons.is_empty());
+    assert!(
+        md.contains("**0 published numbers compared strictly, 0 matched"),
+        "{md}"
+    );
     assert_eq!(done.outcome.figures.len(), 3);
 }

@@ -52,7 +52,8 @@ pub(super) fn instance_sections(md: &mut String, ctx: &ProfileCtx) -> Result<()>
         let mut traces = Vec::new();
         for r in &group {
             let p = dir.join(trace_path(&inst_stem, &r.solver, &r.profile));
-            if p.exists() {
+            // a refusal is not a run: nothing to draw, no legend entry
+            if r.status != crate::run::REFUSED && p.exists() {
                 traces.push((r.solver.clone(), read_trace(&p)?));
             }
         }
@@ -142,7 +143,7 @@ pub(super) fn instance_sections(md: &mut String, ctx: &ProfileCtx) -> Result<()>
         }
         let _ = writeln!(md, "{}\n", links.join(" · "));
     }
-    let gname = format!("overview{suffix}");
+    let gname = format!("overview{}", ctx.group_suffix);
     draw_grid(
         &format!("Convergence overview ({})", ctx.tol_title),
         &grid,

@@ -50,16 +50,23 @@ impl Metric {
 pub struct Outcome {
     /// Instance.
     pub instance: String,
+    /// Problem class of the instance (`ccp`, `lcp`, `coulomb`, ...).
+    pub class: String,
     /// Solver label.
     pub solver: String,
     /// Registry name behind the label (for the cost model).
     pub base: String,
     /// The solver's claimed status (`converged`, `max_iterations`, `stalled`, ...).
     pub status: String,
+    /// The row's message (why it stopped or failed the check; a refusal's reason).
+    pub message: String,
     /// Solved (by the check or the report tolerance).
     pub solved: bool,
     /// Claimed converged.
     pub claimed: bool,
+    /// The solver refused the instance ([`crate::run::REFUSED`]): not a run; it enters no
+    /// rate, mean or profile.
+    pub refused: bool,
     /// `[time_s, iterations, matvecs]` to solve (or spent, for a failure).
     pub cost: [f64; 3],
     /// `[time_s, iterations, matvecs]` the shifted geometric means charge: `cost` when solved,
@@ -153,6 +160,7 @@ pub fn outcomes(
             let spent = [r.time_s, r.iterations as f64, r.matvecs as f64];
             let claimed = r.status == "converged";
             let (solved, cost) = match opts.tol {
+                _ if r.status == crate::run::REFUSED => (false, spent),
                 None => (r.success, spent),
                 Some(tol) => {
                     let res = opts
@@ -175,11 +183,14 @@ pub fn outcomes(
             };
             Ok(Outcome {
                 instance: r.instance.clone(),
+                class: r.class.clone(),
                 solver: r.solver.clone(),
                 base: r.base().to_string(),
                 status: r.status.clone(),
+                message: r.message.clone(),
                 solved,
                 claimed,
+                refused: r.status == crate::run::REFUSED,
                 cost,
                 charged,
                 budget,
@@ -231,7 +242,10 @@ pub fn excluded(
 
 /// Performance profile of `metric`: per solver whose cost `metric` measures
 /// ([`measures_cost`]; the others have no entry), the sorted ratios to the best of those
-/// solvers on each problem (`inf` for failures), and the number of problems.
+/// solvers on each problem it accepted (`inf` for failures), and the number of problems.
+/// Refusals ([`Outcome::refused`]) are not runs: a solver has no ratio on a problem it
+/// refused (its profile is over the problems it took: `rho_s(tau)` = share of those solved
+/// within `tau`), and a problem every solver refused is not counted.
 pub fn ratios(
     outs: &[Outcome],
     solvers: &[String],
@@ -239,7 +253,10 @@ pub fn ratios(
 ) -> (BTreeMap<String, Vec<f64>>, usize) {
     let m = metric as usize;
     let mut by_inst: BTreeMap<&str, Vec<&Outcome>> = BTreeMap::new();
-    for o in outs.iter().filter(|o| measures_cost(&o.base, metric)) {
+    for o in outs
+        .iter()
+        .filter(|o| !o.refused && measures_cost(&o.base, metric))
+    {
         by_inst.entry(&o.instance).or_default().push(o);
     }
     let gone = excluded(outs, solvers, metric);
@@ -280,6 +297,39 @@ pub fn shifted_geomean(values: &[f64], shift: f64) -> f64 {
     (s / values.len() as f64).exp() - shift
 }
 
+/// The solvers of `solvers` that accepted at least one of `outs` (in `solvers` order): the
+/// rows of the summary table. A solver that refused everything is named on the refusals line
+/// only.
+pub fn takers(outs: &[Outcome], solvers: &[String]) -> Vec<String> {
+    solvers
+        .iter()
+        .filter(|s| outs.iter().any(|o| &o.solver == *s && !o.refused))
+        .cloned()
+        .collect()
+}
+
+/// The common set: the instances (in first-appearance order) that every one of `solvers` ran
+/// (none refused, none missing). The shifted geometric means of the summary table are over
+/// these, so that no solver gains by refusing a problem.
+pub fn common_set(outs: &[Outcome], solvers: &[String]) -> Vec<String> {
+    let mut insts: Vec<&str> = Vec::new();
+    for o in outs {
+        if !insts.contains(&o.instance.as_str()) {
+            insts.push(&o.instance);
+        }
+    }
+    insts
+        .into_iter()
+        .filter(|i| {
+            solvers.iter().all(|s| {
+                outs.iter()
+                    .any(|o| o.instance == *i && &o.solver == s && !o.refused)
+            })
+        })
+        .map(String::from)
+        .collect()
+}
+
 /// The budgets `[max_time_s, max_iter, max_matvecs]` of the manifest's executor settings
 /// (`None`: no manifest, or no such budget).
 pub fn limits(manifest: Option<&Manifest>) -> [Option<f64>; 3] {
@@ -303,8 +353,10 @@ fn fmt_ratio(v: f64) -> String {
 
 /// Shifted geometric means per solver of the charged costs `[time, iterations, N-products]`
 /// ([`Outcome::charged`]: the cost to solve, or the failure charge of [`failure_charge`]), with
-/// `shift_time_s` for times and `shift_count` for counts; NaN where the measure does not
-/// measure the solver's cost ([`measures_cost`]).
+/// `shift_time_s` for times and `shift_count` for counts, over the outcomes given that the
+/// solver accepted (refusals are skipped; pass the outcomes of [`common_set`] to compare
+/// solvers on the same problems); NaN where the measure does not measure the solver's cost
+/// ([`measures_cost`]) or the solver accepted none of them.
 pub fn shifted_geomeans(
     outs: &[Outcome],
     solvers: &[String],
@@ -313,7 +365,10 @@ pub fn shifted_geomeans(
 ) -> BTreeMap<String, [f64; 3]> {
     let mut sg = BTreeMap::new();
     for s in solvers {
-        let mine: Vec<&Outcome> = outs.iter().filter(|o| &o.solver == s).collect();
+        let mine: Vec<&Outcome> = outs
+            .iter()
+            .filter(|o| &o.solver == s && !o.refused)
+            .collect();
         let mut v = [f64::NAN; 3];
         for m in Metric::ALL {
             let k = m as usize;
@@ -351,22 +406,38 @@ fn budget_name(m: Option<Metric>) -> &'static str {
     }
 }
 
-/// The summary table of a profile: per solver, success rate, correct rate and the shifted
-/// geometric means of time, iterations and `N`-products ([`shifted_geomeans`]), normalised so
-/// that the best solver is 1.00 (`n/a` where the measure does not measure the solver's cost);
-/// the same numbers in `report/shgeom[__<profile>].csv`. Errors: I/O errors.
+/// The summary table of a group (one settings profile and, unless pooled, one problem class):
+/// per solver that accepted at least one instance, how many it took and refused, its success
+/// rate and "correct" rate over the runs it took (refusals are not runs), and the shifted
+/// geometric means of time, iterations and `N`-products ([`shifted_geomeans`]) over the
+/// common set ([`common_set`]: the instances every solver of the table took), normalised so
+/// that the best solver is 1.00 (`n/a` where the measure does not measure the solver's cost or
+/// the common set is empty); the same numbers in `report/shgeom<suffix>.csv`. Solvers that
+/// refused every instance of the group are named below the table. Errors: I/O errors.
 pub(super) fn summary_table(md: &mut String, ctx: &ProfileCtx) -> Result<()> {
-    let (opts, outs, solvers, suffix, rdir) =
-        (ctx.opts, &ctx.outs, ctx.solvers, &ctx.suffix, ctx.rdir);
+    let (opts, outs, suffix, rdir) = (ctx.opts, &ctx.outs, &ctx.group_suffix, ctx.rdir);
+    let table = takers(outs, ctx.solvers);
+    let common = common_set(outs, &table);
+    let n_inst = {
+        let mut v: Vec<&str> = outs.iter().map(|o| o.instance.as_str()).collect();
+        v.sort_unstable();
+        v.dedup();
+        v.len()
+    };
     let _ = writeln!(
         md,
-        "| solver | success rate | correct rate | shgeom time (shift {} ms) | shgeom iterations (shift {}) | shgeom N-products (shift {}) |",
+        "| solver | took | refused | success rate | correct rate | shgeom time (shift {} ms) | shgeom iterations (shift {}) | shgeom N-products (shift {}) |",
         opts.shift_time_s * 1e3,
         opts.shift_count,
         opts.shift_count
     );
-    let _ = writeln!(md, "|---|---|---|---|---|---|");
-    let sg = shifted_geomeans(outs, solvers, opts.shift_time_s, opts.shift_count);
+    let _ = writeln!(md, "|---|---|---|---|---|---|---|---|");
+    let on_common: Vec<Outcome> = outs
+        .iter()
+        .filter(|o| common.contains(&o.instance))
+        .cloned()
+        .collect();
+    let sg = shifted_geomeans(&on_common, &table, opts.shift_time_s, opts.shift_count);
     let best: Vec<f64> = (0..3)
         .map(|k| {
             sg.values()
@@ -376,16 +447,15 @@ pub(super) fn summary_table(md: &mut String, ctx: &ProfileCtx) -> Result<()> {
         })
         .collect();
     let mut sg_csv = String::from(
-        "solver,success_rate,correct_rate,shgeom_time,shgeom_iterations,shgeom_matvecs\n",
+        "solver,took,refused,success_rate,correct_rate,common_set,shgeom_time,shgeom_iterations,shgeom_matvecs\n",
     );
-    for s in solvers {
+    for s in &table {
         let mine: Vec<&Outcome> = outs.iter().filter(|o| &o.solver == s).collect();
-        if mine.is_empty() {
-            continue;
-        }
-        let n = mine.len() as f64;
-        let succ = mine.iter().filter(|o| o.solved).count() as f64 / n;
-        let corr = mine.iter().filter(|o| o.solved == o.claimed).count() as f64 / n;
+        let took: Vec<&&Outcome> = mine.iter().filter(|o| !o.refused).collect();
+        let refused = mine.len() - took.len();
+        let n = took.len() as f64;
+        let succ = took.iter().filter(|o| o.solved).count() as f64 / n;
+        let corr = took.iter().filter(|o| o.solved == o.claimed).count() as f64 / n;
         let v = sg[s.as_str()];
         let norm: Vec<f64> = (0..3).map(|k| v[k] / best[k]).collect();
         let cell = |k: usize| {
@@ -397,7 +467,8 @@ pub(super) fn summary_table(md: &mut String, ctx: &ProfileCtx) -> Result<()> {
         };
         let _ = writeln!(
             md,
-            "| {s} | {:.0}% | {:.0}% | {} | {} | {} |",
+            "| {s} | {} | {refused} | {:.0}% | {:.0}% | {} | {} | {} |",
+            took.len(),
             100.0 * succ,
             100.0 * corr,
             cell(0),
@@ -406,17 +477,59 @@ pub(super) fn summary_table(md: &mut String, ctx: &ProfileCtx) -> Result<()> {
         );
         let _ = writeln!(
             sg_csv,
-            "{s},{succ},{corr},{},{},{}",
-            norm[0], norm[1], norm[2]
+            "{s},{},{refused},{succ},{corr},{},{},{},{}",
+            took.len(),
+            common.len(),
+            norm[0],
+            norm[1],
+            norm[2]
         );
     }
     write_atomic(&rdir.join(format!("shgeom{suffix}.csv")), sg_csv.as_bytes())?;
+    let common_note = if common.len() == n_inst {
+        format!("every solver above took all {n_inst} instances")
+    } else if common.is_empty() {
+        format!(
+            "no instance of the {n_inst} was taken by every solver above, so there are no means \
+             (compare them per class, or run the solvers that take the same instances)"
+        )
+    } else {
+        format!(
+            "the means are over the {} of {n_inst} instances that every solver above took (the \
+             common set: {}), so that no solver gains by refusing; success and correct rates are \
+             over the runs each solver took",
+            common.len(),
+            common
+                .iter()
+                .map(|i| format!("`{i}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
     let _ = writeln!(
         md,
-        "\nShifted geometric means are normalised: the best solver is 1.00 ([CSV](report/shgeom{suffix}.csv)); \
-         `n/a`: iterations and N-products do not measure that solver's cost. A failure is charged \
-         the budget that bound it (see \"Budgets and failures\" below).\n"
+        "\nRefusals (status `unsupported`: a class the solver does not take) are not runs: they \
+         enter no rate, mean or profile; {common_note}. Shifted geometric means are normalised: \
+         the best solver is 1.00 ([CSV](report/shgeom{suffix}.csv)); `n/a`: iterations and \
+         N-products do not measure that solver's cost. A failure is charged the budget that \
+         bound it (see \"Budgets and failures\" below).\n"
     );
+    let none: Vec<&String> = ctx
+        .solvers
+        .iter()
+        .filter(|s| !table.contains(s))
+        .filter(|s| outs.iter().any(|o| &o.solver == *s))
+        .collect();
+    if !none.is_empty() {
+        let _ = writeln!(
+            md,
+            "Refused every instance here: {}.\n",
+            none.iter()
+                .map(|s| format!("`{s}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
     Ok(())
 }
 
@@ -425,7 +538,7 @@ pub(super) fn summary_table(md: &mut String, ctx: &ProfileCtx) -> Result<()> {
 /// and which budget bound it; the same table in `report/failures[__<profile>].csv`.
 /// Errors: I/O errors.
 pub(super) fn failure_table(md: &mut String, ctx: &ProfileCtx) -> Result<()> {
-    let (outs, suffix, rdir) = (&ctx.outs, &ctx.suffix, ctx.rdir);
+    let (outs, suffix, rdir) = (&ctx.outs, &ctx.group_suffix, ctx.rdir);
     let _ = writeln!(md, "### Budgets and failures\n");
     let mut budgets: Vec<String> = Vec::new();
     for o in outs.iter() {
@@ -447,16 +560,16 @@ pub(super) fn failure_table(md: &mut String, ctx: &ProfileCtx) -> Result<()> {
          every failure as never solved (ratio infinity), whatever it was charged.\n",
         budgets.join("; ")
     );
-    let fails: Vec<&Outcome> = outs.iter().filter(|o| !o.solved).collect();
+    let fails: Vec<&Outcome> = outs.iter().filter(|o| !o.solved && !o.refused).collect();
     let mut csv = String::from(
-        "instance,solver,status,spent_time_s,spent_iterations,spent_matvecs,charged_time_s,charged_iterations,charged_matvecs,bound_by\n",
+        "instance,solver,status,spent_time_s,spent_iterations,spent_matvecs,charged_time_s,charged_iterations,charged_matvecs,bound_by,message\n",
     );
     if fails.is_empty() {
         let _ = writeln!(md, "No failures.\n");
     } else {
         let _ = writeln!(
             md,
-            "| instance | solver | status | spent: time [s], iterations, N-products | charged: time [s], iterations, N-products | bound by |\n|---|---|---|---|---|---|"
+            "| instance | solver | status | why (the row's message) | spent: time [s], iterations, N-products | charged: time [s], iterations, N-products | bound by |\n|---|---|---|---|---|---|---|"
         );
         for o in &fails {
             let early = o.bound_by.is_some_and(|m| {
@@ -470,10 +583,11 @@ pub(super) fn failure_table(md: &mut String, ctx: &ProfileCtx) -> Result<()> {
             };
             let _ = writeln!(
                 md,
-                "| {} | {} | {} | {:.3e}, {}, {} | {:.3e}, {:.0}, {:.0} | {bound} |",
+                "| {} | {} | {} | {} | {:.3e}, {}, {} | {:.3e}, {:.0}, {:.0} | {bound} |",
                 o.instance,
                 o.solver,
                 o.status,
+                o.message.replace('|', "\\|"),
                 o.cost[0],
                 o.cost[1],
                 o.cost[2],
@@ -483,7 +597,7 @@ pub(super) fn failure_table(md: &mut String, ctx: &ProfileCtx) -> Result<()> {
             );
             let _ = writeln!(
                 csv,
-                "{},{},{},{:e},{},{},{:e},{},{},{}",
+                "{},{},{},{:e},{},{},{:e},{},{},{},{}",
                 o.instance,
                 o.solver,
                 o.status,
@@ -493,13 +607,58 @@ pub(super) fn failure_table(md: &mut String, ctx: &ProfileCtx) -> Result<()> {
                 o.charged[0],
                 o.charged[1],
                 o.charged[2],
-                bound.replace(' ', "_")
+                bound.replace(' ', "_"),
+                csv_field(&o.message)
             );
         }
         let _ = writeln!(md, "\n[CSV](report/failures{suffix}.csv)\n");
     }
     write_atomic(&rdir.join(format!("failures{suffix}.csv")), csv.as_bytes())?;
+    refusal_lines(md, outs, ctx.solvers);
     Ok(())
+}
+
+/// A CSV field: quoted (with doubled quotes) when it holds a comma, a quote or a newline.
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// One line per solver that refused instances of the group: how many, which, and the reason
+/// (the message of its first refusal). Refusals are not failures: they cost nothing and are in
+/// no table above.
+fn refusal_lines(md: &mut String, outs: &[Outcome], solvers: &[String]) {
+    let mut lines = Vec::new();
+    for s in solvers {
+        let mine: Vec<&Outcome> = outs
+            .iter()
+            .filter(|o| &o.solver == s && o.refused)
+            .collect();
+        if mine.is_empty() {
+            continue;
+        }
+        let insts: Vec<String> = mine.iter().map(|o| format!("`{}`", o.instance)).collect();
+        let why = if mine[0].message.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", mine[0].message)
+        };
+        lines.push(format!(
+            "- `{s}` refused {} instance(s) ({}){why}",
+            mine.len(),
+            insts.join(", ")
+        ));
+    }
+    if !lines.is_empty() {
+        let _ = writeln!(
+            md,
+            "Refusals (not runs, not failures; in no rate, mean or profile):\n\n{}\n",
+            lines.join("\n")
+        );
+    }
 }
 
 #[cfg(test)]
@@ -510,6 +669,7 @@ mod tests {
         let cost = [it * 1e-3, it, it];
         Outcome {
             instance: inst.into(),
+            class: "lcp".into(),
             solver: solver.into(),
             base: solver.into(),
             status: if solved {
@@ -518,8 +678,10 @@ mod tests {
                 "max_iterations"
             }
             .into(),
+            message: String::new(),
             solved,
             claimed: solved,
+            refused: false,
             cost,
             charged: cost,
             budget: [None, Some(20_000.0), None],
@@ -665,6 +827,38 @@ mod tests {
         let (c, b) = failure_charge([0.5, 100.0, 300.0], [None, Some(1000.0), Some(600.0)]);
         assert_eq!(c, [1.0, 200.0, 600.0]);
         assert_eq!(b, Some(Metric::Matvecs));
+    }
+
+    fn refusal(inst: &str, solver: &str) -> Outcome {
+        let mut x = o(inst, solver, false, 0.0);
+        x.status = "unsupported".into();
+        x.refused = true;
+        x
+    }
+
+    /// A refusal is not a run: no ratio, not in the common set, no failure charge.
+    #[test]
+    fn refusals_enter_no_profile_and_shrink_the_common_set() {
+        let outs = vec![
+            o("a", "pgs", true, 10.0),
+            o("a", "psor", true, 20.0),
+            o("b", "pgs", true, 100.0),
+            refusal("b", "psor"),
+            o("c", "pgs", false, 5.0),
+            o("c", "psor", true, 40.0),
+        ];
+        let solvers = vec!["pgs".to_string(), "psor".to_string()];
+        let (r, n) = ratios(&outs, &solvers, Metric::Iterations);
+        assert_eq!(n, 3);
+        assert_eq!(r["pgs"], vec![1.0, 1.0, f64::INFINITY]);
+        // psor: its two accepted problems only (ratio 2 on a, best on c)
+        assert_eq!(r["psor"], vec![1.0, 2.0]);
+        assert_eq!(common_set(&outs, &solvers), vec!["a", "c"]);
+        assert_eq!(takers(&outs, &solvers), solvers);
+        assert_eq!(
+            takers(&[refusal("b", "psor")], &solvers),
+            Vec::<String>::new()
+        );
     }
 
     #[test]

@@ -14,7 +14,7 @@ use std::fmt::Write as _;
 /// axis is log2, ticks at powers of two, up to the power of two above 1.2 times the largest
 /// finite ratio. Errors: I/O errors, plotting errors.
 pub(super) fn performance_profiles(md: &mut String, ctx: &ProfileCtx) -> Result<()> {
-    let (outs, solvers, suffix, rdir) = (&ctx.outs, ctx.solvers, &ctx.suffix, ctx.rdir);
+    let (outs, solvers, suffix, rdir) = (&ctx.outs, ctx.solvers, &ctx.group_suffix, ctx.rdir);
     let _ = writeln!(md, "### Performance profiles\n");
     for m in Metric::ALL {
         let (rat, nprob) = ratios(outs, solvers, m);
@@ -27,10 +27,11 @@ pub(super) fn performance_profiles(md: &mut String, ctx: &ProfileCtx) -> Result<
         let mut csv = String::from("solver,tau,rho\n");
         let series: Vec<Series> = solvers
             .iter()
-            .filter(|s| rat.contains_key(*s))
+            .filter(|s| rat.get(*s).is_some_and(|v| !v.is_empty()))
             .map(|s| {
                 let rs = &rat[s];
-                let np = nprob.max(1) as f64;
+                // over the problems the solver took: a refusal is not a run
+                let np = rs.len().max(1) as f64;
                 let mut pts = vec![(1.0, rs.iter().filter(|&&r| r <= 1.0).count() as f64 / np)];
                 for (i, &r) in rs.iter().enumerate() {
                     if r.is_finite() && r > 1.0 {
@@ -43,7 +44,11 @@ pub(super) fn performance_profiles(md: &mut String, ctx: &ProfileCtx) -> Result<
                     let _ = writeln!(csv, "{s},{},{}", p.0, p.1);
                 }
                 Series {
-                    label: s.clone(),
+                    label: if rs.len() < nprob {
+                        format!("{s} (took {} of {nprob})", rs.len())
+                    } else {
+                        s.clone()
+                    },
                     points: pts,
                     color: solvers.iter().position(|x| x == s),
                 }
@@ -79,6 +84,20 @@ pub(super) fn performance_profiles(md: &mut String, ctx: &ProfileCtx) -> Result<
             "![profile by {m}](report/{name}.png)\n\n[SVG](report/{name}.svg) · [CSV](report/{name}.csv)\n",
             m = m.as_str()
         );
+        let took_fewer: Vec<String> = rat
+            .iter()
+            .filter(|(_, v)| !v.is_empty() && v.len() < nprob)
+            .map(|(s, v)| format!("`{s}` {} of {nprob}", v.len()))
+            .collect();
+        if !took_fewer.is_empty() {
+            let _ = writeln!(
+                md,
+                "Solvers that refused some problems are profiled over the problems they took \
+                 (rho = share of those solved within tau; ratios to the best solver that took \
+                 the problem): {}.\n",
+                took_fewer.join(", ")
+            );
+        }
         let gone = excluded(outs, solvers, m);
         if !gone.is_empty() {
             let _ = writeln!(

@@ -47,9 +47,91 @@ pub(super) fn header(
             );
         }
     }
+    timing_notes(md, manifest, rows);
     if rows.iter().any(|r| r.jobs > 1) {
         let _ = writeln!(md, "**Note:** some runs ran concurrently (`jobs` > 1); compare times only from `--jobs 1` runs.\n");
     }
+}
+
+/// What the reader must know about the times: how many solves each is the median of, the
+/// runs whose repeated solves spread by more than 10 % (`(max - min) / median`), and a
+/// warning when the machine was busy at the start or the end of the runs (load average above
+/// the logical CPUs, or other processes above a tenth of them: [`crate::load::LoadSample`]).
+pub(super) fn timing_notes(md: &mut String, manifest: Option<&Manifest>, rows: &[SummaryRow]) {
+    let cpus = manifest.map_or(0, |m| m.machine.logical_cpus);
+    match manifest.map(|m| (m.load_start, m.load_end)) {
+        Some((Some(a), b)) => {
+            let end = b.map_or("not recorded".to_string(), |b| b.describe());
+            let busy = a.busy(cpus) || b.is_some_and(|b| b.busy(cpus));
+            if busy {
+                let _ = writeln!(
+                    md,
+                    "**Warning: the machine was busy** while these runs were timed (start: {}; \
+                     end: {end}; {cpus} logical CPUs): times may be inflated and noisy; rerun \
+                     on a quiet machine before comparing them.\n",
+                    a.describe()
+                );
+            } else {
+                let _ = writeln!(
+                    md,
+                    "Machine load: start {}; end {end} ({cpus} logical CPUs).\n",
+                    a.describe()
+                );
+            }
+        }
+        _ => {
+            let _ = writeln!(
+                md,
+                "The machine's load was not recorded for these runs (folder written before \
+                 `load_start` existed, or by a library call): nothing says whether it was quiet.\n"
+            );
+        }
+    }
+    let timed: Vec<&SummaryRow> = rows
+        .iter()
+        .filter(|r| r.repeats.is_some_and(|k| k > 1))
+        .collect();
+    if timed.is_empty() {
+        let _ = writeln!(
+            md,
+            "Each time is one solve (`cpbench run --repeat K` times K solves and reports their \
+             median and range).\n"
+        );
+        return;
+    }
+    let k: Vec<u64> = {
+        let mut v: Vec<u64> = timed.iter().filter_map(|r| r.repeats).collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    };
+    let noisy: Vec<String> = timed
+        .iter()
+        .filter(|r| r.time_spread() > 0.1)
+        .map(|r| {
+            format!(
+                "`{}` / `{}` ({:.0}%)",
+                r.instance,
+                r.solver,
+                100.0 * r.time_spread()
+            )
+        })
+        .collect();
+    let _ = writeln!(
+        md,
+        "Times are medians of {} solves each (columns `time_min_s`, `time_max_s` give the range).{}\n",
+        k.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(" or "),
+        if noisy.is_empty() {
+            " Every run's spread (max - min) / median is at most 10%.".to_string()
+        } else {
+            format!(
+                " **Warning:** {} of {} runs spread by more than 10% ((max - min) / median): {}.",
+                noisy.len(),
+                timed.len(),
+                noisy.join(", ")
+            )
+        }
+    );
 }
 
 /// Factorising and external solvers (the registry's cost model of each label's base solver,

@@ -84,12 +84,20 @@ impl Context {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Published {
     /// A number the paper (or its code's output) gives: matched when
-    /// `|ours - value| <= rel_tol |value|` (`rel_tol` 0: exactly).
+    /// `|ours - value| <= rel_tol |value|` (`rel_tol` 0: exactly). The tolerance is no looser
+    /// than the printed digits allow (half a unit of the last printed digit, relative: see
+    /// [`printed_tolerance`]) unless `reason` states why ([`Comparison::tolerance_check`]).
     Value {
         /// The published number.
         value: f64,
         /// Relative tolerance of the match (0.1 = 10 %).
         rel_tol: f64,
+        /// The number as the source prints it (`-0.183437`), which fixes the strict tolerance;
+        /// `None` for exact integers and for values that are not printed (analytic ones).
+        printed: Option<String>,
+        /// Why the tolerance is looser than the printed digits (a physical or numerical
+        /// reason, shown in the table); `None` for a strict comparison.
+        reason: Option<String>,
     },
     /// A qualitative statement of the paper: our measurement is printed beside it;
     /// `holds` says whether our measurement supports it (`None`: not decidable here).
@@ -161,8 +169,102 @@ impl Comparison {
             published: Published::Value {
                 value: published,
                 rel_tol,
+                printed: None,
+                reason: None,
             },
             source: source.into(),
+        }
+    }
+
+    /// A published number compared at its printed digits: `printed` is the number exactly as
+    /// the source prints it (`-0.183437`, `1.2e-3`), the tolerance half a unit of its last
+    /// digit, relative ([`printed_tolerance`]). Panics when `printed` is not a number (a
+    /// recipe's constant, not user input).
+    pub fn printed(
+        quantity: impl Into<String>,
+        ours: f64,
+        ours_text: impl Into<String>,
+        printed: &str,
+        source: impl Into<String>,
+    ) -> Self {
+        let value: f64 = printed
+            .trim()
+            .parse()
+            .unwrap_or_else(|_| panic!("printed value '{printed}' is not a number"));
+        Self {
+            quantity: quantity.into(),
+            ours,
+            ours_text: ours_text.into(),
+            published: Published::Value {
+                value,
+                rel_tol: printed_tolerance(printed).unwrap_or(0.0),
+                printed: Some(printed.trim().to_string()),
+                reason: None,
+            },
+            source: source.into(),
+        }
+    }
+
+    /// The same comparison with a looser tolerance and the reason for it (shown in the
+    /// table; [`Comparison::tolerance_check`] requires it). A claim is returned unchanged.
+    pub fn looser(mut self, rel_tol: f64, why: impl Into<String>) -> Self {
+        if let Published::Value {
+            rel_tol: t, reason, ..
+        } = &mut self.published
+        {
+            *t = rel_tol;
+            *reason = Some(why.into());
+        }
+        self
+    }
+
+    /// Whether the comparison is strict: a published number compared exactly or within its
+    /// printed digits ([`printed_tolerance`]), with no stated reason for a looser tolerance.
+    /// `false` for claims.
+    pub fn is_strict(&self) -> bool {
+        match &self.published {
+            Published::Value {
+                rel_tol,
+                printed,
+                reason,
+                ..
+            } => {
+                reason.is_none()
+                    && (*rel_tol == 0.0
+                        || printed
+                            .as_deref()
+                            .and_then(printed_tolerance)
+                            .is_some_and(|t| *rel_tol <= t * (1.0 + 1e-12)))
+            }
+            Published::Claim { .. } => false,
+        }
+    }
+
+    /// The tolerance rule of the recipes: a published number's tolerance is no looser than its
+    /// printed digits, or a reason is stated. Errors: a message naming the quantity, the
+    /// tolerance and the strict one.
+    pub fn tolerance_check(&self) -> std::result::Result<(), String> {
+        match &self.published {
+            Published::Value {
+                rel_tol,
+                printed,
+                reason,
+                ..
+            } => {
+                if self.is_strict() || reason.as_deref().is_some_and(|r| !r.trim().is_empty()) {
+                    return Ok(());
+                }
+                let strict = printed.as_deref().and_then(printed_tolerance);
+                Err(format!(
+                    "'{}': tolerance {rel_tol:e} is looser than {} and states no reason",
+                    self.quantity,
+                    match strict {
+                        Some(t) => format!("its printed digits allow ({t:e})"),
+                        None => "exact (no printed digits given)".to_string(),
+                    }
+                ))
+            }
+            Published::Claim { .. } => Ok(()),
         }
     }
 
@@ -190,7 +292,7 @@ impl Comparison {
     /// Whether the published side is matched ([`Verdict`]).
     pub fn verdict(&self) -> Verdict {
         match &self.published {
-            Published::Value { value, rel_tol } => {
+            Published::Value { value, rel_tol, .. } => {
                 if (self.ours - value).abs() <= rel_tol * value.abs() {
                     Verdict::Match
                 } else {
@@ -207,6 +309,9 @@ impl Comparison {
 
     fn published_text(&self) -> String {
         match &self.published {
+            Published::Value {
+                printed: Some(p), ..
+            } => p.clone(),
             Published::Value { value, .. } => fmt_value(*value),
             Published::Claim { text, .. } => format!("claim: {text}"),
         }
@@ -215,6 +320,14 @@ impl Comparison {
     fn tolerance_text(&self) -> String {
         match &self.published {
             Published::Value { rel_tol, .. } if *rel_tol == 0.0 => "exact".into(),
+            Published::Value {
+                rel_tol,
+                reason: Some(why),
+                ..
+            } => format!("{} ({why})", fmt_tolerance(*rel_tol)),
+            Published::Value { rel_tol, .. } if self.is_strict() => {
+                format!("printed digits ({})", fmt_tolerance(*rel_tol))
+            }
             Published::Value { rel_tol, .. } => fmt_tolerance(*rel_tol),
             Published::Claim { .. } => String::new(),
         }
@@ -282,6 +395,61 @@ pub struct Outcome {
     pub figures: Vec<Figure>,
     /// Remarks: why a number does not match, what was left out.
     pub notes: Vec<String>,
+    /// What the source shows that we could not compare, each with the reason (the opening
+    /// line of `reproduce.md` lists them).
+    pub not_compared: Vec<String>,
+}
+
+impl Outcome {
+    /// The opening line of `reproduce.md`: published numbers compared strictly (exactly or at
+    /// their printed digits) and how many matched; numbers compared at a stated looser
+    /// tolerance; claims decided and how many hold; what could not be compared and why.
+    pub fn headline(&self) -> String {
+        let cs = &self.comparisons;
+        let values: Vec<&Comparison> = cs
+            .iter()
+            .filter(|c| matches!(c.published, Published::Value { .. }))
+            .collect();
+        let strict: Vec<&&Comparison> = values.iter().filter(|c| c.is_strict()).collect();
+        let loose: Vec<&&Comparison> = values.iter().filter(|c| !c.is_strict()).collect();
+        let matched =
+            |v: &[&&Comparison]| v.iter().filter(|c| c.verdict() == Verdict::Match).count();
+        let decided = cs
+            .iter()
+            .filter(|c| matches!(c.verdict(), Verdict::ClaimHolds | Verdict::ClaimFails))
+            .count();
+        let holds = cs
+            .iter()
+            .filter(|c| c.verdict() == Verdict::ClaimHolds)
+            .count();
+        let open = cs
+            .iter()
+            .filter(|c| c.verdict() == Verdict::ClaimOpen)
+            .count();
+        let mut line = format!(
+            "**{} published numbers compared strictly, {} matched",
+            strict.len(),
+            matched(&strict)
+        );
+        if !loose.is_empty() {
+            let _ = write!(
+                line,
+                "; {} compared at a stated looser tolerance, {} matched",
+                loose.len(),
+                matched(&loose)
+            );
+        }
+        let _ = write!(
+            line,
+            "; {decided} claims decided, {holds} hold ({open} not decided).**"
+        );
+        if self.not_compared.is_empty() {
+            line.push_str(" Nothing the source shows was left uncompared.");
+        } else {
+            let _ = write!(line, " Not compared: {}.", self.not_compared.join("; "));
+        }
+        line
+    }
 }
 
 /// A published experiment.
@@ -417,11 +585,15 @@ pub fn comparison_csv(rows: &[Comparison]) -> String {
         "published",
         "kind",
         "tolerance",
+        "strict",
         "verdict",
         "source",
     ]);
     for c in rows {
         let (published, kind) = match &c.published {
+            Published::Value {
+                printed: Some(p), ..
+            } => (p.clone(), "value"),
             Published::Value { value, .. } => (format!("{value:e}"), "value"),
             Published::Claim { text, .. } => (text.clone(), "claim"),
         };
@@ -432,6 +604,10 @@ pub fn comparison_csv(rows: &[Comparison]) -> String {
             published,
             kind.to_string(),
             c.tolerance_text(),
+            match c.published {
+                Published::Value { .. } => c.is_strict().to_string(),
+                Published::Claim { .. } => String::new(),
+            },
             c.verdict().as_str().to_string(),
             c.source.clone(),
         ]);
@@ -452,6 +628,7 @@ fn markdown(
 ) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "# `{}`: {}\n", info.id, info.paper);
+    let _ = writeln!(s, "{}\n", o.headline());
     let _ = writeln!(s, "{}\n", info.regenerates);
     let _ = writeln!(
         s,
@@ -522,6 +699,81 @@ fn markdown(
     s
 }
 
+/// The verdict on a claim "`slow` takes at least `threshold` times as long as `fast`" from a
+/// measured ratio `ratio = t_slow / t_fast`, honest about what the measurement bounds:
+/// - a run of `slow` stopped at a cap (`slow_capped`) took less than it would to the
+///   tolerance: the true ratio is at least `ratio` (a lower bound);
+/// - a run of `fast` stopped at a cap (`fast_capped`): the true ratio is at most `ratio`;
+/// - both capped: nothing is decided;
+/// - `noise` is the relative spread of the times (e.g. `(max - min) / median` over repeats):
+///   the claim holds only when `ratio (1 - noise)` clears the threshold and fails only when
+///   `ratio (1 + noise)` is below it; in between, `None` ("not decided (within noise)").
+///
+/// Returns `Some(true)` (holds), `Some(false)` (fails) or `None` (not decided).
+pub fn ratio_verdict(
+    ratio: f64,
+    threshold: f64,
+    slow_capped: bool,
+    fast_capped: bool,
+    noise: f64,
+) -> Option<bool> {
+    if !ratio.is_finite() || (slow_capped && fast_capped) {
+        return None;
+    }
+    let noise = noise.max(0.0);
+    let clears = ratio * (1.0 - noise) >= threshold;
+    let misses = ratio * (1.0 + noise) < threshold;
+    if clears && !fast_capped {
+        Some(true)
+    } else if misses && !slow_capped {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+/// Why [`ratio_verdict`] decided nothing, for the table (`None` when it decided).
+pub fn ratio_undecided_reason(
+    ratio: f64,
+    threshold: f64,
+    slow_capped: bool,
+    fast_capped: bool,
+    noise: f64,
+) -> Option<String> {
+    if ratio_verdict(ratio, threshold, slow_capped, fast_capped, noise).is_some() {
+        return None;
+    }
+    Some(if !ratio.is_finite() {
+        "no finite ratio".to_string()
+    } else if slow_capped && fast_capped {
+        "both runs stopped at the cap".to_string()
+    } else if slow_capped {
+        format!("a lower bound below {threshold}x")
+    } else if fast_capped {
+        format!("an upper bound above {threshold}x")
+    } else {
+        format!("within noise ({:.0}% spread)", 100.0 * noise)
+    })
+}
+
+/// Half a unit of the last printed digit of `printed`, relative to its value: the strictest
+/// tolerance a number printed with those digits supports (`1.42853` -> `0.5e-5 / 1.42853`,
+/// `-0.183437` -> `0.5e-6 / 0.183437`, `1.2e-3` -> `0.05e-3 / 1.2e-3`, `181` -> `0.5 / 181`).
+/// `None` when `printed` is not a number or is zero.
+pub fn printed_tolerance(printed: &str) -> Option<f64> {
+    let t = printed.trim();
+    let value: f64 = t.parse().ok()?;
+    if value == 0.0 || !value.is_finite() {
+        return None;
+    }
+    let (mantissa, exp) = match t.find(['e', 'E']) {
+        Some(i) => (&t[..i], t[i + 1..].parse::<i32>().ok()?),
+        None => (t, 0),
+    };
+    let decimals = mantissa.find('.').map_or(0, |i| mantissa.len() - i - 1) as i32;
+    Some(0.5 * 10f64.powi(exp - decimals) / value.abs())
+}
+
 /// A published number as written: integers plainly (`181`), others in Rust's shortest
 /// round-trip form (`-0.183437`, `0.0146`, `10.52`), very large or small ones in scientific
 /// notation (`1.2e-9`).
@@ -578,7 +830,67 @@ mod tests {
         assert_eq!(fmt_value(-0.183437), "-0.183437");
         assert_eq!(fmt_value(6.19e-4), "6.19e-4");
         let csv = comparison_csv(&[c]);
-        assert!(csv.contains("claim,,claim holds,s"), "{csv}");
+        assert!(csv.contains("claim,,,claim holds,s"), "{csv}");
+        // printed digits fix the tolerance: 1.42853 allows 0.5e-5 / 1.42853
+        let t = printed_tolerance("1.42853").unwrap();
+        assert!((t - 0.5e-5 / 1.42853).abs() < 1e-18, "{t}");
+        let t = printed_tolerance("-0.183437").unwrap();
+        assert!((t - 0.5e-6 / 0.183437).abs() < 1e-18, "{t}");
+        let t = printed_tolerance("1.2e-3").unwrap();
+        assert!((t - 0.05e-3 / 1.2e-3).abs() < 1e-15, "{t}");
+        assert_eq!(printed_tolerance("0"), None);
+        let p = Comparison::printed("q", 1.428764, "1.428764", "1.42853", "s");
+        assert!(p.is_strict());
+        // 1.428764 is 1.6e-4 relative from 1.42853: outside the printed digits
+        assert_eq!(p.verdict(), Verdict::Mismatch);
+        assert!(p.tolerance_check().is_ok());
+        let q = Comparison::printed("q", 1.42853, "1.42853", "1.42853", "s");
+        assert_eq!(q.verdict(), Verdict::Match);
+        // a 10 % tolerance on a number printed to six digits needs a stated reason
+        let loose = Comparison::value("q", 1.4, "1.4", 1.42853, 0.1, "s");
+        assert!(!loose.is_strict());
+        assert!(loose.tolerance_check().is_err());
+        let why = loose.clone().looser(0.1, "a physical reason");
+        assert!(why.tolerance_check().is_ok() && !why.is_strict());
+        // exact integers are strict
+        let e = Comparison::value("q", 181.0, "181", 181.0, 0.0, "s");
+        assert!(e.is_strict() && e.tolerance_check().is_ok());
+        let o = Outcome {
+            comparisons: vec![
+                e,
+                q,
+                p,
+                why,
+                Comparison::claim("c", 1.0, "1", "t", None, "s"),
+            ],
+            not_compared: vec!["Fig. 3 (no data)".into()],
+            ..Outcome::default()
+        };
+        assert_eq!(
+            o.headline(),
+            "**3 published numbers compared strictly, 2 matched; 1 compared at a stated looser \
+             tolerance, 1 matched; 0 claims decided, 0 hold (1 not decided).** Not compared: \
+             Fig. 3 (no data)."
+        );
+    }
+
+    #[test]
+    fn ratio_verdicts_respect_caps_and_noise() {
+        // exact ratios, 5 % noise: 10.6 clears 10, 9.4 misses it, 10.2 is within noise
+        assert_eq!(ratio_verdict(10.6, 10.0, false, false, 0.05), Some(true));
+        assert_eq!(ratio_verdict(9.4, 10.0, false, false, 0.05), Some(false));
+        assert_eq!(ratio_verdict(10.2, 10.0, false, false, 0.05), None);
+        // the slow run capped: a lower bound holds above the threshold, decides nothing below
+        assert_eq!(ratio_verdict(12.0, 10.0, true, false, 0.0), Some(true));
+        assert_eq!(ratio_verdict(4.0, 10.0, true, false, 0.0), None);
+        // the fast run capped: an upper bound fails below the threshold, decides nothing above
+        assert_eq!(ratio_verdict(4.0, 10.0, false, true, 0.0), Some(false));
+        assert_eq!(ratio_verdict(12.0, 10.0, false, true, 0.0), None);
+        assert_eq!(ratio_verdict(50.0, 10.0, true, true, 0.0), None);
+        assert_eq!(
+            ratio_undecided_reason(12.0, 10.0, false, true, 0.0).as_deref(),
+            Some("an upper bound above 10x")
+        );
     }
 
     #[test]

@@ -127,7 +127,12 @@ pub fn simulate(
     probe: Option<Probe<'_>>,
 ) -> Result<Vec<StepRow>> {
     let path = trace_path(&ctx.out, case, solver_label);
-    if !ctx.rerun && path.exists() {
+    // a trace written with another probe (an older version of the recipe) is recomputed
+    let same_probe = std::fs::read_to_string(&path)
+        .ok()
+        .and_then(|t| t.lines().next().map(str::to_string))
+        .is_some_and(|h| h.split(',').nth(STEP_HEADER.len()) == probe.as_ref().map(|p| p.name));
+    if !ctx.rerun && path.exists() && same_probe {
         let rows = read_steps(&path)?;
         if rows.len() as u64 == steps {
             ctx.say(format!(

@@ -3,8 +3,9 @@
 //! spin slides; friction `mu m g` decelerates it and spins it up until it rolls,
 //! at `t* = 2 v0 / (7 mu g)`, from then on at exactly `5/7 v0` (angular momentum about the
 //! contact point is conserved: friction, gravity and the normal force have no moment about
-//! it). Mazhar's 2014 notes report 1.42853 m/s for `v0 = 2 m/s` "in every solver"; the
-//! analytic value is `10/7 = 1.4285714...`.
+//! it): for `v0 = 2 m/s` the analytic value is `10/7 = 1.4285714...` m/s. (A value of
+//! 1.42853 m/s circulates as "Mazhar's 2014 notes"; those notes could not be found, so the
+//! number has no source we can show and is not compared.)
 //!
 //! The stepper assembles the CCP; [`super::formulations::FormulationSolver`] solves it as
 //! the CCP (every CCP solver of the registry), as the true Coulomb problem (nsgs, nsn-ac,
@@ -48,8 +49,6 @@ pub const TOL: f64 = 1e-10;
 pub const MAX_ITER: u64 = 20_000;
 /// The rolling speed `5/7 v0` (m/s).
 pub const ROLLING_SPEED: f64 = 5.0 / 7.0 * V0;
-/// Mazhar's 2014 value for `v0 = 2 m/s`.
-pub const MAZHAR_SPEED: f64 = 1.42853;
 
 /// `(formulation, solver)` pairs run: every solver of the registry that runs in the
 /// stepper's loop, on the formulation it solves; `quick` leaves out `spgqp` and
@@ -138,7 +137,7 @@ impl Recipe for SlidingBall {
     fn info(&self) -> RecipeInfo {
         RecipeInfo {
             id: "sliding-ball",
-            paper: "analytic (rolling at 5/7 v0); Mazhar 2014 notes (1.42853 m/s)",
+            paper: "analytic: rolling at 5/7 v0 (no published number is compared)",
             regenerates: "final speed of a sphere sliding into rolling on a plane (v0 = 2 m/s, \
                           mu = 0.1) with every solver of the registry in the stepper's loop, on \
                           the CCP, the Coulomb problem, the boxed LCP and the pyramid LCP",
@@ -250,22 +249,21 @@ impl Recipe for SlidingBall {
                 s.unconverged_steps.to_string(),
                 format!("{:.3e}", s.total_solve_s),
             ]);
-            out.comparisons.push(Comparison::value(
-                format!("final speed, {} (analytic 10/7)", s.solver),
-                s.final_probe,
-                format!("{:.9}", s.final_probe),
-                ROLLING_SPEED,
-                1e-6,
-                "analytic: 5/7 v0 = 10/7 m/s",
-            ));
-            out.comparisons.push(Comparison::value(
-                format!("final speed, {} (Mazhar)", s.solver),
-                s.final_probe,
-                format!("{:.6}", s.final_probe),
-                MAZHAR_SPEED,
-                0.1,
-                "Mazhar 2014 notes: 1.42853 m/s for v0 = 2 m/s in every solver",
-            ));
+            out.comparisons.push(
+                Comparison::value(
+                    format!("final speed, {} (analytic 10/7)", s.solver),
+                    s.final_probe,
+                    format!("{:.9}", s.final_probe),
+                    ROLLING_SPEED,
+                    1e-9,
+                    "analytic: 5/7 v0 = 10/7 m/s",
+                )
+                .looser(
+                    1e-9,
+                    "an exact value: 1e-9 allows for the stopping residual 1e-10 of each \
+                     solve; the CCP's O(h) relaxation (1.35e-4 at h = 1e-3) is outside it",
+                ),
+            );
         }
         out.tables.push(table);
         let mut refine = MdTable::new(
@@ -367,8 +365,14 @@ impl Recipe for SlidingBall {
         );
         out.notes.push(format!(
             "t* = 2 v0 / (7 mu g) = {t_star:.4} s for these numbers (the ball rolls from then \
-             on); Mazhar's value 1.42853 differs from 10/7 by 2.9e-5 relative."
+             on)."
         ));
+        out.not_compared.push(
+            "1.42853 m/s, attributed to \"Mazhar's 2014 notes\" in secondary material: the \
+             notes could not be found, so the number has no source we can show (it differs \
+             from 10/7 by 2.9e-5 relative; every run here misses it at its printed digits)"
+                .into(),
+        );
         Ok(out)
     }
 }
