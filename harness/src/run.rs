@@ -165,9 +165,10 @@ pub struct RunConfig {
     /// solve at scale would; otherwise each run executes on one thread of a pool of `jobs`
     /// threads. Recorded in the manifest (`whole_machine`).
     pub whole_machine: bool,
-    /// Timed solves per run (at least 1): every run is solved `repeat` times from the same
-    /// start; the row keeps the first solve's answer, trace and counters, its `time_s` is the
-    /// median of the solver times and `time_min_s` / `time_max_s` their range. Solvers are
+    /// Timed solves per run (at least 1): every run that passes its check is solved `repeat`
+    /// times from the same start (a failed run once: its time is a budget charge); the row
+    /// keeps the first solve's answer, trace and counters, its `time_s` is the median of the
+    /// solver times and `time_min_s` / `time_max_s` their range (`repeats` says how many). Solvers are
     /// deterministic, so only the times differ (a time-limited run may stop elsewhere: its
     /// first solve is the one recorded).
     pub repeat: usize,
@@ -555,16 +556,6 @@ pub fn run(instances: &[Instance], cfg: &RunConfig) -> Result<RunOutcome> {
         let peak = crate::memory::PeakRss::start(reset_peak);
         let res = runnable.run(exec.clone(), t.inst, &mut [&mut rec])?;
         let peak_rss_bytes = peak.read();
-        // the repeats: the same solve again, only its time kept (a refusal is not timed)
-        let mut times = vec![res.time_s];
-        if res.status.as_str() != REFUSED {
-            for _ in 1..cfg.repeat.max(1) {
-                let mut again = Runnable::of(spec)?;
-                let mut quiet = TraceRecorder::new(ObserverMode::Never);
-                times.push(again.run(exec.clone(), t.inst, &mut [&mut quiet])?.time_s);
-            }
-        }
-        let (time_med, time_min, time_max) = median_min_max(&times);
         let verdict = check(
             t.inst,
             &res.gamma,
@@ -573,6 +564,18 @@ pub fn run(instances: &[Instance], cfg: &RunConfig) -> Result<RunOutcome> {
                 tol: prof.tol,
             },
         );
+        // the repeats: the same solve again, only its time kept. A refusal is not timed, and
+        // a run that fails its check is timed once (its time is a budget charge in the
+        // report, not a cost to solve)
+        let mut times = vec![res.time_s];
+        if res.status.as_str() != REFUSED && verdict.success {
+            for _ in 1..cfg.repeat.max(1) {
+                let mut again = Runnable::of(spec)?;
+                let mut quiet = TraceRecorder::new(ObserverMode::Never);
+                times.push(again.run(exec.clone(), t.inst, &mut [&mut quiet])?.time_s);
+            }
+        }
+        let (time_med, time_min, time_max) = median_min_max(&times);
         write_trace(
             &out.join(trace_path(
                 &stems.stem(t.inst.name(), t.inst.hash()),

@@ -27,6 +27,11 @@ pub struct ReproduceArgs {
     /// No progress messages.
     #[arg(long)]
     pub quiet: bool,
+    /// Timed solves behind every time the recipe compares (their median; at least 1). A
+    /// verdict by time is decided only with at least 3 and when the ratio clears its
+    /// threshold by more than the measured spread.
+    #[arg(long, default_value_t = 3, allow_negative_numbers = true)]
+    pub repeat: i64,
 }
 
 /// List, or run one recipe and print its comparison table's verdicts.
@@ -54,6 +59,7 @@ pub fn run(a: ReproduceArgs) -> Result<(), AnyError> {
         quick: a.quick,
         rerun: a.rerun,
         progress: !a.quiet,
+        repeat: crate::cmd::args::at_least_one("--repeat", a.repeat, "timed solves")? as usize,
     };
     let done = reproduce::reproduce(recipe.as_ref(), &ctx)?;
     let cs = &done.outcome.comparisons;

@@ -23,9 +23,25 @@ fn cannonball_quick_runs_every_solver_within_the_cap() {
     }
     assert!(mean["apgd"] < mean["jacobi"], "{mean:?}");
     assert!(mean["apgd"] < mean["gs"], "{mean:?}");
+    // the abstract's claim, quoted verbatim, on its measure (time to simulate, GS / APGD);
+    // one timed repeat decides nothing by time
     let cs = &done.outcome.comparisons;
-    assert_eq!(cs[0].verdict(), Verdict::ClaimHolds, "{}", cs[0].ours_text);
-    assert_eq!(cs[0].ours, mean["apgd"]);
+    assert_eq!(cs.len(), 1);
+    assert_eq!(cs[0].verdict(), Verdict::ClaimOpen, "{}", cs[0].ours_text);
+    assert!(cs[0].ours.is_finite() && cs[0].ours > 0.0);
+    assert!(
+        cs[0]
+            .ours_text
+            .contains("not decided: fewer than 3 timed repeats (1)"),
+        "{}",
+        cs[0].ours_text
+    );
+    match &cs[0].published {
+        cpbench_harness::reproduce::Published::Claim { text, .. } => {
+            assert!(text.contains("compared to the traditional Gauss-Seidel approach"))
+        }
+        p => panic!("{p:?}"),
+    }
     // six Chrono solvers in the table (APGDREF repeats APGD's run)
     assert_eq!(done.outcome.tables[0].rows.len(), 6);
     let summary = std::fs::read_to_string(dir.path().join("summary.csv")).unwrap();

@@ -11,6 +11,7 @@ pub fn quick(id: &str) -> (Reproduced, tempfile::TempDir) {
         quick: true,
         rerun: false,
         progress: false,
+        repeat: 1,
     };
     let r = find(id).unwrap();
     let done = reproduce(r.as_ref(), &ctx).unwrap();

@@ -55,6 +55,7 @@ fn permon_counts_are_matched_exactly() {
             quick: true,
             rerun: false,
             progress: false,
+            repeat: 1,
         },
     )
     .unwrap();

@@ -388,6 +388,7 @@ impl Recipe for Acary2018Fclib {
                 cfg.plots = false;
                 cfg.progress = false;
                 cfg.rerun = ctx.rerun;
+                cfg.repeat = ctx.repeat.max(1);
                 rows = run(insts, &cfg)?.rows;
             }
         }

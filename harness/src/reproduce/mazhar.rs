@@ -132,6 +132,7 @@ impl Recipe for Mazhar2015Apgd {
         cfg.plots = false;
         cfg.progress = false;
         cfg.rerun = ctx.rerun;
+        cfg.repeat = ctx.repeat.max(1);
         let rows = run(&insts, &cfg)?.rows;
         let find = |inst: &str, solver: &str, tol: f64| {
             rows.iter()

@@ -69,6 +69,20 @@ pub struct Context {
     pub rerun: bool,
     /// Progress messages on stderr.
     pub progress: bool,
+    /// Timed solves per solve whose time the recipe reports (at least 1; the CLI's default
+    /// is 3): times are medians, and verdicts by time need at least
+    /// [`MIN_TIMED_REPEATS`] to be decided ([`time_noise`]).
+    pub repeat: usize,
+}
+
+/// The fewest timed repeats on which a recipe decides a verdict by time.
+pub const MIN_TIMED_REPEATS: usize = 3;
+
+/// The relative noise of a time measured `repeats` times with relative spread `spread`
+/// (`(max - min) / median`), for [`ratio_verdict`]: the spread itself with at least
+/// [`MIN_TIMED_REPEATS`] repeats, `None` with fewer (no verdict by time is then decided).
+pub fn time_noise(repeats: usize, spread: f64) -> Option<f64> {
+    (repeats >= MIN_TIMED_REPEATS && spread.is_finite()).then_some(spread.max(0.0))
 }
 
 impl Context {
@@ -512,9 +526,11 @@ pub fn reproduce(recipe: &dyn Recipe, ctx: &Context) -> Result<Reproduced> {
     let info = recipe.info();
     std::fs::create_dir_all(&ctx.out).map_err(|e| HarnessError::io(&ctx.out, e))?;
     let (stamp, started) = now_utc();
+    let load_start = crate::load::LoadSample::now();
     let t0 = Instant::now();
     let outcome = recipe.run(ctx)?;
     let wall_s = t0.elapsed().as_secs_f64();
+    let load_end = crate::load::LoadSample::now();
     let _lock = crate::lock::FolderLock::acquire(&ctx.out)?;
     let rev = git_revision();
     let mach = machine();
@@ -536,14 +552,27 @@ pub fn reproduce(recipe: &dyn Recipe, ctx: &Context) -> Result<Reproduced> {
             "started": started,
             "stamp": stamp,
             "wall_s": wall_s,
+            "repeat": ctx.repeat.max(1),
+            "load_start": load_start,
+            "load_end": load_end,
             "verdicts": outcome.comparisons.iter().map(|c| json!({
                 "quantity": c.quantity, "ours": finite_or_null(c.ours),
                 "verdict": c.verdict().as_str(),
             })).collect::<Vec<_>>(),
         }),
     )?;
+    let load = format!(
+        "machine load at the start: {}; at the end: {}{}",
+        load_start.describe(),
+        load_end.describe(),
+        if load_start.busy(mach.logical_cpus) || load_end.busy(mach.logical_cpus) {
+            " (**busy**: times may be inflated)"
+        } else {
+            ""
+        }
+    );
     let md = markdown(
-        &info, ctx, &outcome, &command, &rev, &started, wall_s, &mach,
+        &info, ctx, &outcome, &command, &rev, &started, wall_s, &mach, &load,
     );
     let path = ctx.out.join("reproduce.md");
     write_atomic(&path, md.as_bytes())?;
@@ -567,6 +596,9 @@ fn command_line(id: &str, ctx: &Context) -> String {
     let mut c = format!("cpbench reproduce {id}");
     if ctx.quick {
         c.push_str(" --quick");
+    }
+    if ctx.repeat != 3 {
+        let _ = write!(c, " --repeat {}", ctx.repeat.max(1));
     }
     if ctx.out != default_out_dir(id, ctx.quick) {
         let _ = write!(c, " --out {}", ctx.out.display());
@@ -625,6 +657,7 @@ fn markdown(
     started: &str,
     wall_s: f64,
     mach: &crate::manifest::Machine,
+    load: &str,
 ) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "# `{}`: {}\n", info.id, info.paper);
@@ -633,12 +666,14 @@ fn markdown(
     let _ = writeln!(
         s,
         "Regenerate: `{command}` ({} size). Run {started} at git `{rev}` on {} {} with {} \
-         logical CPUs; wall time {}.\n",
+         logical CPUs; wall time {} (measured); {load}; every time compared is the median of \
+         {} timed solve(s).\n",
         if ctx.quick { "quick, reduced" } else { "full" },
         mach.os,
         mach.arch,
         mach.logical_cpus,
-        fmt_duration(wall_s)
+        fmt_duration(wall_s),
+        ctx.repeat.max(1)
     );
     s.push_str("## Set-up\n\n");
     s.push_str(o.setup.trim_end());

@@ -147,6 +147,7 @@ impl Recipe for PermonMprgp {
             }];
             cfg.progress = false;
             cfg.rerun = ctx.rerun;
+            cfg.repeat = ctx.repeat.max(1);
             rows = run(&sel, &cfg)?.rows;
         }
         let find = |inst: &str, solver: &str, tol: f64| {

@@ -25,8 +25,10 @@ use serde_json::json;
 use std::fmt::Write as _;
 use std::path::Path;
 
-/// Columns of a step trace (a probe column may follow).
-pub const STEP_HEADER: [&str; 12] = [
+/// Columns of a step trace (a probe column may follow). `solve_repeats_s` holds every timed
+/// solve of the step, `;`-separated, when the step was solved more than once
+/// ([`simulate_repeated`]; `solve_s` is then their median), and is empty otherwise.
+pub const STEP_HEADER: [&str; 14] = [
     "step",
     "time",
     "contacts",
@@ -39,6 +41,8 @@ pub const STEP_HEADER: [&str; 12] = [
     "max_penetration",
     "kinetic_energy",
     "warm_matched",
+    "solve_repeats_s",
+    "other_s",
 ];
 
 /// One step of a simulation as the recipes record it.
@@ -70,6 +74,12 @@ pub struct StepRow {
     pub warm_matched: usize,
     /// The recipe's probe after the step (NaN without a probe).
     pub probe: f64,
+    /// Every timed solve of the step (s) when it was solved more than once, in order (the
+    /// first is the one whose answer the stepper used); empty for one solve.
+    pub solve_repeats: Vec<f64>,
+    /// Wall time of the step's other phases (s): detection, assembly, the instance and the
+    /// update; `solve_s + other_s` is the step's simulation time.
+    pub other_s: f64,
 }
 
 impl StepRow {
@@ -90,7 +100,49 @@ impl StepRow {
             kinetic_energy: r.kinetic_energy,
             warm_matched: r.warm_matched,
             probe,
+            solve_repeats: Vec::new(),
+            other_s: (r.timings.detection
+                + r.timings.assembly
+                + r.timings.instance
+                + r.timings.update)
+                .as_secs_f64(),
         }
+    }
+}
+
+/// A solver solved `k` times per call from the same start: the first answer is returned (the
+/// stepper goes on with it; cpbench's solvers are deterministic), with the median of the `k`
+/// solver times as its time; every time is kept in `last` until taken.
+struct Repeated<'a> {
+    inner: &'a mut dyn ContactSolver,
+    k: usize,
+    last: Vec<f64>,
+}
+
+impl ContactSolver for Repeated<'_> {
+    fn solve(
+        &mut self,
+        inst: &cpbench_problems::Instance,
+        warm: Option<&[f64]>,
+    ) -> std::result::Result<cpbench_granular::ContactSolution, String> {
+        let first = self.inner.solve(inst, warm)?;
+        self.last.clear();
+        let Some(t0) = first.solver_time else {
+            return Ok(first);
+        };
+        if self.k <= 1 {
+            return Ok(first);
+        }
+        self.last.push(t0);
+        for _ in 1..self.k {
+            let again = self.inner.solve(inst, warm)?;
+            self.last.push(again.solver_time.unwrap_or(f64::NAN));
+        }
+        let (med, _, _) = crate::run::median_min_max(&self.last);
+        Ok(cpbench_granular::ContactSolution {
+            solver_time: Some(med),
+            ..first
+        })
     }
 }
 
@@ -126,15 +178,41 @@ pub fn simulate(
     steps: u64,
     probe: Option<Probe<'_>>,
 ) -> Result<Vec<StepRow>> {
+    simulate_repeated(ctx, case, solver_label, build, solver, steps, probe, 1)
+}
+
+/// [`simulate`] with every step's solve timed `repeat` times from the same start
+/// ([`StepRow::solve_repeats`]; `solve_s` is their median, the trajectory the first solve's).
+/// A trace of another layout or probe (an older version of the recipe), or with fewer
+/// repeats than asked, is recomputed.
+#[allow(clippy::too_many_arguments)]
+pub fn simulate_repeated(
+    ctx: &Context,
+    case: &str,
+    solver_label: &str,
+    build: &mut dyn FnMut() -> Result<Simulation>,
+    solver: &mut dyn ContactSolver,
+    steps: u64,
+    probe: Option<Probe<'_>>,
+    repeat: usize,
+) -> Result<Vec<StepRow>> {
     let path = trace_path(&ctx.out, case, solver_label);
-    // a trace written with another probe (an older version of the recipe) is recomputed
-    let same_probe = std::fs::read_to_string(&path)
+    let mut expected = STEP_HEADER.join(",");
+    if let Some(p) = &probe {
+        let _ = write!(expected, ",{}", p.name);
+    }
+    let same_layout = std::fs::read_to_string(&path)
         .ok()
         .and_then(|t| t.lines().next().map(str::to_string))
-        .is_some_and(|h| h.split(',').nth(STEP_HEADER.len()) == probe.as_ref().map(|p| p.name));
-    if !ctx.rerun && path.exists() && same_probe {
+        .is_some_and(|h| h == expected);
+    if !ctx.rerun && path.exists() && same_layout {
         let rows = read_steps(&path)?;
-        if rows.len() as u64 == steps {
+        let repeats_ok = repeat <= 1
+            || rows
+                .iter()
+                .filter(|r| r.contacts > 0)
+                .all(|r| r.solve_repeats.len() >= repeat);
+        if rows.len() as u64 == steps && repeats_ok {
             ctx.say(format!(
                 "{case} / {solver_label}: {steps} steps read back from {}",
                 path.display()
@@ -145,12 +223,20 @@ pub fn simulate(
     let mut sim = build()?;
     let mut rows = Vec::with_capacity(steps as usize);
     let t0 = std::time::Instant::now();
+    let mut timed = Repeated {
+        inner: solver,
+        k: repeat.max(1),
+        last: Vec::new(),
+    };
     for k in 0..steps {
+        timed.last.clear();
         let rep = sim
-            .step(solver)
+            .step(&mut timed)
             .map_err(|e| HarnessError::Invalid(format!("{case} / {solver_label}: {e}")))?;
         let p = probe.as_ref().map(|p| (p.f)(&sim)).unwrap_or(f64::NAN);
-        rows.push(StepRow::from_report(&rep, p));
+        let mut row = StepRow::from_report(&rep, p);
+        row.solve_repeats = std::mem::take(&mut timed.last);
+        rows.push(row);
         if ctx.progress && (k + 1) % 50 == 0 {
             eprintln!(
                 "  {case} / {solver_label}: step {}/{steps}, {} contacts, {} iterations, {:.0} s",
@@ -175,7 +261,7 @@ pub fn write_steps(path: &Path, rows: &[StepRow], probe: Option<&str>) -> Result
     for r in rows {
         let _ = write!(
             s,
-            "{},{},{},{},{},{:e},{},{:e},{:e},{:e},{:e},{}",
+            "{},{},{},{},{},{:e},{},{:e},{:e},{:e},{:e},{},{},{:e}",
             r.step,
             r.time,
             r.contacts,
@@ -187,7 +273,13 @@ pub fn write_steps(path: &Path, rows: &[StepRow], probe: Option<&str>) -> Result
             r.solve_wall_s,
             r.max_penetration,
             r.kinetic_energy,
-            r.warm_matched
+            r.warm_matched,
+            r.solve_repeats
+                .iter()
+                .map(|t| format!("{t:e}"))
+                .collect::<Vec<_>>()
+                .join(";"),
+            r.other_s
         );
         if probe.is_some() {
             let _ = write!(s, ",{:e}", r.probe);
@@ -233,14 +325,25 @@ pub fn read_steps(path: &Path) -> Result<Vec<StepRow>> {
             max_penetration: f(9)?,
             kinetic_energy: f(10)?,
             warm_matched: f(11)? as usize,
-            probe: if rec.len() > 12 { f(12)? } else { f64::NAN },
+            probe: if rec.len() > 14 { f(14)? } else { f64::NAN },
+            other_s: f(13)?,
+            solve_repeats: rec
+                .get(12)
+                .unwrap_or("")
+                .split(';')
+                .filter(|t| !t.is_empty())
+                .map(|t| {
+                    t.parse::<f64>()
+                        .map_err(|_| err(format!("line {}: bad solve_repeats_s '{t}'", k + 2)))
+                })
+                .collect::<Result<Vec<f64>>>()?,
         });
     }
     Ok(out)
 }
 
 /// Columns of the simulation recipes' `summary.csv`.
-pub const SUMMARY_HEADER: [&str; 13] = [
+pub const SUMMARY_HEADER: [&str; 15] = [
     "case",
     "solver",
     "steps",
@@ -254,6 +357,8 @@ pub const SUMMARY_HEADER: [&str; 13] = [
     "max_penetration",
     "final_kinetic_energy",
     "final_probe",
+    "repeats",
+    "total_solve_spread",
 ];
 
 /// Per-run figures of a simulation: means over the steps that had contacts.
@@ -285,6 +390,45 @@ pub struct RunStats {
     pub final_kinetic_energy: f64,
     /// The probe after the last step (NaN without one).
     pub final_probe: f64,
+    /// Total solver time of each timed repeat of the run (s): `[total_solve_s]` for one,
+    /// else the sum over the steps of each repeat's time ([`StepRow::solve_repeats`]).
+    pub total_repeats: Vec<f64>,
+    /// Wall time of the run's other phases summed over the steps (s): with the solver time,
+    /// the time to simulate ([`RunStats::sim_repeats`]).
+    pub total_other_s: f64,
+}
+
+impl RunStats {
+    /// Relative spread of the run's total solver time over its repeats, `(max - min) /
+    /// median` (0 for one repeat).
+    pub fn total_spread(&self) -> f64 {
+        spread(&self.total_repeats)
+    }
+
+    /// The time to simulate the run, per timed repeat (s): each repeat's total solver time
+    /// plus the other phases (measured once).
+    pub fn sim_repeats(&self) -> Vec<f64> {
+        self.total_repeats
+            .iter()
+            .map(|t| t + self.total_other_s)
+            .collect()
+    }
+
+    /// Median time to simulate the run (s) and its relative spread over the repeats.
+    pub fn sim_time(&self) -> (f64, f64) {
+        let v = self.sim_repeats();
+        (crate::run::median_min_max(&v).0, spread(&v))
+    }
+}
+
+/// `(max - min) / median` of `v` (0 for fewer than two values).
+fn spread(v: &[f64]) -> f64 {
+    let (med, lo, hi) = crate::run::median_min_max(v);
+    if v.len() > 1 && med > 0.0 {
+        (hi - lo) / med
+    } else {
+        0.0
+    }
 }
 
 impl RunStats {
@@ -307,6 +451,21 @@ impl RunStats {
             max_penetration: rows.iter().fold(0.0, |a, r| a.max(r.max_penetration)),
             final_kinetic_energy: rows.last().map_or(f64::NAN, |r| r.kinetic_energy),
             final_probe: rows.last().map_or(f64::NAN, |r| r.probe),
+            total_repeats: {
+                let k = with
+                    .iter()
+                    .map(|r| r.solve_repeats.len())
+                    .min()
+                    .unwrap_or(0);
+                if k > 1 {
+                    (0..k)
+                        .map(|j| with.iter().map(|r| r.solve_repeats[j]).sum())
+                        .collect()
+                } else {
+                    vec![total]
+                }
+            },
+            total_other_s: rows.iter().map(|r| r.other_s).sum(),
         }
     }
 }
@@ -334,6 +493,8 @@ pub fn write_summary(out: &Path, stats: &[RunStats]) -> Result<()> {
             format!("{:.6e}", s.max_penetration),
             format!("{:.6e}", s.final_kinetic_energy),
             format!("{:.6e}", s.final_probe),
+            s.total_repeats.len().to_string(),
+            format!("{:.6e}", s.total_spread()),
         ])
         .map_err(csv_err)?;
     }
@@ -445,6 +606,12 @@ mod tests {
             kinetic_energy: 0.5,
             warm_matched: 2,
             probe: 1.428571,
+            other_s: 1.5e-4,
+            solve_repeats: if k == 2 {
+                vec![2.5e-3, 2.25e-3, 2.75e-3]
+            } else {
+                Vec::new()
+            },
         };
         let rows: Vec<StepRow> = (1..4).map(row).collect();
         let p = dir.path().join("a.csv");
