@@ -32,10 +32,7 @@
 use super::sim::{
     plot_vs_time, simulate_repeated, write_manifest, write_summary, RunStats, StepRow,
 };
-use super::{
-    ratio_undecided_reason, ratio_verdict, time_noise, Comparison, Context, Figure, MdTable,
-    Outcome, Recipe, RecipeInfo,
-};
+use super::{ratio_reading, Comparison, Context, Figure, MdTable, Outcome, Recipe, RecipeInfo};
 use crate::error::{HarnessError, Result};
 use crate::generate::RegistrySolver;
 use crate::plot::Series;
@@ -298,16 +295,7 @@ impl Recipe for ChronoCannonball {
         let (t_jac, _) = jac.sim_time();
         let ratio = t_gs / t_apgd;
         let (sc, fc) = (gs.unconverged_steps > 0, apgd.unconverged_steps > 0);
-        let (verdict, why) = match time_noise(ctx.repeat, s_apgd + s_gs) {
-            None => (
-                None,
-                format!("fewer than 3 timed repeats ({})", ctx.repeat.max(1)),
-            ),
-            Some(e) => (
-                ratio_verdict(ratio, 10.0, sc, fc, e),
-                ratio_undecided_reason(ratio, 10.0, sc, fc, e).unwrap_or_default(),
-            ),
-        };
+        let reading = ratio_reading(ratio, 10.0, sc, fc, s_apgd + s_gs, ctx.repeat);
         out.comparisons.push(Comparison::claim(
             format!(
                 "time to simulate the {} steps (solver, detection, assembly, update): GS / APGD",
@@ -315,14 +303,12 @@ impl Recipe for ChronoCannonball {
             ),
             ratio,
             format!(
-                "{ratio:.2}x ({:.2} s / {:.2} s){}; steps at the {MAX_ITER}-iteration cap: GS {} \
-                 and APGD {} of {}; spread over {} timed repeats: GS {:.0}%, APGD {:.0}%",
+                "{ratio:.2}x ({:.2} s / {:.2} s); steps at the {MAX_ITER}-iteration cap: GS {} \
+                 and APGD {} of {}; spread over {} timed repeats: GS {:.0}%, APGD {:.0}%. On \
+                 this set-up the ratio {reading}. Not decided: Chrono's cannonball demo is not \
+                 the paper's set-up (its problems, sizes and timings are not available to us)",
                 t_gs,
                 t_apgd,
-                match verdict {
-                    Some(_) => String::new(),
-                    None => format!(", not decided: {why}"),
-                },
                 gs.unconverged_steps,
                 apgd.unconverged_steps,
                 gs.steps_with_contacts,
@@ -331,7 +317,7 @@ impl Recipe for ChronoCannonball {
                 100.0 * s_apgd
             ),
             format!("\"{ABSTRACT_CLAIM}\""),
-            verdict,
+            None,
             src,
         ));
         out.notes.push(format!(
@@ -393,11 +379,11 @@ impl Recipe for ChronoCannonball {
                 .into(),
         );
         out.notes.push(
-            "The claim is decided on the abstract's measure, the time to simulate (here: the \
+            "The claim is measured on the abstract's measure, the time to simulate (here: the \
              same number of steps of the same scene, each method on its own trajectory, warm \
-             started), against GS only. A GS run that stops steps at the iteration cap spends \
-             less than it would to reach the tolerance, so its ratio is a lower bound: it can \
-             show the claim holding, never failing."
+             started), against GS only, and read on this set-up only. A GS run that stops \
+             steps at the iteration cap spends less than it would to reach the tolerance, so \
+             its ratio is a lower bound: it can show the claim holding, never failing."
                 .into(),
         );
         Ok(out)

@@ -791,6 +791,34 @@ pub fn ratio_undecided_reason(
     })
 }
 
+/// What a measured ratio says about a "`threshold`x faster" claim on the set-up it was
+/// measured on ([`ratio_verdict`]), as text for a table cell: `clears 10x` / `misses 10x` /
+/// `decides nothing (<reason>)`; `repeats` below [`MIN_TIMED_REPEATS`] decide nothing.
+pub fn ratio_reading(
+    ratio: f64,
+    threshold: f64,
+    slow_capped: bool,
+    fast_capped: bool,
+    spread: f64,
+    repeats: usize,
+) -> String {
+    let Some(noise) = time_noise(repeats, spread) else {
+        return format!(
+            "decides nothing (fewer than {MIN_TIMED_REPEATS} timed repeats: {})",
+            repeats.max(1)
+        );
+    };
+    match ratio_verdict(ratio, threshold, slow_capped, fast_capped, noise) {
+        Some(true) => format!("clears {threshold}x beyond the noise"),
+        Some(false) => format!("misses {threshold}x beyond the noise"),
+        None => format!(
+            "decides nothing ({})",
+            ratio_undecided_reason(ratio, threshold, slow_capped, fast_capped, noise)
+                .unwrap_or_default()
+        ),
+    }
+}
+
 /// Half a unit of the last printed digit of `printed`, relative to its value: the strictest
 /// tolerance a number printed with those digits supports (`1.42853` -> `0.5e-5 / 1.42853`,
 /// `-0.183437` -> `0.5e-6 / 0.183437`, `1.2e-3` -> `0.05e-3 / 1.2e-3`, `181` -> `0.5 / 181`).
