@@ -294,8 +294,8 @@ impl std::str::FromStr for Shard {
     }
 }
 
-/// Git revision of the working directory (`git rev-parse HEAD`, with `-dirty` when there are
-/// uncommitted changes); outside a checkout, the revision the binary was built from with the
+/// Git revision of the working directory (`git rev-parse HEAD`, with `-dirty` when tracked
+/// files outside `results/` have uncommitted changes); outside a checkout, the revision the binary was built from with the
 /// suffix ` (build)`, or `unknown`.
 pub fn git_revision() -> String {
     let run = |args: &[&str]| {
@@ -308,8 +308,17 @@ pub fn git_revision() -> String {
     };
     match run(&["rev-parse", "HEAD"]) {
         Some(rev) if !rev.is_empty() => {
-            let dirty = run(&["status", "--porcelain", "--untracked-files=no"])
-                .is_some_and(|s| !s.is_empty());
+            // the revision describes the code: results being written (under `results/`, e.g.
+            // a recipe regenerating its committed folder) do not make it dirty
+            let dirty = run(&[
+                "status",
+                "--porcelain",
+                "--untracked-files=no",
+                "--",
+                ":(top)",
+                ":(top,exclude)results",
+            ])
+            .is_some_and(|s| !s.is_empty());
             if dirty {
                 format!("{rev}-dirty")
             } else {

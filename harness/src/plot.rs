@@ -298,7 +298,8 @@ pub struct LinePlot {
     /// Fixed y range in data units (otherwise from the data, widened to whole decades on log axes).
     pub y_range: Option<(f64, f64)>,
     /// Draw non-monotone series as their running minimum, with the raw series faint behind
-    /// (convergence plots).
+    /// (convergence plots); a series of at most two points is then drawn as its points, no
+    /// line (an external solver's trace: the start and the answer, no iterates between).
     pub best_so_far: bool,
     /// Mark every data point (the style's marker, a dot for styles without one) instead of
     /// seven markers spread along each line: for plots of few measured points (the scale
@@ -1009,9 +1010,19 @@ fn draw_on<DB: DrawingBackend>(
     }
     preps.sort_by(|a, b| b.end.total_cmp(&a.end));
     for p in &preps {
+        let m = STYLES[p.style % STYLES.len()].1;
+        // a convergence trace of at most two points (an external solver's start and answer,
+        // no iterates between) is no curve: its points alone are drawn
+        if plot.best_so_far && p.main.len() <= 2 {
+            let m = if m == Marker::None { Marker::Circle } else { m };
+            for q in &p.main {
+                let c = chart.backend_coord(q);
+                draw_marker(root, (c.0 - base.0, c.1 - base.1), m, p.style, s)?;
+            }
+            continue;
+        }
         let px = to_px(&p.main);
         draw_styled(root, &px, p.style, s)?;
-        let m = STYLES[p.style % STYLES.len()].1;
         if plot.markers_at_points {
             let m = if m == Marker::None { Marker::Circle } else { m };
             for q in &p.main {

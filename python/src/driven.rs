@@ -399,12 +399,15 @@ impl DrivenSolver for Shared {
             };
             let iterations = get("iterations").and_then(|v| v.extract::<u64>().ok());
             let message = get("message").and_then(|v| v.str().ok().map(|s| s.to_string()));
+            // the callable's own time for the solve, when it measures one (seconds)
+            let time_s = get("time_s").and_then(|v| v.extract::<f64>().ok());
             Ok(DrivenAnswer {
                 gamma,
                 status,
                 iterations,
                 message,
                 counters: Vec::new(),
+                time_s,
             })
         })
     }

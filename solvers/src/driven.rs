@@ -85,6 +85,11 @@ pub struct DrivenAnswer {
     pub message: Option<String>,
     /// Counters for the `counters` column.
     pub counters: Vec<(String, f64)>,
+    /// The solver's own time for the solve (s), when it measures one apart from its start-up
+    /// (an external program's `info.time_s`, e.g. Siconos' driver call alone): the row's
+    /// `time_s` is then this time, and the wall time of the whole call is kept as the counter
+    /// `wall_time_s`. `None`: `time_s` is the wall time (less the monitor's overhead).
+    pub time_s: Option<f64>,
 }
 
 /// Records the iterates of a [`DrivenSolver`] for the [`Executor`]: residuals, observers,
@@ -347,8 +352,16 @@ impl Executor {
                     Some(msg),
                 )
             }
-            Ok(ans) => {
+            Ok(mut ans) => {
                 let its = iterations.max(ans.iterations.unwrap_or(0));
+                // the solver's own time when it reports one, the wall time beside it
+                let time_s = match ans.time_s.filter(|t| t.is_finite() && *t >= 0.0) {
+                    Some(own) => {
+                        ans.counters.push(("wall_time_s".to_string(), time_s));
+                        own
+                    }
+                    None => time_s,
+                };
                 let same_as_last = last.as_ref().is_some_and(|(g, _)| *g == ans.gamma);
                 let res = match &last {
                     Some((_, r)) if same_as_last => *r,

@@ -32,7 +32,7 @@ fn cannonball_quick_runs_every_solver_within_the_cap() {
     assert!(
         cs[0]
             .ours_text
-            .contains("not decided: fewer than 3 timed repeats (1)"),
+            .contains("decides nothing (fewer than 3 timed repeats: 1)"),
         "{}",
         cs[0].ours_text
     );

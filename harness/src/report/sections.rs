@@ -163,8 +163,11 @@ pub(super) fn cost_model_note(md: &mut String, solvers: &[String], rows: &[Summa
             md,
             "Iterations and N-products do not measure the cost of {}: they run as external \
              programs or callables, their iterations are their own count and their N-products \
-             are not counted; their time is the program's wall time, start-up and instance \
-             reading included. Compare them by time. They are left out of the means and \
+             are not counted; their time is the solve time the program reports (Siconos: \
+             the driver call alone; the program's wall time is the counter `wall_time_s`), \
+             else the program's wall time, start-up and instance reading included. Compare \
+             them by time. Their traces hold the start point and the answer only: the \
+             figures draw them as points, not curves. They are left out of the means and \
              profiles by iterations and N-products.\n",
             driven
                 .iter()

@@ -325,6 +325,7 @@ struct Info {
     status: Option<Status>,
     message: Option<String>,
     counters: Vec<(String, f64)>,
+    time_s: Option<f64>,
 }
 
 fn bad(message: String) -> SolverError {
@@ -373,6 +374,13 @@ fn read_info(path: &Path) -> Result<Info, String> {
     }
     if !notes.is_empty() {
         info.message = Some(notes.join("; "));
+    }
+    if let Some(x) = obj.get("time_s").filter(|x| !x.is_null()) {
+        info.time_s = Some(
+            x.as_f64()
+                .filter(|t| t.is_finite() && *t >= 0.0)
+                .ok_or_else(|| field("time_s", "a non-negative number of seconds"))?,
+        );
     }
     if let Some(x) = obj.get("counters").filter(|x| !x.is_null()) {
         let m = x
@@ -739,6 +747,7 @@ impl ExternalSolver {
             iterations: Some(info.iterations.or(trace_iterations).unwrap_or(1)),
             message: info.message,
             counters: info.counters,
+            time_s: info.time_s,
         })
     }
 }
@@ -845,7 +854,8 @@ mod tests {
         let i = dir.join("info.json");
         std::fs::write(
             &i,
-            r#"{"iterations": 7, "status": "converged", "message": "ok", "counters": {"a": 2}}"#,
+            r#"{"iterations": 7, "status": "converged", "message": "ok", "counters": {"a": 2},
+                "time_s": 0.25}"#,
         )
         .unwrap();
         let info = read_info(&i).unwrap();
@@ -853,6 +863,7 @@ mod tests {
         assert_eq!(info.status, Some(Status::Converged));
         assert_eq!(info.message.as_deref(), Some("ok"));
         assert_eq!(info.counters, vec![("a".to_string(), 2.0)]);
+        assert_eq!(info.time_s, Some(0.25));
         std::fs::write(&i, r#"{"status": "done"}"#).unwrap();
         let info = read_info(&i).unwrap();
         assert_eq!(info.status, None);
