@@ -50,9 +50,9 @@ pub struct RecipeInfo {
     pub paper: &'static str,
     /// What the recipe regenerates (one line).
     pub regenerates: &'static str,
-    /// Expected wall time at full size on a 2-core machine (release build), as measured when
-    /// the committed results were made (e.g. `4 min`; the machine was shared while they were
-    /// made, so these are upper estimates).
+    /// Expected wall time at full size on a 2-core machine (release build, `--repeat 3`), as
+    /// measured when the committed results were made on a quiet machine (their
+    /// `reproduce.md` gives the exact wall time and the load).
     pub full_time: &'static str,
     /// Expected wall time with `--quick` (release build).
     pub quick_time: &'static str,
