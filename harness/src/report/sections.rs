@@ -105,18 +105,26 @@ pub(super) fn timing_notes(md: &mut String, manifest: Option<&Manifest>, rows: &
         v.dedup();
         v
     };
-    let noisy: Vec<String> = timed
+    // the noisiest first; the list names at most 12 (every row's spread is in summary.csv)
+    let mut spread: Vec<&&SummaryRow> = timed.iter().filter(|r| r.time_spread() > 0.1).collect();
+    spread.sort_by(|a, b| b.time_spread().total_cmp(&a.time_spread()));
+    let short = spread.iter().filter(|r| r.time_s < 1e-3).count();
+    let mut noisy: Vec<String> = spread
         .iter()
-        .filter(|r| r.time_spread() > 0.1)
+        .take(12)
         .map(|r| {
             format!(
-                "`{}` / `{}` ({:.0}%)",
+                "`{}` / `{}` ({:.0}% of {:.2e} s)",
                 r.instance,
                 r.solver,
-                100.0 * r.time_spread()
+                100.0 * r.time_spread(),
+                r.time_s
             )
         })
         .collect();
+    if spread.len() > 12 {
+        noisy.push(format!("and {} more", spread.len() - 12));
+    }
     let _ = writeln!(
         md,
         "Times are medians of {} solves each (columns `time_min_s`, `time_max_s` give the range).{}\n",
@@ -125,8 +133,10 @@ pub(super) fn timing_notes(md: &mut String, manifest: Option<&Manifest>, rows: &
             " Every run's spread (max - min) / median is at most 10%.".to_string()
         } else {
             format!(
-                " **Warning:** {} of {} runs spread by more than 10% ((max - min) / median): {}.",
-                noisy.len(),
+                " **Warning:** {} of {} runs spread by more than 10% ((max - min) / median; \
+                 {short} of them take under 1 ms, where the timer and the caches dominate), the \
+                 noisiest first: {}.",
+                spread.len(),
                 timed.len(),
                 noisy.join(", ")
             )

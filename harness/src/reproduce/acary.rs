@@ -277,6 +277,53 @@ pub fn profile_on_grid(rows: &[&SummaryRow], solvers: &[String]) -> Vec<(String,
         .collect()
 }
 
+/// A profile of [`profile_on_grid`] as CSV: `tau` then one column per solver, one row per
+/// grid point.
+fn profile_csv(prof: &[(String, Vec<f64>)], grid: &[f64]) -> String {
+    let mut csv = String::from("tau");
+    for (s, _) in prof {
+        let _ = write!(csv, ",{s}");
+    }
+    csv.push('\n');
+    for (k, t) in grid.iter().enumerate() {
+        let _ = write!(csv, "{t:.1}");
+        for (_, rho) in prof {
+            let _ = write!(csv, ",{}", rho[k]);
+        }
+        csv.push('\n');
+    }
+    csv
+}
+
+/// A profile of [`profile_on_grid`] as a plot: `rho(tau)` on a log `tau` axis, `[0, 1]`, one
+/// line per solver in the colour of its position in `labels`.
+fn profile_plot(
+    title: String,
+    prof: &[(String, Vec<f64>)],
+    labels: &[String],
+    grid: &[f64],
+) -> LinePlot {
+    LinePlot {
+        title,
+        x_label: "tau (log scale)".into(),
+        y_label: "rho(tau)".into(),
+        series: prof
+            .iter()
+            .map(|(s, rho)| Series {
+                label: s.clone(),
+                points: grid.iter().copied().zip(rho.iter().copied()).collect(),
+                color: labels.iter().position(|l| l == s),
+            })
+            .collect(),
+        hline: None,
+        x_axis: Axis::Log10,
+        y_axis: Axis::Linear,
+        y_range: Some((0.0, 1.02)),
+        best_so_far: false,
+        markers_at_points: false,
+    }
+}
+
 /// Mean and (population) standard deviation.
 fn mean_std(v: &[f64]) -> (f64, f64) {
     if v.is_empty() {
@@ -525,43 +572,24 @@ fn analyse(
         let prof = profile_on_grid(&rows, labels);
         // CSV and figure
         let grid = tau_grid();
-        let mut csv = String::from("tau");
-        for (s, _) in &prof {
-            let _ = write!(csv, ",{s}");
-        }
-        csv.push('\n');
-        for (k, t) in grid.iter().enumerate() {
-            let _ = write!(csv, "{t:.1}");
-            for (_, rho) in &prof {
-                let _ = write!(csv, ",{}", rho[k]);
-            }
-            csv.push('\n');
-        }
         let stem = format!("profile_{tol:e}");
-        write_atomic(&ctx.out.join(format!("{stem}.csv")), csv.as_bytes())?;
-        let series = prof
-            .iter()
-            .map(|(s, rho)| Series {
-                label: s.clone(),
-                points: grid.iter().copied().zip(rho.iter().copied()).collect(),
-                color: labels.iter().position(|l| l == s),
-            })
-            .collect();
+        write_atomic(
+            &ctx.out.join(format!("{stem}.csv")),
+            profile_csv(&prof, &grid).as_bytes(),
+        )?;
         draw_plot(
             &LinePlot {
-                title: format!(
-                    "Performance profile on CPU time, precision {tol:e}, {} problems",
-                    best.len()
-                ),
                 x_label: "tau (time ratio to the fastest solver, log scale)".into(),
                 y_label: "rho(tau): share of problems solved within tau".into(),
-                series,
-                hline: None,
-                x_axis: Axis::Log10,
-                y_axis: Axis::Linear,
-                y_range: Some((0.0, 1.02)),
-                best_so_far: false,
-                markers_at_points: false,
+                ..profile_plot(
+                    format!(
+                        "Performance profile on CPU time, precision {tol:e}, {} problems",
+                        best.len()
+                    ),
+                    &prof,
+                    labels,
+                    &grid,
+                )
             },
             &ctx.out.join(format!("{stem}.png")),
             &ctx.out.join(format!("{stem}.svg")),
@@ -590,45 +618,20 @@ fn analyse(
                 .collect();
             let nfiles = best.keys().filter(|i| &set_name(i) == set).count();
             let sprof = profile_on_grid(&srows, labels);
-            let mut scsv = String::from("tau");
-            for (sv, _) in &sprof {
-                let _ = write!(scsv, ",{sv}");
-            }
-            scsv.push('\n');
-            for (k, t) in grid.iter().enumerate() {
-                let _ = write!(scsv, "{t:.1}");
-                for (_, rho) in &sprof {
-                    let _ = write!(scsv, ",{}", rho[k]);
-                }
-                scsv.push('\n');
-            }
             write_atomic(
                 &ctx.out
                     .join(format!("{stem}_{}.csv", crate::fsutil::safe_file_name(set))),
-                scsv.as_bytes(),
+                profile_csv(&sprof, &grid).as_bytes(),
             )?;
-            panels.push(LinePlot {
-                title: format!(
+            panels.push(profile_plot(
+                format!(
                     "{set}, {tol:e} ({nfiles} file{})",
                     if nfiles == 1 { "" } else { "s" }
                 ),
-                x_label: "tau (log scale)".into(),
-                y_label: "rho(tau)".into(),
-                series: sprof
-                    .iter()
-                    .map(|(sv, rho)| Series {
-                        label: sv.clone(),
-                        points: grid.iter().copied().zip(rho.iter().copied()).collect(),
-                        color: labels.iter().position(|l| l == sv),
-                    })
-                    .collect(),
-                hline: None,
-                x_axis: Axis::Log10,
-                y_axis: Axis::Linear,
-                y_range: Some((0.0, 1.02)),
-                best_so_far: false,
-                markers_at_points: false,
-            });
+                &sprof,
+                labels,
+                &grid,
+            ));
         }
         let per_set = format!("profiles_per_set_{tol:e}");
         crate::plot::draw_grid(

@@ -168,31 +168,21 @@ fn whole_simulations(ctx: &Context) -> Result<Vec<SimPair>> {
                 .map_err(err)
             };
             ctx.say(format!("{case} / {label}: {} steps", sz.steps));
-            let rows = if mode == "warm" {
-                let mut solver = inner;
-                simulate_repeated(
-                    ctx,
-                    &case,
-                    &label,
-                    &mut build,
-                    &mut solver,
-                    sz.steps,
-                    None,
-                    ctx.repeat,
-                )?
+            let mut solver: Box<dyn cpbench_granular::ContactSolver> = if mode == "warm" {
+                Box::new(inner)
             } else {
-                let mut solver = FromZero(inner);
-                simulate_repeated(
-                    ctx,
-                    &case,
-                    &label,
-                    &mut build,
-                    &mut solver,
-                    sz.steps,
-                    None,
-                    ctx.repeat,
-                )?
+                Box::new(FromZero(inner))
             };
+            let rows = simulate_repeated(
+                ctx,
+                &case,
+                &label,
+                &mut build,
+                solver.as_mut(),
+                sz.steps,
+                None,
+                ctx.repeat,
+            )?;
             pair.push(RunStats::of(&case, &label, &rows));
         }
         let gs = pair
