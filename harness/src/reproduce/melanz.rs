@@ -186,22 +186,6 @@ pub fn container_weight(sim: &Simulation) -> f64 {
         / h
 }
 
-/// The weight on the box floor after a step: `sum gamma_n / h` over the contacts of a sphere
-/// with plane 0 (the floor of [`FillParams`]' box), in N (the floor's share of
-/// [`container_weight`]).
-pub fn floor_weight(sim: &Simulation) -> f64 {
-    let g = sim.last_impulses();
-    let h = sim.world().params.h;
-    let bs = sim.world().params.block_size();
-    sim.contacts()
-        .iter()
-        .enumerate()
-        .filter(|(_, c)| c.b == Partner::Plane(0))
-        .map(|(i, _)| g.get(bs * i).copied().unwrap_or(0.0))
-        .sum::<f64>()
-        / h
-}
-
 /// The scene of `size`: DVIDE's TEST_FILL with 3-DOF spheres, seed 1.
 pub fn scene(size: FillSize) -> FillParams {
     FillParams {
