@@ -500,6 +500,39 @@ pub struct TracePoint {
     pub residuals: Residuals,
 }
 
+/// One solver-specific column of a trace CSV written by [`write_trace`] (e.g. MPRGP's `gf`):
+/// `(iteration, value)` for every row with a value (empty cells are skipped). Errors: the
+/// file unreadable, no such column, a malformed cell (naming the line).
+pub fn read_trace_column(path: &Path, column: &str) -> Result<Vec<(u64, f64)>> {
+    let err = |m: String| HarnessError::Csv {
+        path: path.to_path_buf(),
+        message: m,
+    };
+    let mut rdr = csv::Reader::from_path(path).map_err(|e| err(e.to_string()))?;
+    let head = rdr.headers().map_err(|e| err(e.to_string()))?.clone();
+    let c = head
+        .iter()
+        .position(|h| h == column)
+        .ok_or_else(|| err(format!("no column '{column}'")))?;
+    let mut out = Vec::new();
+    for (k, rec) in rdr.records().enumerate() {
+        let rec = rec.map_err(|e| err(e.to_string()))?;
+        let cell = rec.get(c).unwrap_or("");
+        if cell.is_empty() {
+            continue;
+        }
+        let bad = || {
+            err(format!(
+                "line {}: bad value '{cell}' in column '{column}'",
+                k + 2
+            ))
+        };
+        let it: u64 = rec.get(0).and_then(|s| s.parse().ok()).ok_or_else(bad)?;
+        out.push((it, cell.parse::<f64>().map_err(|_| bad())?));
+    }
+    Ok(out)
+}
+
 /// Read a trace CSV written by [`write_trace`].
 pub fn read_trace(path: &Path) -> Result<Vec<TracePoint>> {
     let err = |m: String| HarnessError::Csv {

@@ -40,7 +40,7 @@ fn a_recipe_runs_by_id_and_an_unknown_id_is_an_error() {
     );
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
-        text.contains("permon-mprgp: 37 of 37 published numbers matched"),
+        text.contains("permon-mprgp: 185 of 185 published numbers matched"),
         "{text}"
     );
     let md = std::fs::read_to_string(dir.path().join("reproduce.md")).unwrap();

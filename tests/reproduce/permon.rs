@@ -1,14 +1,28 @@
-//! `permon-mprgp`: PERMON's counts exactly, jbearing2's objectives to TAO's printed digits.
+//! `permon-mprgp`: PERMON's counts exactly, jbearing2's objectives to TAO's printed digits,
+//! jbearing2_5's MPGP monitor line by line (step kinds exactly, the three gradient norms to
+//! their 11 printed digits) and ex1's KKT lines to their 3 printed digits.
 
 use super::common::quick;
-use cpbench_harness::reproduce::permon::{OBJECTIVES, PUBLISHED};
+use cpbench_harness::reproduce::permon::{mpgp_lines, OBJECTIVES, PUBLISHED};
 use cpbench_harness::reproduce::Verdict;
 
 #[test]
 fn permon_counts_are_matched_exactly() {
     let (done, dir) = quick("permon-mprgp");
     let cs = &done.outcome.comparisons;
-    assert_eq!(cs.len(), 5 * PUBLISHED.len() + OBJECTIVES.len());
+    // jbearing2_5: 5 counts and jbearing2_2's objective, ||gp|| of the start, then per
+    // iteration 1..34 the step kind and the three norms; ex1's 5 KKT numbers
+    let lines = mpgp_lines();
+    assert_eq!(lines.len(), 35);
+    assert_eq!(lines[34].0, 34);
+    assert_eq!(
+        cs.len(),
+        5 * PUBLISHED.len() + OBJECTIVES.len() + 6 + 1 + 4 * 34 + 5
+    );
+    assert!(
+        cs.iter().all(|c| c.is_strict()),
+        "every comparison is strict"
+    );
     for c in cs {
         assert_eq!(
             c.verdict(),
@@ -26,7 +40,7 @@ fn permon_counts_are_matched_exactly() {
     assert_eq!(it.ours, 181.0);
     // the power method's products come on top of PERMON's Hessian multiplications
     let rows = cpbench_harness::results::read_summary(&dir.path().join("summary.csv")).unwrap();
-    assert_eq!(rows.len(), 7);
+    assert_eq!(rows.len(), 8);
     for r in &rows {
         let count = |k: &str| -> u64 {
             r.counters
@@ -44,7 +58,20 @@ fn permon_counts_are_matched_exactly() {
         );
     }
     let md = std::fs::read_to_string(dir.path().join("reproduce.md")).unwrap();
-    assert!(md.contains("37 of 37 published numbers matched"), "{md}");
+    assert!(
+        md.contains("**185 published numbers compared strictly, 185 matched"),
+        "{md}"
+    );
+    // iteration 1 is a proportioning step with ||gf|| = 2.5793945410e-01, to 11 digits
+    let gf1 = cs
+        .iter()
+        .find(|c| c.quantity == "||gf|| at iteration 1, jbearing2_5")
+        .unwrap();
+    assert!(
+        (gf1.ours - 2.5793945410e-01).abs() <= 0.5e-11,
+        "{}",
+        gf1.ours
+    );
     // a second call resumes: nothing is recomputed, the same numbers come back
     let again = cpbench_harness::reproduce::reproduce(
         cpbench_harness::reproduce::find("permon-mprgp")

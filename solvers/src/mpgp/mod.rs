@@ -145,4 +145,10 @@ impl Solver for Mpgp {
     fn counters(&self) -> Vec<(&'static str, f64)> {
         self.core.counters()
     }
+
+    /// `gf`, `gc` and `step` after every iteration, as PERMON's MPGP monitor prints them
+    /// (`Core::iter_info`).
+    fn iter_info(&self) -> crate::observer::IterInfo {
+        self.core.iter_info()
+    }
 }

@@ -64,6 +64,10 @@ pub(crate) struct Core {
     pub alpha_halvings: u64,
     pub expansion_steps: u64,
     pub proportioning_steps: u64,
+    /// The kind of the last step, as PERMON's monitor prints it: `0` none yet, `1` a
+    /// conjugate gradient step (`[c]`), `2` an expansion step (`[e]`), `3` a proportioning
+    /// step (`[p]`).
+    pub last_step: u8,
     /// Products spent by the power method.
     pub power_products: u64,
     /// Products spent by the iteration itself (initial gradient included, power method not):
@@ -93,6 +97,7 @@ impl Core {
             alpha_halvings: 0,
             expansion_steps: 0,
             proportioning_steps: 0,
+            last_step: 0,
             power_products: 0,
             products: 0,
         }
@@ -117,6 +122,7 @@ impl Core {
         self.alpha_halvings = 0;
         self.expansion_steps = 0;
         self.proportioning_steps = 0;
+        self.last_step = 0;
         self.power_products = 0;
         self.products = 0;
         self.lambda = match self.s.lambda_max {
@@ -196,6 +202,7 @@ impl Core {
             let (afeas, blocking) = k.max_feasible_step(x, &self.p);
             if acg <= afeas {
                 self.cg_steps += 1;
+                self.last_step = 1;
                 axpy(-acg, &self.p, x);
                 if acg >= afeas * (1.0 - 1e-10) {
                     // a component may have crossed its bound by rounding
@@ -210,6 +217,7 @@ impl Core {
                 return Ok(StepOutcome::Continue);
             }
             self.expansion_steps += 1;
+            self.last_step = 2;
             self.expand(problem, x, acg, afeas, blocking)?;
             state.grad.copy_from_slice(&self.g);
             state.grad_fresh = true;
@@ -219,6 +227,7 @@ impl Core {
         }
         // disproportional iterate: proportioning step
         self.proportioning_steps += 1;
+        self.last_step = 3;
         match self.s.prop_step {
             ProportioningStep::ChoppedCg => {
                 self.p.copy_from_slice(&self.beta);
@@ -246,6 +255,18 @@ impl Core {
         k.split_gradient(x, &self.g, &mut self.phi, &mut self.beta);
         self.p.copy_from_slice(&self.phi);
         Ok(StepOutcome::Continue)
+    }
+
+    /// The per-iteration values of PERMON's MPGP monitor after the last step: `gf = ||phi||`
+    /// (free gradient), `gc = ||beta||` (chopped gradient), both of the gradient the iteration
+    /// carries (updated by recurrence in CG steps), and `step` ([`Core::last_step`]). Two dot
+    /// products, no allocation.
+    pub fn iter_info(&self) -> crate::observer::IterInfo {
+        let mut i = crate::observer::IterInfo::new();
+        i.push("gf", dot(&self.phi, &self.phi).sqrt());
+        i.push("gc", dot(&self.beta, &self.beta).sqrt());
+        i.push("step", f64::from(self.last_step));
+        i
     }
 
     /// `ap = N p` (one counted product) and the exact line-search step along `-p` of the
