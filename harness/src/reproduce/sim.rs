@@ -64,7 +64,8 @@ pub struct StepRow {
     pub converged: bool,
     /// Solver time of the step (s; see the module documentation).
     pub solve_s: f64,
-    /// Wall time of the whole solve call, monitoring included (s).
+    /// Wall time of the whole solve call, monitoring included, and every timed repeat of
+    /// the step with it (s): one solve's wall time only when the step was solved once.
     pub solve_wall_s: f64,
     /// Largest overlap at the start of the step (m).
     pub max_penetration: f64,

@@ -68,6 +68,11 @@ pub(crate) struct Core {
     /// conjugate gradient step (`[c]`), `2` an expansion step (`[e]`), `3` a proportioning
     /// step (`[p]`).
     pub last_step: u8,
+    /// `||phi||^2` and `||beta||^2` of the current split gradient, refreshed whenever it is
+    /// ([`Core::refresh_norms`]): the next step's proportionality test and the monitor values
+    /// of [`Core::iter_info`] read them, so no dot product is taken twice.
+    ff: f64,
+    bb: f64,
     /// Products spent by the power method.
     pub power_products: u64,
     /// Products spent by the iteration itself (initial gradient included, power method not):
@@ -98,6 +103,8 @@ impl Core {
             expansion_steps: 0,
             proportioning_steps: 0,
             last_step: 0,
+            ff: 0.0,
+            bb: 0.0,
             power_products: 0,
             products: 0,
         }
@@ -152,8 +159,15 @@ impl Core {
         self.products += 1;
         state.grad.copy_from_slice(&self.g);
         k.split_gradient(&state.gamma, &self.g, &mut self.phi, &mut self.beta);
+        self.refresh_norms();
         self.p.copy_from_slice(&self.phi);
         Ok(())
+    }
+
+    /// Recompute [`Core::ff`] and [`Core::bb`] after `phi` and `beta` changed.
+    fn refresh_norms(&mut self) {
+        self.ff = dot(&self.phi, &self.phi);
+        self.bb = dot(&self.beta, &self.beta);
     }
 
     /// One MPRGP / MPGP iteration. Allocation free.
@@ -165,9 +179,7 @@ impl Core {
         // information (its free part keeps shrinking geometrically, towards underflow, while the
         // true one stagnates): recompute g = N x + r and restart CG; if the fresh projected
         // gradient is at that level too, x is a KKT point to working precision.
-        let gp2 = |c: &Self| dot(&c.beta, &c.beta) + dot(&c.phi, &c.phi);
-        let mut bb = dot(&self.beta, &self.beta);
-        let mut ff = dot(&self.phi, &self.phi);
+        let (mut bb, mut ff) = (self.bb, self.ff);
         self.iter += 1;
         if self.iter % 16 == 0 {
             self.xnorm = norm2(x);
@@ -185,12 +197,12 @@ impl Core {
             state.grad.copy_from_slice(&self.g);
             state.grad_fresh = true;
             k.split_gradient(x, &self.g, &mut self.phi, &mut self.beta);
+            self.refresh_norms();
             self.p.copy_from_slice(&self.phi);
-            if gp2(self) <= fl * fl {
+            if self.bb + self.ff <= fl * fl {
                 return Ok(StepOutcome::Stalled);
             }
-            bb = dot(&self.beta, &self.beta);
-            ff = dot(&self.phi, &self.phi);
+            (bb, ff) = (self.bb, self.ff);
         }
         let rhs = match self.s.proportioning {
             ProportioningTest::Free => ff,
@@ -214,6 +226,7 @@ impl Core {
                 for (pi, fi) in self.p.iter_mut().zip(&self.phi) {
                     *pi = fi - bcg * *pi;
                 }
+                self.refresh_norms();
                 return Ok(StepOutcome::Continue);
             }
             self.expansion_steps += 1;
@@ -222,6 +235,7 @@ impl Core {
             state.grad.copy_from_slice(&self.g);
             state.grad_fresh = true;
             k.split_gradient(x, &self.g, &mut self.phi, &mut self.beta);
+            self.refresh_norms();
             self.p.copy_from_slice(&self.phi);
             return Ok(StepOutcome::Continue);
         }
@@ -253,18 +267,19 @@ impl Core {
             }
         }
         k.split_gradient(x, &self.g, &mut self.phi, &mut self.beta);
+        self.refresh_norms();
         self.p.copy_from_slice(&self.phi);
         Ok(StepOutcome::Continue)
     }
 
     /// The per-iteration values of PERMON's MPGP monitor after the last step: `gf = ||phi||`
     /// (free gradient), `gc = ||beta||` (chopped gradient), both of the gradient the iteration
-    /// carries (updated by recurrence in CG steps), and `step` ([`Core::last_step`]). Two dot
-    /// products, no allocation.
+    /// carries (updated by recurrence in CG steps), and `step` ([`Core::last_step`]). Read
+    /// from the norms the iteration keeps ([`Core::ff`], [`Core::bb`]): no extra work.
     pub fn iter_info(&self) -> crate::observer::IterInfo {
         let mut i = crate::observer::IterInfo::new();
-        i.push("gf", dot(&self.phi, &self.phi).sqrt());
-        i.push("gc", dot(&self.beta, &self.beta).sqrt());
+        i.push("gf", self.ff.sqrt());
+        i.push("gc", self.bb.sqrt());
         i.push("step", f64::from(self.last_step));
         i
     }
