@@ -197,6 +197,54 @@ fn check_passes_unchanged_and_fails_on_a_weakened_solver() {
         String::from_utf8_lossy(&o.stdout),
         "12 baseline rows: 0 regressed, 0 improved, 12 unchanged or within thresholds\n"
     );
+    // a new variant that fails (over-relaxed Jacobi diverges) is named and fails the check,
+    // unless --allow-new; the baseline's rows are still all unchanged
+    run_ok(&run_args(&suite, "jacobi@omega=1.9"), &b);
+    let check_b = |extra: &[&str]| {
+        cpbench()
+            .arg("check")
+            .arg(&b)
+            .arg("--baseline")
+            .arg(&baseline)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let o = check_b(&[]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{text}");
+    assert!(
+        text.starts_with("6 rows of the run are not in the baseline:"),
+        "{text}"
+    );
+    assert!(
+        text.lines().any(|l| l.starts_with("NEW FAIL")
+            && l.contains("jacobi@omega=1.9")
+            && l.contains("diverged")),
+        "{text}"
+    );
+    assert!(text.contains("new rows failed: the check fails"), "{text}");
+    assert!(
+        text.ends_with(
+            "12 baseline rows: 0 regressed, 0 improved, 12 unchanged or within thresholds\n"
+        ),
+        "{text}"
+    );
+    assert_eq!(check_b(&["--allow-new"]).status.code(), Some(0));
+    // a missing baseline says how to create one
+    let o = cpbench()
+        .arg("check")
+        .arg(&b)
+        .arg("--baseline")
+        .arg(d.path().join("none.csv"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("none.csv: no such file") && err.contains("--update`"),
+        "{err}"
+    );
     // a weakened solver (iteration cap 5) fails with a readable table
     let w = d.path().join("w");
     let mut wargs = args.to_vec();

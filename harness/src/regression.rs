@@ -11,6 +11,10 @@
 //! - its checked residual got worse than `max(baseline_residual * residual_factor, tol)`,
 //! - its iterations grew beyond `baseline * (1 + iter_growth) + iter_slack`.
 //!
+//! A row of the run the baseline lacks ([`new_rows`]: a new variant, instance or profile) fails
+//! the check when it failed itself ([`new_row_fails`]), unless the caller accepts new rows
+//! (`cpbench check --allow-new`).
+//!
 //! Improvements (failure to success, fewer iterations, smaller residual) and changed instance or
 //! settings hashes are reported, never failures. A changed setting is named by its flattened key
 //! path ([`settings_diff`]: `exec.max_iter 20000 -> 1000`, `pgs.omega 1.0 -> 0.8`) when both
@@ -393,6 +397,78 @@ fn judge(
     }
 }
 
+/// The rows of a run that the baseline lacks (a new variant, instance or profile), in the
+/// run's order, as baseline rows. `cpbench check` lists them; a failing one ([`new_row_fails`])
+/// fails the check unless `--allow-new`.
+pub fn new_rows(baseline: &[BaselineRow], current: &[SummaryRow]) -> Vec<BaselineRow> {
+    let known: std::collections::HashSet<_> = baseline.iter().map(|b| b.key()).collect();
+    current
+        .iter()
+        .map(BaselineRow::from_summary)
+        .filter(|r| !known.contains(&r.key()))
+        .collect()
+}
+
+/// Whether a new row is a failure: not a checked success and not a refusal (status
+/// `unsupported`: the solver declined the instance's class, see [`crate::run::REFUSED`]).
+pub fn new_row_fails(r: &BaselineRow) -> bool {
+    !r.success && r.status != crate::run::REFUSED
+}
+
+/// The listing of the new rows (empty string when there are none): one line per row, failing
+/// rows first and marked `NEW FAIL` with their status, then a line saying what they do to the
+/// check (`allow_new`: accepted) and how to add them to the baseline.
+pub fn format_new_rows(new: &[BaselineRow], allow_new: bool) -> String {
+    if new.is_empty() {
+        return String::new();
+    }
+    let mut rows: Vec<&BaselineRow> = new.iter().collect();
+    rows.sort_by_key(|r| !new_row_fails(r));
+    let w = rows
+        .iter()
+        .map(|r| r.solver.len())
+        .max()
+        .unwrap_or(0)
+        .max(6);
+    let mut s = format!(
+        "{} rows of the run are not in the baseline:\n{:<10} {:<34} {:<w$} {:<8} {:<14} {:>9} {:>10}\n",
+        new.len(),
+        "verdict",
+        "instance",
+        "solver",
+        "profile",
+        "status",
+        "iter",
+        "residual"
+    );
+    for r in &rows {
+        let v = if new_row_fails(r) { "NEW FAIL" } else { "new" };
+        // a refusal ran nothing: no count, no residual
+        let (it, res) = if r.status == crate::run::REFUSED {
+            ("-".to_string(), "-".to_string())
+        } else {
+            (r.iterations.to_string(), format!("{:.2e}", r.residual))
+        };
+        s.push_str(&format!(
+            "{:<10} {:<34} {:<w$} {:<8} {:<14} {:>9} {:>10}\n",
+            v, r.instance, r.solver, r.profile, r.status, it, res
+        ));
+    }
+    let n_fail = new.iter().filter(|r| new_row_fails(r)).count();
+    if n_fail > 0 && !allow_new {
+        s.push_str(&format!(
+            "{n_fail} new rows failed: the check fails (--allow-new accepts new rows; --update writes them into the baseline)\n"
+        ));
+    } else if n_fail > 0 {
+        s.push_str(&format!(
+            "{n_fail} new rows failed, accepted by --allow-new (--update writes them into the baseline)\n"
+        ));
+    } else {
+        s.push_str("no new row failed (--update writes them into the baseline)\n");
+    }
+    s
+}
+
 /// Whether any comparison regressed.
 pub fn failed(cmp: &[Comparison]) -> bool {
     cmp.iter()
@@ -720,5 +796,38 @@ mod tests {
             back[0],
             BaselineRow::from_summary(&row("a", 100, 9e-7, true, 20000))
         );
+    }
+
+    #[test]
+    fn new_rows_are_listed_and_a_failing_one_is_marked() {
+        let base: Vec<BaselineRow> = [row("a", 10, 1e-7, true, 100)]
+            .iter()
+            .map(BaselineRow::from_summary)
+            .collect();
+        let mut ok = row("b", 12, 1e-7, true, 100);
+        ok.solver = "pgs@omega=0.8".into();
+        let mut bad = row("a", 100, 1e-2, false, 100);
+        bad.solver = "pgs@omega=1.9".into();
+        let mut refused = row("a", 0, f64::NAN, false, 100);
+        refused.solver = "lemke".into();
+        refused.status = crate::run::REFUSED.into();
+        let run = vec![row("a", 10, 1e-7, true, 100), ok, bad, refused];
+        let new = new_rows(&base, &run);
+        let names: Vec<&str> = new.iter().map(|r| r.solver.as_str()).collect();
+        assert_eq!(names, ["pgs@omega=0.8", "pgs@omega=1.9", "lemke"]);
+        let fails: Vec<bool> = new.iter().map(new_row_fails).collect();
+        assert_eq!(fails, [false, true, false]);
+        let text = format_new_rows(&new, false);
+        let first = text.lines().nth(2).unwrap();
+        assert!(
+            first.starts_with("NEW FAIL") && first.contains("pgs@omega=1.9"),
+            "{text}"
+        );
+        assert!(
+            text.contains("1 new rows failed: the check fails"),
+            "{text}"
+        );
+        assert!(format_new_rows(&new, true).contains("accepted by --allow-new"));
+        assert_eq!(format_new_rows(&[], false), "");
     }
 }

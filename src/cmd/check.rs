@@ -1,13 +1,17 @@
 //! `cpbench check DIR --baseline FILE`: regression test of solver accuracy against a committed
 //! baseline; exit code 1 when anything regressed. Regressions are printed first, each naming
 //! any changed setting; notes and improvements are one summary line (`--verbose`: every row).
+//! Rows of the run the baseline lacks are listed first; a failing one fails the check unless
+//! `--allow-new`.
 
 use crate::AnyError;
 use clap::Args;
 use cpbench_harness::regression::{
-    compare, failed, format_comparison, read_baseline, write_baseline, RegressionOptions,
+    compare, failed, format_comparison, format_new_rows, new_row_fails, new_rows, read_baseline,
+    write_baseline, RegressionOptions,
 };
 use cpbench_harness::results::read_summary;
+use cpbench_harness::HarnessError;
 use std::path::PathBuf;
 
 /// Arguments of `cpbench check`.
@@ -34,6 +38,10 @@ pub struct CheckArgs {
     /// drift within thresholds) instead of one summary line.
     #[arg(long, short)]
     pub verbose: bool,
+    /// Accept failing rows that the baseline lacks (new variants, instances or profiles):
+    /// they are still listed, but do not fail the check.
+    #[arg(long)]
+    pub allow_new: bool,
 }
 
 /// Compare (or update); `Ok(false)` when a regression was found.
@@ -44,6 +52,15 @@ pub fn run(a: CheckArgs) -> Result<bool, AnyError> {
         println!("wrote {} rows to {}", rows.len(), a.baseline.display());
         return Ok(true);
     }
+    if !a.baseline.exists() {
+        return Err(HarnessError::Invalid(format!(
+            "--baseline {}: no such file; create it from this run with `cpbench check {} --baseline {} --update`",
+            a.baseline.display(),
+            a.dir.display(),
+            a.baseline.display()
+        ))
+        .into());
+    }
     let base = read_baseline(&a.baseline)?;
     let opts = RegressionOptions {
         residual_factor: a.residual_factor,
@@ -51,6 +68,9 @@ pub fn run(a: CheckArgs) -> Result<bool, AnyError> {
         iter_slack: a.iter_slack,
     };
     let cmp = compare(&base, &rows, opts);
+    let new = new_rows(&base, &rows);
+    print!("{}", format_new_rows(&new, a.allow_new));
     print!("{}", format_comparison(&cmp, a.verbose));
-    Ok(!failed(&cmp))
+    let new_failed = !a.allow_new && new.iter().any(new_row_fails);
+    Ok(!failed(&cmp) && !new_failed)
 }

@@ -4,7 +4,9 @@
 use super::ReportOptions;
 use crate::error::Result;
 use crate::manifest::Manifest;
-use crate::regression::{compare, format_comparison, BaselineRow, RegressionOptions};
+use crate::regression::{
+    compare, format_comparison, format_new_rows, new_rows, BaselineRow, RegressionOptions,
+};
 use crate::results::{read_summary, SummaryRow};
 use std::fmt::Write as _;
 use std::path::Path;
@@ -204,15 +206,16 @@ pub(super) fn cost_model_note(md: &mut String, solvers: &[String], rows: &[Summa
 }
 
 /// The "Compared with" section: the regression comparison ([`compare`]) of `rows` with the
-/// rows of the baseline folder `bdir`. Errors: `bdir/summary.csv` missing or malformed.
+/// rows of the baseline folder `bdir`, and the rows `bdir` lacks ([`new_rows`]). Errors: `bdir/summary.csv` missing or malformed.
 pub(super) fn baseline_section(md: &mut String, bdir: &Path, rows: &[SummaryRow]) -> Result<()> {
     let base_rows = read_summary(&bdir.join("summary.csv"))?;
     let base: Vec<BaselineRow> = base_rows.iter().map(BaselineRow::from_summary).collect();
     let cmp = compare(&base, rows, RegressionOptions::default());
     let _ = writeln!(
         md,
-        "## Compared with {}\n\n```text\n{}```\n",
+        "## Compared with {}\n\n```text\n{}{}```\n",
         bdir.display(),
+        format_new_rows(&new_rows(&base, rows), false),
         format_comparison(&cmp, true)
     );
     Ok(())
