@@ -35,6 +35,9 @@ enum Command {
     Run(Box<cmd::run::RunArgs>),
     /// Write report.md: performance profiles, shifted geometric means, convergence plots.
     Report(cmd::report::ReportArgs),
+    /// Draw the cost to the tolerance against a swept setting (variants of one solver that
+    /// differ in that setting only), one line per instance, with the CSV behind it.
+    SweepPlot(cmd::report::SweepPlotArgs),
     /// Join the result folders of shards into one.
     Merge(cmd::merge::MergeArgs),
     /// Re-run a published experiment by name (--list for the recipes); write its run folder
@@ -196,6 +199,7 @@ fn other_commands(command: Command) -> Result<(), AnyError> {
     match command {
         Command::Check(_) => unreachable!("handled by real_main"),
         Command::Report(a) => cmd::report::run(a),
+        Command::SweepPlot(a) => cmd::report::sweep_plot(a),
         Command::Merge(a) => cmd::merge::run(a),
         Command::Reproduce(a) => cmd::reproduce::run(a),
         Command::Run(a) => cmd::run::run(*a),

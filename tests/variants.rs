@@ -210,3 +210,110 @@ fn a_folder_sweep_keeps_going_and_refusals_are_announced() {
     assert_eq!(o.status.code(), Some(2));
     assert!(!dir.path().join("ff/summary.csv").exists());
 }
+
+/// Issue 28: a two-setting sweep (`pgs@omega`, `jacobi@lambda`) gets a figure per setting and
+/// measure in the report, and the CSV behind each figure holds exactly the summary's rows of
+/// those variants (value from the settings JSON, solved = the check, the row's counts and
+/// time); `sweep-plot` draws one setting and names the sweeps there when asked for another.
+#[test]
+fn a_sweep_figure_holds_the_summary_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("res");
+    let mut cmd = cpbench();
+    cmd.args([
+        "run",
+        "--solvers",
+        "pgs@omega=0.8:1.2:0.2,jacobi@lambda=0.5:1:0.5",
+        "--no-report",
+        "--instances",
+    ]);
+    for f in ["siconos-fc3d/NESpheres_10_1.dat", "lcp/lcp_mmc.dat"] {
+        cmd.arg(fixture(f));
+    }
+    succeed(cmd.arg("--out").arg(&out));
+    assert!(
+        !out.join("report.md").exists(),
+        "--no-report wrote a report"
+    );
+    succeed(cpbench().arg("report").arg(&out));
+    let rows = read_summary(&out.join("summary.csv")).unwrap();
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.contains("### Sweeps"), "{md}");
+    for (base, key, n_var) in [("pgs", "omega", 3), ("jacobi", "lambda", 2)] {
+        let stem = format!("sweep-{base}-{key}");
+        // one class per instance here: the files of the two sections carry `-ccp` / `-lcp`
+        let mut seen = 0;
+        for class in ["ccp", "lcp"] {
+            let rdir = out.join("report");
+            let csv = rdir.join(format!("{stem}-{class}.csv"));
+            assert!(rdir.join(format!("{stem}-iterations-{class}.png")).exists());
+            assert!(rdir.join(format!("{stem}-time-{class}.svg")).exists());
+            let mut r = csv::Reader::from_path(&csv).unwrap();
+            let h = r.headers().unwrap().clone();
+            assert_eq!(
+                h.iter().collect::<Vec<_>>(),
+                [
+                    "instance",
+                    "solver",
+                    "setting",
+                    "value",
+                    "solved",
+                    "status",
+                    "iterations",
+                    "matvecs",
+                    "time_s"
+                ]
+            );
+            let recs: Vec<csv::StringRecord> = r.records().map(|x| x.unwrap()).collect();
+            let want: Vec<_> = rows
+                .iter()
+                .filter(|x| x.base_solver == base && x.class == class)
+                .collect();
+            assert_eq!(recs.len(), want.len(), "{}", csv.display());
+            assert_eq!(recs.len(), n_var);
+            for rec in &recs {
+                let row = want
+                    .iter()
+                    .find(|x| x.instance == rec[0] && x.solver == rec[1])
+                    .unwrap_or_else(|| panic!("{rec:?} not in the summary"));
+                let s: serde_json::Value = serde_json::from_str(&row.settings).unwrap();
+                assert_eq!(&rec[2], key);
+                assert_eq!(
+                    rec[3].parse::<f64>().unwrap(),
+                    s["settings"][key].as_f64().unwrap()
+                );
+                assert_eq!(&rec[4], if row.success { "yes" } else { "no" });
+                assert_eq!(&rec[5], row.status.as_str());
+                assert_eq!(rec[6].parse::<u64>().unwrap(), row.iterations);
+                assert_eq!(rec[7].parse::<u64>().unwrap(), row.matvecs);
+                assert_eq!(rec[8].parse::<f64>().unwrap(), row.time_s);
+            }
+            seen += recs.len();
+        }
+        assert_eq!(seen, 2 * n_var);
+    }
+    // sweep-plot: one setting, one measure; another setting is refused with the list
+    let o = succeed(
+        cpbench()
+            .args(["sweep-plot"])
+            .arg(&out)
+            .args(["--setting", "omega", "--measure", "time", "--out"])
+            .arg(dir.path().join("fig")),
+    );
+    assert!(String::from_utf8_lossy(&o.stdout).contains("sweep-pgs-omega-time.png"));
+    assert!(dir.path().join("fig/sweep-pgs-omega.csv").exists());
+    let o = cpbench()
+        .args(["sweep-plot"])
+        .arg(&out)
+        .args(["--setting", "beta"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("sweeps there: ")
+            && err.contains("lambda of jacobi")
+            && err.contains("omega of pgs"),
+        "{err}"
+    );
+}

@@ -10,11 +10,12 @@
 //!   needed.
 //! - Log axes are drawn as linear axes over `log10` / `log2` of the data; the ticks are computed
 //!   here ([`ticks`]) and written by one formatter ([`tick_labels`]) whose labels never repeat.
-//! - Every series has its own colour *and* dash pattern or marker (by its palette index), so
-//!   lines on top of each other and grey-scale prints stay readable. A non-monotone convergence
-//!   trace is drawn as its running best residual (what the solver would return if stopped
-//!   there), with every iterate's residual faint behind it. Long series are drawn first and
-//!   short ones last, on top.
+//! - Every series of a figure has its own colour (Okabe-Ito), dash pattern and marker
+//!   ([`style_parts`], [`assign_styles`]: never two alike within a figure), so lines on top of
+//!   each other, grey-scale prints and colour-blind readers stay served. A non-monotone
+//!   convergence trace is drawn as its running best residual (what the solver would return if
+//!   stopped there), with the range of every iterate's residual shaded behind every line at a
+//!   capped opacity ([`BAND_ALPHA`]). Long series are drawn first and short ones last, on top.
 //! - Legends sit below the plot area (one shared legend below a grid), never over the data.
 
 use crate::error::{HarnessError, Result};
@@ -47,7 +48,8 @@ pub(crate) fn register_font() {
 pub enum XScale {
     /// Logarithmic when the solvers' final counts (or times) of a figure differ by more than
     /// [`AUTO_LOG_RATIO`] (e.g. an interior-point method's 20 iterations next to a first-order
-    /// method's 20 000), linear otherwise.
+    /// method's 20 000), and on a time axis (x label `... time [s]`) when the traced times span
+    /// more than two decades (fast solvers are not squeezed against zero); linear otherwise.
     #[default]
     Auto,
     /// Always linear.
@@ -287,7 +289,8 @@ pub struct LinePlot {
     pub x_label: String,
     /// y-axis label.
     pub y_label: String,
-    /// Lines; colour and dashes from their `color` index (Tableau 10 palette).
+    /// Lines; colour, dashes and marker from their `color` index ([`style_parts`],
+    /// [`assign_styles`]).
     pub series: Vec<Series>,
     /// A horizontal dashed reference line (e.g. the tolerance), with its legend label.
     pub hline: Option<(f64, String)>,
@@ -297,7 +300,7 @@ pub struct LinePlot {
     pub y_axis: Axis,
     /// Fixed y range in data units (otherwise from the data, widened to whole decades on log axes).
     pub y_range: Option<(f64, f64)>,
-    /// Draw non-monotone series as their running minimum, with the raw series faint behind
+    /// Draw non-monotone series as their running minimum, with the raw series' range shaded behind
     /// (convergence plots); a series of at most two points is then drawn as its points, no
     /// line (an external solver's trace: the start and the answer, no iterates between).
     pub best_so_far: bool,
@@ -305,6 +308,10 @@ pub struct LinePlot {
     /// seven markers spread along each line: for plots of few measured points (the scale
     /// figure).
     pub markers_at_points: bool,
+    /// Runs that did not reach the target (a sweep's failures): `(series label, x)`, drawn as
+    /// a cross in the series' colour at the top edge of the plot area (one row per series),
+    /// with a legend note.
+    pub failed: Vec<(String, f64)>,
 }
 
 impl LinePlot {
@@ -322,7 +329,9 @@ impl LinePlot {
         let log = match x_scale {
             XScale::Linear => false,
             XScale::Log => series.iter().flat_map(|s| &s.points).any(|p| p.0 > 0.0),
-            XScale::Auto => wants_log_x(&series),
+            XScale::Auto => {
+                wants_log_x(&series) || (is_time_label(x_label) && spans_decades(&series, 2.0))
+            }
         };
         Self {
             title,
@@ -339,6 +348,7 @@ impl LinePlot {
             y_range: None,
             best_so_far: true,
             markers_at_points: false,
+            failed: Vec::new(),
         }
     }
 }
@@ -357,23 +367,38 @@ pub fn wants_log_x(series: &[Series]) -> bool {
     ends.len() >= 2 && hi > AUTO_LOG_RATIO * lo
 }
 
+/// Whether an x label names a time axis (`solver time [s]`, `time [s]`, `wall time [s]`).
+fn is_time_label(label: &str) -> bool {
+    label.contains("time") && label.contains("[s]")
+}
+
+/// Whether the positive x values of `series` span more than `decades` decades (largest over
+/// smallest positive).
+pub fn spans_decades(series: &[Series], decades: f64) -> bool {
+    let (lo, hi) = series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.0))
+        .filter(|x| *x > 0.0 && x.is_finite())
+        .fold((f64::INFINITY, 0f64), |(a, b), x| (a.min(x), b.max(x)));
+    hi > 10f64.powf(decades) * lo
+}
+
 /// A number in the shortest exact scientific form: `1e-6`, `2.5e-7`.
 pub fn fmt_num(v: f64) -> String {
     format!("{v:e}")
 }
 
-/// Tableau 10 colours (distinguishable, print well).
-const PALETTE: [(u8, u8, u8); 10] = [
-    (31, 119, 180),
-    (255, 127, 14),
-    (44, 160, 44),
-    (214, 39, 40),
-    (148, 103, 189),
-    (140, 86, 75),
-    (227, 119, 194),
-    (127, 127, 127),
-    (188, 189, 34),
-    (23, 190, 207),
+/// The Okabe & Ito (2008) colour-blind-safe palette without its yellow (unreadable as a thin
+/// line on white), in the order blue, vermillion, bluish green, orange, reddish purple, sky
+/// blue, black.
+const PALETTE: [(u8, u8, u8); 7] = [
+    (0, 114, 178),
+    (213, 94, 0),
+    (0, 158, 115),
+    (230, 159, 0),
+    (204, 121, 167),
+    (86, 180, 233),
+    (0, 0, 0),
 ];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -382,6 +407,8 @@ enum Dash {
     Dashed,
     Dotted,
 }
+
+const DASHES: [Dash; 3] = [Dash::Solid, Dash::Dashed, Dash::Dotted];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Marker {
@@ -392,19 +419,72 @@ enum Marker {
     Cross,
 }
 
-/// Dash pattern and marker per style index: the first ten are pairwise distinct.
-const STYLES: [(Dash, Marker); 10] = [
-    (Dash::Solid, Marker::None),
-    (Dash::Dashed, Marker::None),
-    (Dash::Solid, Marker::Circle),
-    (Dash::Dotted, Marker::None),
-    (Dash::Solid, Marker::Triangle),
-    (Dash::Dashed, Marker::Square),
-    (Dash::Solid, Marker::Cross),
-    (Dash::Dotted, Marker::Circle),
-    (Dash::Dashed, Marker::Triangle),
-    (Dash::Solid, Marker::Square),
+const MARKERS: [Marker; 5] = [
+    Marker::None,
+    Marker::Circle,
+    Marker::Triangle,
+    Marker::Square,
+    Marker::Cross,
 ];
+
+/// The number of distinct series styles: style `i` has colour `i mod 7`, dash `i mod 3` and
+/// marker `i mod 5` (7, 3 and 5 are coprime, so styles `0..105` differ pairwise, and
+/// neighbouring styles differ in all three: lines stay apart in greyscale too).
+pub const N_STYLES: usize = 105;
+
+/// Colour `(r, g, b)`, dash (`solid`, `dashed`, `dotted`) and marker (`none`, `circle`,
+/// `triangle`, `square`, `cross`) of series style `i` (see [`N_STYLES`]).
+pub fn style_parts(i: usize) -> ((u8, u8, u8), &'static str, &'static str) {
+    let dash = match DASHES[i % DASHES.len()] {
+        Dash::Solid => "solid",
+        Dash::Dashed => "dashed",
+        Dash::Dotted => "dotted",
+    };
+    let marker = match MARKERS[i % MARKERS.len()] {
+        Marker::None => "none",
+        Marker::Circle => "circle",
+        Marker::Triangle => "triangle",
+        Marker::Square => "square",
+        Marker::Cross => "cross",
+    };
+    (PALETTE[i % PALETTE.len()], dash, marker)
+}
+
+fn marker_of(style: usize) -> Marker {
+    MARKERS[style % MARKERS.len()]
+}
+
+/// The style of every series of `plots` (a figure, or the cells of a grid sharing one legend),
+/// by label: a series keeps its preferred style (its `color`, else its position) unless an
+/// earlier label of the figure took it, then gets the next free one (modulo [`N_STYLES`]); one
+/// label has one style in all cells. So no two labels of a figure share colour, dash and
+/// marker (up to 105 labels), and a solver keeps its style across figures where it can.
+pub fn assign_styles(plots: &[LinePlot]) -> Vec<Vec<usize>> {
+    let mut by_label: Vec<(&str, usize)> = Vec::new();
+    let mut taken = [false; N_STYLES];
+    plots
+        .iter()
+        .map(|p| {
+            p.series
+                .iter()
+                .enumerate()
+                .map(|(i, ser)| {
+                    if let Some((_, st)) = by_label.iter().find(|(l, _)| *l == ser.label) {
+                        return *st;
+                    }
+                    let want = ser.color.unwrap_or(i) % N_STYLES;
+                    let st = (0..N_STYLES)
+                        .map(|k| (want + k) % N_STYLES)
+                        .find(|&k| !taken[k])
+                        .unwrap_or(want);
+                    taken[st] = true;
+                    by_label.push((&ser.label, st));
+                    st
+                })
+                .collect()
+        })
+        .collect()
+}
 
 fn ensure_parent(p: &Path) -> Result<()> {
     if let Some(d) = p.parent() {
@@ -452,11 +532,12 @@ fn draw_single<DB: DrawingBackend>(
 ) -> std::result::Result<(), String> {
     let e = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
     root.fill(&WHITE).map_err(e)?;
-    let entries = legend_entries(std::slice::from_ref(plot));
+    let styles = assign_styles(std::slice::from_ref(plot));
+    let entries = legend_entries(std::slice::from_ref(plot), &styles);
     let (w, h) = root.dim_in_pixel();
     let lh = legend_height(&root, &entries, w, s)?;
     let (top, bottom) = root.split_vertically(h.saturating_sub(lh) as i32);
-    draw_on(&top, plot, s)?;
+    draw_on(&top, plot, &styles[0], s)?;
     draw_legend(&bottom, &entries, s)?;
     root.present().map_err(e)
 }
@@ -489,12 +570,18 @@ pub fn draw_grid(
         let e = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
         root.fill(&WHITE).map_err(e)?;
         let root = root.titled(title, (FAMILY, pt(s, 12.0))).map_err(e)?;
-        let entries = legend_entries(plots);
+        let styles = assign_styles(plots);
+        let entries = legend_entries(plots, &styles);
         let (w, h) = root.dim_in_pixel();
         let lh = legend_height(&root, &entries, w, s)?;
         let (body, legend) = root.split_vertically(h.saturating_sub(lh) as i32);
-        for (area, p) in body.split_evenly((rows, cols)).into_iter().zip(plots) {
-            draw_on(&area, p, s * 0.85)?;
+        for ((area, p), st) in body
+            .split_evenly((rows, cols))
+            .into_iter()
+            .zip(plots)
+            .zip(&styles)
+        {
+            draw_on(&area, p, st, s * 0.85)?;
         }
         draw_legend(&legend, &entries, s)?;
         root.present().map_err(e)
@@ -552,6 +639,36 @@ pub fn is_non_monotone(points: &[(f64, f64)]) -> bool {
     false
 }
 
+/// Opacity of the shaded band of a non-monotone trace's iterates (its running minimum is the
+/// line): low enough that the band never hides another series.
+pub const BAND_ALPHA: f64 = 0.12;
+
+/// The band of `pts` (x nondecreasing, axis units over `[x0, x1]`) as a closed outline: per
+/// one of `bins` columns the highest `y` left to right, then the lowest right to left (a
+/// column's `x` is the mean of its first and last point).
+pub fn envelope(pts: &[(f64, f64)], x0: f64, x1: f64, bins: usize) -> Vec<(f64, f64)> {
+    let mut cols: Vec<(f64, f64, f64)> = Vec::new(); // (x, lo, hi)
+    let width = (x1 - x0).max(f64::MIN_POSITIVE);
+    let col = |x: f64| (((x - x0) / width) * bins.max(1) as f64).floor() as i64;
+    let mut i = 0;
+    while i < pts.len() {
+        let c = col(pts[i].0);
+        let (mut lo, mut hi) = (pts[i].1, pts[i].1);
+        let mut j = i;
+        while j < pts.len() && col(pts[j].0) == c {
+            lo = lo.min(pts[j].1);
+            hi = hi.max(pts[j].1);
+            j += 1;
+        }
+        cols.push((0.5 * (pts[i].0 + pts[j - 1].0), lo, hi));
+        i = j;
+    }
+    cols.iter()
+        .map(|c| (c.0, c.2))
+        .chain(cols.iter().rev().map(|c| (c.0, c.1)))
+        .collect()
+}
+
 /// Thin out `pts` (x nondecreasing, in axis units over `[x0, x1]`) to at most four points per
 /// one of `bins` columns: the first, lowest, highest and last of each, in order, so the drawn
 /// envelope is the same.
@@ -590,18 +707,27 @@ struct Entry {
     style: usize,
     hline: bool,
     faint: bool,
+    /// The note on failure crosses ([`LinePlot::failed`]).
+    fail: bool,
 }
 
-fn legend_entries(plots: &[LinePlot]) -> Vec<Entry> {
+impl Entry {
+    /// A note (on shaded bands or failure crosses): a row of its own below the grid.
+    fn note(&self) -> bool {
+        self.faint || self.fail
+    }
+}
+
+fn legend_entries(plots: &[LinePlot], styles: &[Vec<usize>]) -> Vec<Entry> {
     let mut out: Vec<Entry> = Vec::new();
     let mut faint = false;
-    for p in plots {
+    for (p, st) in plots.iter().zip(styles) {
         for (i, s) in p.series.iter().enumerate() {
             // a series with nothing to draw (a refused run, an empty trace) gets no entry
             if !s.points.iter().any(|(x, y)| x.is_finite() && y.is_finite()) {
                 continue;
             }
-            let style = s.color.unwrap_or(i);
+            let style = st[i];
             let nm = p.best_so_far && is_non_monotone(&s.points);
             faint |= nm;
             match out.iter_mut().find(|e| !e.hline && e.label == s.label) {
@@ -611,6 +737,7 @@ fn legend_entries(plots: &[LinePlot]) -> Vec<Entry> {
                     style,
                     hline: false,
                     faint: false,
+                    fail: false,
                 }),
             }
         }
@@ -629,14 +756,26 @@ fn legend_entries(plots: &[LinePlot]) -> Vec<Entry> {
             style: 0,
             hline: true,
             faint: false,
+            fail: false,
+        });
+    }
+    if plots.iter().any(|p| !p.failed.is_empty()) {
+        out.push(Entry {
+            label: "x at the top edge: not solved (no cost to the tolerance)".into(),
+            style: 0,
+            hline: false,
+            faint: false,
+            fail: true,
         });
     }
     if faint {
         out.push(Entry {
-            label: "faint: every iterate of a non-monotone method (line: best so far)".into(),
+            label: "shaded: range of every iterate of a non-monotone method (line: best so far)"
+                .into(),
             style: 7,
             hline: false,
             faint: true,
+            fail: false,
         });
     }
     out
@@ -656,7 +795,7 @@ fn legend_layout<DB: DrawingBackend>(
 ) -> std::result::Result<(usize, i32, i32), String> {
     let font = legend_font(s);
     let mut widest = 0u32;
-    let grid: Vec<&Entry> = entries.iter().filter(|e| !e.faint).collect();
+    let grid: Vec<&Entry> = entries.iter().filter(|e| !e.note()).collect();
     for en in &grid {
         let (tw, _) = area
             .estimate_text_size(&en.label, &font)
@@ -678,8 +817,8 @@ fn legend_height<DB: DrawingBackend>(
         return Ok(0);
     }
     let (cols, _, row) = legend_layout(area, entries, w, s)?;
-    let n = entries.iter().filter(|e| !e.faint).count();
-    let notes = entries.iter().filter(|e| e.faint).count();
+    let n = entries.iter().filter(|e| !e.note()).count();
+    let notes = entries.iter().filter(|e| e.note()).count();
     let rows = (n.div_ceil(cols) + notes) as i32;
     Ok((rows * row + pt(s, 10.0)) as u32)
 }
@@ -700,13 +839,13 @@ fn draw_legend<DB: DrawingBackend>(
     let sample = pt(s, 24.0);
     let ordered: Vec<&Entry> = entries
         .iter()
-        .filter(|e| !e.faint)
-        .chain(entries.iter().filter(|e| e.faint))
+        .filter(|e| !e.note())
+        .chain(entries.iter().filter(|e| e.note()))
         .collect();
-    let n_grid = entries.iter().filter(|e| !e.faint).count();
+    let n_grid = entries.iter().filter(|e| !e.note()).count();
     let grid_rows = n_grid.div_ceil(cols);
     for (k, en) in ordered.iter().enumerate() {
-        let (c, r) = if en.faint {
+        let (c, r) = if en.note() {
             // notes: one row each, below the grid of entries
             (0, (grid_rows + k - n_grid) as i32)
         } else {
@@ -719,12 +858,20 @@ fn draw_legend<DB: DrawingBackend>(
             let st = ShapeStyle::from(&BLACK.mix(0.6)).stroke_width(pt(s, 0.6) as u32);
             area.draw(&DashedPathElement::new(line, pt(s, 4.0), pt(s, 3.0), st))
                 .map_err(e)?;
+        } else if en.fail {
+            let st = ShapeStyle::from(&BLACK).stroke_width(pt(s, 0.9) as u32);
+            area.draw(&Cross::new((x + sample / 2, y), pt(s, 3.0), st))
+                .map_err(e)?;
         } else if en.faint {
-            let st = ShapeStyle::from(&BLACK.mix(0.3)).stroke_width(1);
-            area.draw(&PathElement::new(line, st)).map_err(e)?;
+            let h = pt(s, 3.0);
+            area.draw(&Rectangle::new(
+                [(x, y - h), (x + sample, y + h)],
+                BLACK.mix(BAND_ALPHA).filled(),
+            ))
+            .map_err(e)?;
         } else {
             draw_styled(area, &line, en.style, s)?;
-            let m = STYLES[en.style % STYLES.len()].1;
+            let m = marker_of(en.style);
             draw_marker(area, (x + sample / 2, y), m, en.style, s)?;
         }
         area.draw_text(
@@ -759,7 +906,7 @@ fn draw_styled<DB: DrawingBackend>(
     let e = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
     let st = line_style(style, s);
     let w = st.stroke_width as i32;
-    match STYLES[style % STYLES.len()].0 {
+    match DASHES[style % DASHES.len()] {
         Dash::Solid => area.draw(&PathElement::new(pts.to_vec(), st)).map_err(e),
         Dash::Dashed => area
             .draw(&DashedPathElement::new(
@@ -867,6 +1014,7 @@ type Coords = Cartesian2d<Ticked, Ticked>;
 fn draw_on<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     plot: &LinePlot,
+    styles: &[usize],
     s: f64,
 ) -> std::result::Result<(), String> {
     let e = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
@@ -875,9 +1023,10 @@ fn draw_on<DB: DrawingBackend>(
     let (mut x0, mut x1) = range(
         plot.series
             .iter()
-            .flat_map(|s| s.points.iter())
-            .filter(|p| !xa.is_log() || p.0 > 0.0)
-            .map(|p| xa.fwd(p.0)),
+            .flat_map(|s| s.points.iter().map(|p| p.0))
+            .chain(plot.failed.iter().map(|f| f.1))
+            .filter(|x| !xa.is_log() || *x > 0.0)
+            .map(|x| xa.fwd(x)),
         xa,
     );
     if xa == Axis::Log10 {
@@ -994,23 +1143,34 @@ fn draw_on<DB: DrawingBackend>(
             let nm = plot.best_so_far && is_non_monotone(&ser.points);
             let main = if nm { running_min(&pts) } else { pts.clone() };
             Prep {
-                style: ser.color.unwrap_or(i),
+                style: styles[i],
                 end: pts.iter().map(|p| p.0).fold(f64::NEG_INFINITY, f64::max),
                 raw: nm.then_some(pts),
                 main,
             }
         })
         .collect();
-    // faint raw traces first, then the lines: longest first, shortest last (on top)
+    // the shaded range of every iterate of non-monotone traces first, below every line: one
+    // filled band per trace (its per-pixel-column envelope), so its opacity is BAND_ALPHA
+    // however densely the iterates oscillate; then the lines, longest first, shortest on top
     for p in &preps {
         if let Some(raw) = &p.raw {
-            let st = ShapeStyle::from(&color_of(p.style).mix(0.22)).stroke_width(1);
-            root.draw(&PathElement::new(to_px(raw), st)).map_err(e)?;
+            let band: Vec<(i32, i32)> = envelope(raw, x0, x1, w as usize)
+                .iter()
+                .map(|q| {
+                    let c = chart.backend_coord(q);
+                    (c.0 - base.0, c.1 - base.1)
+                })
+                .collect();
+            if band.len() >= 3 {
+                let st = color_of(p.style).mix(BAND_ALPHA).filled();
+                root.draw(&Polygon::new(band, st)).map_err(e)?;
+            }
         }
     }
     preps.sort_by(|a, b| b.end.total_cmp(&a.end));
     for p in &preps {
-        let m = STYLES[p.style % STYLES.len()].1;
+        let m = marker_of(p.style);
         // a convergence trace of at most two points (an external solver's start and answer,
         // no iterates between) is no curve: its points alone are drawn
         if plot.best_so_far && p.main.len() <= 2 {
@@ -1050,6 +1210,32 @@ fn draw_on<DB: DrawingBackend>(
                 draw_marker(root, (c.0 - base.0, c.1 - base.1), m, p.style, s)?;
             }
         }
+    }
+    // failures: a cross in the series' colour just below the top edge, one row per series
+    // with failures (so that crosses of two series at one x do not hide each other)
+    let mut rows_of: Vec<usize> = Vec::new();
+    for (label, x) in &plot.failed {
+        let Some(i) = plot.series.iter().position(|ser| &ser.label == label) else {
+            continue;
+        };
+        if !x.is_finite() {
+            continue;
+        }
+        let row = match rows_of.iter().position(|&k| k == i) {
+            Some(r) => r,
+            None => {
+                rows_of.push(i);
+                rows_of.len() - 1
+            }
+        };
+        let q = (
+            xa.fwd(*x).clamp(x0, x1),
+            y1 - (0.03 + 0.045 * row as f64) * (y1 - y0),
+        );
+        let c = chart.backend_coord(&q);
+        let st = ShapeStyle::from(&color_of(styles[i])).stroke_width(pt(s, 0.9) as u32);
+        root.draw(&Cross::new((c.0 - base.0, c.1 - base.1), pt(s, 3.2), st))
+            .map_err(e)?;
     }
     Ok(())
 }
@@ -1280,5 +1466,65 @@ mod tests {
         assert!(FigureOptions::check_dpi(0).is_err());
         assert_eq!(XScale::parse("log"), Some(XScale::Log));
         assert_eq!(XScale::parse("x"), None);
+    }
+
+    /// 16 series whose preferred styles collide (a sweep's `pgs@omega=...` next to other
+    /// solvers, indices 0..8 twice): no two share colour, dash and marker, neighbours differ in
+    /// all three, and a label keeps one style across the cells of a grid.
+    #[test]
+    fn sixteen_series_never_share_a_style() {
+        let series: Vec<Series> = (0..16)
+            .map(|k| Series {
+                label: format!("s{k}"),
+                points: vec![(0.0, 1.0), (1.0 + k as f64, 1e-7)],
+                color: Some(k % 8),
+            })
+            .collect();
+        let plot = LinePlot::convergence(
+            "t".into(),
+            "iteration",
+            "residual".into(),
+            series,
+            None,
+            XScale::Linear,
+        );
+        let styles = assign_styles(std::slice::from_ref(&plot));
+        let parts: Vec<_> = styles[0].iter().map(|&k| style_parts(k)).collect();
+        for a in 0..16 {
+            for b in a + 1..16 {
+                assert_ne!(parts[a], parts[b], "series {a} and {b}");
+            }
+        }
+        // the first eight keep their preferred style; plain indices 0..16 differ in every part
+        assert_eq!(&styles[0][..8], &[0, 1, 2, 3, 4, 5, 6, 7]);
+        assert_eq!(styles[0][8], 8, "s8 prefers 0 (taken): the next free style");
+        for k in 0..15 {
+            let (x, y) = (style_parts(k), style_parts(k + 1));
+            assert!(x.0 != y.0 && x.1 != y.1 && x.2 != y.2, "{k}");
+        }
+        let all: std::collections::HashSet<_> = (0..N_STYLES).map(style_parts).collect();
+        assert_eq!(all.len(), N_STYLES);
+        // one label, one style in every cell of a grid
+        let mut other = plot.clone();
+        other.series.reverse();
+        let two = assign_styles(&[plot.clone(), other]);
+        for (i, s) in plot.series.iter().enumerate() {
+            let j = 15 - i;
+            assert_eq!(two[0][i], two[1][j], "{}", s.label);
+        }
+    }
+
+    /// The band of a zigzag trace is its per-column envelope: highs left to right, lows back.
+    #[test]
+    fn envelope_is_the_columns_range() {
+        let pts: Vec<(f64, f64)> = (0..40)
+            .map(|k| (k as f64, if k % 2 == 0 { 0.0 } else { -4.0 }))
+            .collect();
+        let band = envelope(&pts, 0.0, 40.0, 4);
+        assert_eq!(band.len(), 8);
+        assert_eq!(band[0], (4.5, 0.0));
+        assert_eq!(band[3], (34.5, 0.0));
+        assert_eq!(band[4], (34.5, -4.0));
+        assert_eq!(band[7], (4.5, -4.0));
     }
 }

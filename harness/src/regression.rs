@@ -323,7 +323,7 @@ pub fn settings_diff(old: &serde_json::Value, new: &serde_json::Value) -> Vec<St
 }
 
 /// `(dotted path, value as JSON text)` of every leaf of `v` (an empty object is a leaf).
-fn flatten(prefix: &str, v: &serde_json::Value, out: &mut Vec<(String, String)>) {
+pub(crate) fn flatten(prefix: &str, v: &serde_json::Value, out: &mut Vec<(String, String)>) {
     match v {
         serde_json::Value::Object(m) if !m.is_empty() => {
             for (k, x) in m {

@@ -4,7 +4,7 @@
 use crate::AnyError;
 use clap::Args;
 use cpbench_harness::plot::{FigureOptions, XScale};
-use cpbench_harness::report::{report, ReportOptions};
+use cpbench_harness::report::{report, sweep_figures, Metric, ReportOptions};
 use cpbench_problems::ResidualKind;
 use std::path::PathBuf;
 
@@ -90,5 +90,76 @@ pub fn run(a: ReportArgs) -> Result<(), AnyError> {
     };
     let path = report(&a.dir, &opts)?;
     println!("wrote {}", path.display());
+    Ok(())
+}
+
+/// Arguments of `cpbench sweep-plot`.
+#[derive(Args)]
+pub struct SweepPlotArgs {
+    /// Results folder of `cpbench run` holding a sweep (e.g. `--solvers pgs@omega=0.6:1.4:0.1`).
+    pub dir: PathBuf,
+    /// The swept setting: a solver setting by name (`omega`), an executor setting as
+    /// `exec.<name>` (`exec.max_iter`).
+    #[arg(long)]
+    pub setting: String,
+    /// Only the sweeps of this base solver (registry name, e.g. `pgs`).
+    #[arg(long)]
+    pub solver: Option<String>,
+    /// Cost measure: iterations, matvecs (N-products) or time.
+    #[arg(long, default_value = "iterations")]
+    pub measure: String,
+    /// Settings profile of the rows (default: the folder's first).
+    #[arg(long)]
+    pub profile: Option<String>,
+    /// Cost to this tolerance, read from the traces (default: each run's own check).
+    #[arg(long)]
+    pub tol: Option<f64>,
+    /// Residual of `--tol` (default: the run's check residual).
+    #[arg(long)]
+    pub residual: Option<String>,
+    /// Folder of the figure and its CSV (default: DIR/report).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    #[command(flatten)]
+    pub figure: FigureArgs,
+}
+
+/// Draw the sweep figures of one setting and print their paths.
+pub fn sweep_plot(a: SweepPlotArgs) -> Result<(), AnyError> {
+    let residual = match &a.residual {
+        Some(s) => Some(ResidualKind::parse(s).ok_or_else(|| format!("unknown residual '{s}'"))?),
+        None => None,
+    };
+    let m = match a.measure.as_str() {
+        "iterations" | "iter" => Metric::Iterations,
+        "matvecs" | "n-products" => Metric::Matvecs,
+        "time" => Metric::Time,
+        other => {
+            return Err(format!("--measure '{other}': expected iterations, matvecs or time").into())
+        }
+    };
+    let opts = ReportOptions {
+        tol: a.tol,
+        residual,
+        figure: a.figure.options()?,
+        ..ReportOptions::default()
+    };
+    let files = sweep_figures(
+        &a.dir,
+        &a.setting,
+        a.solver.as_deref(),
+        m,
+        a.profile.as_deref(),
+        a.out.as_deref(),
+        &opts,
+    )?;
+    for (png, svg, csv) in files {
+        println!(
+            "wrote {} ({}, data {})",
+            png.display(),
+            svg.display(),
+            csv.display()
+        );
+    }
     Ok(())
 }

@@ -98,9 +98,14 @@ pub struct RunArgs {
     /// Record every k-th iteration in the traces [default: 1; 10 for the `scale` suite].
     #[arg(long, allow_negative_numbers = true)]
     pub trace_every: Option<i64>,
-    /// Skip the plots.
+    /// Skip the plots (and the report, whose figures they are: `cpbench report DIR` writes it
+    /// later).
     #[arg(long)]
     pub no_plots: bool,
+    /// Skip the report (report.md and its figures, written by default at the end of the run,
+    /// as `cpbench report DIR` would).
+    #[arg(long)]
+    pub no_report: bool,
     #[command(flatten)]
     pub figure: crate::cmd::report::FigureArgs,
     /// Runs executed concurrently (one thread each); times are comparable only with 1. At least
@@ -392,6 +397,27 @@ pub fn run(a: RunArgs) -> Result<(), AnyError> {
         outcome.skipped,
         out.display()
     );
+    if a.no_report || a.no_plots {
+        println!(
+            "no report ({}): `cpbench report {}` writes it",
+            if a.no_report {
+                "--no-report"
+            } else {
+                "--no-plots"
+            },
+            out.display()
+        );
+    } else {
+        let opts = cpbench_harness::report::ReportOptions {
+            figure,
+            ..Default::default()
+        };
+        let (path, summary) = cpbench_harness::report::report_with_summary(&out, &opts)?;
+        println!("report: {}", path.display());
+        for line in summary {
+            println!("{line}");
+        }
+    }
     if !cfg.load_errors.is_empty() {
         return Err(format!(
             "{} of {} inputs did not load (rows with status load_error in {}): {}",

@@ -414,7 +414,7 @@ fn budget_name(m: Option<Metric>) -> &'static str {
 /// that the best solver is 1.00 (`n/a` where the measure does not measure the solver's cost or
 /// the common set is empty); the same numbers in `report/shgeom<suffix>.csv`. Solvers that
 /// refused every instance of the group are named below the table. Errors: I/O errors.
-pub(super) fn summary_table(md: &mut String, ctx: &ProfileCtx) -> Result<()> {
+pub(super) fn summary_table(md: &mut String, ctx: &ProfileCtx) -> Result<String> {
     let (opts, outs, suffix, rdir) = (ctx.opts, &ctx.outs, &ctx.group_suffix, ctx.rdir);
     let table = takers(outs, ctx.solvers);
     let common = common_set(outs, &table);
@@ -486,6 +486,7 @@ pub(super) fn summary_table(md: &mut String, ctx: &ProfileCtx) -> Result<()> {
         );
     }
     write_atomic(&rdir.join(format!("shgeom{suffix}.csv")), sg_csv.as_bytes())?;
+    let line = summary_line(outs, &table, &sg, &best, common.len(), n_inst);
     let common_note = if common.len() == n_inst {
         format!("every solver above took all {n_inst} instances")
     } else if common.is_empty() {
@@ -530,7 +531,64 @@ pub(super) fn summary_table(md: &mut String, ctx: &ProfileCtx) -> Result<()> {
                 .join(", ")
         );
     }
-    Ok(())
+    Ok(line)
+}
+/// One sentence on a report section, for the report's summary and the console: the solvers
+/// by shifted geometric mean of time over the common set (normalised, best first), who solved
+/// every run it took, who failed how many, who refused how many.
+fn summary_line(
+    outs: &[Outcome],
+    table: &[String],
+    sg: &BTreeMap<String, [f64; 3]>,
+    best: &[f64],
+    n_common: usize,
+    n_inst: usize,
+) -> String {
+    let mut parts = Vec::new();
+    let mut by_time: Vec<(&String, f64)> = table
+        .iter()
+        .map(|s| (s, sg[s.as_str()][0] / best[0]))
+        .filter(|(_, v)| v.is_finite())
+        .collect();
+    by_time.sort_by(|a, b| a.1.total_cmp(&b.1));
+    if !by_time.is_empty() && n_common > 0 {
+        parts.push(format!(
+            "by time (shifted geometric mean over the {n_common} instance{} all took, best = 1) {}",
+            if n_common == 1 { "" } else { "s" },
+            by_time
+                .iter()
+                .map(|(s, v)| format!("{s} {}", fmt_ratio(*v)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    let mut all = Vec::new();
+    let mut failed = Vec::new();
+    let mut refused = Vec::new();
+    for s in table {
+        let mine: Vec<&Outcome> = outs.iter().filter(|o| &o.solver == s).collect();
+        let took = mine.iter().filter(|o| !o.refused).count();
+        let bad = mine.iter().filter(|o| !o.refused && !o.solved).count();
+        if took > 0 && bad == 0 {
+            all.push(s.as_str().to_string());
+        } else if bad > 0 {
+            failed.push(format!("{s} {bad} of {took}"));
+        }
+        if mine.len() > took {
+            refused.push(format!("{s} {}", mine.len() - took));
+        }
+    }
+    if !all.is_empty() {
+        parts.push(format!("solved every run they took: {}", all.join(", ")));
+    }
+    if !failed.is_empty() {
+        parts.push(format!("failed: {}", failed.join(", ")));
+    }
+    if !refused.is_empty() {
+        parts.push(format!("refused: {}", refused.join(", ")));
+    }
+    let plural = if n_inst == 1 { "" } else { "s" };
+    format!("{n_inst} instance{plural}; {}.", parts.join("; "))
 }
 
 /// The "Budgets and failures" section of a profile: the budgets the runs had, the charging

@@ -16,6 +16,8 @@
 //!   agrees with the check);
 //! - convergence plots per instance against iterations, `N`-products and time, and a grid
 //!   overview of the suite;
+//! - for every swept setting (variants of one solver differing in one numeric setting), the
+//!   cost to the tolerance against the setting, one line per instance ([`find_sweeps`]);
 //! - for runs of the `scale` suite, a "Scale" section: time per iteration, time per
 //!   `N`-product against the bandwidth bound `operator_bytes / triad bandwidth`, and peak
 //!   memory against contacts (`report/scale.png`, with a table).
@@ -46,12 +48,16 @@ mod peer;
 mod profiles;
 mod scale;
 mod sections;
+mod sweeps;
 
 pub use metrics::{
     excluded, failure_charge, limits, measures_cost, outcomes, ratios, row_budget, shifted_geomean,
     shifted_geomeans, Metric, Outcome,
 };
 pub use peer::{peer_section, siconos_section};
+pub use sweeps::{
+    draw_sweep, find_sweeps, sweep_csv, sweep_metrics, sweep_plot, Sweep, SweepFiles,
+};
 
 use crate::error::{HarnessError, Result};
 use crate::fsutil::write_atomic;
@@ -178,6 +184,12 @@ fn distinct(rows: &[SummaryRow], key: fn(&SummaryRow) -> &String) -> Vec<String>
 /// trace, a missing baseline or peer file, I/O and plotting errors; an unreadable
 /// `manifest.json` is not an error (the header shows `?`, rows keep their file order).
 pub fn report(dir: &Path, opts: &ReportOptions) -> Result<PathBuf> {
+    report_with_summary(dir, opts).map(|(p, _)| p)
+}
+
+/// [`report`], also returning the sentences of the report's one-paragraph summary (its
+/// "Summary" section: one sentence per profile and class; `cpbench run` ends with them).
+pub fn report_with_summary(dir: &Path, opts: &ReportOptions) -> Result<(PathBuf, Vec<String>)> {
     let mut rows = read_summary(&dir.join("summary.csv"))?;
     let _lock = crate::lock::FolderLock::acquire(dir)?;
     let manifest = Manifest::read(dir).ok();
@@ -208,6 +220,9 @@ pub fn report(dir: &Path, opts: &ReportOptions) -> Result<PathBuf> {
     }
     scale::scale_section(&mut md, &rows, manifest.as_ref(), &rdir, &opts.figure)?;
     let solvers = distinct(&rows, |r| &r.solver);
+    let mut summary: Vec<String> = Vec::new();
+    // the sections go after the summary, which is known once they are written
+    let head_len = md.len();
     for (prof, class) in groups(&rows, opts.pool_classes) {
         let prow: Vec<&SummaryRow> = rows
             .iter()
@@ -245,10 +260,22 @@ pub fn report(dir: &Path, opts: &ReportOptions) -> Result<PathBuf> {
                 let _ = writeln!(md, "## Profile `{prof}` (check tolerance {tol:e})\n");
             }
         }
-        metrics::summary_table(&mut md, &ctx)?;
+        let line = metrics::summary_table(&mut md, &ctx)?;
+        summary.push(match &class {
+            Some(c) => format!("Profile `{prof}`, class `{c}`: {line}"),
+            None => format!("Profile `{prof}`: {line}"),
+        });
         sections::cost_model_note(&mut md, &solvers, &rows);
         metrics::failure_table(&mut md, &ctx)?;
         profiles::performance_profiles(&mut md, &ctx)?;
+        md.push_str(&sweeps::sweep_section(
+            &ctx.rows,
+            &ctx.outs,
+            &rdir,
+            &ctx.group_suffix,
+            &ctx.tol_title,
+            &opts.figure,
+        )?);
         instances::instance_sections(&mut md, &ctx)?;
     }
     if let Some(bdir) = &opts.baseline {
@@ -268,9 +295,60 @@ pub fn report(dir: &Path, opts: &ReportOptions) -> Result<PathBuf> {
     if !siconos.is_empty() {
         md.push_str(&siconos_section(&own, &siconos));
     }
+    let paragraph = summary.join(" ");
+    if !paragraph.is_empty() {
+        md.insert_str(head_len, &format!("## Summary\n\n{paragraph}\n\n"));
+    }
     let path = dir.join("report.md");
     write_atomic(&path, md.as_bytes())?;
-    Ok(path)
+    Ok((path, summary))
+}
+
+/// The sweep figures of setting `key` (`cpbench sweep-plot`): the sweeps of `key` ([`Sweep`];
+/// of base solver `base` only, if given) among the rows of settings profile `profile` (default:
+/// the folder's first), all classes together, in measure `m`, into `out_dir` (default
+/// `dir/report`). Costs are to the run's own check, or to `opts.tol` read from the traces.
+/// Errors: `summary.csv` missing or malformed, an unknown profile, no such sweep, a measure
+/// that does not measure the solver's cost, I/O and plotting errors.
+pub fn sweep_figures(
+    dir: &Path,
+    key: &str,
+    base: Option<&str>,
+    m: Metric,
+    profile: Option<&str>,
+    out_dir: Option<&Path>,
+    opts: &ReportOptions,
+) -> Result<Vec<SweepFiles>> {
+    let mut rows = read_summary(&dir.join("summary.csv"))?;
+    let manifest = Manifest::read(dir).ok();
+    if let Some(m) = &manifest {
+        sort_canonical(&mut rows, m);
+    }
+    let rows: Vec<SummaryRow> = rows
+        .into_iter()
+        .filter(|r| r.status != crate::run::LOAD_ERROR)
+        .collect();
+    let profiles = distinct(&rows, |r| &r.profile);
+    let prof = match profile {
+        Some(p) if profiles.iter().any(|x| x == p) => p.to_string(),
+        Some(p) => {
+            return Err(HarnessError::Invalid(format!(
+                "--profile {p}: not in {} (profiles there: {})",
+                dir.display(),
+                profiles.join(", ")
+            )))
+        }
+        None => profiles.first().cloned().unwrap_or_default(),
+    };
+    let prow: Vec<&SummaryRow> = rows.iter().filter(|r| r.profile == prof).collect();
+    let lim = metrics::limits(manifest.as_ref());
+    let stems = FileStems::from_rows(&rows);
+    let outs = outcomes(dir, &prow, &stems, opts, &lim)?;
+    let tol = prow.first().map(|r| r.tol).unwrap_or(f64::NAN);
+    let tol_title =
+        crate::figures::tol_title(opts.tol.unwrap_or(tol), &distinct_residuals(&prow, opts));
+    let out = out_dir.map_or_else(|| dir.join("report"), Path::to_path_buf);
+    draw_sweep(&prow, &outs, key, base, m, &out, &tol_title, &opts.figure)
 }
 
 #[cfg(test)]

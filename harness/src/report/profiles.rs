@@ -72,6 +72,7 @@ pub(super) fn performance_profiles(md: &mut String, ctx: &ProfileCtx) -> Result<
             y_range: Some((0.0, 1.02)),
             best_so_far: false,
             markers_at_points: false,
+            failed: Vec::new(),
         };
         draw_plot(
             &plot,

@@ -10,8 +10,10 @@ use crate::results::SummaryRow;
 use std::fmt::Write as _;
 use std::path::Path;
 
-/// Style index of the bandwidth-bound line (grey, dotted) and of the operator-size line.
-const BOUND_STYLE: usize = 7;
+/// Style index of the bandwidth-bound line (black, dotted, circles: see
+/// [`crate::plot::style_parts`]).
+const BOUND_STYLE: usize = 41;
+/// Style index of the operator-size line (bluish green, solid, crosses).
 const OPERATOR_STYLE: usize = 9;
 
 /// Whether `name` is an instance of the `scale` suite: the first step of a pyramid,
@@ -167,6 +169,7 @@ pub(super) fn scale_section(
         y_range: None,
         best_so_far: false,
         markers_at_points: true,
+        failed: Vec::new(),
     };
     let mut products = series(&|p| p.per_product);
     if let Some(g) = bw {

@@ -321,6 +321,7 @@ fn profile_plot(
         y_range: Some((0.0, 1.02)),
         best_so_far: false,
         markers_at_points: false,
+        failed: Vec::new(),
     }
 }
 

@@ -570,6 +570,7 @@ pub fn line_plot(
         y_range: None,
         best_so_far: false,
         markers_at_points: false,
+        failed: Vec::new(),
     }
 }
 
