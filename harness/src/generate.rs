@@ -148,7 +148,8 @@ pub struct GenerateConfig {
     /// Write VTK files of the bodies and contacts at every view step
     /// ([`crate::simout::write_vtk_step`]: `{out}/vtk/bodies_NNNN.vtk`, `contacts_NNNN.vtk`).
     pub vtk: bool,
-    /// Draw PNG views of the scene at every view step ([`crate::simout::write_snapshot`]:
+    /// Draw PNG views of the scene at every view step ([`crate::simout::write_snapshots`],
+    /// drawn at the end of the run with one colour scale:
     /// `{out}/snapshots/step_NNNN.png`).
     pub snapshots: bool,
     /// Storage of `N` in the instances ([`cpbench_granular::Simulation::set_operator`]):
@@ -368,6 +369,8 @@ pub fn generate(
     };
     std::fs::create_dir_all(&cfg.out).map_err(|e| HarnessError::io(&cfg.out, e))?;
     let traj = cfg.out.join("trajectory.csv");
+    // the PNG views are drawn at the end, with one colour scale over the run
+    let mut frames: Vec<crate::simout::SnapshotFrame> = Vec::new();
     for _ in 0..cfg.steps {
         let stepped = if cfg.no_solve {
             sim.build_instance_report()
@@ -378,6 +381,7 @@ pub fn generate(
             Ok(r) => r,
             Err(e) => {
                 write_atomic(&traj, trajectory_csv(&summary.steps).as_bytes())?;
+                crate::simout::write_snapshots(&frames, sim.label(), &cfg.out)?;
                 return Err(e.into());
             }
         };
@@ -397,15 +401,18 @@ pub fn generate(
                     .extend(crate::simout::write_vtk_step(&sim, &label, &cfg.out)?);
             }
             if cfg.snapshots {
-                summary
-                    .views
-                    .push(crate::simout::write_snapshot(&sim, &label, &cfg.out)?);
+                frames.push(crate::simout::SnapshotFrame::of(&sim));
             }
         }
         progress(&rep);
         summary.steps.push(rep);
     }
     write_atomic(&traj, trajectory_csv(&summary.steps).as_bytes())?;
+    summary.views.extend(crate::simout::write_snapshots(
+        &frames,
+        sim.label(),
+        &cfg.out,
+    )?);
     if cfg.save_state {
         let note = format!(
             "{} steps with {} (tol {:e}, max_iter {}), warm-started",

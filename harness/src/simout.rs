@@ -29,10 +29,11 @@
 //! top view (x right, z down the page, seen from above) of the scene, side by side, at one
 //! common scale with every sphere a circle of its true radius and every ellipsoid its shadow
 //! (the ellipse of the 2x2 block of its shape matrix on the view's axes, a 32-gon); movable
-//! bodies are coloured
-//! by speed (blue slow, red at the fastest body of the frame) and drawn back to front; fixed
-//! bodies (the pyramid's base, the tube's wall) are grey outlines drawn first. The title gives the label, step, time, contacts, kinetic energy and the speed of
-//! the reddest colour.
+//! bodies are coloured by speed (viridis, from 0 to the fastest movable body of the whole run:
+//! one scale for all frames, shown in a colour bar with its unit) and drawn back to front;
+//! fixed bodies (the pyramid's base, the tube's wall, a floor of spheres) are grey outlines
+//! drawn first. The title gives the label, step, time, the movable bodies (the fixed ones in
+//! brackets), contacts and kinetic energy, numbers for people (`41.6 J`).
 
 use crate::error::{HarnessError, Result};
 use crate::fsutil::write_atomic;
@@ -201,59 +202,200 @@ pub fn write_vtk_step(sim: &Simulation, label: &str, out: &Path) -> Result<[Path
 /// Size of a snapshot PNG (px).
 pub const SNAPSHOT_SIZE: (u32, u32) = (1200, 640);
 
-/// Colour of a movable body with speed `s` in `[0, smax]`: blue (slow) to red (fastest).
+/// Viridis (van der Walt & Smith, matplotlib 2015) at 9 evenly spaced stops: perceptually
+/// uniform, readable for colour-blind readers and in greyscale (its lightness rises monotonically).
+const VIRIDIS: [(u8, u8, u8); 9] = [
+    (68, 1, 84),
+    (71, 45, 123),
+    (59, 82, 139),
+    (44, 114, 142),
+    (33, 145, 140),
+    (39, 173, 129),
+    (94, 201, 98),
+    (170, 220, 50),
+    (253, 231, 37),
+];
+
+/// Colour of a movable body with speed `s` in `[0, smax]` (viridis: dark purple at rest, yellow
+/// at `smax`; above `smax` yellow).
 fn speed_colour(s: f64, smax: f64) -> RGBColor {
     let t = if smax > 0.0 {
         (s / smax).clamp(0.0, 1.0)
     } else {
         0.0
     };
-    let lerp = |a: f64, b: f64| (a + (b - a) * t).round() as u8;
-    RGBColor(lerp(40.0, 220.0), lerp(90.0, 50.0), lerp(200.0, 40.0))
+    let x = t * (VIRIDIS.len() - 1) as f64;
+    let k = (x.floor() as usize).min(VIRIDIS.len() - 2);
+    let f = x - k as f64;
+    let (a, b) = (VIRIDIS[k], VIRIDIS[k + 1]);
+    let lerp = |p: u8, q: u8| (f64::from(p) + (f64::from(q) - f64::from(p)) * f).round() as u8;
+    RGBColor(lerp(a.0, b.0), lerp(a.1, b.1), lerp(a.2, b.2))
 }
 
-/// Draw the side (x-y) and top (x-z) views of the bodies of `sim` to
-/// `{out}/snapshots/step_{step:04}.png` (see the module documentation). Returns the path.
+/// A number for people, three significant digits: plain decimals from 0.001 to 99 999
+/// (`41.6`, `0.0123`, `1235`), scientific otherwise (`1.23e-5`, `4.57e6`); `0` as `0`.
+pub fn human_number(v: f64) -> String {
+    if v == 0.0 || !v.is_finite() {
+        return format!("{v}");
+    }
+    let e = v.abs().log10().floor();
+    if (-3.0..5.0).contains(&e) {
+        let decimals = (2.0 - e).max(0.0) as usize;
+        format!("{v:.decimals$}")
+    } else {
+        format!("{v:.2e}")
+    }
+}
+
+/// The state of a scene at one view step, kept so that every PNG of a run is drawn with one
+/// colour scale ([`write_snapshots`]): step, time (s), kinetic energy (J), contact count and
+/// a copy of the bodies.
+#[derive(Clone, Debug)]
+pub struct SnapshotFrame {
+    /// Steps done.
+    pub step: u64,
+    /// Simulated time, s.
+    pub time: f64,
+    /// Kinetic energy of the movable bodies, J.
+    pub kinetic_energy: f64,
+    /// Contacts of the step's problem.
+    pub contacts: usize,
+    /// The bodies at the end of the step.
+    pub bodies: Vec<cpbench_granular::Body>,
+}
+
+impl SnapshotFrame {
+    /// The frame of `sim` now.
+    pub fn of(sim: &Simulation) -> Self {
+        Self {
+            step: sim.steps_done(),
+            time: sim.time(),
+            kinetic_energy: sim.kinetic_energy(),
+            contacts: sim.contacts().len(),
+            bodies: sim.world().bodies.clone(),
+        }
+    }
+
+    /// The largest speed of a movable body, m/s.
+    pub fn max_speed(&self) -> f64 {
+        self.bodies
+            .iter()
+            .filter(|b| !b.fixed)
+            .map(|b| b.vel.norm())
+            .fold(0.0f64, f64::max)
+    }
+}
+
+/// Draw the side (x-y) and top (x-z) views of the bodies of `sim` now to
+/// `{out}/snapshots/step_{step:04}.png` with the colour scale of this frame alone (see
+/// [`write_snapshots`] for the frames of a run). Returns the path.
 ///
 /// Errors: [`HarnessError::Io`] for the folder, [`HarnessError::Plot`] when drawing fails.
 pub fn write_snapshot(sim: &Simulation, label: &str, out: &Path) -> Result<PathBuf> {
+    let frame = SnapshotFrame::of(sim);
+    Ok(write_snapshots(std::slice::from_ref(&frame), label, out)?.remove(0))
+}
+
+/// Draw every frame of a run to `{out}/snapshots/step_{step:04}.png` (see the module
+/// documentation) with **one** colour scale: speed from 0 to the largest speed of a movable
+/// body over all frames, shown in a colour bar, so frames compare. Returns the paths in frame
+/// order.
+///
+/// Errors: [`HarnessError::Io`] for the folder, [`HarnessError::Plot`] when drawing fails.
+pub fn write_snapshots(frames: &[SnapshotFrame], label: &str, out: &Path) -> Result<Vec<PathBuf>> {
     crate::plot::register_font();
     let dir = out.join(SNAPSHOT_DIR);
     std::fs::create_dir_all(&dir).map_err(|e| HarnessError::io(&dir, e))?;
-    let step = sim.steps_done();
-    let path = dir.join(format!("step_{step:04}.png"));
-    draw_snapshot(sim, label, &path).map_err(|message| HarnessError::Plot {
-        path: path.clone(),
-        message,
-    })?;
-    Ok(path)
+    let smax = frames
+        .iter()
+        .map(SnapshotFrame::max_speed)
+        .fold(0.0f64, f64::max);
+    frames
+        .iter()
+        .map(|f| {
+            let path = dir.join(format!("step_{:04}.png", f.step));
+            draw_snapshot(f, smax, label, &path).map_err(|message| HarnessError::Plot {
+                path: path.clone(),
+                message,
+            })?;
+            Ok(path)
+        })
+        .collect()
 }
 
-fn draw_snapshot(sim: &Simulation, label: &str, path: &Path) -> std::result::Result<(), String> {
-    let bodies = &sim.world().bodies;
+/// Height of the colour bar strip at the bottom of a snapshot, px.
+const BAR_STRIP: u32 = 64;
+
+/// The colour bar: speed 0 to `smax` (m/s) in viridis with 5 labelled ticks.
+fn draw_colour_bar<DB: DrawingBackend>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    smax: f64,
+) -> std::result::Result<(), String> {
+    let e = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
+    let (w, _) = area.dim_in_pixel();
+    let (x0, x1, y0, y1) = (2 * w as i32 / 5, 9 * w as i32 / 10, 6, 22);
+    for x in x0..x1 {
+        let t = f64::from(x - x0) / f64::from(x1 - x0 - 1);
+        area.draw(&Rectangle::new(
+            [(x, y0), (x + 1, y1)],
+            speed_colour(t * smax, smax).filled(),
+        ))
+        .map_err(e)?;
+    }
+    area.draw(&Rectangle::new(
+        [(x0, y0), (x1, y1)],
+        ShapeStyle::from(&BLACK).stroke_width(1),
+    ))
+    .map_err(e)?;
+    let font = (crate::plot::FAMILY, 15).into_font().color(&BLACK);
+    for k in 0..=4 {
+        let x = x0 + (x1 - x0) * k / 4;
+        area.draw(&PathElement::new(vec![(x, y1), (x, y1 + 4)], BLACK))
+            .map_err(e)?;
+        let v = smax * f64::from(k) / 4.0;
+        let txt = human_number(v);
+        let (tw, _) = area.estimate_text_size(&txt, &font).map_err(e)?;
+        area.draw(&Text::new(txt, (x - tw as i32 / 2, y1 + 6), font.clone()))
+            .map_err(e)?;
+    }
+    let caption = "speed [m/s], one scale for all frames".to_string();
+    let (tw, _) = area.estimate_text_size(&caption, &font).map_err(e)?;
+    area.draw(&Text::new(caption, (x0 - 14 - tw as i32, y0), font))
+        .map_err(e)?;
+    Ok(())
+}
+
+fn draw_snapshot(
+    frame: &SnapshotFrame,
+    smax: f64,
+    label: &str,
+    path: &Path,
+) -> std::result::Result<(), String> {
+    let bodies = &frame.bodies;
     let (w, h) = SNAPSHOT_SIZE;
     let root = BitMapBackend::new(path, (w, h)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| e.to_string())?;
-    let smax = bodies
-        .iter()
-        .filter(|b| !b.fixed)
-        .map(|b| b.vel.norm())
-        .fold(0.0f64, f64::max);
-    let ke = sim.kinetic_energy();
+    let movable = bodies.iter().filter(|b| !b.fixed).count();
+    let fixed = bodies.len() - movable;
     let title = format!(
-        "{label}  step {}  t = {:.3} s  {} bodies  {} contacts  KE = {:.3e} J  colour: speed \
-         0 (blue) to {:.2e} m/s (red)",
-        sim.steps_done(),
-        sim.time(),
-        bodies.len(),
-        sim.contacts().len(),
-        ke,
-        smax
+        "{label}   step {}   t = {} s   {movable} bodies{}   {} contacts   kinetic energy {} J",
+        frame.step,
+        human_number(frame.time),
+        if fixed > 0 {
+            format!(" (+{fixed} fixed wall or floor spheres)")
+        } else {
+            String::new()
+        },
+        frame.contacts,
+        human_number(frame.kinetic_energy),
     );
     let root = root
         .margin(8, 0, 0, 0)
         .titled(&title, (crate::plot::FAMILY, 22))
         .map_err(|e| e.to_string())?;
+    let (_, rh) = root.dim_in_pixel();
+    let (root, bar) = root.split_vertically(rh.saturating_sub(BAR_STRIP) as i32);
+    draw_colour_bar(&bar, smax)?;
     // bounding box of the bodies (an ellipsoid's half extent along axis k is sqrt(Q_kk))
     let shapes: Vec<Option<Matrix3<f64>>> = bodies
         .iter()
@@ -487,6 +629,49 @@ mod tests {
             (up / weight - 1.0).abs() < 0.05,
             "floor {up} N vs weight {weight} N"
         );
+    }
+
+    /// Numbers for people: three significant digits, scientific only far from 1.
+    #[test]
+    fn numbers_for_people() {
+        let cases = [
+            (41.59, "41.6"),
+            (1392.4, "1392"),
+            (0.0123, "0.0123"),
+            (0.75, "0.750"),
+            (4.9, "4.90"),
+            (1.234e-5, "1.23e-5"),
+            (4.567e6, "4.57e6"),
+            (0.0, "0"),
+        ];
+        for (v, want) in cases {
+            assert_eq!(human_number(v), want, "{v}");
+        }
+    }
+
+    /// One colour scale for a run: the frames of a run are drawn against the fastest body of
+    /// all frames (a frame at half the speed is darker), and the scale's ends are viridis'.
+    #[test]
+    fn frames_share_one_colour_scale() {
+        let sim = settled_fill5();
+        let fast = SnapshotFrame::of(&sim);
+        let mut slow = fast.clone();
+        slow.step += 1;
+        for b in &mut slow.bodies {
+            b.vel *= 0.5;
+        }
+        let smax = fast.max_speed();
+        assert!(smax > 0.0);
+        assert!((slow.max_speed() - 0.5 * smax).abs() <= 1e-12 * smax);
+        let c = |s: f64| speed_colour(s, smax);
+        let (lo, hi) = (VIRIDIS[0], VIRIDIS[8]);
+        assert_eq!(c(0.0), RGBColor(lo.0, lo.1, lo.2));
+        assert_eq!(c(smax), RGBColor(hi.0, hi.1, hi.2));
+        assert_eq!(c(0.5 * smax), RGBColor(33, 145, 140));
+        let dir = tempfile::tempdir().unwrap();
+        let paths = write_snapshots(&[fast, slow], "fill-5", dir.path()).unwrap();
+        assert_eq!(paths.len(), 2);
+        assert!(paths.iter().all(|p| p.exists()));
     }
 
     #[test]
