@@ -37,15 +37,35 @@ pub struct ReproduceArgs {
 /// List, or run one recipe and print its comparison table's verdicts.
 pub fn run(a: ReproduceArgs) -> Result<(), AnyError> {
     if a.list {
+        let cwd = std::env::current_dir().unwrap_or_default();
+        let (times, source) = reproduce::timings::known_timings(&cwd);
         println!(
-            "{:<28} {:<10} {:<10} paper / regenerates",
-            "id", "full", "quick"
+            "{:<28} {:<10} {:<26} paper / regenerates",
+            "id", "full", "quick (verdicts it decides)"
         );
         for r in reproduce::recipes() {
             let i = r.info();
             println!(
-                "{:<28} {:<10} {:<10} {}\n{:<50} {}",
-                i.id, i.full_time, i.quick_time, i.paper, "", i.regenerates
+                "{:<28} {:<10} {:<26} {}\n{:<66} {}",
+                i.id,
+                reproduce::timings::cell(&times, i.id, "full"),
+                reproduce::timings::cell(&times, i.id, "quick"),
+                i.paper,
+                "",
+                i.regenerates
+            );
+        }
+        println!(
+            "\nWall times measured (release build, --repeat 3) as recorded in {source}; a run \
+             into results/reproduce/<id>[-quick] refreshes its row. A quick run decides only \
+             the verdicts counted; its reproduce.md says which and why the others are not \
+             decided."
+        );
+        let other = reproduce::timings::other_machines(&times);
+        if !other.is_empty() {
+            println!(
+                "Measured on another machine than this one ({}): scale accordingly.",
+                other.join("; ")
             );
         }
         return Ok(());

@@ -366,8 +366,6 @@ impl Recipe for Acary2018Fclib {
                           Coulomb solvers on the repository's files of the FCLib sets \
                           Capsules, BoxesStack, KaplasTower, Cubes_H8; fastest-solver times \
                           beside Table fclib-simulation; the paper's conclusions as claims",
-            full_time: "2.5 min",
-            quick_time: "5 s",
         }
     }
 

@@ -103,8 +103,6 @@ impl Recipe for ChronoCannonball {
             regenerates: "mean iterations and solve time per step of Chrono's Jacobi, GS, APGD, \
                           APGDREF, BB and SPGQP on a 3311-sphere pyramid (Res4 < 1e-3, at most \
                           200 iterations, first 0.1 s of the demo's 0.5 s)",
-            full_time: "3.5 min",
-            quick_time: "2 s",
         }
     }
 

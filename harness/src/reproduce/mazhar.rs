@@ -207,8 +207,6 @@ impl Recipe for Mazhar2015Apgd {
                           the paper's set-up is not available); Res4 against iterations of \
                           APGD and GS on the same problems; single-solve times of APGD, GS and \
                           Jacobi on fills of growing size at three Res4 tolerances",
-            full_time: "4.5 min",
-            quick_time: "2 s",
         }
     }
 

@@ -286,8 +286,6 @@ impl Recipe for Melanz2017Fill {
                           the interior point method (as PDIP), PGJ and PGS on 1000 3-DOF \
                           spheres filling a box (n = 10; 2 s of the paper's 5 s), \
                           cold-started, res3 <= 1e-3",
-            full_time: "4.5 min",
-            quick_time: "5 s",
         }
     }
 

@@ -40,6 +40,7 @@ pub mod permon;
 pub mod sim;
 pub mod sliding;
 pub mod stacking;
+pub mod timings;
 
 /// What `--list` shows of a recipe.
 #[derive(Clone, Debug)]
@@ -50,12 +51,6 @@ pub struct RecipeInfo {
     pub paper: &'static str,
     /// What the recipe regenerates (one line).
     pub regenerates: &'static str,
-    /// Expected wall time at full size on a 2-core machine (release build, `--repeat 3`), as
-    /// measured when the committed results were made on a quiet machine (their
-    /// `reproduce.md` gives the exact wall time and the load).
-    pub full_time: &'static str,
-    /// Expected wall time with `--quick` (release build).
-    pub quick_time: &'static str,
 }
 
 /// Where and how a recipe runs.
@@ -521,7 +516,8 @@ pub struct Reproduced {
 }
 
 /// Run `recipe` into `ctx.out`, then write `reproduce.md`, `comparison.csv` and
-/// `reproduce.json` there (atomically). Errors: those of the recipe, file-system errors.
+/// `reproduce.json` there (atomically); a run into the default folder also records its wall
+/// time in `results/reproduce/timings.csv` ([`timings::record_timing`]). Errors: those of the recipe, file-system errors.
 pub fn reproduce(recipe: &dyn Recipe, ctx: &Context) -> Result<Reproduced> {
     let info = recipe.info();
     std::fs::create_dir_all(&ctx.out).map_err(|e| HarnessError::io(&ctx.out, e))?;
@@ -576,6 +572,32 @@ pub fn reproduce(recipe: &dyn Recipe, ctx: &Context) -> Result<Reproduced> {
     );
     let path = ctx.out.join("reproduce.md");
     write_atomic(&path, md.as_bytes())?;
+    // the measured time for `--list`, when the run wrote the default folder
+    // (`results/reproduce/<id>[-quick]`: the table is `results/reproduce/timings.csv`)
+    if ctx.out == default_out_dir(info.id, ctx.quick) {
+        let parent = ctx.out.parent().unwrap_or(Path::new("."));
+        let verdicts = outcome.comparisons.len();
+        let open = outcome
+            .comparisons
+            .iter()
+            .filter(|c| c.verdict() == Verdict::ClaimOpen)
+            .count();
+        timings::record_timing(
+            parent,
+            timings::Timing {
+                recipe: info.id.to_string(),
+                size: if ctx.quick { "quick" } else { "full" }.into(),
+                wall_s,
+                repeat: ctx.repeat.max(1),
+                decided: verdicts - open,
+                verdicts,
+                logical_cpus: mach.logical_cpus,
+                cpu: timings::cpu_model(),
+                git_revision: rev.clone(),
+                started: started.clone(),
+            },
+        )?;
+    }
     Ok(Reproduced {
         outcome,
         wall_s,
@@ -863,7 +885,9 @@ pub fn fmt_tolerance(rel_tol: f64) -> String {
 
 /// `83 s`, `4.2 min`.
 pub fn fmt_duration(s: f64) -> String {
-    if s < 120.0 {
+    if s < 1.0 {
+        format!("{s:.2} s")
+    } else if s < 120.0 {
         format!("{s:.1} s")
     } else {
         format!("{:.1} min", s / 60.0)

@@ -427,8 +427,6 @@ impl Recipe for PermonMprgp {
                           (8x12, 30x30, 10x16) tests, jbearing2's objective values, and \
                           jbearing2_5's MPGP monitor line by line (step kinds, ||gp||, \
                           ||gf||, ||gc|| to 11 digits)",
-            full_time: "1 s",
-            quick_time: "1 s",
         }
     }
 

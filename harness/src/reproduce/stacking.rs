@@ -242,8 +242,6 @@ impl Recipe for HorakTrinkleStacking {
                           column (1-15 spheres) for the NCP, BLCP, CCP and convex models (30 \
                           PGS sweeps) and the pyramid LCP (Lemke); the 1000-sweep error on the \
                           4-sphere column",
-            full_time: "45 s",
-            quick_time: "1 s",
         }
     }
 

@@ -1,0 +1,246 @@
+//! Measured wall times of the recipes, for `cpbench reproduce --list`.
+//!
+//! Every recipe run into its default folder ([`super::reproduce`], `results/reproduce/<id>` or
+//! `<id>-quick`) records its wall time, its size (`full` or `quick`), its timed repeats, how
+//! many of its verdicts it decided and the machine in `results/reproduce/timings.csv`,
+//! replacing the earlier row of the same recipe and size (a run into another folder has the
+//! same numbers in its `reproduce.json`). `--list` shows the rows of
+//! `results/reproduce/timings.csv` under the working directory when there is one, else the
+//! copy committed with the source (built into the binary), and says when they were measured on
+//! another kind of machine than the one it runs on.
+//!
+//! Columns: `recipe, size, wall_s, repeat, decided, verdicts, logical_cpus, cpu, git_revision,
+//! finished` (`decided`: verdicts other than "not decided"; `finished`: RFC 3339, UTC).
+
+use crate::error::{HarnessError, Result};
+use crate::fsutil::write_atomic;
+use std::path::Path;
+
+/// File name of the timings table.
+pub const TIMINGS_FILE: &str = "timings.csv";
+
+/// The timings committed with the source (`results/reproduce/timings.csv`).
+const COMMITTED: &str = include_str!("../../../results/reproduce/timings.csv");
+
+const HEADER: &str =
+    "recipe,size,wall_s,repeat,decided,verdicts,logical_cpus,cpu,git_revision,started";
+
+/// One measured recipe run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Timing {
+    /// Recipe id.
+    pub recipe: String,
+    /// `full` or `quick`.
+    pub size: String,
+    /// Wall time of the recipe, s.
+    pub wall_s: f64,
+    /// Timed repeats per compared solve (`--repeat`).
+    pub repeat: usize,
+    /// Verdicts decided (match, no match, claim holds, claim not reproduced).
+    pub decided: usize,
+    /// All verdicts of the run.
+    pub verdicts: usize,
+    /// Logical CPUs of the machine.
+    pub logical_cpus: usize,
+    /// CPU model (`/proc/cpuinfo`'s `model name`; the architecture elsewhere).
+    pub cpu: String,
+    /// Git revision of the build.
+    pub git_revision: String,
+    /// When the run started (RFC 3339, UTC).
+    pub started: String,
+}
+
+/// The CPU model of this machine: the first `model name` of `/proc/cpuinfo` (Linux), else the
+/// architecture.
+pub fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+        })
+        .unwrap_or_else(|| std::env::consts::ARCH.to_string())
+}
+
+/// Parse a timings table; `source` names it in errors. Errors: a missing column, a malformed
+/// number (naming the line).
+pub fn parse_timings(text: &str, source: &str) -> Result<Vec<Timing>> {
+    let err = |m: String| HarnessError::Invalid(format!("timings {source}: {m}"));
+    let mut rdr = csv::Reader::from_reader(text.as_bytes());
+    let header = rdr.headers().map_err(|e| err(e.to_string()))?.clone();
+    let cols: Vec<usize> = HEADER
+        .split(',')
+        .map(|h| {
+            header
+                .iter()
+                .position(|x| x == h)
+                .ok_or_else(|| err(format!("missing column '{h}'")))
+        })
+        .collect::<Result<_>>()?;
+    let mut out = Vec::new();
+    for (k, rec) in rdr.records().enumerate() {
+        let rec = rec.map_err(|e| err(e.to_string()))?;
+        let line = k + 2;
+        let s = |i: usize| rec.get(cols[i]).unwrap_or("").to_string();
+        let num = |i: usize| -> Result<f64> {
+            s(i).parse()
+                .map_err(|_| err(format!("line {line}: bad number '{}'", s(i))))
+        };
+        out.push(Timing {
+            recipe: s(0),
+            size: s(1),
+            wall_s: num(2)?,
+            repeat: num(3)? as usize,
+            decided: num(4)? as usize,
+            verdicts: num(5)? as usize,
+            logical_cpus: num(6)? as usize,
+            cpu: s(7),
+            git_revision: s(8),
+            started: s(9),
+        });
+    }
+    Ok(out)
+}
+
+/// The table as CSV text, rows sorted by recipe and size.
+pub fn timings_csv(rows: &[Timing]) -> String {
+    let mut rows = rows.to_vec();
+    rows.sort_by(|a, b| (&a.recipe, &a.size).cmp(&(&b.recipe, &b.size)));
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let _ = w.write_record(HEADER.split(','));
+    for t in &rows {
+        let _ = w.write_record([
+            t.recipe.clone(),
+            t.size.clone(),
+            format!("{:.3}", t.wall_s),
+            t.repeat.to_string(),
+            t.decided.to_string(),
+            t.verdicts.to_string(),
+            t.logical_cpus.to_string(),
+            t.cpu.clone(),
+            t.git_revision.clone(),
+            t.started.clone(),
+        ]);
+    }
+    String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
+}
+
+/// Record `t` in `dir/timings.csv`, replacing the row of the same recipe and size (a missing
+/// or unreadable file starts a new table). Errors: I/O errors.
+pub fn record_timing(dir: &Path, t: Timing) -> Result<()> {
+    let path = dir.join(TIMINGS_FILE);
+    let mut rows = std::fs::read_to_string(&path)
+        .ok()
+        .and_then(|s| parse_timings(&s, &path.display().to_string()).ok())
+        .unwrap_or_default();
+    rows.retain(|r| !(r.recipe == t.recipe && r.size == t.size));
+    rows.push(t);
+    write_atomic(&path, timings_csv(&rows).as_bytes())
+}
+
+/// The timings `--list` shows, and where they come from: `results/reproduce/timings.csv`
+/// under `cwd` when it parses, else the committed copy built into the binary.
+pub fn known_timings(cwd: &Path) -> (Vec<Timing>, String) {
+    let local = cwd.join("results/reproduce").join(TIMINGS_FILE);
+    if let Ok(s) = std::fs::read_to_string(&local) {
+        if let Ok(rows) = parse_timings(&s, &local.display().to_string()) {
+            return (rows, local.display().to_string());
+        }
+    }
+    (
+        parse_timings(COMMITTED, "built in").unwrap_or_default(),
+        "the table built into this binary (results/reproduce/timings.csv of its source)".into(),
+    )
+}
+
+/// A `--list` cell for one recipe and size: `1m 52s` or `0.26 s`, with `decides k of n` for
+/// quick runs; `not measured` without a row.
+pub fn cell(rows: &[Timing], recipe: &str, size: &str) -> String {
+    match rows.iter().find(|r| r.recipe == recipe && r.size == size) {
+        None => "not measured".into(),
+        Some(t) if size == "quick" => format!(
+            "{} (decides {} of {})",
+            super::fmt_duration(t.wall_s),
+            t.decided,
+            t.verdicts
+        ),
+        Some(t) => super::fmt_duration(t.wall_s),
+    }
+}
+
+/// The machines the rows were measured on that differ from this one (`2 CPUs, <model>`), for
+/// a note under `--list`.
+pub fn other_machines(rows: &[Timing]) -> Vec<String> {
+    let (cpus, cpu) = (
+        std::thread::available_parallelism().map_or(1, |n| n.get()),
+        cpu_model(),
+    );
+    let mut out: Vec<String> = Vec::new();
+    for r in rows {
+        if r.logical_cpus != cpus || (r.cpu != cpu && r.cpu != "not recorded") {
+            let m = format!("{} logical CPUs, {}", r.logical_cpus, r.cpu);
+            if !out.contains(&m) {
+                out.push(m);
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(recipe: &str, size: &str, wall: f64) -> Timing {
+        Timing {
+            recipe: recipe.into(),
+            size: size.into(),
+            wall_s: wall,
+            repeat: 3,
+            decided: 2,
+            verdicts: 5,
+            logical_cpus: 2,
+            cpu: "Some CPU, 2.0GHz".into(),
+            git_revision: "abc".into(),
+            started: "2026-11-26T10:00:00Z".into(),
+        }
+    }
+
+    /// A run replaces the row of its recipe and size and keeps the others; the file reads back.
+    #[test]
+    fn a_run_replaces_its_row() {
+        let dir = tempfile::tempdir().unwrap();
+        record_timing(dir.path(), t("a", "quick", 0.26)).unwrap();
+        record_timing(dir.path(), t("a", "full", 70.0)).unwrap();
+        record_timing(dir.path(), t("a", "quick", 0.31)).unwrap();
+        let text = std::fs::read_to_string(dir.path().join(TIMINGS_FILE)).unwrap();
+        let rows = parse_timings(&text, "test").unwrap();
+        assert_eq!(rows, vec![t("a", "full", 70.0), t("a", "quick", 0.31)]);
+        assert_eq!(cell(&rows, "a", "quick"), "0.31 s (decides 2 of 5)");
+        assert_eq!(cell(&rows, "a", "full"), "70.0 s");
+        assert_eq!(cell(&rows, "b", "full"), "not measured");
+    }
+
+    /// The committed table parses and names only known recipes, each size at most once.
+    #[test]
+    fn the_committed_table_parses() {
+        let rows = parse_timings(COMMITTED, "built in").unwrap();
+        let ids: Vec<&str> = super::super::recipes()
+            .iter()
+            .map(|r| r.info().id)
+            .collect();
+        for r in &rows {
+            assert!(ids.contains(&r.recipe.as_str()), "{}", r.recipe);
+            assert!(r.size == "full" || r.size == "quick");
+            assert!(r.wall_s > 0.0 && r.decided <= r.verdicts);
+            assert_eq!(
+                rows.iter()
+                    .filter(|x| x.recipe == r.recipe && x.size == r.size)
+                    .count(),
+                1
+            );
+        }
+    }
+}
