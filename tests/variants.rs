@@ -33,9 +33,24 @@ fn three_variants_of_one_solver_coexist() {
     for f in files {
         cmd.arg(fixture(f));
     }
-    succeed(cmd.arg("--out").arg(&out));
+    let o = succeed(cmd.arg("--out").arg(&out));
     let rows = read_summary(&out.join("summary.csv")).unwrap();
     assert_eq!(rows.len(), 9);
+    // the run ends with its report: report.md is written and the console's last lines are
+    // the report's summary, one sentence per profile and class, as in report.md
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    let tail: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("report: "))
+        .skip(1)
+        .collect();
+    assert_eq!(tail.len(), 2, "{text}");
+    for line in &tail {
+        assert!(line.starts_with("Profile `default`, class `"), "{line}");
+        assert!(line.contains("by time (shifted geometric mean"), "{line}");
+        assert!(md.contains(line), "{line} not in report.md");
+    }
     let omega = |r: &cpbench_harness::results::SummaryRow| -> f64 {
         let v: serde_json::Value = serde_json::from_str(&r.settings).unwrap();
         v["settings"]["omega"].as_f64().unwrap()

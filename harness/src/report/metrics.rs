@@ -578,7 +578,12 @@ fn summary_line(
             refused.push(format!("{s} {}", mine.len() - took));
         }
     }
-    if !all.is_empty() {
+    if all.len() == table.len() && all.len() > 3 {
+        parts.push(format!(
+            "all {} solvers solved every run they took",
+            all.len()
+        ));
+    } else if !all.is_empty() {
         parts.push(format!("solved every run they took: {}", all.join(", ")));
     }
     if !failed.is_empty() {
