@@ -17,7 +17,7 @@ For every global `.dat` file given, reads the problem with Siconos itself
 3. with `--cpbench BIN`, runs `BIN run --instances FILE --class coulomb --solvers SOLVERS --tol
    TOL` and prints cpbench's fc3d error, iterations and time next to Siconos'. cpbench's
    reactions are compared with Siconos' r, u = H^T v + b and v = M^-1 (q + H r) (printed here
-   by --print-solutions and written into the test) by solvers/tests/siconos_global.rs, which
+   by --print-solutions and written into the test) by solvers/tests/it/siconos_global.rs, which
    prints the relative differences with
    `cargo test --workspace --test siconos_global -- --nocapture`.
 

@@ -7,7 +7,7 @@
 //! cpbench info PATH [--class lcp|ccp|coulomb|blcp|lcp-pyramid[:k]] [--coulomb-gap [A,B]]
 //! cpbench convert IN OUT        (OUT ending in .hdf5/.h5: fclib local problem; .npz: NumPy arrays; else a bundle)
 //! ```
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 mod chain;
 mod cmd;

@@ -42,7 +42,7 @@
 //! hovers at a gap `mu |v_slip| h` (1.0e-4 m after 0.1 s at a slip speed of 0.33 m/s) because
 //! the next step's `Phi / h` term absorbs it, and its acceleration along the slope is 7.0212
 //! m/s^2 against Coulomb's 7.0242 (-0.04 %); sticking and rolling contacts are unaffected
-//! (`tests/granular.rs`). The frictionless mode (LCP) has no such effect.
+//! (`tests/it/granular.rs`). The frictionless mode (LCP) has no such effect.
 //!
 //! Layout: [`bodies`] (state, mass matrix, quaternion update), [`narrow`] (contact geometry
 //! and frames), [`broadphase`] (uniform-grid cell list, O(n)), [`assembly`] (sparse `N`, `r`,
@@ -55,7 +55,7 @@
 //!
 //! This crate is the only user of `nalgebra` among the problem crates; `cpbench-problems` holds
 //! the instances it produces and knows nothing of the engine.
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 pub mod assembly;
 pub mod bodies;

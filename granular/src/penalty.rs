@@ -25,7 +25,7 @@
 //! model: `c = 2 sqrt(5/6) beta sqrt(S_n m_eff)` with `S_n = dF/d delta = 3/2 k delta^{1/2}`
 //! and `beta = -zeta`): it makes `e` independent of the impact speed (Tsuji et al. 1992) and
 //! close to the given `e` (a fit, not an exact relation: measured within 0.4% for
-//! `e = 0.1, 0.5, 0.9`, `tests/penalty.rs`). As in both sources, `F_n` is not clamped at zero: the dashpot pulls
+//! `e = 0.1, 0.5, 0.9`, `tests/it/penalty.rs`). As in both sources, `F_n` is not clamped at zero: the dashpot pulls
 //! slightly at the end of a contact (the linear law's `e` is exact only so); the friction
 //! bound below uses `max(F_n, 0)`.
 //!

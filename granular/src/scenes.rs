@@ -806,7 +806,7 @@ impl TubeParams {
 /// Spheres bouncing on the floor `y = 0` (Newton's impact law, [`SimParams::restitution`]):
 /// sphere `i = 0 .. count-1` of radius `radius` at `x = i spacing` is dropped from rest with its
 /// lowest point `height (i + 1) / count` above the floor, so it rebounds to `e^2` of that
-/// height, then `e^4`, ... (`granular/tests/restitution.rs`). The spheres do not touch each
+/// height, then `e^4`, ... (`granular/tests/it/restitution.rs`). The spheres do not touch each
 /// other. The seed is unused (no randomness).
 #[derive(Clone, Debug, PartialEq)]
 pub struct BounceParams {
@@ -894,7 +894,7 @@ impl BounceParams {
 /// Newton's cradle: `count` equal spheres of radius `radius` in a row along `x`, `gap` apart
 /// (surface to surface), no gravity, no planes; the first moves at `v0` into the others.
 /// With `e = 1` and `gap >= h v0` the impacts are binary and sequential: the last sphere
-/// leaves at `v0`, the others stay at rest (`granular/tests/restitution.rs`); with `gap = 0`
+/// leaves at `v0`, the others stay at rest (`granular/tests/it/restitution.rs`); with `gap = 0`
 /// Moreau's law resolves the simultaneous impact of the touching row instead. The seed is
 /// unused (no randomness).
 #[derive(Clone, Debug, PartialEq)]

@@ -25,7 +25,7 @@
 //! to heights in the ratio `e^2`; simultaneous impacts follow Moreau's global law (a row of
 //! touching equal spheres hit at `v0` with `e = 1` sends the first back at `(2/n - 1) v0` and
 //! the others on together at `2 v0 / n`, not the sequential Newton's cradle, which needs gaps
-//! of at least `h v0` between the spheres; `granular/tests/restitution.rs`).
+//! of at least `h v0` between the spheres; `granular/tests/it/restitution.rs`).
 //!
 //! **Envelope.** A contact enters the problem when its gap is below
 //! `min(max(envelope, 2 h v_max), r_max)`, with `v_max = max |v| + |omega| R + h |g|` over the

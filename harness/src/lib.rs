@@ -30,7 +30,7 @@
 //! ```
 //!
 //! `run`, `merge` and `report` use none of each other.
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 pub mod bandwidth;
 pub mod check;

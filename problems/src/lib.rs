@@ -7,7 +7,7 @@
 //! Every problem is `min f(gamma) = 1/2 gamma^T N gamma + r^T gamma` over `gamma in K`, with `N`
 //! the symmetric positive semidefinite Delassus matrix and `K` one of the sets of
 //! [`ConstraintSet`] (docs/formulation.md sections 2-4).
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 pub mod constraints;
 pub mod derive;

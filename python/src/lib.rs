@@ -13,7 +13,7 @@
 //!
 //! Errors become Python exceptions of `cpbench._errors` ([`errors`]) carrying the message
 //! the command line prints.
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 pub mod buffer;
 pub mod driven;

@@ -24,10 +24,14 @@ def fixture(rel: str) -> Path:
 
 
 def cpbench_bin() -> Path:
-    """The cpbench binary; the test is skipped when it is not built."""
+    """The cpbench binary the tests compare with; the test **fails** when it is missing (a
+    skipped comparison would pass unnoticed), saying how to build it."""
     p = Path(os.environ.get("CPBENCH_BIN", REPO / "target" / "debug" / "cpbench"))
     if not p.exists():
-        pytest.skip(f"cpbench binary not built ({p}); run `cargo build` or set CPBENCH_BIN")
+        pytest.fail(
+            f"cpbench binary not found at {p}: build it with `cargo build` at the repository "
+            "root (or `cargo test --workspace`), or point CPBENCH_BIN at one"
+        )
     return p
 
 

@@ -32,7 +32,7 @@
 //!
 //! Registry names may carry a preset, `name:preset` (see [`registry::PRESETS`]), e.g.
 //! `mprgp:permon-opt` for PERMON's settings with the `opt` expansion.
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 // `!(x > a)` is deliberate in settings validation: it also rejects NaN.
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 

@@ -5,7 +5,7 @@
 //! a deterministic pseudo-random generator and random PSD matrices, and one-call solves through
 //! the registry and the executor. Test-only (`publish = false`); every helper panics on misuse,
 //! as a test should.
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 use cpbench_problems::rng::SplitMix64;
 use cpbench_problems::{ConstraintSet, CscMatrix, Instance, Provenance, ValidationOptions};

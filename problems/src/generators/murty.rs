@@ -11,7 +11,7 @@
 //! Lemke's method visits `2^n` almost-complementary bases: `2^n` pivots counting the first,
 //! `z0`-entering one (cpbench's `lemke`), `2^n - 1` as Siconos' `lcp_lexicolemke` counts them.
 //! These counts were checked in exact rational arithmetic for `n <= 9` while writing this module;
-//! `solvers/tests/lcp_pivoting.rs` checks them for `n = 2..10`, and
+//! `solvers/tests/it/lcp_pivoting.rs` checks them for `n = 2..10`, and
 //! `scripts/peer_siconos.py --lcp --murty 2-12` runs Siconos' Lemke on the same matrices.
 //! The index order matters: the same matrix with the indices reversed (upper triangular,
 //! `2` above the diagonal) is solved in two pivots under this tie rule.

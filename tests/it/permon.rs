@@ -1,6 +1,6 @@
 //! Issue 4 acceptance: the built-in `permon` suite reproduces PERMON's published objective
 //! values (`permon/permon`, `src/tutorials/output/*.out`; the counts are checked by the
-//! `permon-mprgp` recipe, tests/reproduce/permon.rs); MPRGP, MPGP, PGS, APGD and SPG-QP agree on
+//! `permon-mprgp` recipe, tests/it/reproduce/permon.rs); MPRGP, MPGP, PGS, APGD and SPG-QP agree on
 //! every box-QP generator instance; MPGP solves every Coulomb-cone fixture of the default suite.
 
 use cpbench_harness::check::{check, CheckSpec};
@@ -48,7 +48,7 @@ fn permon_suite_is_built_in_with_permon_stopping_test() {
 }
 
 // PERMON's published counts are reproduced exactly by `cpbench reproduce permon-mprgp`
-// (tests/reproduce/permon.rs).
+// (tests/it/reproduce/permon.rs).
 
 #[test]
 fn jbearing_reaches_permon_objective_values() {

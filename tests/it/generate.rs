@@ -97,7 +97,7 @@ fn exported_bundles_load_back_and_solve_with_every_solver() {
                 }
             );
             let mut solved = 0;
-            // Clarabel stops on its own duality-gap test, not on `tol` (tests/clarabel_oracle.rs)
+            // Clarabel stops on its own duality-gap test, not on `tol` (tests/it/clarabel_oracle.rs)
             for name in SOLVER_NAMES.into_iter().filter(|&n| n != "clarabel") {
                 let mut b = build(name, None).unwrap();
                 // unsupported classes, and enum above n = 20

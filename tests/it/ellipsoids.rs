@@ -14,8 +14,7 @@ use cpbench_problems::{ProblemClass, ResidualKind};
 use cpbench_solvers::registry::{build, SOLVER_NAMES};
 use cpbench_solvers::{ExecSettings, Executor, Status};
 
-mod granular_support;
-use granular_support::{sim, solver, G};
+use crate::granular_support::{sim, solver, G};
 
 fn floor() -> Plane {
     Plane::new(Vector3::y(), Vector3::zeros()).unwrap()

@@ -293,7 +293,7 @@ fn fixtures_agree_with_independent_reference_optima() {
 /// default-suite instance in at most 50 iterations, the harness's check agrees, and on the
 /// fixture instances its objective matches the independent reference optimum to 1e-8
 /// relative (the fill instances, which have no reference row, are compared with Clarabel in
-/// `tests/clarabel_oracle.rs`).
+/// `tests/it/clarabel_oracle.rs`).
 #[test]
 fn ipm_reaches_1e8_within_50_iterations_on_every_default_instance() {
     let insts = Suite::default_suite().load().unwrap();

@@ -49,7 +49,7 @@ fn config(
 }
 
 /// Solve `inst` with every registry solver that takes it (Clarabel apart: it stops on its own
-/// duality gap, tests/clarabel_oracle.rs); returns how many did.
+/// duality gap, tests/it/clarabel_oracle.rs); returns how many did.
 fn solve_with_every_solver(inst: &Instance, residual: ResidualKind) -> usize {
     let mut solved = 0;
     for name in SOLVER_NAMES.into_iter().filter(|&n| n != "clarabel") {

@@ -71,7 +71,7 @@ fn clarabel_oracle_agrees_with_every_solver_on_the_default_suite() {
     for inst in &insts {
         if !inst.is_symmetric() {
             // the general LCPs (lcp_tobenna, lcp_CPS_4) are not QPs: the oracle and the QP
-            // solvers refuse them (tests/lcp_pivoting_cli.rs, solvers/tests/lcp_*.rs)
+            // solvers refuse them (tests/it/lcp_pivoting_cli.rs, solvers/tests/lcp_*.rs)
             let r = solve("clarabel", None, inst, 1e-6);
             assert_eq!(r.status, Status::Unsupported, "{}", inst.name());
             continue;

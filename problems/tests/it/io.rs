@@ -637,7 +637,7 @@ fn every_fixture_file_loads_in_every_class() {
                             "ccp"
                         }
                     }
-                    // not read here (tests/robotics.rs reads every fixture as both)
+                    // not read here (tests/it/robotics.rs reads every fixture as both)
                     (true, ClassChoice::Blcp | ClassChoice::LcpPyramid { .. }) => {
                         unreachable!("not in this test's classes")
                     }
@@ -718,7 +718,7 @@ fn box_instance() -> Instance {
     )
     .unwrap();
     let mut prov = Provenance {
-        source: "constructed in tests/io.rs".into(),
+        source: "constructed in tests/it/io.rs".into(),
         format: "test".into(),
         derivation: "as-is".into(),
         seed: Some(42),

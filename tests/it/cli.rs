@@ -16,7 +16,7 @@ fn run_writes_summary_traces_manifest_and_plots() {
     succeed(
         cpbench()
             // 2000 iterations keep the test short: every fixture converges within it, the settled
-            // granular CCPs do not (tests/default_suite.rs documents them)
+            // granular CCPs do not (tests/it/default_suite.rs documents them)
             .args([
                 "run",
                 "--solvers",
@@ -54,7 +54,7 @@ fn run_writes_summary_traces_manifest_and_plots() {
     assert_eq!(header[23], "objective");
     let rows: Vec<csv::StringRecord> = rdr.records().map(|r| r.unwrap()).collect();
     // 24 instances x 2 solvers; the settled granular fill and ellipsoid-fill CCPs are known to be too hard for
-    // PGS within 20000 iterations (see tests/default_suite.rs KNOWN_HARD): those rows must
+    // PGS within 20000 iterations (see tests/it/default_suite.rs KNOWN_HARD): those rows must
     // say "no"; the two general LCPs (non-symmetric M) are refused to the QP solvers; all
     // others "yes".
     assert_eq!(rows.len(), 48);

@@ -8,8 +8,7 @@ use cpbench_granular::scenes::FillParams;
 use cpbench_granular::{Body, Plane, SimParams, Simulation};
 use cpbench_problems::CscMatrix;
 
-mod granular_support;
-use granular_support::{sim, solver, G};
+use crate::granular_support::{sim, solver, G};
 
 fn dense(a: &CscMatrix) -> DMatrix<f64> {
     let mut m = DMatrix::zeros(a.nrows(), a.ncols());

@@ -1,5 +1,5 @@
-//! Helpers shared by the granular stepper's integration tests (`tests/granular.rs`,
-//! `tests/ellipsoids.rs`): a registry solver in the loop and a simulation of given bodies.
+//! Helpers shared by the granular stepper's integration tests (`tests/it/granular.rs`,
+//! `tests/it/ellipsoids.rs`): a registry solver in the loop and a simulation of given bodies.
 
 use cpbench_granular::{Body, Plane, SimParams, Simulation, World};
 use cpbench_harness::generate::RegistrySolver;

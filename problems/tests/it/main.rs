@@ -1,0 +1,7 @@
+//! The integration tests of `cpbench-problems`, one module per topic, in one test binary (one
+//! link instead of one per file: see `docs/architecture.md`, "Tests").
+
+mod io;
+mod projection_props;
+mod robotics;
+mod siconos_global;

@@ -1,0 +1,16 @@
+//! The integration tests of `cpbench-solvers`, one module per topic, in one test binary (one
+//! link instead of one per file: see `docs/architecture.md`, "Tests").
+
+mod blcp;
+mod clarabel;
+mod coulomb;
+mod driven;
+mod executor;
+mod fc2d;
+mod ipm;
+mod lcp_newton;
+mod lcp_pivoting;
+mod mprgp;
+mod registry;
+mod siconos_global;
+mod small_problems;

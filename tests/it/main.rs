@@ -1,0 +1,25 @@
+//! The integration tests of the `cpbench` binary and the whole workspace, one module per topic, in one test binary (one
+//! link instead of one per file: see `docs/architecture.md`, "Tests").
+
+mod clarabel_oracle;
+mod cli;
+mod cli_errors;
+mod default_suite;
+mod ellipsoids;
+mod external;
+mod generate;
+mod generate_penalty;
+mod generate_planar;
+mod granular;
+mod granular_scale;
+mod granular_support;
+mod ipm_limits;
+mod lcp_pivoting_cli;
+mod npz;
+mod operators;
+mod output_names;
+mod permon;
+mod reproduce;
+mod scale;
+mod scale_suite;
+mod variants;
