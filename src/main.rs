@@ -48,9 +48,8 @@ enum Command {
     /// List the solvers (or one): classes, cost model, each setting's type, default, range and
     /// meaning.
     Solvers(cmd::solvers::SolversArgs),
-    /// Simulate a granular scene (fill, pile, pyramid, tube, bounce, cradle, ellipsoid-fill,
-    /// ellipsoid-pile; planar: disc-hopper, beam-impact) and export its contact problems, or
-    /// (`--lcp`) export a seeded random general LCP.
+    /// Simulate a granular scene (3-D spheres or ellipsoids, planar discs: see --scene) and
+    /// export its contact problems, or (`--lcp`) export a seeded random general LCP.
     Generate(Box<cmd::generate::GenerateArgs>),
     /// Print class, sizes, nnz, symmetry error, mu range and norms of an instance file.
     Info {

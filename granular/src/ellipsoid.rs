@@ -49,7 +49,7 @@
 //!
 //! Nothing here allocates; all arithmetic is on stack 3-vectors and 3x3 matrices.
 
-use super::narrow::{tangent_frame, Contact, Partner};
+use super::contact::{tangent_frame, Contact, Partner};
 use super::{check_positive, invalid, Plane, Result};
 use nalgebra::{Matrix2, Matrix3, UnitQuaternion, Vector2, Vector3};
 

@@ -60,6 +60,7 @@
 pub mod assembly;
 pub mod bodies;
 pub mod broadphase;
+pub mod contact;
 pub mod ellipsoid;
 pub mod narrow;
 pub mod penalty;
@@ -142,8 +143,23 @@ pub enum GranularError {
     #[error("snapshot: {0}")]
     Snapshot(String),
     /// An unknown scene name.
-    #[error("unknown scene '{0}' (known: fill, pile, pyramid, tube, bounce, cradle, ellipsoid-fill, ellipsoid-pile)")]
+    #[error("unknown scene '{0}' (known: {known})", known = scene_names().join(", "))]
     UnknownScene(String),
+}
+
+/// The name of every built-in scene: the 3-D ones ([`scenes::SceneKind::ALL`]), then the
+/// planar ones ([`planar::scenes::PlanarSceneKind::ALL`]). The one list behind parsing, error
+/// messages and the possible values of `cpbench generate --scene`.
+pub fn scene_names() -> Vec<&'static str> {
+    scenes::SceneKind::ALL
+        .iter()
+        .map(|k| k.as_str())
+        .chain(
+            planar::scenes::PlanarSceneKind::ALL
+                .iter()
+                .map(|k| k.as_str()),
+        )
+        .collect()
 }
 
 /// Result alias of the granular generator.

@@ -14,51 +14,7 @@ use super::ellipsoid::{
 };
 use nalgebra::Vector3;
 
-/// The second body of a contact.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Partner {
-    /// Another sphere (movable or fixed), by body index.
-    Body(usize),
-    /// A plane, by index in [`super::World::planes`].
-    Plane(usize),
-}
-
-/// One contact: geometry and frame (world coordinates).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Contact {
-    /// Body `A` (movable), index into the world's bodies.
-    pub a: usize,
-    /// Body `B`.
-    pub b: Partner,
-    /// Unit normal from `A` to `B`.
-    pub n: Vector3<f64>,
-    /// First unit tangent.
-    pub u: Vector3<f64>,
-    /// Second unit tangent, `w = n x u`.
-    pub w: Vector3<f64>,
-    /// Contact point (m), midway between the closest surface points.
-    pub point: Vector3<f64>,
-    /// Signed gap `Phi` (m), negative when overlapping.
-    pub gap: f64,
-}
-
-/// A right-handed orthonormal frame `(n, u, w)` for a unit `n`: `u` is `n x e` normalised,
-/// with `e` the coordinate axis least aligned with `n`, and `w = n x u`. Deterministic and
-/// continuous except where the choice of `e` switches.
-#[inline]
-pub fn tangent_frame(n: &Vector3<f64>) -> (Vector3<f64>, Vector3<f64>) {
-    let a = n.map(f64::abs);
-    let e = if a.x <= a.y && a.x <= a.z {
-        Vector3::x()
-    } else if a.y <= a.z {
-        Vector3::y()
-    } else {
-        Vector3::z()
-    };
-    let u = n.cross(&e).normalize();
-    let w = n.cross(&u);
-    (u, w)
-}
+pub use super::contact::{tangent_frame, Contact, Partner};
 
 /// Parameters of the ellipsoid distance in the stepper: tolerance `1e-10` relative, 50
 /// iterations, no restarts from the principal axes (the overlaps of a time stepper are small,

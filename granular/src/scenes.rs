@@ -49,24 +49,28 @@ pub enum SceneKind {
 }
 
 impl SceneKind {
-    /// Parse `fill`, `pile`, `pyramid`, `tube`, `bounce`, `cradle`, `ellipsoid-fill`,
-    /// `ellipsoid-pile`. Errors:
-    /// [`GranularError::UnknownScene`].
+    /// Every 3-D scene, in the order `--scene` lists them ([`crate::scene_names`]).
+    pub const ALL: [SceneKind; 8] = [
+        Self::Fill,
+        Self::Pile,
+        Self::Pyramid,
+        Self::Tube,
+        Self::Bounce,
+        Self::Cradle,
+        Self::EllipsoidFill,
+        Self::EllipsoidPile,
+    ];
+
+    /// The scene named `s` (one of [`Self::ALL`]'s names). Errors:
+    /// [`GranularError::UnknownScene`] (its message lists every scene).
     pub fn parse(s: &str) -> Result<Self> {
-        match s {
-            "fill" => Ok(Self::Fill),
-            "pile" => Ok(Self::Pile),
-            "pyramid" => Ok(Self::Pyramid),
-            "tube" => Ok(Self::Tube),
-            "bounce" => Ok(Self::Bounce),
-            "cradle" => Ok(Self::Cradle),
-            "ellipsoid-fill" => Ok(Self::EllipsoidFill),
-            "ellipsoid-pile" => Ok(Self::EllipsoidPile),
-            _ => Err(GranularError::UnknownScene(s.to_string())),
-        }
+        Self::ALL
+            .into_iter()
+            .find(|k| k.as_str() == s)
+            .ok_or_else(|| GranularError::UnknownScene(s.to_string()))
     }
 
-    /// The scene's name.
+    /// The scene's name: the one place it is written.
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Fill => "fill",

@@ -36,7 +36,7 @@ pub fn draw_iteration_plots(
         let mut series = Vec::new();
         for r in &group {
             let p = dir.join(trace_path(&stem, &r.solver, &r.profile));
-            if r.status == crate::run::REFUSED || !p.exists() {
+            if r.status == crate::results::REFUSED || !p.exists() {
                 continue;
             }
             let pts = read_trace(&p)?;

@@ -50,6 +50,7 @@ pub mod plot;
 pub mod regression;
 pub mod report;
 pub mod reproduce;
+pub mod request;
 pub mod results;
 pub mod run;
 pub mod scale;

@@ -251,7 +251,7 @@ impl Profile {
     /// The built-in profiles: `default` (1e-6), `low` (1e-4), `high` (1e-8).
     pub fn builtin(name: &str) -> Option<Profile> {
         let tol = match name {
-            "default" => 1e-6,
+            "default" => cpbench_solvers::executor::DEFAULT_TOL,
             "low" => 1e-4,
             "high" => 1e-8,
             _ => return None,

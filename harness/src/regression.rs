@@ -410,9 +410,9 @@ pub fn new_rows(baseline: &[BaselineRow], current: &[SummaryRow]) -> Vec<Baselin
 }
 
 /// Whether a new row is a failure: not a checked success and not a refusal (status
-/// `unsupported`: the solver declined the instance's class, see [`crate::run::REFUSED`]).
+/// `unsupported`: the solver declined the instance's class, see [`crate::results::REFUSED`]).
 pub fn new_row_fails(r: &BaselineRow) -> bool {
-    !r.success && r.status != crate::run::REFUSED
+    !r.success && r.status != crate::results::REFUSED
 }
 
 /// The listing of the new rows (empty string when there are none): one line per row, failing
@@ -444,7 +444,7 @@ pub fn format_new_rows(new: &[BaselineRow], allow_new: bool) -> String {
     for r in &rows {
         let v = if new_row_fails(r) { "NEW FAIL" } else { "new" };
         // a refusal ran nothing: no count, no residual
-        let (it, res) = if r.status == crate::run::REFUSED {
+        let (it, res) = if r.status == crate::results::REFUSED {
             ("-".to_string(), "-".to_string())
         } else {
             (r.iterations.to_string(), format!("{:.2e}", r.residual))
@@ -810,7 +810,7 @@ mod tests {
         bad.solver = "pgs@omega=1.9".into();
         let mut refused = row("a", 0, f64::NAN, false, 100);
         refused.solver = "lemke".into();
-        refused.status = crate::run::REFUSED.into();
+        refused.status = crate::results::REFUSED.into();
         let run = vec![row("a", 10, 1e-7, true, 100), ok, bad, refused];
         let new = new_rows(&base, &run);
         let names: Vec<&str> = new.iter().map(|r| r.solver.as_str()).collect();

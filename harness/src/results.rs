@@ -567,3 +567,10 @@ pub fn read_trace(path: &Path) -> Result<Vec<TracePoint>> {
     }
     Ok(out)
 }
+
+/// Status of the row of an input that did not load.
+pub const LOAD_ERROR: &str = "load_error";
+
+/// The status of a run the solver refused (a class it does not take, a predicted budget
+/// overrun, a missing program): not a run, counted in no rate, mean or profile of the report.
+pub const REFUSED: &str = "unsupported";

@@ -287,19 +287,14 @@ struct Task<'a> {
     profile: usize,
 }
 
-/// Run the matrix; write summary rows as runs finish, traces, the manifest and plots into
-/// `cfg.out_dir`, holding its lock ([`crate::lock::FolderLock`]) throughout. Errors: invalid
-/// executor settings, unknown solver or invalid settings (before anything runs), the folder
-/// locked by another process, a malformed existing `summary.csv`, file-system errors.
-pub fn run(instances: &[Instance], cfg: &RunConfig) -> Result<RunOutcome> {
-    cfg.exec.validate()?;
-    let jobs = cfg.jobs.max(1);
-    if cfg.whole_machine && jobs > 1 {
-        return Err(HarnessError::Invalid(format!(
-            "runs on the whole machine execute one at a time: jobs must be 1, not {jobs}"
-        )));
-    }
-    // Build every solver once up front so that bad names/settings fail before any work.
+/// Per solver and profile, the settings hash and JSON of each run, and per solver its effective
+/// settings: every solver is built once up front, so that bad names or settings fail before
+/// any work. Errors: two variants with one label, invalid settings, invalid executor settings
+/// at a profile's tolerance.
+#[allow(clippy::type_complexity)]
+fn settings_tables(
+    cfg: &RunConfig,
+) -> Result<(Vec<Vec<String>>, Vec<Vec<String>>, Vec<serde_json::Value>)> {
     let mut hashes = vec![vec![String::new(); cfg.profiles.len()]; cfg.solvers.len()];
     let mut jsons = hashes.clone();
     let mut effective = Vec::new();
@@ -320,12 +315,11 @@ pub fn run(instances: &[Instance], cfg: &RunConfig) -> Result<RunOutcome> {
         }
         effective.push(settings);
     }
-    let out = &cfg.out_dir;
-    let _lock = crate::lock::FolderLock::acquire(out)?;
-    std::fs::create_dir_all(out.join("traces")).map_err(|e| HarnessError::io(out, e))?;
-    let summary_path = out.join("summary.csv");
+    Ok((hashes, jsons, effective))
+}
 
-    // the matrix in canonical order, then this shard
+/// The runs of the matrix in canonical order (instance, solver, profile), then this shard's.
+fn plan_tasks<'a>(instances: &'a [Instance], cfg: &RunConfig) -> Vec<Task<'a>> {
     let mut tasks = Vec::new();
     let mut index = 0usize;
     for inst in instances {
@@ -342,29 +336,21 @@ pub fn run(instances: &[Instance], cfg: &RunConfig) -> Result<RunOutcome> {
             }
         }
     }
-    // resume: skip runs present; with --rerun drop their old rows first
-    let key_of = |t: &Task| {
-        (
-            t.inst.hash().to_string(),
-            cfg.solvers[t.solver].label.clone(),
-            hashes[t.solver][t.profile].clone(),
-            cfg.profiles[t.profile].name.clone(),
-        )
-    };
-    let existing = if summary_path.exists() {
-        read_summary(&summary_path)?
-    } else {
-        Vec::new()
-    };
-    // file stems of every instance the folder will hold; traces of earlier runs whose stem
-    // changes (a clashing instance joins the folder) are renamed
-    let stems = FileStems::new(
-        existing
-            .iter()
-            .map(|r| (r.instance.as_str(), r.instance_hash.as_str()))
-            .chain(tasks.iter().map(|t| (t.inst.name(), t.inst.hash()))),
-    );
-    rename_changed_stems(out, &existing, &stems)?;
+    tasks
+}
+
+/// The folder's rows this run keeps: a label names one set of settings per folder, so rows of
+/// this run's labels and profiles with other settings are dropped under `--rerun` and refused
+/// otherwise (naming what changed); rows of inputs that did not load are dropped (the files
+/// are tried again). The summary is rewritten when rows are dropped. Errors: a clash without
+/// `--rerun`, I/O errors.
+fn reconcile_existing(
+    existing: Vec<SummaryRow>,
+    cfg: &RunConfig,
+    hashes: &[Vec<String>],
+    jsons: &[Vec<String>],
+    summary_path: &Path,
+) -> Result<Vec<SummaryRow>> {
     // a label names one set of settings per folder: rows of this run's labels and profiles
     // with other settings are replaced under --rerun and refused otherwise
     let mine: std::collections::HashMap<(&str, &str), &str> = cfg
@@ -372,7 +358,6 @@ pub fn run(instances: &[Instance], cfg: &RunConfig) -> Result<RunOutcome> {
         .iter()
         .enumerate()
         .flat_map(|(s, spec)| {
-            let hashes = &hashes;
             cfg.profiles.iter().enumerate().map(move |(p, prof)| {
                 (
                     (spec.label.as_str(), prof.name.as_str()),
@@ -417,59 +402,32 @@ pub fn run(instances: &[Instance], cfg: &RunConfig) -> Result<RunOutcome> {
             )));
         }
         existing.retain(|r| !clash(r));
-        write_summary(&summary_path, &existing)?;
+        write_summary(summary_path, &existing)?;
     }
     // rows of inputs that did not load reflect the latest run: earlier ones are dropped (the
     // files are tried again), this run's failures are appended below
     if existing.iter().any(|r| r.status == LOAD_ERROR) {
         existing.retain(|r| r.status != LOAD_ERROR);
-        write_summary(&summary_path, &existing)?;
+        write_summary(summary_path, &existing)?;
     }
-    let before = tasks.len();
-    // instances whose rows the folder keeps (their manifest entries are kept too)
-    let kept_hashes: HashSet<String> = existing.iter().map(|r| r.instance_hash.clone()).collect();
-    if cfg.rerun {
-        let todo: HashSet<_> = tasks.iter().map(key_of).collect();
-        let kept: Vec<_> = existing
-            .into_iter()
-            .filter(|r| !todo.contains(&r.key()))
-            .collect();
-        write_summary(&summary_path, &kept)?;
-    } else {
-        let done: HashSet<_> = existing.iter().map(|r| r.key()).collect();
-        tasks.retain(|t| !done.contains(&key_of(t)));
-    }
-    let skipped = before - tasks.len();
+    Ok(existing)
+}
 
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs)
-        .build()
-        .map_err(|e| HarnessError::io(out, std::io::Error::other(e.to_string())))?;
-    // the bandwidth available to the runs' kernels: measured on the pool they use, when
-    // there is anything to run (otherwise the folder's earlier measurement is kept)
-    let triad = (cfg.measure_bandwidth && !tasks.is_empty()).then(|| {
-        if cfg.whole_machine {
-            crate::bandwidth::triad(crate::bandwidth::TRIAD_LEN, crate::bandwidth::TRIAD_REPEATS)
-        } else {
-            pool.install(|| {
-                crate::bandwidth::triad(
-                    crate::bandwidth::TRIAD_LEN,
-                    crate::bandwidth::TRIAD_REPEATS,
-                )
-            })
-        }
-    });
-    // one run at a time: the high-water mark is reset before each run
-    let reset_peak = jobs == 1;
-    let peak_method = crate::memory::PeakRss::start(false).method().map(|m| {
-        if reset_peak && crate::memory::reset_peak() {
-            crate::memory::PeakMethod::VmhwmReset
-        } else {
-            m
-        }
-    });
+/// The manifest of this run (before the folder's earlier variants are merged in).
+#[allow(clippy::too_many_arguments)]
+fn run_manifest(
+    instances: &[Instance],
+    cfg: &RunConfig,
+    hashes: &[Vec<String>],
+    effective: &[serde_json::Value],
+    tasks: &[Task],
+    skipped: usize,
+    jobs: usize,
+    triad: Option<crate::bandwidth::Triad>,
+    peak_method: Option<crate::memory::PeakMethod>,
+) -> Manifest {
     let (_, created) = manifest::now_utc();
-    let manifest = Manifest {
+    Manifest {
         cpbench_version: env!("CARGO_PKG_VERSION").to_string(),
         created,
         git_revision: manifest::git_revision(),
@@ -513,7 +471,108 @@ pub fn run(instances: &[Instance], cfg: &RunConfig) -> Result<RunOutcome> {
         repeat: cfg.repeat.max(1),
         load_start: (cfg.sample_load && !tasks.is_empty()).then(crate::load::LoadSample::now),
         ..Manifest::default()
+    }
+}
+
+/// Run the matrix; write summary rows as runs finish, traces, the manifest and plots into
+/// `cfg.out_dir`, holding its lock ([`crate::lock::FolderLock`]) throughout. Errors: invalid
+/// executor settings, unknown solver or invalid settings (before anything runs), the folder
+/// locked by another process, a malformed existing `summary.csv`, file-system errors.
+pub fn run(instances: &[Instance], cfg: &RunConfig) -> Result<RunOutcome> {
+    cfg.exec.validate()?;
+    let jobs = cfg.jobs.max(1);
+    if cfg.whole_machine && jobs > 1 {
+        return Err(HarnessError::Invalid(format!(
+            "runs on the whole machine execute one at a time: jobs must be 1, not {jobs}"
+        )));
+    }
+    // Build every solver once up front so that bad names/settings fail before any work.
+    let (hashes, jsons, effective) = settings_tables(cfg)?;
+    let out = &cfg.out_dir;
+    let _lock = crate::lock::FolderLock::acquire(out)?;
+    std::fs::create_dir_all(out.join("traces")).map_err(|e| HarnessError::io(out, e))?;
+    let summary_path = out.join("summary.csv");
+
+    // the matrix in canonical order, then this shard
+    let mut tasks = plan_tasks(instances, cfg);
+    // resume: skip runs present; with --rerun drop their old rows first
+    let key_of = |t: &Task| {
+        (
+            t.inst.hash().to_string(),
+            cfg.solvers[t.solver].label.clone(),
+            hashes[t.solver][t.profile].clone(),
+            cfg.profiles[t.profile].name.clone(),
+        )
     };
+    let existing = if summary_path.exists() {
+        read_summary(&summary_path)?
+    } else {
+        Vec::new()
+    };
+    // file stems of every instance the folder will hold; traces of earlier runs whose stem
+    // changes (a clashing instance joins the folder) are renamed
+    let stems = FileStems::new(
+        existing
+            .iter()
+            .map(|r| (r.instance.as_str(), r.instance_hash.as_str()))
+            .chain(tasks.iter().map(|t| (t.inst.name(), t.inst.hash()))),
+    );
+    rename_changed_stems(out, &existing, &stems)?;
+    let existing = reconcile_existing(existing, cfg, &hashes, &jsons, &summary_path)?;
+    let before = tasks.len();
+    // instances whose rows the folder keeps (their manifest entries are kept too)
+    let kept_hashes: HashSet<String> = existing.iter().map(|r| r.instance_hash.clone()).collect();
+    if cfg.rerun {
+        let todo: HashSet<_> = tasks.iter().map(key_of).collect();
+        let kept: Vec<_> = existing
+            .into_iter()
+            .filter(|r| !todo.contains(&r.key()))
+            .collect();
+        write_summary(&summary_path, &kept)?;
+    } else {
+        let done: HashSet<_> = existing.iter().map(|r| r.key()).collect();
+        tasks.retain(|t| !done.contains(&key_of(t)));
+    }
+    let skipped = before - tasks.len();
+
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs)
+        .build()
+        .map_err(|e| HarnessError::io(out, std::io::Error::other(e.to_string())))?;
+    // the bandwidth available to the runs' kernels: measured on the pool they use, when
+    // there is anything to run (otherwise the folder's earlier measurement is kept)
+    let triad = (cfg.measure_bandwidth && !tasks.is_empty()).then(|| {
+        if cfg.whole_machine {
+            crate::bandwidth::triad(crate::bandwidth::TRIAD_LEN, crate::bandwidth::TRIAD_REPEATS)
+        } else {
+            pool.install(|| {
+                crate::bandwidth::triad(
+                    crate::bandwidth::TRIAD_LEN,
+                    crate::bandwidth::TRIAD_REPEATS,
+                )
+            })
+        }
+    });
+    // one run at a time: the high-water mark is reset before each run
+    let reset_peak = jobs == 1;
+    let peak_method = crate::memory::PeakRss::start(false).method().map(|m| {
+        if reset_peak && crate::memory::reset_peak() {
+            crate::memory::PeakMethod::VmhwmReset
+        } else {
+            m
+        }
+    });
+    let manifest = run_manifest(
+        instances,
+        cfg,
+        &hashes,
+        &effective,
+        &tasks,
+        skipped,
+        jobs,
+        triad,
+        peak_method,
+    );
     let mut manifest = keep_earlier_variants(manifest, out, &kept_hashes);
     manifest.write(out)?;
 
@@ -539,6 +598,16 @@ pub fn run(instances: &[Instance], cfg: &RunConfig) -> Result<RunOutcome> {
     } else {
         ObserverMode::Every(cfg.trace_every)
     };
+    let ctx = TaskCtx {
+        cfg,
+        hashes: &hashes,
+        jsons: &jsons,
+        stems: &stems,
+        out,
+        mode,
+        reset_peak,
+        jobs,
+    };
     let run_one = |t: &Task| -> Result<()> {
         let spec = &cfg.solvers[t.solver];
         let prof = &cfg.profiles[t.profile];
@@ -548,84 +617,7 @@ pub fn run(instances: &[Instance], cfg: &RunConfig) -> Result<RunOutcome> {
             spec.label,
             prof.name
         ));
-        let mut exec = cfg.exec.clone();
-        exec.tol = prof.tol;
-        let mut runnable = Runnable::of(spec)?;
-        let check_residual = ResidualKind::resolve(cfg.check_residual, t.inst.class());
-        let mut rec = TraceRecorder::new(mode);
-        let peak = crate::memory::PeakRss::start(reset_peak);
-        let res = runnable.run(exec.clone(), t.inst, &mut [&mut rec])?;
-        let peak_rss_bytes = peak.read();
-        let verdict = check(
-            t.inst,
-            &res.gamma,
-            CheckSpec {
-                residual: check_residual,
-                tol: prof.tol,
-            },
-        );
-        // the repeats: the same solve again, only its time kept. A refusal is not timed, and
-        // a run that fails its check is timed once (its time is a budget charge in the
-        // report, not a cost to solve)
-        let mut times = vec![res.time_s];
-        if res.status.as_str() != REFUSED && verdict.success {
-            for _ in 1..cfg.repeat.max(1) {
-                let mut again = Runnable::of(spec)?;
-                let mut quiet = TraceRecorder::new(ObserverMode::Never);
-                times.push(again.run(exec.clone(), t.inst, &mut [&mut quiet])?.time_s);
-            }
-        }
-        let (time_med, time_min, time_max) = median_min_max(&times);
-        write_trace(
-            &out.join(trace_path(
-                &stems.stem(t.inst.name(), t.inst.hash()),
-                &spec.label,
-                &prof.name,
-            )),
-            &rec.records,
-        )?;
-        let row = SummaryRow {
-            instance: t.inst.name().to_string(),
-            class: t.inst.class().as_str().to_string(),
-            n: t.inst.n(),
-            nnz: t.inst.nnz(),
-            solver: spec.label.clone(),
-            settings_hash: hashes[t.solver][t.profile].clone(),
-            status: res.status.as_str().to_string(),
-            success: verdict.success,
-            iterations: res.iterations,
-            matvecs: res.matvecs,
-            time_s: time_med,
-            residuals: verdict.residuals,
-            instance_hash: t.inst.hash().to_string(),
-            best_iteration: res.best_iteration,
-            check_residual: check_residual.as_str().to_string(),
-            tol: prof.tol,
-            profile: prof.name.clone(),
-            jobs,
-            // a refusal is not a run: its message is the refusal's reason alone
-            message: row_message(
-                res.message.as_deref(),
-                verdict
-                    .reason
-                    .as_deref()
-                    .filter(|_| res.status.as_str() != REFUSED),
-            ),
-            counters: res
-                .counters
-                .iter()
-                .map(|(k, v)| format!("{k}={v}"))
-                .collect::<Vec<_>>()
-                .join(";"),
-            base_solver: spec.name.clone(),
-            settings: jsons[t.solver][t.profile].clone(),
-            peak_rss_bytes,
-            operator: t.inst.operator_kind().as_str().to_string(),
-            operator_bytes: Some(t.inst.operator_bytes()),
-            repeats: Some(times.len() as u64),
-            time_min_s: time_min,
-            time_max_s: time_max,
-        };
+        let row = execute_task(t, &ctx)?;
         appender
             .lock()
             .map_err(|_| HarnessError::Csv {
@@ -665,12 +657,116 @@ pub fn run(instances: &[Instance], cfg: &RunConfig) -> Result<RunOutcome> {
     })
 }
 
-/// Status of the row of an input that did not load.
-pub const LOAD_ERROR: &str = "load_error";
+/// What every run of a matrix shares.
+#[derive(Clone, Copy)]
+struct TaskCtx<'a> {
+    cfg: &'a RunConfig,
+    hashes: &'a [Vec<String>],
+    jsons: &'a [Vec<String>],
+    stems: &'a FileStems,
+    out: &'a Path,
+    mode: ObserverMode,
+    reset_peak: bool,
+    jobs: usize,
+}
 
-/// The status of a run the solver refused (a class it does not take, a predicted budget
-/// overrun, a missing program): not a run, counted in no rate, mean or profile of the report.
-pub const REFUSED: &str = "unsupported";
+/// One run: solve (then the timed repeats of a checked success), check, write the trace and
+/// return the summary row. Errors: a solver that cannot be built, I/O errors.
+fn execute_task(t: &Task, ctx: &TaskCtx) -> Result<SummaryRow> {
+    let TaskCtx {
+        cfg,
+        hashes,
+        jsons,
+        stems,
+        out,
+        mode,
+        reset_peak,
+        jobs,
+    } = *ctx;
+    let spec = &cfg.solvers[t.solver];
+    let prof = &cfg.profiles[t.profile];
+    let mut exec = cfg.exec.clone();
+    exec.tol = prof.tol;
+    let mut runnable = Runnable::of(spec)?;
+    let check_residual = ResidualKind::resolve(cfg.check_residual, t.inst.class());
+    let mut rec = TraceRecorder::new(mode);
+    let peak = crate::memory::PeakRss::start(reset_peak);
+    let res = runnable.run(exec.clone(), t.inst, &mut [&mut rec])?;
+    let peak_rss_bytes = peak.read();
+    let verdict = check(
+        t.inst,
+        &res.gamma,
+        CheckSpec {
+            residual: check_residual,
+            tol: prof.tol,
+        },
+    );
+    // the repeats: the same solve again, only its time kept. A refusal is not timed, and
+    // a run that fails its check is timed once (its time is a budget charge in the
+    // report, not a cost to solve)
+    let mut times = vec![res.time_s];
+    if res.status.as_str() != REFUSED && verdict.success {
+        for _ in 1..cfg.repeat.max(1) {
+            let mut again = Runnable::of(spec)?;
+            let mut quiet = TraceRecorder::new(ObserverMode::Never);
+            times.push(again.run(exec.clone(), t.inst, &mut [&mut quiet])?.time_s);
+        }
+    }
+    let (time_med, time_min, time_max) = median_min_max(&times);
+    write_trace(
+        &out.join(trace_path(
+            &stems.stem(t.inst.name(), t.inst.hash()),
+            &spec.label,
+            &prof.name,
+        )),
+        &rec.records,
+    )?;
+    let row = SummaryRow {
+        instance: t.inst.name().to_string(),
+        class: t.inst.class().as_str().to_string(),
+        n: t.inst.n(),
+        nnz: t.inst.nnz(),
+        solver: spec.label.clone(),
+        settings_hash: hashes[t.solver][t.profile].clone(),
+        status: res.status.as_str().to_string(),
+        success: verdict.success,
+        iterations: res.iterations,
+        matvecs: res.matvecs,
+        time_s: time_med,
+        residuals: verdict.residuals,
+        instance_hash: t.inst.hash().to_string(),
+        best_iteration: res.best_iteration,
+        check_residual: check_residual.as_str().to_string(),
+        tol: prof.tol,
+        profile: prof.name.clone(),
+        jobs,
+        // a refusal is not a run: its message is the refusal's reason alone
+        message: row_message(
+            res.message.as_deref(),
+            verdict
+                .reason
+                .as_deref()
+                .filter(|_| res.status.as_str() != REFUSED),
+        ),
+        counters: res
+            .counters
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(";"),
+        base_solver: spec.name.clone(),
+        settings: jsons[t.solver][t.profile].clone(),
+        peak_rss_bytes,
+        operator: t.inst.operator_kind().as_str().to_string(),
+        operator_bytes: Some(t.inst.operator_bytes()),
+        repeats: Some(times.len() as u64),
+        time_min_s: time_min,
+        time_max_s: time_max,
+    };
+    Ok(row)
+}
+
+pub use crate::results::{LOAD_ERROR, REFUSED};
 
 /// The `summary.csv` row of an input that did not load: instance = the path as given,
 /// solver `-`, status [`LOAD_ERROR`], not a success, zero counts, NaN residuals, the error as

@@ -19,6 +19,7 @@ pub mod buffer;
 pub mod driven;
 pub mod errors;
 pub mod instance;
+pub mod names;
 pub mod run;
 pub mod solve;
 

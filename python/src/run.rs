@@ -1,53 +1,20 @@
-//! [`run`]: `cpbench run` from Python. The suite (a built-in name or paths, read with the
-//! CLI's `--class` / `--symmetrize`), the solver specs (registry tokens through
-//! [`cpbench_harness::variants::expand`], `ext:` / `siconos:` names through
-//! [`resolve_driven`], Python callables as [`PySolver`]s), the profiles and executor limits
-//! are built as `src/cmd/run.rs` builds them, then [`cpbench_harness::run`] writes the same
-//! folder (`summary.csv`, `traces/`, `manifest.json`, `plots/`).
+//! [`run`]: `cpbench run` from Python. The arguments map onto a
+//! [`cpbench_harness::request::RunRequest`], the same request `cpbench run` builds (suite
+//! resolution, solver tokens and their defaults, driven names, profiles, loading, the run's
+//! configuration); Python callables join it as ready [`SolverSpec`]s ([`PySolver`]). Then
+//! [`cpbench_harness::run`] writes the same folder (`summary.csv`, `traces/`,
+//! `manifest.json`, `plots/`).
 
 use crate::driven::PySolver;
 use crate::errors::{invalid, py_err};
-use crate::solve::residual_kind;
-use cpbench_harness::run::LoadFailure;
+use crate::names::{load_defs, residual_kind};
+use cpbench_harness::request::{RunRequest, SolverToken, SuiteSource};
 use cpbench_harness::variants::VariantsFile;
-use cpbench_harness::{Profile, RunConfig, SolverSpec, Suite};
-use cpbench_solvers::external::ExternalDefs;
+use cpbench_harness::SolverSpec;
 use cpbench_solvers::registry;
-use cpbench_solvers::{DrivenSolver, ExecSettings};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
-
-/// The definition file of `ext:` solvers (`--external`), read and checked. Errors: the
-/// CLI's (`CpbenchError`, `CpbenchFileNotFoundError` for a missing file).
-pub fn load_defs(external: Option<&Path>) -> PyResult<Option<ExternalDefs>> {
-    external
-        .map(ExternalDefs::load)
-        .transpose()
-        .map_err(|e| py_err(cpbench_solvers::SolverError::from(e)))
-}
-
-/// The driven solver a name with a driven prefix stands for (`ext:NAME` from `defs`,
-/// `siconos:SOLVER` built in; `py:` names come only as callables), through
-/// [`cpbench_solvers::external::resolve`]; `None` for any other name. Errors: an unknown
-/// name (listing the known ones), `ext:` without a definition file, a `py:` name given as
-/// text (`CpbenchError`).
-pub fn resolve_driven(
-    name: &str,
-    defs: Option<&ExternalDefs>,
-) -> PyResult<Option<Arc<dyn DrivenSolver>>> {
-    let name = name.trim();
-    if name.starts_with("py:") {
-        return Err(invalid(format!(
-            "'{name}': py: solvers are Python callables: pass the function itself"
-        )));
-    }
-    match cpbench_solvers::external::resolve(name, defs) {
-        Some(r) => r.map(Some).map_err(py_err),
-        None => Ok(None),
-    }
-}
+use std::path::PathBuf;
 
 /// The CLI's default output folder, `results/runs/<UTC timestamp>` (relative to the working
 /// directory).
@@ -126,126 +93,51 @@ pub fn run<'py>(
         ));
     }
     let limit = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let jobs = jobs.min(limit);
-    ExecSettings {
-        tol: tol.unwrap_or(1e-6),
-        max_iter,
-        max_time_s: time_limit,
-        ..Default::default()
-    }
-    .validate()
-    .map_err(py_err)?;
-    let suite = match (&paths, suite.as_deref()) {
-        (Some(p), _) if !p.is_empty() => {
-            let class = crate::instance::class_choice(cls)?;
-            Suite::from_paths("instances", p, class, symmetrize).map_err(py_err)?
-        }
-        (_, Some("scale")) => {
-            return Err(invalid(
-                "the scale suite runs from the command line only (cpbench run --suite scale)",
-            ))
-        }
-        (_, name) => {
-            let name = name.unwrap_or("default");
-            match Suite::builtin(name) {
-                Some(s) => s,
-                None => Suite::from_file(Path::new(name)).map_err(py_err)?,
-            }
-        }
+    let source = match (&paths, suite.as_deref()) {
+        (Some(p), _) if !p.is_empty() => SuiteSource::Paths {
+            paths: p.clone(),
+            class: crate::instance::class_choice(cls)?,
+            symmetrize,
+        },
+        (_, name) => SuiteSource::Named(name.unwrap_or("default").to_string()),
     };
-    let residual = residual_kind(residual)?.or(suite.default_residual);
-    let settings = settings.map(|s| json_object("settings", s)).transpose()?;
-    if let Some(m) = &settings {
-        registry::check_settings_map(m).map_err(py_err)?;
-    }
-    let variants = match variants {
+    let mut req = RunRequest::new(source, out.clone());
+    req.tol = tol;
+    req.max_iter = max_iter;
+    req.time_limit = time_limit;
+    req.residual = residual_kind(residual)?;
+    req.settings = settings.map(|s| json_object("settings", s)).transpose()?;
+    req.variants = match variants {
         Some(v) => Some(VariantsFile::parse(v, "(variants dict)").map_err(py_err)?),
         None => None,
     };
-    let items: Vec<Bound<'py, PyAny>> = match solvers {
-        Some(s) => s,
-        None => {
-            let names: Vec<String> = match (&variants, &suite.default_solvers) {
-                (Some(v), _) => v.names(),
-                (None, Some(d)) => d.clone(),
-                (None, None) => registry::default_solvers()
-                    .iter()
-                    .map(|s| s.to_string())
-                    .collect(),
-            };
-            names
-                .into_iter()
-                .map(|n| pyo3::types::PyString::new(py, &n).into_any())
-                .collect()
-        }
-    };
-    let defs = load_defs(external.as_deref())?;
-    let mut specs: Vec<SolverSpec> = Vec::new();
-    for item in &items {
-        if let Ok(p) = item.cast::<PySolver>() {
-            specs.push(SolverSpec::driven(p.get().driven()));
-            continue;
-        }
-        let token: String = item
-            .extract()
-            .map_err(|_| invalid("solvers: expected registry names (str) or Python callables"))?;
-        if let Some(d) = resolve_driven(&token, defs.as_ref())? {
-            specs.push(SolverSpec::driven(d));
-            continue;
-        }
-        specs.extend(
-            cpbench_harness::variants::expand(&[token], settings.as_ref(), variants.as_ref())
-                .map_err(py_err)?,
-        );
-    }
-    let profiles = match (tol, suite.default_tol) {
-        (Some(tol), _) => vec![Profile {
-            name: "custom".into(),
-            tol,
-        }],
-        (None, Some(tol)) => vec![Profile {
-            name: suite.name.clone(),
-            tol,
-        }],
-        (None, None) => {
-            vec![Profile::builtin("default").ok_or_else(|| invalid("no default profile"))?]
-        }
-    };
-    let entries = suite.entries.clone();
-    let suite_name = suite.name.clone();
-    let out_dir = out.clone();
-    let outcome = py.detach(move || -> Result<_, cpbench_harness::HarnessError> {
-        let mut instances = Vec::new();
-        let mut load_errors = Vec::new();
-        for entry in &entries {
-            match entry.load() {
-                Ok(i) => instances.push(i),
-                Err(e) if !fail_fast => load_errors.push(LoadFailure {
-                    source: entry.source_name(),
-                    message: e.to_string(),
-                }),
-                Err(e) => return Err(e),
+    req.external = load_defs(external.as_deref())?;
+    req.jobs = jobs.min(limit);
+    req.rerun = rerun;
+    req.trace_every = trace_every;
+    req.plots = plots;
+    req.fail_fast = fail_fast;
+    req.progress = false;
+    req.validate().map_err(py_err)?;
+    let suite = req.suite().map_err(py_err)?;
+    if let Some(items) = solvers {
+        let mut tokens = Vec::new();
+        for item in &items {
+            if let Ok(p) = item.cast::<PySolver>() {
+                tokens.push(SolverToken::Spec(SolverSpec::driven(p.get().driven())));
+                continue;
             }
+            let token: String = item.extract().map_err(|_| {
+                invalid("solvers: expected registry names (str) or Python callables")
+            })?;
+            tokens.push(SolverToken::Name(token));
         }
-        if instances.is_empty() && load_errors.is_empty() {
-            return Err(cpbench_harness::HarnessError::Invalid(format!(
-                "suite '{suite_name}' has no instances: nothing to run"
-            )));
-        }
-        let mut cfg = RunConfig::new(out_dir);
-        cfg.suite = suite_name;
-        cfg.solvers = specs;
-        cfg.load_errors = load_errors.clone();
-        cfg.profiles = profiles;
-        cfg.jobs = jobs;
-        cfg.rerun = rerun;
-        cfg.exec.residual = residual;
-        cfg.check_residual = residual;
-        cfg.exec.max_iter = max_iter;
-        cfg.exec.max_time_s = time_limit;
-        cfg.trace_every = trace_every;
-        cfg.plots = plots;
-        cfg.progress = false;
+        req.solvers = Some(tokens);
+    }
+    let specs = req.solver_specs(&suite).map_err(py_err)?;
+    let outcome = py.detach(move || -> Result<_, cpbench_harness::HarnessError> {
+        let (instances, load_errors) = req.load(&suite, Ok, |_| {})?;
+        let cfg = req.config(&suite, specs, load_errors.clone())?;
         let o = cpbench_harness::run(&instances, &cfg)?;
         Ok((o, load_errors))
     });

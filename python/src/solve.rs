@@ -9,6 +9,7 @@ use crate::buffer::Buffer;
 use crate::driven::PySolver;
 use crate::errors::{invalid, py_err};
 use crate::instance::RawInstance;
+use crate::names::residual_kind;
 use cpbench_harness::check::{check, CheckSpec};
 use cpbench_problems::{residuals as all_residuals, ResidualKind, Residuals};
 use cpbench_solvers::registry::build;
@@ -25,20 +26,6 @@ pub fn residual_dict<'py>(py: Python<'py>, r: &Residuals) -> PyResult<Bound<'py,
         d.set_item(*k, v)?;
     }
     Ok(d)
-}
-
-/// The stopping / check residual called `name` (`None`: each class's default). Errors:
-/// `CpbenchError` naming the known residuals.
-pub fn residual_kind(name: Option<&str>) -> PyResult<Option<ResidualKind>> {
-    name.map(|r| {
-        ResidualKind::parse(r).ok_or_else(|| {
-            invalid(format!(
-                "unknown residual '{r}' ({})",
-                ResidualKind::ALL.map(ResidualKind::as_str).join(", ")
-            ))
-        })
-    })
-    .transpose()
 }
 
 /// Every residual of `gamma` (length `n`) for `inst`: `cpbench_problems::residual::residuals`,
@@ -86,8 +73,8 @@ pub fn which(
     let token: String = solver
         .extract()
         .map_err(|_| invalid("solver: expected a registry name (str) or a Python callable"))?;
-    let defs = crate::run::load_defs(external)?;
-    if let Some(d) = crate::run::resolve_driven(&token, defs.as_ref())? {
+    let defs = crate::names::load_defs(external)?;
+    if let Some(d) = crate::names::resolve_driven(&token, defs.as_ref())? {
         return Ok(Which::Driven(d));
     }
     let base = token.split('@').next().unwrap_or("").trim().to_string();

@@ -24,8 +24,8 @@
 
 use crate::executor::{ExecSettings, Executor};
 use crate::observer::{IterInfo, IterRecord, Observer};
-use crate::registry::CostModel;
 use crate::result::SolveResult;
+use crate::solver::CostModel;
 use crate::status::{SolverError, Status};
 use cpbench_problems::{Instance, ResidualKind, ResidualWorkspace, Residuals};
 use std::time::{Duration, Instant};

@@ -14,17 +14,23 @@ use cpbench_problems::{Instance, ResidualKind, ResidualWorkspace, Residuals};
 use serde::{Deserialize, Serialize};
 use std::time::{Duration, Instant};
 
+/// The default tolerance of every run, `1e-6` (the `default` profile's; the executor's when
+/// nothing else is given). The one place it is written.
+pub const DEFAULT_TOL: f64 = 1e-6;
+/// The default iteration budget per solve, 20000. The one place it is written.
+pub const DEFAULT_MAX_ITER: u64 = 20_000;
+
 /// Limits and stopping test of a solve. Missing fields take the defaults when deserialised.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ExecSettings {
-    /// Stop when the chosen residual is `<= tol` (default `1e-6`).
+    /// Stop when the chosen residual is `<= tol` (default [`DEFAULT_TOL`], `1e-6`).
     pub tol: f64,
     /// The stopping residual, always honoured when given; `None` (the default) means the
     /// instance's class default ([`ResidualKind::class_default`]: Siconos' fc3d error on a
     /// Coulomb instance, the relative natural map, 2-norm, otherwise).
     pub residual: Option<ResidualKind>,
-    /// Iteration budget (default 20000).
+    /// Iteration budget (default [`DEFAULT_MAX_ITER`], 20000).
     pub max_iter: u64,
     /// Budget of counted `N`-products (default: none).
     pub max_matvecs: Option<u64>,
@@ -48,9 +54,9 @@ pub struct ExecSettings {
 impl Default for ExecSettings {
     fn default() -> Self {
         Self {
-            tol: 1e-6,
+            tol: DEFAULT_TOL,
             residual: None,
-            max_iter: 20_000,
+            max_iter: DEFAULT_MAX_ITER,
             max_matvecs: None,
             max_time_s: None,
             stall_window: Some(5_000),

@@ -90,3 +90,27 @@ pub trait Solver {
         crate::observer::IterInfo::new()
     }
 }
+
+/// What a solver's iterations cost, for comparing solvers fairly in reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CostModel {
+    /// An iteration is a few `N`-products and vector operations: iterations and counted
+    /// `N`-products measure the work.
+    FirstOrder,
+    /// An iteration factorises a matrix (sparse KKT system, dense Jacobian): compare by time.
+    Factorising,
+    /// An external one-shot solver whose inner work is not counted: compare by time.
+    External,
+}
+
+impl CostModel {
+    /// Short snake-case name (`first_order`, `factorising`, `external`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CostModel::FirstOrder => "first_order",
+            CostModel::Factorising => "factorising",
+            CostModel::External => "external",
+        }
+    }
+}

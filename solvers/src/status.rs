@@ -171,9 +171,11 @@ pub enum SolverError {
         message: String,
     },
     /// A definition file of external solvers (`--external FILE`) is wrong, or an `ext:` solver
-    /// was asked for without one ([`crate::external::DefsError`]).
-    #[error(transparent)]
-    ExternalDefs(#[from] crate::external::DefsError),
+    /// was asked for without one: the message of the definition error, converted where it
+    /// leaves the external-solver module (`From<external::DefsError>`), so that statuses do not
+    /// depend on that module.
+    #[error("{0}")]
+    ExternalDefs(String),
 }
 
 impl SolverError {

@@ -15,6 +15,17 @@ use cpbench_problems::ResidualKind;
 use cpbench_solvers::ExecSettings;
 use std::path::PathBuf;
 
+/// `--scene`'s parser: one of [`cpbench_granular::scene_names`]. Errors: the unknown name
+/// with every known one.
+fn scene_name(s: &str) -> Result<String, String> {
+    let names = cpbench_granular::scene_names();
+    if names.contains(&s) {
+        Ok(s.to_string())
+    } else {
+        Err(format!("unknown scene '{s}' (known: {})", names.join(", ")))
+    }
+}
+
 /// Arguments of `cpbench generate`.
 #[derive(Args)]
 pub struct GenerateArgs {
@@ -25,7 +36,7 @@ pub struct GenerateArgs {
     /// Vyatkin & Dolgovesov), ellipsoid-pile (size ellipsoids poured into a heap); planar
     /// (2-D discs, fc2d instances): disc-hopper (size discs flowing through a hopper orifice),
     /// beam-impact (a bonded beam of size x 3 discs struck by a disc, fracturing).
-    #[arg(long, required_unless_present = "lcp")]
+    #[arg(long, required_unless_present = "lcp", value_parser = scene_name)]
     pub scene: Option<String>,
     /// Aspect ratio a/b of the spheroids (a, b, b) of the ellipsoid scenes, in [0.1, 10]:
     /// > 1 prolate, < 1 oblate, 1 spheres through the ellipsoid narrow phase [default: 2].
@@ -78,14 +89,14 @@ pub struct GenerateArgs {
     #[arg(long = "settings", alias = "solver-settings", value_name = "JSON|FILE")]
     pub settings: Option<String>,
     /// Tolerance of each solve (on the class default residual unless --residual).
-    #[arg(long, default_value_t = 1e-6, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = cpbench_solvers::executor::DEFAULT_TOL, allow_negative_numbers = true)]
     pub tol: f64,
     /// Stopping residual of each solve, always honoured when given [default: the class
     /// default: fc3d_error on Coulomb instances, nat_map_rel_2 on the others].
     #[arg(long)]
     pub residual: Option<String>,
     /// Iteration budget of each solve.
-    #[arg(long, default_value_t = 20_000, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = cpbench_solvers::executor::DEFAULT_MAX_ITER as i64, allow_negative_numbers = true)]
     pub max_iter: i64,
     /// Scene seed (or the seed of the --lcp instance).
     #[arg(long, default_value_t = 1)]
@@ -482,13 +493,7 @@ pub fn generate(a: GenerateArgs) -> Result<(), AnyError> {
     if cpbench_harness::generate_planar::is_planar_scene(scene) {
         return generate_planar(&a, scene, size);
     }
-    if SceneKind::parse(scene).is_err() {
-        return Err(format!(
-            "unknown scene '{scene}' (known: fill, pile, pyramid, tube, bounce, cradle, \
-             ellipsoid-fill, ellipsoid-pile; planar: disc-hopper, beam-impact)"
-        )
-        .into());
-    }
+    SceneKind::parse(scene)?;
     if a.model == "penalty" {
         return generate_penalty(&a, scene, size);
     }

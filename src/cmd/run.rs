@@ -3,12 +3,12 @@
 use crate::cmd::args;
 use crate::{AnyError, ReadArgs};
 use clap::Args;
-use cpbench_harness::run::{default_out_dir, refusals, LoadFailure, Refusal, SolverSpec};
+use cpbench_harness::request::{RunRequest, SolverToken, SuiteSource};
+use cpbench_harness::run::{default_out_dir, refusals, Refusal};
 use cpbench_harness::table::format_table;
 use cpbench_harness::variants::VariantsFile;
-use cpbench_harness::{Profile, RunConfig, Shard, Suite};
+use cpbench_harness::{Shard, Suite};
 use cpbench_problems::ResidualKind;
-use cpbench_solvers::ExecSettings;
 use cpbench_solvers::{registry, SolverError};
 use std::path::PathBuf;
 
@@ -135,7 +135,7 @@ pub fn run(a: RunArgs) -> Result<(), AnyError> {
         a.max_iter.unwrap_or(if is_scale {
             scale::SCALE_MAX_ITER as i64
         } else {
-            20_000
+            cpbench_solvers::executor::DEFAULT_MAX_ITER as i64
         }),
         "iteration budget per solve",
     )?;
@@ -183,190 +183,73 @@ pub fn run(a: RunArgs) -> Result<(), AnyError> {
         .as_deref()
         .map(|v| args::memory_size("--memory-limit", v))
         .transpose()?;
-    ExecSettings {
-        tol: a.tol.unwrap_or(1e-6),
-        max_iter,
-        max_time_s: time_limit,
-        max_memory_bytes,
-        ..Default::default()
-    }
-    .validate()?;
-    let suite = if is_scale {
-        Suite {
-            default_solvers: Some(scale::SCALE_SOLVERS.iter().map(|s| s.to_string()).collect()),
-            ..Suite::new("scale", Vec::new())
-        }
-    } else if !a.instances.is_empty() {
-        let o = a.read.options();
-        Suite::from_paths("instances", &a.instances, o.class, a.read.symmetrize)?
-    } else if let Some(s) = Suite::builtin(&a.suite) {
-        s
+    let settings = settings_arg(a.settings.as_deref())?;
+    let variants = variants_arg(a.variants.as_deref())?;
+    let source = if a.instances.is_empty() {
+        SuiteSource::Named(a.suite.clone())
     } else {
-        Suite::from_file(std::path::Path::new(&a.suite))?
-    };
-    let residual = match &a.residual {
-        Some(r) => Some(ResidualKind::parse(r).ok_or_else(|| format!("unknown residual '{r}'"))?),
-        None => suite.default_residual,
-    };
-    let default_solvers = || -> Vec<String> {
-        suite.default_solvers.clone().unwrap_or_else(|| {
-            registry::default_solvers()
-                .iter()
-                .map(|s| s.to_string())
-                .collect()
-        })
-    };
-    let settings: Option<serde_json::Map<String, serde_json::Value>> = match &a.settings {
-        Some(v) => {
-            let (value, file) = args::json_arg("--settings", v)?;
-            let map =
-                match value {
-                    serde_json::Value::Object(m) => m,
-                    _ => return Err(
-                        "--settings: expected a JSON object mapping solver names to their settings"
-                            .into(),
-                    ),
-                };
-            // unknown solver names and bad settings fail here, naming the file
-            registry::check_settings_map(&map).map_err(|e| match file {
-                Some(path) => SolverError::InFile {
-                    path,
-                    error: Box::new(e),
-                },
-                None => e,
-            })?;
-            Some(map)
+        SuiteSource::Paths {
+            paths: a.instances.clone(),
+            class: a.read.options().class,
+            symmetrize: a.read.symmetrize,
         }
-        None => None,
     };
-    let variants = match &a.variants {
-        Some(v) => {
-            let (value, file) = args::json_arg("--variants", v)?;
-            let source = file.map_or("(inline JSON)".to_string(), |p| p.display().to_string());
-            Some(VariantsFile::parse(&value.to_string(), &source)?)
-        }
-        None => None,
-    };
-    let tokens: Vec<String> = match (&a.solvers, &variants) {
-        (Some(s), _) => s.clone(),
-        (None, Some(v)) => v.names(),
-        (None, None) => default_solvers(),
-    };
-    let defs = a
+    let out = a.out.clone().unwrap_or_else(default_out_dir);
+    let mut req = RunRequest::new(source, out.clone());
+    req.solvers = a
+        .solvers
+        .clone()
+        .map(|s| s.into_iter().map(SolverToken::Name).collect());
+    req.settings = settings;
+    req.variants = variants;
+    req.external = a
         .external
         .as_deref()
         .map(cpbench_solvers::external::ExternalDefs::load)
         .transpose()
         .map_err(SolverError::from)?;
-    let solvers = solver_specs(&tokens, settings.as_ref(), variants.as_ref(), defs.as_ref())?;
-    let mut instances = Vec::new();
-    let mut load_errors = Vec::new();
-    for entry in &suite.entries {
-        match entry
-            .load()
-            .and_then(|i| a.read.apply_operator(i).map_err(Into::into))
-        {
-            Ok(i) => instances.push(i),
-            Err(e) if !a.fail_fast => {
-                eprintln!("load error: {e}");
-                load_errors.push(LoadFailure {
-                    source: entry.source_name(),
-                    message: e.to_string(),
-                });
-            }
-            Err(e) => return Err(e.into()),
+    req.profiles = a.profile.clone();
+    req.tol = a.tol;
+    req.max_iter = max_iter;
+    req.time_limit = time_limit;
+    req.max_memory_bytes = max_memory_bytes;
+    req.fail_fast = a.fail_fast;
+    req.jobs = jobs;
+    req.repeat = args::at_least_one("--repeat", a.repeat, "timed solves per run")? as usize;
+    req.sample_load = true;
+    req.rerun = a.rerun;
+    req.shard = a.shard;
+    req.measure_bandwidth = a.bandwidth || is_scale;
+    req.trace_every = trace_every;
+    req.plots = !a.no_plots;
+    req.figure = figure;
+    req.validate()?;
+    let suite = if is_scale {
+        Suite {
+            default_solvers: Some(scale::SCALE_SOLVERS.iter().map(|s| s.to_string()).collect()),
+            ..Suite::new("scale", Vec::new())
         }
-    }
-    if instances.is_empty() && load_errors.is_empty() && !is_scale {
-        return Err(format!("suite '{}' has no instances: nothing to run", suite.name).into());
-    }
-    let out = a.out.unwrap_or_else(default_out_dir);
-    let mut cfg = RunConfig::new(out.clone());
-    cfg.suite = suite.name.clone();
-    cfg.solvers = solvers;
-    cfg.load_errors = load_errors;
-    cfg.profiles = match (a.tol, &a.profile, suite.default_tol) {
-        (Some(tol), _, _) => vec![Profile {
-            name: "custom".into(),
-            tol,
-        }],
-        (None, None, Some(tol)) => vec![Profile {
-            name: suite.name.clone(),
-            tol,
-        }],
-        (None, profiles, _) => profiles
-            .clone()
-            .unwrap_or_else(|| vec!["default".to_string()])
-            .iter()
-            .map(|p| {
-                Profile::builtin(p.trim())
-                    .ok_or_else(|| format!("unknown profile '{p}' (default, low, high)"))
-            })
-            .collect::<Result<_, _>>()?,
+    } else {
+        req.suite()?
     };
-    cfg.jobs = jobs;
-    cfg.repeat = args::at_least_one("--repeat", a.repeat, "timed solves per run")? as usize;
-    cfg.sample_load = true;
-    cfg.rerun = a.rerun;
-    cfg.shard = a.shard;
-    cfg.exec.residual = residual;
-    cfg.check_residual = residual;
-    cfg.exec.max_iter = max_iter;
-    cfg.exec.max_time_s = time_limit;
-    cfg.exec.max_memory_bytes = max_memory_bytes;
-    cfg.measure_bandwidth = a.bandwidth || is_scale;
+    req.residual = match &a.residual {
+        Some(r) => Some(ResidualKind::parse(r).ok_or_else(|| format!("unknown residual '{r}'"))?),
+        None => None,
+    };
+    let solvers = req.solver_specs(&suite)?;
+    let (instances, load_errors) = if is_scale {
+        (Vec::new(), Vec::new())
+    } else {
+        req.load(
+            &suite,
+            |i| a.read.apply_operator(i).map_err(Into::into),
+            |e| eprintln!("load error: {e}"),
+        )?
+    };
+    let mut cfg = req.config(&suite, solvers, load_errors)?;
     cfg.whole_machine = is_scale;
-    cfg.trace_every = trace_every;
-    cfg.plots = !a.no_plots;
-    cfg.figure = figure;
     let outcome = if is_scale {
-        let cache = a.cache.clone().unwrap_or_else(|| out.join("cache"));
-        eprintln!(
-            "suite 'scale': {} sizes ({} contacts) x {} solvers, cache {} -> {}",
-            scale_sizes.len(),
-            scale_sizes
-                .iter()
-                .map(|s| s.contacts.to_string())
-                .collect::<Vec<_>>()
-                .join(", "),
-            cfg.solvers.len(),
-            cache.display(),
-            out.display()
-        );
-        let fact_cap = a
-            .scale_factorising_max_contacts
-            .unwrap_or(scale::SCALE_FACTORISING_MAX_CONTACTS);
-        let (outcome, _) = scale::run_scale(&scale_sizes, &cache, &cfg, Some(fact_cap), |r| {
-            let left = if r.left_out.is_empty() {
-                String::new()
-            } else {
-                format!(
-                    " ({} left out above {fact_cap:e} contacts)",
-                    r.left_out.join(", ")
-                )
-            };
-            if r.n == 0 {
-                eprintln!(
-                    "  pyramid-{}: {} contacts: nothing to run{left}",
-                    r.size.layers, r.size.contacts
-                );
-                return;
-            }
-            eprintln!(
-                "  pyramid-{}: {} contacts, n = {}, {} in {:.1} s, runs {:.1} s{left}",
-                r.size.layers,
-                r.size.contacts,
-                r.n,
-                if r.generated {
-                    "generated"
-                } else {
-                    "read from the cache"
-                },
-                r.load_s,
-                r.run_s
-            );
-        })?;
-        outcome
+        run_scale_suite(&a, &cfg, &scale_sizes, &out)?
     } else {
         eprintln!(
             "suite '{}': {} instances x {} solvers -> {}",
@@ -378,6 +261,77 @@ pub fn run(a: RunArgs) -> Result<(), AnyError> {
         print_refusals(&refusals(&instances, &cfg.solvers)?);
         cpbench_harness::run(&instances, &cfg)?
     };
+    finish(&a, &outcome, &cfg, &suite, &out, figure)
+}
+
+/// The `scale` suite: its generated pyramids, one size at a time on the whole machine
+/// ([`cpbench_harness::scale::run_scale`]), with a progress line per size.
+fn run_scale_suite(
+    a: &RunArgs,
+    cfg: &cpbench_harness::RunConfig,
+    scale_sizes: &[cpbench_harness::scale::ScaleSize],
+    out: &std::path::Path,
+) -> Result<cpbench_harness::run::RunOutcome, AnyError> {
+    use cpbench_harness::scale;
+    let cache = a.cache.clone().unwrap_or_else(|| out.join("cache"));
+    eprintln!(
+        "suite 'scale': {} sizes ({} contacts) x {} solvers, cache {} -> {}",
+        scale_sizes.len(),
+        scale_sizes
+            .iter()
+            .map(|s| s.contacts.to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
+        cfg.solvers.len(),
+        cache.display(),
+        out.display()
+    );
+    let fact_cap = a
+        .scale_factorising_max_contacts
+        .unwrap_or(scale::SCALE_FACTORISING_MAX_CONTACTS);
+    let (outcome, _) = scale::run_scale(scale_sizes, &cache, cfg, Some(fact_cap), |r| {
+        let left = if r.left_out.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " ({} left out above {fact_cap:e} contacts)",
+                r.left_out.join(", ")
+            )
+        };
+        if r.n == 0 {
+            eprintln!(
+                "  pyramid-{}: {} contacts: nothing to run{left}",
+                r.size.layers, r.size.contacts
+            );
+            return;
+        }
+        eprintln!(
+            "  pyramid-{}: {} contacts, n = {}, {} in {:.1} s, runs {:.1} s{left}",
+            r.size.layers,
+            r.size.contacts,
+            r.n,
+            if r.generated {
+                "generated"
+            } else {
+                "read from the cache"
+            },
+            r.load_s,
+            r.run_s
+        );
+    })?;
+    Ok(outcome)
+}
+
+/// The end of a run: the summary table, the closing line, the report and its summary (unless
+/// `--no-report` or `--no-plots`), and an error naming the inputs that did not load.
+fn finish(
+    a: &RunArgs,
+    outcome: &cpbench_harness::run::RunOutcome,
+    cfg: &cpbench_harness::RunConfig,
+    suite: &Suite,
+    out: &std::path::Path,
+    figure: cpbench_harness::plot::FigureOptions,
+) -> Result<(), AnyError> {
     let rows = &outcome.rows;
     print!("{}", format_table(rows));
     let ok = rows.iter().filter(|r| r.success).count();
@@ -412,7 +366,7 @@ pub fn run(a: RunArgs) -> Result<(), AnyError> {
             figure,
             ..Default::default()
         };
-        let (path, summary) = cpbench_harness::report::report_with_summary(&out, &opts)?;
+        let (path, summary) = cpbench_harness::report::report_with_summary(out, &opts)?;
         println!("report: {}", path.display());
         for line in summary {
             println!("{line}");
@@ -435,42 +389,35 @@ pub fn run(a: RunArgs) -> Result<(), AnyError> {
     Ok(())
 }
 
-/// The `--solvers` tokens as solver specs, in token order: driven names (`ext:NAME`,
-/// `siconos:NAME`) through [`cpbench_solvers::external::resolve`], runs of the other tokens
-/// through [`cpbench_harness::variants::expand`]. Errors: an unknown name (listing the known
-/// ones), `ext:` without `--external`, a bad variant, a driven name given twice.
-pub fn solver_specs(
-    tokens: &[String],
-    settings: Option<&serde_json::Map<String, serde_json::Value>>,
-    variants: Option<&VariantsFile>,
-    defs: Option<&cpbench_solvers::external::ExternalDefs>,
-) -> Result<Vec<SolverSpec>, AnyError> {
-    let mut out: Vec<SolverSpec> = Vec::new();
-    let mut pending: Vec<String> = Vec::new();
-    for token in tokens {
-        match cpbench_solvers::external::resolve(token.trim(), defs) {
-            None => pending.push(token.clone()),
-            Some(driven) => {
-                let driven = driven?;
-                if !pending.is_empty() {
-                    out.extend(cpbench_harness::variants::expand(
-                        &pending, settings, variants,
-                    )?);
-                    pending.clear();
-                }
-                if out.iter().any(|s| s.label == driven.name()) {
-                    return Err(format!("--solvers: '{}' is named twice", driven.name()).into());
-                }
-                out.push(SolverSpec::driven(driven));
-            }
-        }
-    }
-    if !pending.is_empty() {
-        out.extend(cpbench_harness::variants::expand(
-            &pending, settings, variants,
-        )?);
-    }
-    Ok(out)
+/// `--settings JSON|FILE`: a JSON object mapping solver names to their settings, checked
+/// against the registry (errors name the file).
+fn settings_arg(
+    v: Option<&str>,
+) -> Result<Option<serde_json::Map<String, serde_json::Value>>, AnyError> {
+    let Some(v) = v else { return Ok(None) };
+    let (value, file) = args::json_arg("--settings", v)?;
+    let serde_json::Value::Object(map) = value else {
+        return Err(
+            "--settings: expected a JSON object mapping solver names to their settings".into(),
+        );
+    };
+    // unknown solver names and bad settings fail here, naming the file
+    registry::check_settings_map(&map).map_err(|e| match file {
+        Some(path) => SolverError::InFile {
+            path,
+            error: Box::new(e),
+        },
+        None => e,
+    })?;
+    Ok(Some(map))
+}
+
+/// `--variants JSON|FILE`: named variants.
+fn variants_arg(v: Option<&str>) -> Result<Option<VariantsFile>, AnyError> {
+    let Some(v) = v else { return Ok(None) };
+    let (value, file) = args::json_arg("--variants", v)?;
+    let source = file.map_or("(inline JSON)".to_string(), |p| p.display().to_string());
+    Ok(Some(VariantsFile::parse(&value.to_string(), &source)?))
 }
 
 /// Say before the run which pairs end as `unsupported` and why, one line per variant and

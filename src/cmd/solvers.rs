@@ -26,6 +26,14 @@ pub struct SolversArgs {
     /// Also list the external solvers (`ext:NAME`) of this definition file (docs/external.md).
     #[arg(long, value_name = "FILE")]
     pub external: Option<std::path::PathBuf>,
+    /// Print the registry as Markdown (the generated part of docs/solvers.md).
+    #[arg(long, conflicts_with = "json")]
+    pub markdown: bool,
+    /// With --markdown: write it into FILE between its markers
+    /// (`<!-- generated: cpbench solvers --markdown -->` ... `<!-- end generated -->`)
+    /// instead of printing it.
+    #[arg(long, value_name = "FILE", requires = "markdown")]
+    pub doc: Option<std::path::PathBuf>,
 }
 
 /// One external solver (`siconos:*`, `ext:*`) as `cpbench solvers` shows it.
@@ -166,6 +174,27 @@ pub fn run(a: SolversArgs) -> Result<(), AnyError> {
     };
     if a.name.is_some() && !entries.is_empty() {
         ext.clear();
+    }
+    if a.markdown {
+        let md = to_markdown(&entries);
+        match &a.doc {
+            None => print!("{md}"),
+            Some(path) => {
+                let err = |e: std::io::Error| format!("{}: {e}", path.display());
+                let text = std::fs::read_to_string(path).map_err(err)?;
+                let new = splice_doc(&text, &md).ok_or_else(|| {
+                    format!(
+                        "{}: the markers `{}` and `{}` are missing",
+                        path.display(),
+                        DOC_MARKERS.0,
+                        DOC_MARKERS.1
+                    )
+                })?;
+                std::fs::write(path, new).map_err(err)?;
+                println!("wrote the registry into {}", path.display());
+            }
+        }
+        return Ok(());
     }
     if a.json {
         let mut all = match to_json(&entries) {
@@ -330,6 +359,123 @@ fn to_text(entries: &[&SolverEntry], all: bool) -> String {
     t
 }
 
+/// Start and end markers of the generated part of `docs/solvers.md`.
+pub const DOC_MARKERS: (&str, &str) = (
+    "<!-- generated: cpbench solvers --markdown -->",
+    "<!-- end generated -->",
+);
+
+/// A Markdown table cell: `|` escaped, newlines as spaces.
+fn cell(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', " ")
+}
+
+/// The registry as Markdown (the generated part of `docs/solvers.md`): one table of every
+/// solver (name, what it is, source, classes, cost model, default run), then per solver a
+/// table of its settings (type, default, range, meaning), the executor's settings, the
+/// presets and the De Saxce wrapper.
+pub fn to_markdown(entries: &[&SolverEntry]) -> String {
+    let mut t = String::new();
+    let _ = writeln!(
+        t,
+        "{} solvers in the registry (`cpbench solvers` prints the same as text, `--json` as \
+         JSON).\n",
+        entries.len()
+    );
+    let _ = writeln!(
+        t,
+        "| solver | what it is | source | classes | cost model | default run |\n|---|---|---|---|---|---|"
+    );
+    for e in entries {
+        let classes: Vec<String> = e.classes.iter().map(|c| c.to_string()).collect();
+        let _ = writeln!(
+            t,
+            "| [`{n}`](#{n}) | {} | {} | {} | {} | {} |",
+            cell(e.description),
+            cell(e.source),
+            classes.join(", "),
+            e.cost.as_str(),
+            if e.default_run { "yes" } else { "" },
+            n = e.name
+        );
+    }
+    let settings_table = |t: &mut String, doc: &SettingsDoc| {
+        let _ = writeln!(
+            t,
+            "| setting | type | default | range | meaning |\n|---|---|---|---|---|"
+        );
+        for f in &doc.fields {
+            let default = doc
+                .defaults
+                .get(f.name)
+                .map_or_else(|| "-".to_string(), |v| v.to_string());
+            let old = doc
+                .aliases
+                .iter()
+                .find(|(_, new)| *new == f.name)
+                .map(|(old, _)| format!(" (old name `{old}`)"))
+                .unwrap_or_default();
+            let _ = writeln!(
+                t,
+                "| `{}`{old} | {} | `{}` | {} | {} |",
+                f.name,
+                f.json_type,
+                cell(&default),
+                cell(&range_of(doc, f)),
+                cell(&f.meaning)
+            );
+        }
+    };
+    for e in entries {
+        let _ = writeln!(t, "\n### {}\n\n{} ({}).\n", e.name, e.description, e.source);
+        let doc = (e.settings)();
+        if doc.fields.is_empty() {
+            let _ = writeln!(t, "No settings.");
+        } else {
+            settings_table(&mut t, &doc);
+        }
+    }
+    let _ = writeln!(
+        t,
+        "\n### Executor settings\n\nCommon to every solver (`exec` in manifests; set by `run`'s \
+         `--tol`/`--profile`, `--residual`, `--max-iter`, `--time-limit`, `--memory-limit`).\n"
+    );
+    let exec_doc = SettingsDoc {
+        defaults: serde_json::to_value(ExecSettings::default()).unwrap_or_default(),
+        ranges: Vec::new(),
+        aliases: &[],
+        fields: exec_fields(),
+    };
+    settings_table(&mut t, &exec_doc);
+    let _ = writeln!(
+        t,
+        "\n`{DESAXCE_PREFIX}<solver>` wraps any CCP solver in De Saxce's fixed point (Coulomb); \
+         its settings are those of `{DESAXCE_PREFIX}apgd`, with the inner solver's under `inner`. \
+         Presets (`name:preset`): {}. Default run list: `{}`.",
+        PRESETS
+            .iter()
+            .map(|p| format!("`{p}`"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        default_solvers().join(",")
+    );
+    t
+}
+
+/// `text` with the part between [`DOC_MARKERS`] replaced by `generated`; `None` when the
+/// markers are missing.
+pub fn splice_doc(text: &str, generated: &str) -> Option<String> {
+    let (a, b) = DOC_MARKERS;
+    let i = text.find(a)? + a.len();
+    let j = i + text[i..].find(b)?;
+    Some(format!(
+        "{}\n\n{}\n{}",
+        &text[..i],
+        generated.trim_end(),
+        &text[j..]
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -405,6 +551,8 @@ mod tests {
             name: Some("pgz".into()),
             json: false,
             external: None,
+            markdown: false,
+            doc: None,
         })
         .unwrap_err()
         .to_string();
@@ -412,5 +560,22 @@ mod tests {
             e.starts_with("unknown solver 'pgz'; known solvers: pgs, jacobi, apgd"),
             "{e}"
         );
+    }
+
+    /// docs/solvers.md holds the registry as `to_markdown` writes it: regenerate with
+    /// `cargo run -- solvers --markdown --doc docs/solvers.md` after changing the registry.
+    #[test]
+    fn docs_solvers_md_is_current() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/solvers.md");
+        let text = std::fs::read_to_string(path).unwrap();
+        let all: Vec<&SolverEntry> = SOLVERS.iter().collect();
+        let want = splice_doc(&text, &to_markdown(&all)).expect("markers in docs/solvers.md");
+        assert!(
+            text == want,
+            "docs/solvers.md is stale: run `cargo run -- solvers --markdown --doc docs/solvers.md`"
+        );
+        for e in SOLVERS {
+            assert!(text.contains(&format!("### {}", e.name)), "{}", e.name);
+        }
     }
 }

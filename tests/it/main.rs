@@ -1,6 +1,7 @@
 //! The integration tests of the `cpbench` binary and the whole workspace, one module per topic, in one test binary (one
 //! link instead of one per file: see `docs/architecture.md`, "Tests").
 
+mod architecture;
 mod clarabel_oracle;
 mod cli;
 mod cli_errors;

@@ -11,6 +11,14 @@ use cpbench_problems::ProblemClass;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+impl From<DefsError> for crate::status::SolverError {
+    /// The boundary conversion: the definition error's message
+    /// ([`crate::status::SolverError::ExternalDefs`]).
+    fn from(e: DefsError) -> Self {
+        crate::status::SolverError::ExternalDefs(e.to_string())
+    }
+}
+
 /// Errors of reading a definition file ([`ExternalDefs::load`], [`ExternalDefs::parse`]).
 #[derive(Debug, thiserror::Error)]
 pub enum DefsError {
