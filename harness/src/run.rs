@@ -298,11 +298,13 @@ fn settings_tables(
     let mut hashes = vec![vec![String::new(); cfg.profiles.len()]; cfg.solvers.len()];
     let mut jsons = hashes.clone();
     let mut effective = Vec::new();
+    // labels seen so far, by label: a linear check however many variants there are
+    let mut seen: std::collections::HashMap<&str, &str> = std::collections::HashMap::new();
     for (s, spec) in cfg.solvers.iter().enumerate() {
-        if let Some(other) = cfg.solvers[..s].iter().find(|o| o.label == spec.label) {
+        if let Some(other) = seen.insert(&spec.label, &spec.name) {
             return Err(HarnessError::Invalid(format!(
                 "two solver variants are labelled '{}' ({} and {}): give each its own name",
-                spec.label, other.name, spec.name
+                spec.label, other, spec.name
             )));
         }
         let settings = spec.effective_settings()?;

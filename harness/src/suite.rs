@@ -338,6 +338,11 @@ impl Suite {
             instances: Vec<FileEntry>,
         }
         let text = std::fs::read_to_string(path).map_err(|e| HarnessError::io(path, e))?;
+        // a key given twice is an error, not the last one silently
+        crate::json::parse_strict(&text).map_err(|e| HarnessError::Suite {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })?;
         let f: File = serde_json::from_str(&text).map_err(|e| HarnessError::Suite {
             path: path.to_path_buf(),
             message: e.to_string(),

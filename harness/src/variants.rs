@@ -30,6 +30,10 @@ use serde_json::{Map, Value};
 /// The largest number of values one sweep may expand to.
 pub const MAX_SWEEP: usize = 1000;
 
+/// The largest number of variants one `--solvers` list may expand to (the product of a
+/// token's sweeps included).
+pub const MAX_VARIANTS: usize = 10_000;
+
 /// Named variants in file order (`{"name": {"solver": base, setting: value, ...}, ...}`).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct VariantsFile {
@@ -45,8 +49,16 @@ impl VariantsFile {
     /// map's (alphabetical) order.
     pub fn parse(text: &str, source: &str) -> Result<Self> {
         let err = |m: String| HarnessError::Invalid(format!("variants {source}: {m}"));
+        // a key given twice anywhere (a variant, a setting of one) is an error
+        crate::json::parse_strict(text).map_err(|e| err(e.to_string()))?;
         let ordered: OrderedMap =
             serde_json::from_str(text).map_err(|e| err(format!("{e} (expected a JSON object)")))?;
+        if ordered.0.is_empty() {
+            return Err(err(
+                "no variants: the object is empty (expected {\"name\": {\"solver\": ..., setting: value}})"
+                    .into(),
+            ));
+        }
         let mut variants = Vec::new();
         for (name, v) in ordered.0 {
             if name.is_empty() || name.contains(['@', ',']) || name.contains(char::is_whitespace) {
@@ -105,8 +117,14 @@ impl<'de> serde::Deserialize<'de> for OrderedMap {
                 self,
                 mut a: A,
             ) -> std::result::Result<OrderedMap, A::Error> {
-                let mut v = Vec::new();
+                let mut v: Vec<(String, Value)> = Vec::new();
                 while let Some(kv) = a.next_entry::<String, Value>()? {
+                    if v.iter().any(|(k, _)| *k == kv.0) {
+                        return Err(serde::de::Error::custom(format!(
+                            "the variant '{}' is defined twice",
+                            kv.0
+                        )));
+                    }
                     v.push(kv);
                 }
                 Ok(OrderedMap(v))
@@ -126,6 +144,8 @@ pub fn expand(
     file: Option<&VariantsFile>,
 ) -> Result<Vec<SolverSpec>> {
     let mut out: Vec<SolverSpec> = Vec::new();
+    // labels seen so far: a linear check however many variants a sweep makes
+    let mut labels: std::collections::HashSet<String> = std::collections::HashSet::new();
     for token in tokens {
         let token = token.trim();
         let err = |m: String| HarnessError::Invalid(format!("--solvers '{token}': {m}"));
@@ -151,10 +171,36 @@ pub fn expand(
             if k.is_empty() || v.is_empty() {
                 return Err(err(format!("'@{p}': expected '@setting=value'")));
             }
+            if pairs.iter().any(|(q, _)| q == k) {
+                return Err(err(format!(
+                    "the setting '{k}' is given twice (one '@{k}=...' per token)"
+                )));
+            }
             pairs.push((
                 k.to_string(),
                 values(v).map_err(|m| err(format!("{k}={v}: {m}")))?,
             ));
+        }
+        // the product of the sweeps is capped like one sweep, before anything is built
+        let product = pairs
+            .iter()
+            .try_fold(1usize, |acc, (_, v)| acc.checked_mul(v.len()));
+        match product {
+            Some(n) if n + out.len() <= MAX_VARIANTS => {}
+            n => {
+                let sizes: Vec<String> = pairs
+                    .iter()
+                    .filter(|(_, v)| v.len() > 1)
+                    .map(|(k, v)| format!("{k}: {}", v.len()))
+                    .collect();
+                return Err(err(format!(
+                    "the sweeps give {} variants ({}), {} with the tokens before it: at most \
+                     {MAX_VARIANTS} per run",
+                    n.map_or_else(|| "more than 2^64".to_string(), |n| n.to_string()),
+                    sizes.join(" x "),
+                    n.map_or_else(|| "more".to_string(), |n| (n + out.len()).to_string()),
+                )));
+            }
         }
         // Cartesian product of the pairs' values, first pair slowest
         let mut combos: Vec<Vec<usize>> = vec![vec![]];
@@ -188,7 +234,7 @@ pub fn expand(
             let settings = (!s.is_empty()).then_some(Value::Object(s));
             registry::build(&registry_name, settings.as_ref())
                 .map_err(|e| HarnessError::Invalid(format!("--solvers '{label}': {e}")))?;
-            if out.iter().any(|o| o.label == label) {
+            if !labels.insert(label.clone()) {
                 return Err(err(format!("the variant '{label}' is named twice")));
             }
             out.push(SolverSpec {
@@ -252,10 +298,23 @@ fn values(v: &str) -> std::result::Result<Vec<(String, Value)>, String> {
             "sweep {a}:{b}:{h} needs start <= stop and a positive step"
         ));
     }
-    let count = ((b - a) / h * (1.0 + 1e-9) + 1e-9).floor() as usize + 1;
-    if count > MAX_SWEEP {
+    // counted in floating point first: a tiny step must not overflow the count
+    let steps = ((b - a) / h * (1.0 + 1e-9) + 1e-9).floor();
+    if steps.is_nan() || steps >= MAX_SWEEP as f64 {
         return Err(format!(
-            "sweep {a}:{b}:{h} gives {count} values (at most {MAX_SWEEP})"
+            "sweep {a}:{b}:{h} gives {} values (at most {MAX_SWEEP})",
+            if steps.is_finite() && steps < 1e15 {
+                format!("{}", steps as u64 + 1)
+            } else {
+                format!("{:.3e}", steps + 1.0)
+            }
+        ));
+    }
+    let count = steps as usize + 1;
+    if count < 2 {
+        return Err(format!(
+            "sweep {a}:{b}:{h} gives one value: write the value itself, or a stop at least one \
+             step above the start"
         ));
     }
     let integer = fields.iter().all(|s| s.trim().parse::<i64>().is_ok());

@@ -44,12 +44,14 @@ pub fn json_arg(
 ) -> Result<(serde_json::Value, Option<std::path::PathBuf>), String> {
     let t = value.trim_start();
     if t.starts_with('{') || t.starts_with('[') {
-        let v = serde_json::from_str(t).map_err(|e| format!("{flag} (inline JSON): {e}"))?;
+        let v = cpbench_harness::json::parse_strict(t)
+            .map_err(|e| format!("{flag} (inline JSON): {e}"))?;
         return Ok((v, None));
     }
     let p = std::path::PathBuf::from(value);
     let text = std::fs::read_to_string(&p).map_err(|e| format!("{flag} {}: {e}", p.display()))?;
-    let v = serde_json::from_str(&text).map_err(|e| format!("{flag} {}: {e}", p.display()))?;
+    let v = cpbench_harness::json::parse_strict(&text)
+        .map_err(|e| format!("{flag} {}: {e}", p.display()))?;
     Ok((v, Some(p)))
 }
 

@@ -43,16 +43,21 @@ pub struct GenerateArgs {
     #[arg(long)]
     pub aspect: Option<f64>,
     /// Scene size (see --scene).
-    #[arg(long, required_unless_present = "lcp")]
-    pub size: Option<usize>,
+    #[arg(long, required_unless_present = "lcp", allow_negative_numbers = true)]
+    pub size: Option<i64>,
     /// Instead of a scene, export one seeded random general LCP with a known solution:
     /// `p-matrix`, `psd` or `nonmonotone` (docs/formulation.md), of --n unknowns, off-diagonal
     /// --density, --seed; written as --format bundle (default) or npz into --out.
     #[arg(long, conflicts_with_all = ["scene", "size"], value_parser = ["p-matrix", "psd", "nonmonotone"])]
     pub lcp: Option<String>,
     /// Unknowns of the --lcp instance.
-    #[arg(long, default_value_t = 100, requires = "lcp")]
-    pub n: usize,
+    #[arg(
+        long,
+        default_value_t = 100,
+        requires = "lcp",
+        allow_negative_numbers = true
+    )]
+    pub n: i64,
     /// Off-diagonal density of the --lcp instance, in (0, 1].
     #[arg(long, default_value_t = 0.1, requires = "lcp")]
     pub density: f64,
@@ -175,7 +180,32 @@ pub struct GenerateArgs {
 fn generate_lcp(a: &GenerateArgs, family: &str) -> Result<(), AnyError> {
     use cpbench_problems::generators::lcp::{random_lcp, LcpFamily};
     let family = LcpFamily::parse(family).ok_or_else(|| format!("unknown --lcp '{family}'"))?;
-    let g = random_lcp(family, a.n, a.density, a.seed)?;
+    let n = args::at_least_one("--n", a.n, "unknowns of the LCP")? as usize;
+    // the matrix is built in memory: refuse before allocating what cannot fit
+    // (16 bytes per stored entry, value and index, and 8 per entry of each vector)
+    // (k off-diagonal entries a row; `psd` is B^T B: up to k^2 a row, at most n)
+    let nf = n as f64;
+    let k = (a.density.clamp(0.0, 1.0) * (nf - 1.0)).ceil() + 1.0;
+    let per_row = if matches!(family, LcpFamily::Psd) {
+        (k * k).min(nf)
+    } else {
+        2.0 * k
+    };
+    let predicted = 16.0 * nf * per_row + 48.0 * nf;
+    if let Some(limit) = cpbench_solvers::ExecSettings::default().memory_limit() {
+        if predicted > limit as f64 {
+            return Err(format!(
+                "--n {n} --density {}: the LCP needs about {:.3e} bytes, more than the memory \
+                 budget of {limit} bytes ({:.0} % of this machine's memory): use a smaller --n or \
+                 --density",
+                a.density,
+                predicted,
+                100.0 * cpbench_solvers::executor::DEFAULT_MEMORY_FRACTION
+            )
+            .into());
+        }
+    }
+    let g = random_lcp(family, n, a.density, a.seed)?;
     let name = g.instance.name().to_string();
     let path = match (a.format.as_deref(), a.fclib) {
         (Some("npz"), false) => {
@@ -490,6 +520,7 @@ pub fn generate(a: GenerateArgs) -> Result<(), AnyError> {
     let (Some(scene), Some(size)) = (&a.scene, a.size) else {
         return Err("give --scene and --size (or --lcp)".into());
     };
+    let size = args::at_least_one("--size", size, "the scene's size, see --scene")? as usize;
     if cpbench_harness::generate_planar::is_planar_scene(scene) {
         return generate_planar(&a, scene, size);
     }

@@ -198,7 +198,7 @@ fn cli_generate_then_run_on_the_folder() {
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("invalid parameter size"), "{err}");
+    assert!(err.contains("--size 0: must be at least 1"), "{err}");
     let o = Command::new(exe)
         .args(["generate", "--scene", "heap", "--size", "3", "--out"])
         .arg(dir.path().join("bad"))

@@ -1,0 +1,113 @@
+//! Hostile or careless input refused before any work, with a message that names the option,
+//! the value and what was expected (issue 30, items 3 and 5; the sweeps, variants, JSON and
+//! generator cases).
+
+use cpbench_test_support::fixture;
+use std::process::Command;
+
+/// `cpbench ARGS`: the exit code and standard error.
+fn fails(args: &[&str]) -> (Option<i32>, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_cpbench"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+fn run_with(solvers: &[&str]) -> (Option<i32>, String) {
+    let inst = fixture("lcp/lcp_mmc.dat");
+    let dir = tempfile::tempdir().unwrap();
+    let mut args = vec!["run", "--no-plots", "--instances", inst.to_str().unwrap()];
+    args.extend(solvers);
+    let out = dir.path().join("out");
+    args.extend(["--out", out.to_str().unwrap()]);
+    let r = fails(&args);
+    assert!(!out.join("summary.csv").exists(), "ran anyway: {}", r.1);
+    r
+}
+
+#[test]
+fn sweeps_that_make_no_sense_are_refused() {
+    let t = std::time::Instant::now();
+    // a product of two legal sweeps far beyond the cap: refused at once, with the count
+    let (code, err) = run_with(&[
+        "--solvers",
+        "pgs@omega=0.002:1.998:0.002@lambda=0.001:1:0.001",
+    ]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("the sweeps give 999000 variants (omega: 999 x lambda: 1000)"),
+        "{err}"
+    );
+    assert!(t.elapsed().as_secs() < 20, "{:?}", t.elapsed());
+    // a step so small the count overflowed to zero before
+    let (code, err) = run_with(&["--solvers", "pgs@omega=0:1:1e-20"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("gives 1.000e20 values (at most 1000)"),
+        "{err}"
+    );
+    // a sweep of one value, and a setting given twice
+    let (code, err) = run_with(&["--solvers", "pgs@omega=1:1:0.1"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("gives one value"), "{err}");
+    let (code, err) = run_with(&["--solvers", "pgs@omega=0.6:1.4:0.2@omega=1"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("the setting 'omega' is given twice"), "{err}");
+}
+
+#[test]
+fn json_with_a_key_twice_or_no_variants_is_refused() {
+    let (code, err) = run_with(&[
+        "--variants",
+        r#"{"slow": {"solver": "pgs", "omega": 0.5}, "slow": {"solver": "pgs", "omega": 0.9}}"#,
+    ]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("the key \"slow\" is given twice"), "{err}");
+    let (code, err) = run_with(&["--settings", r#"{"pgs": {"omega": 0.5, "omega": 0.9}}"#]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("--settings (inline JSON): the key \"omega\" is given twice"),
+        "{err}"
+    );
+    let (code, err) = run_with(&["--variants", "{}"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("no variants: the object is empty"), "{err}");
+}
+
+#[test]
+fn generator_sizes_are_checked_before_allocating() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    // negative sizes reach our validation (not clap's "unexpected argument")
+    let (code, err) = fails(&["generate", "--scene", "pile", "--size", "-1", "--out", out]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("--size -1: must be at least 1"), "{err}");
+    let (code, err) = fails(&["generate", "--lcp", "psd", "--n", "-5", "--out", out]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("--n -5: must be at least 1"), "{err}");
+    // a billion unknowns: refused with the predicted size, no allocation abort
+    let (code, err) = fails(&[
+        "generate",
+        "--lcp",
+        "psd",
+        "--n",
+        "1000000000",
+        "--out",
+        out,
+    ]);
+    if cpbench_solvers::ExecSettings::default()
+        .memory_limit()
+        .is_some()
+    {
+        assert_eq!(code, Some(2), "{err}");
+        assert!(
+            err.contains("--n 1000000000 --density 0.1: the LCP needs about")
+                && err.contains("use a smaller --n or --density"),
+            "{err}"
+        );
+    }
+}
