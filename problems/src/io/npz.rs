@@ -415,6 +415,9 @@ fn member<'a, R: Read + Seek>(
     key: &str,
 ) -> Result<Member<'a, R>> {
     let name = format!("{key}.npy");
+    // where the members' data end: a member's bytes lie between its local header and here,
+    // whatever the directory claims
+    let cd_start = zip.central_directory_start();
     let mut f = zip.by_name(&name).map_err(|e| match e {
         zip::result::ZipError::FileNotFound => perr(
             path,
@@ -424,7 +427,27 @@ fn member<'a, R: Read + Seek>(
         ),
         e => unreadable(path, key, e),
     })?;
+    if f.compression() != zip::CompressionMethod::Stored {
+        return Err(unreadable(
+            path,
+            key,
+            format!("the member is compressed ({})", f.compression()),
+        ));
+    }
+    // the size the ZIP directory claims, checked against the bytes the archive really holds
+    // for the member, before any allocation is sized by it
     let size = f.size();
+    let present = cd_start.saturating_sub(f.header_start());
+    if size > present {
+        return Err(perr(
+            path,
+            format!("array '{key}'"),
+            format!(
+                "the ZIP directory claims {size} bytes for {name}, but the archive holds at \
+                 most {present} bytes there (a damaged or forged archive)"
+            ),
+        ));
+    }
     let header = npyz::NpyHeader::from_reader(&mut f).map_err(|e| {
         perr(
             path,
@@ -806,5 +829,33 @@ mod tests {
         assert!(e.contains("line 1, column 2"), "{e}");
         let e = rewrite("format", &|w| write_bytes_scalar(w, *b"coo").unwrap());
         assert!(e.contains("stored as 'coo'"), "{e}");
+    }
+
+    /// A directory that claims more bytes for a member than the archive holds (a forged
+    /// size) is refused before anything is allocated from it.
+    #[test]
+    fn a_forged_member_size_is_refused_before_allocating() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("x.npz");
+        let inst = crate::io::load(&fixture("lcp/lcp_mmc.dat"), &Default::default()).unwrap();
+        write_npz(&inst, &p).unwrap();
+        let mut bytes = std::fs::read(&p).unwrap();
+        // the central directory entry of data.npy: signature, then the name at offset 46;
+        // its uncompressed size (offset 24) becomes 3.9 GiB
+        let sig = b"PK\x01\x02";
+        let at = (0..bytes.len() - 54)
+            .find(|&k| &bytes[k..k + 4] == sig && &bytes[k + 46..k + 54] == b"data.npy")
+            .expect("the directory entry of data.npy");
+        bytes[at + 24..at + 28].copy_from_slice(&0xF000_0000u32.to_le_bytes());
+        std::fs::write(&p, &bytes).unwrap();
+        let e = read_npz(&p, ValidationOptions::default())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("array 'data'")
+                && e.contains("the ZIP directory claims 4026531840 bytes for data.npy")
+                && e.contains("a damaged or forged archive"),
+            "{e}"
+        );
     }
 }
