@@ -73,6 +73,7 @@ pub fn draw_iteration_plots(
             series,
             Some(first.tol),
             fig.x_scale,
+            by_time,
         );
         let (png, svg) = plot_paths(&stem, &prof);
         draw_plot(&plot, &dir.join(png), &dir.join(svg), fig)?;

@@ -48,7 +48,7 @@ pub(crate) fn register_font() {
 pub enum XScale {
     /// Logarithmic when the solvers' final counts (or times) of a figure differ by more than
     /// [`AUTO_LOG_RATIO`] (e.g. an interior-point method's 20 iterations next to a first-order
-    /// method's 20 000), and on a time axis (x label `... time [s]`) when the traced times span
+    /// method's 20 000), and on a time axis ([`LinePlot::convergence`]'s `x_is_time`) when the traced times span
     /// more than two decades (fast solvers are not squeezed against zero); linear otherwise.
     #[default]
     Auto,
@@ -317,7 +317,8 @@ pub struct LinePlot {
 impl LinePlot {
     /// A convergence plot: residual on a log10 axis against `x` (linear or log by `x_scale`,
     /// see [`XScale`]; the x label says "log scale" when it is), tolerance line, non-monotone
-    /// traces as their running best.
+    /// traces as their running best. `x_is_time`: `x` is a time (s), whose automatic scale
+    /// also turns logarithmic when the traced times span more than two decades.
     pub fn convergence(
         title: String,
         x_label: &str,
@@ -325,13 +326,12 @@ impl LinePlot {
         series: Vec<Series>,
         tol: Option<f64>,
         x_scale: XScale,
+        x_is_time: bool,
     ) -> Self {
         let log = match x_scale {
             XScale::Linear => false,
             XScale::Log => series.iter().flat_map(|s| &s.points).any(|p| p.0 > 0.0),
-            XScale::Auto => {
-                wants_log_x(&series) || (is_time_label(x_label) && spans_decades(&series, 2.0))
-            }
+            XScale::Auto => wants_log_x(&series) || (x_is_time && spans_decades(&series, 2.0)),
         };
         Self {
             title,
@@ -365,11 +365,6 @@ pub fn wants_log_x(series: &[Series]) -> bool {
         .iter()
         .fold((f64::INFINITY, 0f64), |(a, b), &x| (a.min(x), b.max(x)));
     ends.len() >= 2 && hi > AUTO_LOG_RATIO * lo
-}
-
-/// Whether an x label names a time axis (`solver time [s]`, `time [s]`, `wall time [s]`).
-fn is_time_label(label: &str) -> bool {
-    label.contains("time") && label.contains("[s]")
 }
 
 /// Whether the positive x values of `series` span more than `decades` decades (largest over
@@ -1306,6 +1301,7 @@ mod tests {
             ],
             Some(1e-6),
             XScale::Linear,
+            false,
         )
     }
 
@@ -1433,6 +1429,7 @@ mod tests {
             vec![s(15.0), s(20_000.0)],
             None,
             XScale::Auto,
+            false,
         );
         assert_eq!(p.x_axis, Axis::Log10);
         assert_eq!(p.x_label, "iteration (log scale)");
@@ -1487,6 +1484,7 @@ mod tests {
             series,
             None,
             XScale::Linear,
+            false,
         );
         let styles = assign_styles(std::slice::from_ref(&plot));
         let parts: Vec<_> = styles[0].iter().map(|&k| style_parts(k)).collect();

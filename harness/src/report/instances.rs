@@ -114,6 +114,7 @@ pub(super) fn instance_sections(md: &mut String, ctx: &ProfileCtx) -> Result<()>
                 series,
                 Some(tol),
                 opts.figure.x_scale,
+                m == Metric::Time,
             );
             let name = format!("{base}__{}", m.as_str());
             let cdir = rdir.join("convergence");
