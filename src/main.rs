@@ -72,6 +72,11 @@ enum Command {
         /// of the defaults above.
         #[arg(long, value_name = "S1,S2", value_delimiter = ',')]
         gap_solvers: Option<Vec<String>>,
+        /// Memory budget for what is read and derived (`--class lcp-pyramid:k` above all):
+        /// bytes or a size with a binary unit (`8G`, `500M`); a formulation predicted to need
+        /// more is refused with its size [default: 60% of the machine's memory].
+        #[arg(long, allow_hyphen_values = true)]
+        memory_limit: Option<String>,
     },
     /// Convert an instance file into a native bundle (N.mtx, r.mtx, instance.json), or, when
     /// the output ends in .hdf5 or .h5, into an fclib local problem (Coulomb-cone instances
@@ -210,7 +215,14 @@ fn other_commands(command: Command) -> Result<(), AnyError> {
             coulomb_gap,
             formulations,
             gap_solvers,
+            memory_limit,
         } => {
+            if let Some(m) = memory_limit {
+                cpbench_problems::memory::set_memory_limit(Some(cmd::args::memory_size(
+                    "--memory-limit",
+                    &m,
+                )?));
+            }
             let two = |what: &str, n: usize| -> AnyError {
                 format!("{what} takes two comma-separated values (A,B), found {n}").into()
             };

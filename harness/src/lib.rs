@@ -39,7 +39,7 @@ pub mod figures;
 pub mod fsutil;
 pub mod generate;
 pub mod generate_planar;
-pub mod json;
+pub use cpbench_problems::json;
 pub mod load;
 pub mod lock;
 pub mod manifest;

@@ -140,6 +140,32 @@ impl FrictionPyramid {
         };
         let rows: [Vec<(usize, f64)>; 3] = [g_row(0), g_row(1), g_row(2)];
         let w = inst.csc();
+        // the size of M = G^T W G before it is built: each stored W_ij gives |G row i| x
+        // |G row j| entries (k^2 / 4 on average for a tangent pair); 56 bytes per triplet at
+        // the peak (the triplets, their sorted copy, the assembled matrix: measured 770 MB
+        // resident for 12.7 million triplets, Spheres-i099-356-679 at k = 64, predicted 713)
+        let len = [
+            rows[0].len() as u64,
+            rows[1].len() as u64,
+            rows[2].len() as u64,
+        ];
+        let triplets: u64 = (0..w.ncols())
+            .map(|j| {
+                let lj = len[j % 3];
+                w.col(j).0.iter().map(|&i| len[i % 3] * lj).sum::<u64>()
+            })
+            .sum::<u64>()
+            + 3 * nc as u64 * k as u64;
+        crate::memory::check(
+            &format!(
+                "the lcp-pyramid:{k} LCP of {} ({nc} contacts, {} stored entries of W; M has \
+                 about {triplets} entries)",
+                inst.name(),
+                w.nnz()
+            ),
+            triplets.saturating_mul(56),
+            "use a smaller k (--class lcp-pyramid:K; the pyramid's entries grow as k^2)",
+        )?;
         let mut t: Vec<(usize, usize, f64)> =
             Vec::with_capacity(w.nnz() * (k * k / 4).max(1) + 3 * nc * k);
         // (G^T W G)_{pq} = sum_{i,j} G_ip W_ij G_jq, W_ij from column j of W

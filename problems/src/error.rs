@@ -36,6 +36,29 @@ pub enum ProblemError {
         /// The offending value.
         value: f64,
     },
+    /// A formulation or array predicted to need more memory than the budget
+    /// ([`crate::memory::check`]): refused before it is allocated.
+    #[error("{message}")]
+    OverBudget {
+        /// What would be built.
+        what: String,
+        /// Predicted bytes.
+        bytes: u64,
+        /// The budget in bytes.
+        limit: u64,
+        /// The whole sentence (predicted size, budget, its source, what to change).
+        message: String,
+    },
+    /// A value that must be positive (a mass) is zero or negative.
+    #[error("{what} at {position} is {value}: expected a positive value")]
+    NotPositive {
+        /// Which object (`M (diagonal)`).
+        what: String,
+        /// Position, e.g. `[12]`.
+        position: String,
+        /// The offending value.
+        value: f64,
+    },
     /// An index lies outside the declared dimensions.
     #[error("index out of range in {what}: ({row}, {col}) for a {nrows} x {ncols} matrix")]
     IndexOutOfRange {

@@ -1,5 +1,6 @@
 //! JSON read strictly: a key given twice in one object is an error (serde_json keeps the last
-//! silently), for every JSON cpbench reads from users (`--settings`, `--variants`, suite files).
+//! silently), for every JSON cpbench reads from users (`--settings`, `--variants`, suite files,
+//! external-solver definitions, bundles' `instance.json`).
 
 use serde::de::{DeserializeSeed, Deserializer, Error as _, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};

@@ -53,8 +53,9 @@ impl CscMatrix {
             }
             entries.push(Triplet::new(i, j, v));
         }
-        let inner = SparseColMat::try_new_from_triplets(nrows, ncols, &entries)
-            .map_err(|e| ProblemError::Factorization(format!("sparse assembly failed: {e:?}")))?;
+        let inner = SparseColMat::try_new_from_triplets(nrows, ncols, &entries).map_err(|e| {
+            ProblemError::Factorization(format!("sparse assembly failed: {}", plain_debug(&e)))
+        })?;
         Ok(Self { inner })
     }
 
@@ -509,6 +510,49 @@ pub fn norm_inf(a: &[f64]) -> f64 {
     a.iter().fold(0.0f64, |m, x| m.max(x.abs()))
 }
 
+/// The `Debug` text of a library's error or status enum (faer's `NonPositivePivot { index: 3
+/// }`, `Generic(OutOfMemory)`, hdf5's datatypes, Clarabel's statuses) in plain words for
+/// messages: `non positive pivot (index = 3)`, `generic: out of memory`. Identifiers in
+/// CamelCase become lower-case words, `X(Y)` becomes `x: y`, `{ a: b }` becomes `(a = b)`.
+/// User-facing errors never print Rust's debug forms; this is the fallback for the variants
+/// of another crate's type that are not worded one by one.
+pub fn plain_debug(v: &impl std::fmt::Debug) -> String {
+    let text = format!("{v:?}");
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut prev_lower = false;
+    let mut braces = 0usize;
+    for c in text.chars() {
+        match c {
+            'A'..='Z' => {
+                if prev_lower {
+                    out.push(' ');
+                }
+                out.push(c.to_ascii_lowercase());
+                prev_lower = false;
+                continue;
+            }
+            '(' => out.push_str(": "),
+            ')' => {}
+            '{' => {
+                braces += 1;
+                out.push('(');
+            }
+            '}' => {
+                braces = braces.saturating_sub(1);
+                while out.ends_with(' ') {
+                    out.pop();
+                }
+                out.push(')');
+            }
+            ':' if braces > 0 => out.push_str(" ="),
+            _ => out.push(c),
+        }
+        prev_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
+    }
+    // `x (a = b)` reads better than `x ( a = b)`
+    out.replace("( ", "(").replace("  ", " ").trim().to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -660,5 +704,27 @@ mod tests {
         let apply = |x: &[f64], y: &mut [f64]| b.sym_matvec(x, y);
         let fixed = PowerRule::Fixed { iters: 10 };
         assert_eq!(power_iteration(apply, &mut x, &mut y, fixed), (0.0, 1));
+    }
+
+    #[test]
+    fn debug_forms_become_plain_words() {
+        #[derive(Debug)]
+        #[allow(dead_code)]
+        enum E {
+            NonPositivePivot { index: usize },
+            Generic(Inner),
+        }
+        #[derive(Debug)]
+        enum Inner {
+            OutOfMemory,
+        }
+        assert_eq!(
+            plain_debug(&E::NonPositivePivot { index: 3 }),
+            "non positive pivot (index = 3)"
+        );
+        assert_eq!(
+            plain_debug(&E::Generic(Inner::OutOfMemory)),
+            "generic: out of memory"
+        );
     }
 }

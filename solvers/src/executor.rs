@@ -95,29 +95,7 @@ impl ExecSettings {
     }
 }
 
-/// Fraction of the machine's total memory that is the default memory budget of a solve.
-pub const DEFAULT_MEMORY_FRACTION: f64 = 0.6;
-
-/// [`DEFAULT_MEMORY_FRACTION`] of `MemTotal` in `/proc/meminfo` (bytes); `None` where that
-/// file is missing or unreadable (non-Linux systems).
-pub fn default_memory_limit() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let total = mem_total_bytes(&text)?;
-    Some((total as f64 * DEFAULT_MEMORY_FRACTION) as u64)
-}
-
-/// `MemTotal` of a `/proc/meminfo` text in bytes (the file gives kB), `None` without it.
-fn mem_total_bytes(meminfo: &str) -> Option<u64> {
-    let line = meminfo.lines().find(|l| l.starts_with("MemTotal:"))?;
-    let mut parts = line["MemTotal:".len()..].split_whitespace();
-    let value: u64 = parts.next()?.parse().ok()?;
-    let unit = match parts.next() {
-        Some("kB") | Some("KB") => 1024,
-        None => 1,
-        Some(_) => return None,
-    };
-    value.checked_mul(unit)
-}
+pub use cpbench_problems::memory::{default_memory_limit, DEFAULT_MEMORY_FRACTION};
 
 /// The start point of a solve: `warm_start` projected onto `K`, or zero (length `n`).
 /// Errors: [`SolverError::WarmStartSize`] for a warm start of another length.
@@ -367,6 +345,7 @@ mod tests {
 
     #[test]
     fn mem_total_is_read_in_kilobytes() {
+        use cpbench_problems::memory::mem_total_bytes;
         let text = "MemFree:  100 kB\nMemTotal:       16318256 kB\nBuffers: 1 kB\n";
         assert_eq!(mem_total_bytes(text), Some(16_318_256 * 1024));
         assert_eq!(mem_total_bytes("MemFree: 5 kB\n"), None);
@@ -382,7 +361,7 @@ mod tests {
         assert_eq!(given.memory_limit(), Some(12345));
         let total = std::fs::read_to_string("/proc/meminfo")
             .ok()
-            .and_then(|t| mem_total_bytes(&t));
+            .and_then(|t| cpbench_problems::memory::mem_total_bytes(&t));
         let expect = total.map(|t| (t as f64 * DEFAULT_MEMORY_FRACTION) as u64);
         assert_eq!(ExecSettings::default().memory_limit(), expect);
         let zero = ExecSettings {

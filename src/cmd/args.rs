@@ -17,6 +17,18 @@ pub fn non_negative(flag: &str, value: i64, what: &str) -> Result<u64, String> {
     u64::try_from(value).map_err(|_| format!("{flag} {value}: must not be negative ({what})"))
 }
 
+/// `value` of `flag` as a positive finite number (a tolerance, a time limit). Errors:
+/// `"{flag} {value}: must be a positive finite number ({what})"`.
+pub fn positive(flag: &str, value: f64, what: &str) -> Result<f64, String> {
+    if value.is_finite() && value > 0.0 {
+        Ok(value)
+    } else {
+        Err(format!(
+            "{flag} {value}: must be a positive finite number ({what})"
+        ))
+    }
+}
+
 /// `--jobs`: at least 1, capped at the machine's thread limit
 /// ([`std::thread::available_parallelism`]) with a warning on stderr.
 pub fn jobs(value: i64) -> Result<usize, String> {
@@ -105,6 +117,12 @@ mod tests {
             Err("--max-iter -5: must be at least 1 (iterations per solve)".to_string())
         );
         assert!(at_least_one("--trace-every", 0, "x").is_err());
+        assert_eq!(
+            positive("--tol", -1.0, "stopping tolerance"),
+            Err("--tol -1: must be a positive finite number (stopping tolerance)".to_string())
+        );
+        assert!(positive("--time-limit", f64::NAN, "x").is_err());
+        assert_eq!(positive("--tol", 1e-6, "x"), Ok(1e-6));
         assert_eq!(non_negative("--steps", 0, "x"), Ok(0));
         assert!(non_negative("--steps", -1, "x").is_err());
         assert!(jobs(0).is_err());

@@ -405,6 +405,11 @@ fn generate_planar(a: &GenerateArgs, scene: &str, size: usize) -> Result<(), Any
     let steps = args::at_least_one("--steps", a.steps, "time steps to simulate")?;
     let export_every = args::non_negative("--export-every", a.export_every, "0 exports none")?;
     let max_iter = args::at_least_one("--max-iter", a.max_iter, "iteration budget per solve")?;
+    args::positive(
+        "--tol",
+        a.tol,
+        "the stopping tolerance of each step's solve",
+    )?;
     let print_every =
         args::non_negative("--print-every", a.print_every, "0 prints the summary only")?;
     let residual = match &a.residual {
@@ -531,6 +536,11 @@ pub fn generate(a: GenerateArgs) -> Result<(), AnyError> {
     let steps = args::at_least_one("--steps", a.steps, "time steps to simulate")?;
     let export_every = args::non_negative("--export-every", a.export_every, "0 exports none")?;
     let max_iter = args::at_least_one("--max-iter", a.max_iter, "iteration budget per solve")?;
+    args::positive(
+        "--tol",
+        a.tol,
+        "the stopping tolerance of each step's solve",
+    )?;
     let print_every =
         args::non_negative("--print-every", a.print_every, "0 prints the summary only")?;
     ExecSettings {

@@ -150,7 +150,12 @@ pub fn run(a: RunArgs) -> Result<(), AnyError> {
     )?;
     let time_limit = a
         .time_limit
+        .map(|t| args::positive("--time-limit", t, "seconds per solve"))
+        .transpose()?
         .or(is_scale.then_some(scale::SCALE_TIME_LIMIT_S));
+    if let Some(t) = a.tol {
+        args::positive("--tol", t, "the stopping tolerance")?;
+    }
     let jobs = args::jobs(a.jobs)?;
     if is_scale && jobs > 1 {
         return Err(
@@ -183,6 +188,8 @@ pub fn run(a: RunArgs) -> Result<(), AnyError> {
         .as_deref()
         .map(|v| args::memory_size("--memory-limit", v))
         .transpose()?;
+    // also the budget of what the run reads and derives (`--class lcp-pyramid:k`)
+    cpbench_problems::memory::set_memory_limit(max_memory_bytes);
     let settings = settings_arg(a.settings.as_deref())?;
     let variants = variants_arg(a.variants.as_deref())?;
     let source = if a.instances.is_empty() {

@@ -172,20 +172,26 @@ fn negative_numbers_reach_our_checks() {
     let d = tempfile::tempdir().unwrap();
     let out = d.path().join("res");
     let run = |args: &[&str]| cli_with_out(&["run"], args, &out);
-    assert_error(&run(&["--tol", "-1"]), &["invalid setting tol = -1"]);
+    assert_error(
+        &run(&["--tol", "-1"]),
+        &["--tol -1: must be a positive finite number (the stopping tolerance)"],
+    );
     assert_error(
         &run(&["--max-iter", "-5"]),
         &["--max-iter -5: must be at least 1"],
     );
     assert_error(
         &run(&["--time-limit", "-1"]),
-        &["invalid setting max_time_s = -1 for the executor: must be > 0"],
+        &["--time-limit -1: must be a positive finite number (seconds per solve)"],
     );
     assert_error(&run(&["--jobs", "-2"]), &["--jobs -2: must be at least 1"]);
     assert!(!out.exists());
     let gen =
         |args: &[&str]| cli_with_out(&["generate", "--scene", "pile", "--size", "2"], args, &out);
-    assert_error(&gen(&["--tol", "-1"]), &["invalid setting tol = -1"]);
+    assert_error(
+        &gen(&["--tol", "-1"]),
+        &["--tol -1: must be a positive finite number (the stopping tolerance of each step's solve)"],
+    );
     assert_error(
         &gen(&["--max-iter", "-5"]),
         &["--max-iter -5: must be at least 1"],

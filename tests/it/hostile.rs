@@ -111,3 +111,81 @@ fn generator_sizes_are_checked_before_allocating() {
         );
     }
 }
+
+/// Issue 30 item 1: a derived formulation is refused with its predicted size before it is
+/// allocated (it asked for 45 GB and aborted); `--memory-limit` moves the budget.
+#[test]
+fn a_pyramid_lcp_beyond_the_memory_budget_is_refused_with_its_size() {
+    let f = fixture("fclib/Spheres-i099-356-679.hdf5");
+    let t = std::time::Instant::now();
+    let (code, err) = fails(&["info", "--class", "lcp-pyramid:1024", f.to_str().unwrap()]);
+    if cpbench_problems::memory::memory_limit().is_some() {
+        assert_eq!(code, Some(2), "{err}");
+        assert!(
+            err.contains("the lcp-pyramid:1024 LCP of Spheres-i099-356-679__coulomb (356 contacts")
+                && err.contains("needs about 189.9 GB")
+                && err.contains("use a smaller k"),
+            "{err}"
+        );
+    }
+    assert!(t.elapsed().as_secs() < 20, "{:?}", t.elapsed());
+    let (code, err) = fails(&[
+        "info",
+        "--class",
+        "lcp-pyramid:8",
+        "--memory-limit",
+        "1M",
+        f.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("needs about 8.1 MB (8117088 bytes), more than the memory budget of 1.0 MB (--memory-limit;"),
+        "{err}"
+    );
+}
+
+/// Issue 30 item 2: a solver program that starts `setsid sleep 40 &` and exits: the run
+/// waited 40 s (the grandchild held the pipes, outside the killed process group) and the
+/// grandchild outlived it. Now the run ends at once and nothing it started is left.
+#[test]
+fn an_external_solver_s_setsid_grandchild_neither_holds_the_run_nor_outlives_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("grandchild.pid");
+    let defs = serde_json::json!({"solvers": {"daemon": {
+        "command": ["sh", "-c",
+            "setsid sh -c 'echo $$ > \"$PIDFILE\"; exec sleep 40' & sleep 0.3; exit 0"],
+        "format": "npz", "output": "npy",
+        "env": {"PIDFILE": pidfile.display().to_string()}}}});
+    let path = dir.path().join("defs.json");
+    std::fs::write(&path, defs.to_string()).unwrap();
+    let inst = fixture("lcp/lcp_mmc.dat");
+    let out = dir.path().join("out");
+    let t = std::time::Instant::now();
+    let o = Command::new(env!("CARGO_BIN_EXE_cpbench"))
+        .args(["run", "--no-plots", "--time-limit", "5", "--external"])
+        .arg(&path)
+        .args(["--solvers", "ext:daemon", "--instances"])
+        .arg(&inst)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let took = t.elapsed();
+    assert!(took.as_secs_f64() < 5.0, "the run took {took:?}");
+    let summary = std::fs::read_to_string(out.join("summary.csv")).unwrap();
+    assert!(
+        summary.contains("bad_output"),
+        "{summary}\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let pid = std::fs::read_to_string(&pidfile).unwrap();
+    let stat = std::fs::read_to_string(format!("/proc/{}/stat", pid.trim())).unwrap_or_default();
+    let alive = stat
+        .rsplit_once(')')
+        .is_some_and(|(_, rest)| !rest.trim_start().starts_with(['Z', 'X']));
+    assert!(
+        !alive,
+        "the setsid grandchild {} outlived the run",
+        pid.trim()
+    );
+}

@@ -512,16 +512,30 @@ fn read_factors(
 /// Parse the instance header (`instance.json`, or the `instance` member of an `.npz`) and
 /// check its `format_version`. Errors name `jpath` with the line and column.
 pub(crate) fn parse_meta(jpath: &Path, text: &[u8]) -> Result<InstanceJsonIn> {
-    let meta: InstanceJsonIn = serde_json::from_slice(text).map_err(|e| {
+    let syntax = |line: usize, column: usize, message: String| {
         perr(
             jpath,
-            format!("line {}, column {}", e.line(), e.column()),
+            format!("line {line}, column {column}"),
             format!(
-                "{e} (instance.json needs at least \"class\": \"lcp\", \"box\", \"ccp\" or \
-                 \"coulomb\"; see docs/formats.md)"
+                "{message} (instance.json needs at least \"class\": \"lcp\", \"box\", \"ccp\" \
+                 or \"coulomb\"; see docs/formats.md)"
             ),
         )
+    };
+    let text = std::str::from_utf8(text).map_err(|e| {
+        perr(
+            jpath,
+            format!("byte {}", e.valid_up_to()),
+            "not UTF-8 text (instance.json is JSON)".to_string(),
+        )
     })?;
+    // a key given twice is an error (serde_json would keep the last)
+    let value =
+        crate::json::parse_strict(text).map_err(|e| syntax(e.line(), e.column(), e.to_string()))?;
+    check_fields(jpath, &value)?;
+    // read again typed, for the line and column of a wrong type
+    let meta: InstanceJsonIn =
+        serde_json::from_str(text).map_err(|e| syntax(e.line(), e.column(), e.to_string()))?;
     let version = meta.format_version.unwrap_or(OMITTED_FORMAT_VERSION);
     if version != BUNDLE_FORMAT_VERSION {
         return Err(perr(
@@ -534,6 +548,103 @@ pub(crate) fn parse_meta(jpath: &Path, text: &[u8]) -> Result<InstanceJsonIn> {
         ));
     }
     Ok(meta)
+}
+
+/// The fields `instance.json` may hold (what [`InstanceJsonIn`] reads, plus the
+/// `sign_convention` note cpbench writes).
+const INSTANCE_FIELDS: &[&str] = &[
+    "format_version",
+    "name",
+    "class",
+    "n",
+    "nnz",
+    "mu",
+    "cone_dim",
+    "lo",
+    "hi",
+    "hash",
+    "sign_convention",
+    "matrix_storage",
+    "provenance",
+];
+
+/// The fields of `provenance` (those of [`Provenance`]).
+const PROVENANCE_FIELDS: &[&str] = &[
+    "source",
+    "format",
+    "derivation",
+    "parameters",
+    "seed",
+    "step",
+    "symmetrized_from",
+];
+
+/// Refuse a field `instance.json` does not define (at the top or in `provenance`): a
+/// misspelt `mu` would otherwise be dropped without a word.
+fn check_fields(jpath: &Path, value: &Value) -> Result<()> {
+    let unknown = |obj: &serde_json::Map<String, Value>, known: &[&str], at: &str| {
+        obj.keys().find(|k| !known.contains(&k.as_str())).map(|k| {
+            perr(
+                jpath,
+                format!("{at}{k}"),
+                format!(
+                    "unknown field '{at}{k}' (expected one of: {})",
+                    known.join(", ")
+                ),
+            )
+        })
+    };
+    let Some(obj) = value.as_object() else {
+        return Ok(()); // the typed read names the wrong shape
+    };
+    if let Some(e) = unknown(obj, INSTANCE_FIELDS, "") {
+        return Err(e);
+    }
+    if let Some(e) = obj
+        .get("provenance")
+        .and_then(Value::as_object)
+        .and_then(|p| unknown(p, PROVENANCE_FIELDS, "provenance."))
+    {
+        return Err(e);
+    }
+    Ok(())
+}
+
+/// Refuse the fields that do not apply to the class (`mu` on an LCP, `lo` on a cone
+/// problem, ...): the reader would otherwise ignore them, and the file says something the
+/// instance does not mean.
+fn check_class_fields(jpath: &Path, meta: &InstanceJsonIn) -> Result<()> {
+    let present: [(&str, bool); 4] = [
+        ("mu", meta.mu.is_some()),
+        ("cone_dim", meta.cone_dim.is_some()),
+        ("lo", meta.lo.is_some()),
+        ("hi", meta.hi.is_some()),
+    ];
+    let applies: &[&str] = match meta.class.as_str() {
+        "ccp" | "coulomb" | "blcp" => &["mu", "cone_dim"],
+        "box" => &["lo", "hi"],
+        "lcp" => &[],
+        _ => return Ok(()), // an unknown class is named by the caller
+    };
+    match present
+        .iter()
+        .find(|(f, there)| *there && !applies.contains(f))
+    {
+        Some((f, _)) => Err(perr(
+            jpath,
+            *f,
+            format!(
+                "the field '{f}' does not apply to class '{}' (its fields: {})",
+                meta.class,
+                if applies.is_empty() {
+                    "none beyond n, nnz and the matrices".to_string()
+                } else {
+                    applies.join(", ")
+                }
+            ),
+        )),
+        None => Ok(()),
+    }
 }
 
 /// Where the parts of an instance came from, for [`assemble`]'s messages and provenance.
@@ -594,6 +705,7 @@ pub(crate) fn assemble(
             .filter(|s| !s.is_empty())
             .unwrap_or_else(|| "bundle".into())
     });
+    check_class_fields(&jpath, &meta)?;
     let missing = |f: &str, what: &str| {
         perr(
             &jpath,
@@ -878,6 +990,45 @@ mod tests {
             }
             c => panic!("{c:?}"),
         }
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    /// Issue 30: an unknown field, a field of another class, a key twice: refused, named.
+    #[test]
+    fn fields_the_format_does_not_define_or_the_class_does_not_use_are_refused() {
+        let d = tmp("strict");
+        hand_bundle(&d, r#"{"class": "ccp", "muu": 0.3, "mu": 0.3}"#);
+        let (loc, msg) = err(&d);
+        assert_eq!(loc.as_deref(), Some("muu"));
+        assert!(
+            msg.contains("unknown field 'muu' (expected one of: format_version, name, class,"),
+            "{msg}"
+        );
+        hand_bundle(
+            &d,
+            r#"{"class": "lcp", "provenance": {"source": "x", "format": "y", "derivation": "z", "sede": 3}}"#,
+        );
+        let (loc, msg) = err(&d);
+        assert_eq!(loc.as_deref(), Some("provenance.sede"));
+        assert!(msg.contains("unknown field 'provenance.sede'"), "{msg}");
+        hand_bundle(&d, r#"{"class": "lcp", "mu": 0.3}"#);
+        let (loc, msg) = err(&d);
+        assert_eq!(loc.as_deref(), Some("mu"));
+        assert!(
+            msg.contains("the field 'mu' does not apply to class 'lcp' (its fields: none beyond n, nnz and the matrices)"),
+            "{msg}"
+        );
+        hand_bundle(&d, r#"{"class": "ccp", "mu": 0.3, "hi": 1}"#);
+        let (loc, msg) = err(&d);
+        assert_eq!(loc.as_deref(), Some("hi"));
+        assert!(
+            msg.contains("does not apply to class 'ccp' (its fields: mu, cone_dim)"),
+            "{msg}"
+        );
+        hand_bundle(&d, r#"{"class": "ccp", "mu": 0.3, "mu": 0.9}"#);
+        let (loc, msg) = err(&d);
+        assert_eq!(loc.as_deref(), Some("line 1, column 32"));
+        assert!(msg.contains("the key \"mu\" is given twice"), "{msg}");
         std::fs::remove_dir_all(&d).unwrap();
     }
 

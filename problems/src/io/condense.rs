@@ -57,7 +57,7 @@ pub fn condense(
         match m.as_faer().sp_cholesky(Side::Lower) {
             Ok(l) => Some(Factor::Llt(l)),
             Err(e) => {
-                chol_err = Some(format!("{e:?}"));
+                chol_err = Some(crate::linalg::plain_debug(&e));
                 None
             }
         }
@@ -76,11 +76,12 @@ pub fn condense(
         None => {
             let lu = m.as_faer().sp_lu().map_err(|e| {
                 ProblemError::Factorization(format!(
-                    "M ({ndof} x {ndof}) cannot be factored: {}LU failed: {e:?}",
+                    "M ({ndof} x {ndof}) cannot be factored: {}LU failed: {}",
                     chol_err
                         .as_ref()
                         .map(|c| format!("Cholesky failed: {c}; "))
-                        .unwrap_or_default()
+                        .unwrap_or_default(),
+                    crate::linalg::plain_debug(&e)
                 ))
             })?;
             let why = if chol_err.is_some() {

@@ -317,7 +317,7 @@ pub fn detect_format_bytes(bytes: &[u8]) -> Option<Format> {
     if has_hdf5_magic(bytes) {
         return Some(Format::FclibHdf5);
     }
-    if bytes.starts_with(npz::ZIP_MAGIC) {
+    if bytes.starts_with(npz::ZIP_MAGIC) || bytes.starts_with(npz::EMPTY_ZIP_MAGIC) {
         return Some(Format::Npz);
     }
     if siconos_global::detect(bytes)
@@ -552,8 +552,8 @@ pub(crate) fn io_err(path: &Path, source: std::io::Error) -> ProblemError {
 fn unknown(path: &Path) -> ProblemError {
     ProblemError::UnknownFormat {
         path: path.to_path_buf(),
-        hint: "expected a bundle directory, an fclib HDF5 file (HDF5 signature) or a Siconos \
-               .dat text (`d nc type size ...` for fc3d, `d nc` then matrices M and H for a \
+        hint: "expected a bundle directory, an fclib HDF5 file (HDF5 signature), a cpbench \
+               .npz (ZIP signature) or a Siconos .dat text (`d nc type size ...` for fc3d, `d nc` then matrices M and H for a \
                global problem, `n type size ...` for an LCP)"
             .into(),
     }

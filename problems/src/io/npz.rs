@@ -51,6 +51,33 @@ use std::path::Path;
 /// The file signature of a ZIP archive (and so of an `.npz`).
 pub const ZIP_MAGIC: &[u8; 4] = b"PK\x03\x04";
 
+/// The signature an empty ZIP archive starts with (its end-of-central-directory record).
+pub const EMPTY_ZIP_MAGIC: &[u8; 4] = b"PK\x05\x06";
+
+/// A shape as NumPy prints it: `(3, 4)`, `(5,)`.
+fn shape_name(shape: &[u64]) -> String {
+    match shape {
+        [k] => format!("({k},)"),
+        _ => format!(
+            "({})",
+            shape
+                .iter()
+                .map(u64::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+/// A dtype as NumPy writes it (`<f8`, `|S3`), never Rust's debug form.
+fn dtype_name(d: &npyz::DType) -> String {
+    match d {
+        npyz::DType::Plain(t) => format!("'{t}'"),
+        npyz::DType::Array(..) => "a sub-array dtype".into(),
+        npyz::DType::Record(..) => "a structured (record) dtype".into(),
+    }
+}
+
 /// Write `instance` as an uncompressed `.npz` at `path` (module docs for the members).
 /// Atomic: written to `path.tmp-<pid>` and renamed. Errors: [`crate::ProblemError::Io`]
 /// naming the path.
@@ -182,6 +209,14 @@ pub fn read_npz_from<R: Read + Seek>(
             format!("not a readable .npz (ZIP) archive: {e}"),
         )
     })?;
+    if zip.is_empty() {
+        return Err(perr(
+            path,
+            "ZIP directory",
+            "the archive is empty (an instance .npz holds format, shape, indptr, indices, data, \
+             r and instance; see docs/formats.md)",
+        ));
+    }
     let header: Vec<u8> = read_vec(path, "instance", member(path, &mut zip, "instance")?)?;
     let mut meta = parse_meta(path, &header)?;
     if meta.name.is_none() {
@@ -200,7 +235,10 @@ pub fn read_npz_from<R: Read + Seek>(
             return Err(perr(
                 path,
                 "array 'format'",
-                format!("expected a byte string b'csc', found dtype {other:?}"),
+                format!(
+                    "expected a byte string b'csc', found dtype {}",
+                    dtype_name(&other)
+                ),
             ))
         }
     };
@@ -222,7 +260,10 @@ pub fn read_npz_from<R: Read + Seek>(
             return Err(perr(
                 path,
                 "array 'shape'",
-                format!("expected (n, n), found {shape:?}"),
+                format!(
+                    "expected (n, n), found {}",
+                    shape_name(&shape.iter().map(|&k| k as u64).collect::<Vec<_>>())
+                ),
             ))
         }
     };
@@ -265,7 +306,10 @@ fn read_factors<R: Read + Seek>(
             return Err(perr(
                 path,
                 "array 'D_shape'",
-                format!("expected (m, n), found {shape:?}"),
+                format!(
+                    "expected (m, n), found {}",
+                    shape_name(&shape.iter().map(|&k| k as u64).collect::<Vec<_>>())
+                ),
             ))
         }
     };
@@ -383,8 +427,9 @@ fn check_csc(
 struct Member<'a, R: Read> {
     header: npyz::NpyHeader,
     reader: zip::read::ZipFile<'a, R>,
-    /// Bytes of the member (header included), from the ZIP directory.
-    size: u64,
+    /// Bytes of the member's data (after its `.npy` header), from the ZIP directory's size
+    /// (checked against the bytes the archive holds).
+    data: u64,
 }
 
 impl<R: Read> Member<'_, R> {
@@ -448,18 +493,37 @@ fn member<'a, R: Read + Seek>(
             ),
         ));
     }
-    let header = npyz::NpyHeader::from_reader(&mut f).map_err(|e| {
+    let mut counted = Counted {
+        inner: &mut f,
+        bytes: 0,
+    };
+    let header = npyz::NpyHeader::from_reader(&mut counted).map_err(|e| {
         perr(
             path,
             format!("array '{key}'"),
             format!("not a .npy array: {e}"),
         )
     })?;
+    let data = size.saturating_sub(counted.bytes);
     Ok(Member {
         header,
         reader: f,
-        size,
+        data,
     })
+}
+
+/// A reader that counts the bytes read through it (the `.npy` header's length).
+struct Counted<'a, R: Read> {
+    inner: &'a mut R,
+    bytes: u64,
+}
+
+impl<R: Read> Read for Counted<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let k = self.inner.read(buf)?;
+        self.bytes += k as u64;
+        Ok(k)
+    }
 }
 
 /// Element types read straight from the archive's bytes when the member's dtype is theirs in
@@ -489,7 +553,10 @@ fn check_1d(path: &Path, key: &str, m: &Member<'_, impl Read>) -> Result<()> {
         return Err(perr(
             path,
             format!("array '{key}'"),
-            format!("expected a 1-D array, found shape {:?}", m.shape()),
+            format!(
+                "expected a 1-D array, found shape {}",
+                shape_name(m.shape())
+            ),
         ));
     }
     let dtype = m.dtype();
@@ -498,14 +565,16 @@ fn check_1d(path: &Path, key: &str, m: &Member<'_, impl Read>) -> Result<()> {
         _ => 1,
     };
     let len = m.header.len();
-    if len.checked_mul(item).is_none_or(|b| b > m.size) {
+    if len.checked_mul(item).is_none_or(|b| b > m.data) {
         return Err(perr(
             path,
             format!("array '{key}'"),
             format!(
-                "the header declares {len} values of dtype {dtype:?}, more than the member's \
-                 {} bytes hold",
-                m.size
+                "the .npy header declares {len} values of dtype {} ({} bytes), but the member \
+                 holds {} bytes of data (a truncated or damaged member)",
+                dtype_name(&dtype),
+                len.saturating_mul(item),
+                m.data
             ),
         ));
     }
@@ -527,7 +596,10 @@ fn read_any<T: npyz::Deserialize>(
             perr(
                 path,
                 format!("array '{key}'"),
-                format!("dtype {dtype:?} does not match what cpbench expects here: {e}"),
+                format!(
+                    "dtype {} does not match what cpbench expects here: {e}",
+                    dtype_name(&dtype)
+                ),
             )
         })
 }

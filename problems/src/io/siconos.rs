@@ -110,7 +110,21 @@ fn intended(v: &[Option<i128>]) -> Option<Format> {
         (true, true) if t0 == 2 || t0 == 3 => Some(Format::SiconosFc3d),
         (true, _) => Some(Format::SiconosLcp),
         (false, true) => Some(Format::SiconosFc3d),
-        (false, false) => None,
+        // a header of the right shape whose matrix is not square: `d nc type rows cols`
+        // (d = 2 or 3 and a storage type in its place), else `n type rows cols`
+        (false, false) => {
+            let ints = |k: usize| (0..k).all(|i| at(i).is_some());
+            if (t0 == 2 || t0 == 3) && at(2).is_some_and(|s| (0..=2).contains(&s)) && ints(5) {
+                Some(Format::SiconosFc3d)
+            } else if at(1).is_some_and(|s| (0..=2).contains(&s))
+                && ints(4)
+                && (at(2) == Some(t0) || at(3) == Some(t0))
+            {
+                Some(Format::SiconosLcp)
+            } else {
+                None
+            }
+        }
     }
 }
 
@@ -175,12 +189,13 @@ pub fn diagnose(path: &Path, bytes: &[u8]) -> Option<crate::ProblemError> {
                 return Some(e);
             }
             let size = at(3)?;
+            let cols = at(4).unwrap_or(size);
             let need = nc.saturating_mul(d);
-            if size != need {
+            if size != need || cols != need {
                 return Some(t.err_at(
-                    3,
+                    if size != need { 3 } else { 4 },
                     format!(
-                        "W is {size} x {size}, but {nc} contacts in {d}-D need a {} x {} matrix \
+                        "W is {size} x {cols}, but {nc} contacts in {d}-D need a {} x {} matrix \
                          ({d} * number of contacts): the contact count and the matrix size \
                          disagree",
                         need, need
@@ -198,10 +213,11 @@ pub fn diagnose(path: &Path, bytes: &[u8]) -> Option<crate::ProblemError> {
                 return Some(e);
             }
             let size = at(2)?;
-            if size != n {
+            let cols = at(3).unwrap_or(size);
+            if size != n || cols != n {
                 return Some(t.err_at(
-                    2,
-                    format!("M is {size} x {size}, but the header says n = {n}"),
+                    if size != n { 2 } else { 3 },
+                    format!("M is {size} x {cols}, but the header says n = {n} (M is n x n)"),
                 ));
             }
             None
@@ -951,8 +967,18 @@ mod tests {
         // LCP size inconsistent with n
         let (l, m) = parse_err(diagnose(p(), b"5 0 4 4 4 4\n"));
         assert_eq!(l, "line 1, token 3");
-        assert_eq!(m, "M is 4 x 4, but the header says n = 5");
+        assert_eq!(m, "M is 4 x 4, but the header says n = 5 (M is n x n)");
         // not a Siconos text at all
+        // issue 30: a matrix that is not square was "unrecognised format"
+        let (l, m) = parse_err(diagnose(p(), b"3 1 0 3 4\n1 0 0 0 1 0 0 0 1 1 1 1\n"));
+        assert_eq!(l, "line 1, token 5");
+        assert!(
+            m.contains("W is 3 x 4, but 1 contacts in 3-D need a 3 x 3 matrix"),
+            "{m}"
+        );
+        let (l, m) = parse_err(diagnose(p(), b"3 0 3 4 3 4\n1 0 0 0 1 0 0 0 1 1 1 1\n"));
+        assert_eq!(l, "line 1, token 4");
+        assert_eq!(m, "M is 3 x 4, but the header says n = 3 (M is n x n)");
         assert!(diagnose(p(), b"hello world").is_none());
         assert!(diagnose(p(), b"1 2 3 4 5").is_none());
     }

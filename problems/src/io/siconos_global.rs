@@ -182,9 +182,13 @@ pub fn read_siconos_global(path: &Path, bytes: &[u8]) -> Result<SiconosGlobalFil
 
 /// True when `bytes` (a whole file or its first bytes) hold a Siconos global problem: `d nc`
 /// with `d in {2, 3}`, a square NumericsMatrix `M` (`ndof x ndof`, skipped structurally),
-/// then the header of a NumericsMatrix `H` of size `ndof x d nc`.
+/// then the header of a NumericsMatrix `H` of size `ndof x d nc`; also when an integer header
+/// of another size follows `M` and more numbers follow it than a local file holds there (a
+/// global file with a bad `H`: its reader names the defect, the text is never read as local).
 pub fn detect(bytes: &[u8]) -> bool {
-    matches!(sniff(bytes), Sniff::Global)
+    // a bad H still makes the text global: its reader names the defect, and the text is
+    // never read as a local problem ([`diagnose`])
+    matches!(sniff(bytes), Sniff::Global | Sniff::BadH { .. })
 }
 
 /// True when the text's first matrix runs past the end of `bytes` (a head cut before the end
@@ -305,6 +309,16 @@ fn sniff(bytes: &[u8]) -> Sniff {
     };
     if ty <= 2 && r == size && c == nloc {
         return Sniff::Global;
+    }
+    // an integer header that is not H's: a global file with a bad H only if more numbers
+    // follow M than a local file holds there (q and mu: d nc + nc); a hand-made local file
+    // whose q is written as integers (`0 0 0`) stops at exactly that many
+    let after_m = 3 + s.b[s.i..]
+        .split(|c| c.is_ascii_whitespace())
+        .filter(|t| !t.is_empty())
+        .count() as u64;
+    if after_m <= nloc.saturating_add(nc) {
+        return Sniff::No;
     }
     let message = if ty > 2 {
         format!(
@@ -621,6 +635,32 @@ mod tests {
         // cut inside M, M's size 9 != 3 * 1: no local reading possible
         assert!(cut_head_is_global(b"3 1 0 9 9 9 9 1 0 0"));
         assert!(!cut_head_is_global(b"3 1 0 3 3 3 3 1 0 0"));
+        // a hand-made local file whose q and mu are integers (`0 0 0`, `1`): exactly d nc + nc
+        // numbers after W, so not a global file with a bad H
+        assert!(!detect(
+            b"3\n1\n0\n3\n3\n3 3\n1 0 0 0 1 0 0 0 1\n0 0 0\n1\n"
+        ));
+    }
+
+    /// Issue 30: a global file whose `H` has the wrong shape, with `ndof = d nc` (the one case
+    /// a local reading of the header would accept), is global and its error names `H`: it was
+    /// read as a local problem (`H`'s header taken for `q` and `mu`).
+    #[test]
+    fn a_bad_h_never_falls_back_to_a_local_reading() {
+        let bad = TINY.replacen("0\n3\n3\n3\t3\n1 0 0", "0\n3\n2\n3\t2\n1 0 0", 1);
+        assert_ne!(bad, TINY);
+        assert!(detect(bad.as_bytes()));
+        assert_eq!(
+            crate::io::detect_format_bytes(bad.as_bytes()),
+            Some(crate::io::Format::SiconosGlobal)
+        );
+        let (at, msg) = located(read_global(p(), bad.as_bytes()).unwrap_err());
+        assert_eq!(at, "line 10, token 19", "{msg}");
+        assert_eq!(
+            msg,
+            "H is 3 x 2, but it must be 3 x 3 (one row per degree of freedom of M, one column \
+             per contact unknown: d * number of contacts = 3 * 1)"
+        );
     }
 
     /// `(location, message)` of a Parse error.

@@ -94,10 +94,19 @@ impl MatrixFree {
             });
         }
         if let Some(k) = m_diag.iter().position(|&v| !(v.is_finite() && v > 0.0)) {
-            return Err(ProblemError::NonFinite {
-                what: "M (diagonal, must be positive and finite)".into(),
-                position: format!("[{k}]"),
-                value: m_diag[k],
+            let (what, position, value) = ("M (diagonal)".into(), format!("[{k}]"), m_diag[k]);
+            return Err(if value.is_finite() {
+                ProblemError::NotPositive {
+                    what,
+                    position,
+                    value,
+                }
+            } else {
+                ProblemError::NonFinite {
+                    what,
+                    position,
+                    value,
+                }
             });
         }
         let dt = transpose_csc(&d)?;
@@ -321,6 +330,19 @@ mod tests {
         CscMatrix::from_triplets(m, n, &t).unwrap()
     }
 
+    /// Issue 30: a negative mass was called "non-finite".
+    #[test]
+    fn masses_that_are_not_positive_say_so() {
+        let e = MatrixFree::with_diagonal_mass(random_d(3, 2, 1), &[1.0, -1.0, 1.0]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "M (diagonal) at [1] is -1: expected a positive value"
+        );
+        let e =
+            MatrixFree::with_diagonal_mass(random_d(3, 2, 1), &[1.0, 1.0, f64::NAN]).unwrap_err();
+        assert_eq!(e.to_string(), "non-finite value NaN in M (diagonal) at [2]");
+    }
+
     #[test]
     fn product_rows_and_formed_matrix_agree() {
         let (m, n, bs) = (30, 24, 3);
@@ -370,7 +392,7 @@ mod tests {
         ));
         assert!(matches!(
             MatrixFree::with_diagonal_mass(d, &[1.0, 0.0, 1.0, 1.0]),
-            Err(ProblemError::NonFinite { .. })
+            Err(ProblemError::NotPositive { .. })
         ));
     }
 }

@@ -523,6 +523,7 @@ impl Solver for Clarabel {
         let r = self.report.as_ref()?;
         let what = match r.status {
             SolverStatus::AlmostSolved => "almost solved (reduced accuracy)".to_string(),
+            // Clarabel's own status names (`Solved`, `PrimalInfeasible`, ...), as its docs spell them
             s => format!("{s:?}"),
         };
         Some(format!(

@@ -168,7 +168,7 @@ impl ExternalDefs {
     /// as the base folder of relative paths). Errors as [`ExternalDefs::load`].
     pub fn parse(text: &str, path: &Path) -> Result<Self, DefsError> {
         let value: serde_json::Value =
-            serde_json::from_str(text).map_err(|e| DefsError::Syntax {
+            cpbench_problems::json::parse_strict(text).map_err(|e| DefsError::Syntax {
                 path: path.to_path_buf(),
                 message: e.to_string(),
             })?;
@@ -306,6 +306,12 @@ fn parse_def(path: &Path, name: &str, def: &serde_json::Value) -> Result<Externa
             ))
         }
     };
+    if let Some(i) = command.iter().position(|a| a.contains('\0')) {
+        return Err(err(
+            "command",
+            format!("element {i} holds a NUL byte (\\u0000), which no argument can carry"),
+        ));
+    }
     if command[0].is_empty() {
         return Err(err("command", "element 0 (the program) is empty".into()));
     }
@@ -381,6 +387,15 @@ fn parse_def(path: &Path, name: &str, def: &serde_json::Value) -> Result<Externa
         Some(serde_json::Value::Object(m)) => m
             .iter()
             .map(|(k, v)| match v {
+                serde_json::Value::String(s) if k.contains('\0') || s.contains('\0') => Err(err(
+                    "env",
+                    format!(
+                        "variable '{}' holds a NUL byte (\\u0000) in its {}, which no \
+                         environment can carry",
+                        k.escape_default(),
+                        if k.contains('\0') { "name" } else { "value" }
+                    ),
+                )),
                 serde_json::Value::String(s) if !k.is_empty() && !k.contains('=') => {
                     Ok((k.clone(), s.clone()))
                 }
@@ -483,6 +498,27 @@ mod tests {
             msg(r#"{"solver": {}}"#),
             "defs.json: field 'solver': unknown field (the file holds only \"solvers\")"
         );
+        // issue 30: a NUL byte was reported at spawn time without naming env; a key twice
+        assert_eq!(
+            msg(
+                r#"{"solvers": {"x": {"command": ["a"], "format": "npz", "output": "npy",
+                "env": {"A": "1\u0000"}}}}"#
+            ),
+            "defs.json: solver 'x': field 'env': variable 'A' holds a NUL byte (\\u0000) in \
+             its value, which no environment can carry"
+        );
+        assert_eq!(
+            msg(
+                r#"{"solvers": {"x": {"command": ["a\u0000"], "format": "npz", "output": "npy"}}}"#
+            ),
+            "defs.json: solver 'x': field 'command': element 0 holds a NUL byte (\\u0000), \
+             which no argument can carry"
+        );
+        assert!(msg(
+            r#"{"solvers": {"x": {"command": ["a"], "format": "npz", "output": "npy",
+            "format": "npz"}}}"#
+        )
+        .contains("the key \"format\" is given twice"));
         assert!(msg(r#"{"solvers": {"a b": {}}}"#).contains("solver name 'a b'"));
         assert!(msg("{").starts_with("defs.json: not valid JSON: "));
     }

@@ -6,6 +6,7 @@
 //! Variables fixed by the constraints (`lo = hi`, tangents of a contact with `mu = 0`) get an
 //! identity row and column, so their Newton step is zero.
 
+use cpbench_problems::linalg::plain_debug;
 use cpbench_problems::CscMatrix;
 use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
 use faer::linalg::cholesky::llt::factor::{LltParams, LltRegularization};
@@ -171,7 +172,7 @@ impl Kkt {
             SymmetricOrdering::Amd,
             Default::default(),
         )
-        .map_err(|e| format!("symbolic Cholesky: {e:?}"))?;
+        .map_err(|e| format!("symbolic Cholesky: {}", plain_debug(&e)))?;
         // Parallel supernodal factorisation (rayon) only where the factor is large enough.
         let par = if symbolic.len_val() >= PARALLEL_MIN_FACTOR_NNZ {
             Par::rayon(0)
@@ -315,7 +316,7 @@ impl Kkt {
                 Spec::<LltParams, f64>::default(),
             )
             .map(|_| ())
-            .map_err(|e| format!("{e:?}"));
+            .map_err(|e| plain_debug(&e));
         for j in 0..self.n {
             if !self.fixed[j] {
                 self.values[self.diag_pos[j]] -= static_reg * self.diag_scale;

@@ -339,13 +339,14 @@ impl Sparse {
         }
         let fail = |what: String| SolverError::Numerical(format!("Lemke: sparse LU: {what}"));
         let sym = SymbolicSparseColMatRef::new_checked(n, n, &self.col_ptr, None, &self.row_idx);
-        let symbolic =
-            factorize_symbolic_lu(sym, Default::default()).map_err(|e| fail(format!("{e:?}")))?;
+        let symbolic = factorize_symbolic_lu(sym, Default::default())
+            .map_err(|e| fail(cpbench_problems::linalg::plain_debug(&e)))?;
         let mat = SparseColMatRef::new(sym, &self.values);
         let req = symbolic
             .factorize_numeric_lu_scratch::<f64>(Par::Seq, Default::default())
             .or(symbolic.solve_in_place_scratch::<f64>(1, Par::Seq));
-        self.stack = MemBuffer::try_new(req).map_err(|e| fail(format!("{e:?}")))?;
+        self.stack =
+            MemBuffer::try_new(req).map_err(|e| fail(cpbench_problems::linalg::plain_debug(&e)))?;
         symbolic
             .factorize_numeric_lu(
                 &mut self.numeric,
@@ -354,7 +355,12 @@ impl Sparse {
                 MemStack::new(&mut self.stack),
                 Default::default(),
             )
-            .map_err(|e| fail(format!("singular basis ({e:?})")))?;
+            .map_err(|e| {
+                fail(format!(
+                    "singular basis ({})",
+                    cpbench_problems::linalg::plain_debug(&e)
+                ))
+            })?;
         self.symbolic = Some(symbolic);
         self.eta_r.clear();
         self.eta_p.clear();

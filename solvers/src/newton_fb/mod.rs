@@ -151,8 +151,12 @@ impl SparseLu {
             col_ptr.push(row_idx.len());
         }
         let sym = SymbolicSparseColMatRef::new_checked(n, n, &col_ptr, None, &row_idx);
-        let symbolic = factorize_symbolic_lu(sym, Default::default())
-            .map_err(|e| SolverError::Numerical(format!("symbolic sparse LU: {e:?}")))?;
+        let symbolic = factorize_symbolic_lu(sym, Default::default()).map_err(|e| {
+            SolverError::Numerical(format!(
+                "symbolic sparse LU: {}",
+                cpbench_problems::linalg::plain_debug(&e)
+            ))
+        })?;
         let par = Par::Seq;
         let req = StackReq::any_of(&[
             symbolic.factorize_numeric_lu_scratch::<f64>(par, Default::default()),

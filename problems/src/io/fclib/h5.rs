@@ -111,7 +111,13 @@ impl<'a> H5<'a> {
                     .collect(),
                 _ => Err(self.err(obj, format!("unsupported integer size {size}"))),
             },
-            other => Err(self.err(obj, format!("expected an integer dataset, found {other:?}"))),
+            other => Err(self.err(
+                obj,
+                format!(
+                    "expected an integer dataset, found {}",
+                    crate::linalg::plain_debug(&other)
+                ),
+            )),
         }
     }
 
@@ -126,7 +132,15 @@ impl<'a> H5<'a> {
                 .map(f64::from)
                 .collect(),
             Datatype::FixedPoint { .. } => self.ints(obj)?.into_iter().map(|v| v as f64).collect(),
-            other => return Err(self.err(obj, format!("expected a real dataset, found {other:?}"))),
+            other => {
+                return Err(self.err(
+                    obj,
+                    format!(
+                        "expected a real dataset, found {}",
+                        crate::linalg::plain_debug(&other)
+                    ),
+                ))
+            }
         };
         if let Some((k, x)) = v.iter().enumerate().find(|(_, x)| !x.is_finite()) {
             return Err(self.err(&format!("{obj}[{k}]"), format!("non-finite value {x}")));
