@@ -27,6 +27,25 @@ pub struct Verdict {
     pub reason: Option<String>,
 }
 
+impl Verdict {
+    /// The verdict on a run that ended with `status`: a run that reached its time budget
+    /// (`max_time`) is not a success even when its answer passes (a driven solver that never
+    /// reported an iterate returns whenever it likes: its time is past the budget every other
+    /// solver was held to). Our own solvers reach `max_time` only with a failing answer, so
+    /// for them this changes nothing.
+    pub fn for_status(mut self, status: &str) -> Verdict {
+        if status == "max_time" && self.success {
+            self.success = false;
+            self.reason = Some(
+                "check: the run is past its time budget (status max_time): an answer returned \
+                 after the budget does not count"
+                    .into(),
+            );
+        }
+        self
+    }
+}
+
 /// Check `gamma` for `instance`.
 pub fn check(instance: &Instance, gamma: &[f64], spec: CheckSpec) -> Verdict {
     if gamma.len() != instance.n() {

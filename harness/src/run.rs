@@ -702,7 +702,8 @@ fn execute_task(t: &Task, ctx: &TaskCtx) -> Result<SummaryRow> {
             residual: check_residual,
             tol: prof.tol,
         },
-    );
+    )
+    .for_status(res.status.as_str());
     // the repeats: the same solve again, only its time kept. A refusal is not timed, and
     // a run that fails its check is timed once (its time is a budget charge in the
     // report, not a cost to solve)

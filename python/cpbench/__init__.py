@@ -95,6 +95,17 @@ def _array(buf: Any) -> np.ndarray:
     return np.frombuffer(buf, dtype=buf.dtype)
 
 
+def _dtype_of(v: Any) -> Any:
+    """The dtype of an array, sparse matrix or array-like (NumPy's guess for a list)."""
+    return v.dtype if hasattr(v, "dtype") else np.asarray(v).dtype
+
+
+def _is_complex(v: Any) -> bool:
+    """Whether ``v`` holds complex numbers (NumPy would drop their imaginary parts with only
+    a warning when converting to float64)."""
+    return np.dtype(_dtype_of(v)).kind == "c"
+
+
 class Instance:
     """A problem instance ``(N, r, K)``: minimise ``1/2 gamma^T N gamma + r^T gamma`` over
     ``gamma in K`` (LCP, box QP, CCP), or the complementarity problem on the same data (a
@@ -152,6 +163,12 @@ class Instance:
             CpbenchError: sizes that do not match, non-finite values, a non-symmetric ``N``
                 where a symmetric one is needed, ``mu < 0``, ``lo > hi``, ...
         """
+        for what, v in (("N", N), ("r", r), ("mu", mu), ("lo", lo), ("hi", hi)):
+            if v is not None and _is_complex(v):
+                raise CpbenchError(
+                    f"{what} is complex (dtype {_dtype_of(v)}): the problems are real; pass "
+                    f"{what}.real if the imaginary parts are only rounding"
+                )
         if sp.issparse(N):
             A = sp.csc_array(N, dtype=np.float64, copy=True)
         else:

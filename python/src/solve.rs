@@ -182,6 +182,7 @@ pub fn solve<'py>(
                 },
             )
         })
+        .for_status(res.status.as_str())
     };
     let d = PyDict::new(py);
     d.set_item("solver", &res.solver)?;

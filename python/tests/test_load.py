@@ -155,3 +155,15 @@ def test_load_errors_carry_the_cli_message(tmp_path):
     # a non-symmetric W read as a CCP without symmetrize
     with pytest.raises(cpbench.CpbenchError, match="not symmetric"):
         cpbench.load(fixture("fclib/Capsules-i125-1213.hdf5"))
+
+
+def test_complex_arrays_are_refused():
+    # issue 30: NumPy dropped the imaginary part with a warning only
+    N = np.eye(3, dtype=complex) + 1e-3j
+    with pytest.raises(cpbench.CpbenchError, match=r"N is complex \(dtype complex128\)"):
+        cpbench.Instance.from_arrays(N, -np.ones(3))
+    with pytest.raises(cpbench.CpbenchError, match="r is complex"):
+        cpbench.Instance.from_arrays(np.eye(3), np.array([1, 2, 3j]))
+    with pytest.raises(cpbench.CpbenchError, match="N is complex"):
+        cpbench.Instance.from_arrays(sp.eye(3, dtype=complex, format="csr"), -np.ones(3))
+    assert cpbench.Instance.from_arrays(np.eye(3), -np.ones(3)).n == 3

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import subprocess
 
+import time
+
 import numpy as np
 import pytest
 
@@ -117,6 +119,25 @@ def test_callback_stops_at_the_budget_and_after_the_solve():
     assert res.iterations == 7 and res.status == "max_iterations"
     with pytest.raises(cpbench.CpbenchError, match="after its solve ended"):
         kept[0](np.zeros(inst.n))
+
+
+def test_a_solver_without_callbacks_past_the_time_limit_is_max_time():
+    # issue 30: it ran 4x past time_limit and its row said converged
+    inst = cpbench.load(fixture("lcp/lcp_mmc.dat"))
+    exact = cpbench.solve(inst, "lemke", tol=1e-12)
+
+    def slow_exact(N, r, cone, settings, callback):
+        time.sleep(0.4)
+        return exact.gamma
+
+    res = cpbench.solve(inst, slow_exact, time_limit=0.1)
+    assert res.status == "max_time" and not res.success
+    assert res.residuals["nat_map_rel_2"] <= 1e-9  # the answer itself is checked and right
+    assert "past the time limit of 0.1 s, without reporting an iterate" in res.message
+    assert "check: the run is past its time budget (status max_time)" in res.message
+    assert res.time >= 0.4
+    # within the limit it is judged on its answer as before
+    assert cpbench.solve(inst, slow_exact, time_limit=5.0).status == "converged"
 
 
 def test_python_solver_failures():

@@ -20,7 +20,10 @@
 //!   status ([`SolverError::status`]) with the last reported iterate (or the start point) as
 //!   the answer;
 //! - `time_s` is the wall time of [`DrivenSolver::solve`] less the time spent in the monitor
-//!   (residual evaluation and recording), as for our solvers.
+//!   (residual evaluation and recording), as for our solvers;
+//! - a solver that never called the monitor and returned past the time budget is
+//!   [`Status::MaxTime`] whatever its answer (it could not be stopped at the limit), with a
+//!   message that says so.
 
 use crate::executor::{ExecSettings, Executor};
 use crate::observer::{IterInfo, IterRecord, Observer};
@@ -354,6 +357,18 @@ impl Executor {
             }
             Ok(mut ans) => {
                 let its = iterations.max(ans.iterations.unwrap_or(0));
+                // a solver that never reported an iterate could not be stopped at the time
+                // limit: past it, the run is `max_time` whatever its answer
+                let past_limit = s
+                    .max_time_s
+                    .filter(|&m| iterations == 0 && time_s > m)
+                    .map(|m| {
+                        format!(
+                            "ran {time_s:.3} s, past the time limit of {m} s, without reporting \
+                             an iterate (the monitor, through which the limit stops a solver, \
+                             was never called); its answer is checked but the run is max_time"
+                        )
+                    });
                 // the solver's own time when it reports one, the wall time beside it
                 let time_s = match ans.time_s.filter(|t| t.is_finite() && *t >= 0.0) {
                     Some(own) => {
@@ -389,6 +404,16 @@ impl Executor {
                     stop.filter(|st| *st != Status::Converged)
                         .unwrap_or(Status::Stalled)
                 });
+                let (status, message) = match past_limit {
+                    Some(why) => (
+                        Status::MaxTime,
+                        Some(match ans.message {
+                            Some(m) => format!("{why}; {m}"),
+                            None => why,
+                        }),
+                    ),
+                    None => (status, ans.message),
+                };
                 result(
                     status,
                     ans.gamma,
@@ -396,7 +421,7 @@ impl Executor {
                     its.max(1),
                     time_s,
                     ans.counters,
-                    ans.message,
+                    message,
                 )
             }
         };
