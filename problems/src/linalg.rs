@@ -27,7 +27,8 @@ impl CscMatrix {
     /// Build an `nrows x ncols` matrix from `(row, col, value)` triplets (0-based).
     ///
     /// Duplicate entries are summed. Errors: [`ProblemError::IndexOutOfRange`] for an index
-    /// outside the dimensions, [`ProblemError::NonFinite`] for a NaN or infinite value.
+    /// outside the dimensions, [`ProblemError::NonFinite`] for a NaN or infinite value, given
+    /// or made by summing duplicates.
     pub fn from_triplets(
         nrows: usize,
         ncols: usize,
@@ -56,7 +57,22 @@ impl CscMatrix {
         let inner = SparseColMat::try_new_from_triplets(nrows, ncols, &entries).map_err(|e| {
             ProblemError::Factorization(format!("sparse assembly failed: {}", plain_debug(&e)))
         })?;
-        Ok(Self { inner })
+        // finite entries may sum to an infinite one (`1e308` twice; found by fuzzing)
+        let m = Self { inner };
+        if let Some((i, j, v)) = (0..ncols).find_map(|j| {
+            let (rows, vals) = m.col(j);
+            rows.iter()
+                .zip(vals)
+                .find(|(_, v)| !v.is_finite())
+                .map(|(&i, &v)| (i, j, v))
+        }) {
+            return Err(ProblemError::NonFinite {
+                what: "matrix (duplicate entries summed)".into(),
+                position: format!("({i}, {j})"),
+                value: v,
+            });
+        }
+        Ok(m)
     }
 
     /// Build an `nrows x ncols` matrix from compressed-sparse-column arrays, taking ownership

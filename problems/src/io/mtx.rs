@@ -249,13 +249,13 @@ pub fn read_matrix(path: &Path, bytes: &[u8]) -> Result<CscMatrix> {
 pub fn read_matrix_counted(path: &Path, bytes: &[u8]) -> Result<(CscMatrix, usize)> {
     let (layout, mut lines) = parse_header(path, bytes)?;
     if layout == Layout::ArrayGeneral {
-        let (nrows, ncols, vals) = read_array_body(&mut lines, false)?;
+        let (nrows, ncols, vals) = read_array_body(&mut lines, false, bytes.len())?;
         return CscMatrix::from_dense_col_major(nrows, ncols, &vals)
             .map(|m| (m, 0))
             .map_err(|e| e.in_file(path));
     }
     if layout == Layout::ArraySymmetric {
-        let (n, _, vals) = read_array_body(&mut lines, true)?;
+        let (n, _, vals) = read_array_body(&mut lines, true, bytes.len())?;
         let mut trip = Vec::with_capacity(2 * vals.len());
         let mut k = 0;
         for j in 0..n {
@@ -444,12 +444,25 @@ fn valid_utf8_prefix(bytes: &[u8]) -> &[u8] {
 
 /// The size line and values of an `array` file: all `rows * cols` values, or for `symmetric`
 /// the `n (n + 1) / 2` values of the lower triangle (the array must be square).
-fn read_array_body(lines: &mut Lines<'_>, symmetric: bool) -> Result<(usize, usize, Vec<f64>)> {
+fn read_array_body(
+    lines: &mut Lines<'_>,
+    symmetric: bool,
+    file_len: usize,
+) -> Result<(usize, usize, Vec<f64>)> {
     let path = lines.path;
     let (sl, size) = lines
         .next()
         .ok_or_else(|| lines.eof("size line `rows cols`"))?;
     let [nrows, ncols] = parse_usizes::<2>(path, sl, size, "size line `rows cols`")?;
+    // a dimension is allocated for (column pointers) even when it holds no value: `0 x
+    // 620292882` declares no number and asked for 5 GB (found by fuzzing, issue 30)
+    if !plausible_dim(nrows, file_len) || !plausible_dim(ncols, file_len) {
+        return Err(perr(
+            path,
+            format!("line {sl}"),
+            format!("implausible size {nrows} x {ncols} for a file of {file_len} bytes"),
+        ));
+    }
     if symmetric && nrows != ncols {
         return Err(perr(
             path,
@@ -507,7 +520,7 @@ pub fn read_vector(path: &Path, bytes: &[u8]) -> Result<Vec<f64>> {
     };
     match layout {
         Layout::ArrayGeneral => {
-            let (nrows, ncols, vals) = read_array_body(&mut lines, false)?;
+            let (nrows, ncols, vals) = read_array_body(&mut lines, false, bytes.len())?;
             if ncols != 1 && nrows != 1 {
                 return Err(not_vector(nrows, ncols));
             }
@@ -563,6 +576,33 @@ mod tests {
             1.234_567_891_234_568e108,
             9.999999999999999e-301,
         ]
+    }
+
+    /// Fuzz findings (issue 30, fuzz target `mtx`): a 53-byte `array` file declaring `0 x
+    /// 620292882` asked for 5 GB of column pointers; duplicates `1e308` twice stored `inf`.
+    #[test]
+    fn fuzz_findings_are_refused() {
+        let p = Path::new("N.mtx");
+        let e = read_matrix(
+            p,
+            b"%%MatrixMarket matrix array real general\n0 620292882\n",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("implausible size 0 x 620292882 for a file of 53 bytes"),
+            "{e}"
+        );
+        let e = read_matrix(
+            p,
+            b"%%MatrixMarket matrix coordinate real general\n2 2 3\n1 1 1e308\n1 1 1e308\n2 2 1\n",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("non-finite value inf in matrix (duplicate entries summed) at (0, 0)"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -493,11 +493,47 @@ fn member<'a, R: Read + Seek>(
             ),
         ));
     }
+    // the .npy header's own length field is checked against the member's bytes before npyz
+    // allocates for it: a forged 3.6 GB header length was allocated (found by fuzzing)
+    let not_npy = |e: String| {
+        perr(
+            path,
+            format!("array '{key}'"),
+            format!("not a .npy array: {e}"),
+        )
+    };
+    let mut prefix = [0u8; 12];
+    f.read_exact(&mut prefix[..8])
+        .map_err(|e| not_npy(e.to_string()))?;
+    let (len_bytes, header_len) = match prefix[6] {
+        1 => {
+            f.read_exact(&mut prefix[8..10])
+                .map_err(|e| not_npy(e.to_string()))?;
+            (2, u64::from(u16::from_le_bytes([prefix[8], prefix[9]])))
+        }
+        _ => {
+            f.read_exact(&mut prefix[8..12])
+                .map_err(|e| not_npy(e.to_string()))?;
+            (
+                4,
+                u64::from(u32::from_le_bytes([
+                    prefix[8], prefix[9], prefix[10], prefix[11],
+                ])),
+            )
+        }
+    };
+    let head = 8 + len_bytes;
+    if head as u64 + header_len > size {
+        return Err(not_npy(format!(
+            "its header claims {header_len} bytes, but the member holds {size} bytes in all"
+        )));
+    }
     let mut counted = Counted {
         inner: &mut f,
-        bytes: 0,
+        bytes: head as u64,
     };
-    let header = npyz::NpyHeader::from_reader(&mut counted).map_err(|e| {
+    let mut chained = std::io::Read::chain(&prefix[..head], &mut counted);
+    let header = npyz::NpyHeader::from_reader(&mut chained).map_err(|e| {
         perr(
             path,
             format!("array '{key}'"),

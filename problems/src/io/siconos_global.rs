@@ -351,6 +351,10 @@ enum Skip {
 
 /// Skip a NumericsMatrix without parsing its values: only the structural integers are read.
 fn skip_matrix(s: &mut Scan<'_>) -> Skip {
+    // counts read from the text size nothing beyond what the text can hold (each number
+    // takes two bytes at least): `nbr = 709551615` asked for 5.7 GB (found by fuzzing)
+    let most = s.b.len() / 2;
+    let cap = |k: usize| k.min(most);
     macro_rules! int {
         ($shape:expr) => {
             match s.int() {
@@ -388,11 +392,11 @@ fn skip_matrix(s: &mut Scan<'_>) -> Skip {
             if nbr > r || nbc > c || nb > nbr.saturating_mul(nbc) {
                 return Skip::Bad;
             }
-            let mut rows = Vec::with_capacity(nbr as usize);
+            let mut rows = Vec::with_capacity(cap(nbr as usize));
             for _ in 0..nbr {
                 rows.push(int!(shape));
             }
-            let mut cols = Vec::with_capacity(nbc as usize);
+            let mut cols = Vec::with_capacity(cap(nbc as usize));
             for _ in 0..nbc {
                 cols.push(int!(shape));
             }
@@ -404,11 +408,11 @@ fn skip_matrix(s: &mut Scan<'_>) -> Skip {
             if f1 != nbr + 1 || f2 != nb {
                 return Skip::Bad;
             }
-            let mut ptr = Vec::with_capacity(f1 as usize);
+            let mut ptr = Vec::with_capacity(cap(f1 as usize));
             for _ in 0..f1 {
                 ptr.push(int!(shape));
             }
-            let mut idx = Vec::with_capacity(f2 as usize);
+            let mut idx = Vec::with_capacity(cap(f2 as usize));
             for _ in 0..f2 {
                 idx.push(int!(shape));
             }

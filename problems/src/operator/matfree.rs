@@ -109,6 +109,21 @@ impl MatrixFree {
                 }
             });
         }
+        // |N_ij| <= max_k(1 / m_k) ||D_:i|| ||D_:j||: a bound within f64's range makes every
+        // entry of N, and every partial sum forming it, finite (D = 1e200 with M = 1e-200
+        // passed and panicked where N was formed; found by fuzzing, issue 30)
+        let log_bound = log_entry_bound(&d, m_diag);
+        if log_bound > f64::MAX.ln() - 1.0 {
+            return Err(ProblemError::NonFinite {
+                what: format!(
+                    "N = D^T M^-1 D (its entries may reach 1e{:.0} from D and M_diag: beyond \
+                     the range of double precision; scale the problem)",
+                    log_bound / std::f64::consts::LN_10
+                ),
+                position: "D and M_diag".into(),
+                value: f64::INFINITY,
+            });
+        }
         let dt = transpose_csc(&d)?;
         Ok(Self {
             d,
@@ -313,6 +328,23 @@ impl MatrixFree {
     }
 }
 
+/// `ln` of `max_k(1 / m_k) max_j ||D_:j||^2`, a bound on `|N_ij|` for `N = D^T M^-1 D`
+/// (Cauchy-Schwarz), computed in logarithms so that it cannot overflow itself.
+fn log_entry_bound(d: &CscMatrix, m_diag: &[f64]) -> f64 {
+    let amax = (0..d.ncols())
+        .flat_map(|j| d.col(j).1.iter())
+        .fold(0.0f64, |a, v| a.max(v.abs()));
+    let mmin = m_diag.iter().fold(f64::INFINITY, |a, &v| a.min(v));
+    if amax == 0.0 || !mmin.is_finite() {
+        return f64::NEG_INFINITY;
+    }
+    // ||D_:j||^2 = amax^2 sum (v / amax)^2, each term <= 1
+    let smax = (0..d.ncols())
+        .map(|j| d.col(j).1.iter().map(|v| (v / amax).powi(2)).sum::<f64>())
+        .fold(0.0f64, f64::max);
+    2.0 * amax.ln() + smax.ln() - mmin.ln()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -328,6 +360,22 @@ mod tests {
             }
         }
         CscMatrix::from_triplets(m, n, &t).unwrap()
+    }
+
+    /// Found by fuzzing (issue 30): finite factors whose product overflows were accepted and
+    /// `N` panicked when formed.
+    #[test]
+    fn factors_whose_product_overflows_are_refused() {
+        let d = CscMatrix::from_triplets(1, 1, &[(0, 0, 1e200)]).unwrap();
+        let e = MatrixFree::with_diagonal_mass(d.clone(), &[1e-200]).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("N = D^T M^-1 D (its entries may reach 1e600 from D and M_diag"),
+            "{e}"
+        );
+        // large but in range: accepted, and N forms
+        let op = MatrixFree::with_diagonal_mass(d, &[1e100]).unwrap();
+        assert_eq!(op.to_csc().unwrap().col(0).1, &[1e300]);
     }
 
     /// Issue 30: a negative mass was called "non-finite".
