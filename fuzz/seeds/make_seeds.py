@@ -74,10 +74,11 @@ def savez(path, members):
 
 
 def csc(dense):
-    n = len(dense)
+    """SciPy's CSC arrays of a dense matrix given as a list of rows (any shape)."""
+    m, n = len(dense), len(dense[0])
     indptr, indices, data = [0], [], []
     for j in range(n):
-        for i in range(n):
+        for i in range(m):
             if dense[i][j] != 0.0:
                 indices.append(i)
                 data.append(dense[i][j])
@@ -130,13 +131,7 @@ def write_npz():
     for k in range(3):
         dd[k][k] = -1.0
         dd[3 + k][(k + 1) % 3] = 0.5
-    indptr, indices, data = [0], [], []
-    for j in range(n):
-        for i in range(m):
-            if dd[i][j] != 0.0:
-                indices.append(i)
-                data.append(dd[i][j])
-        indptr.append(len(indices))
+    indptr, indices, data = csc(dd)
     h = json.dumps({"class": "ccp", "mu": 0.5, "matrix_storage": "matrix-free", "nnz": len(data)}).encode()
     savez(
         os.path.join(d, "matrix_free.npz"),
