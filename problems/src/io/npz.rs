@@ -966,4 +966,57 @@ mod tests {
             "{e}"
         );
     }
+
+    /// Issue 30: an empty archive was "unrecognised format" with a list that omitted `.npz`;
+    /// a member whose data is shorter than its header declares gave "failed to fill whole
+    /// buffer" and a hint about compression; dtypes were printed in Rust's debug form.
+    #[test]
+    fn empty_archives_and_short_members_are_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let empty = dir.path().join("empty.npz");
+        let mut eocd = b"PK\x05\x06".to_vec();
+        eocd.resize(22, 0);
+        std::fs::write(&empty, &eocd).unwrap();
+        let e = crate::io::load(&empty, &Default::default())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.ends_with("the archive is empty (an instance .npz holds format, shape, indptr, indices, data, r and instance; see docs/formats.md) (at ZIP directory)"),
+            "{e}"
+        );
+        // the same archive with two values cut from r's data
+        let whole = dir.path().join("whole.npz");
+        let inst = crate::io::load(&fixture("lcp/lcp_mmc.dat"), &Default::default()).unwrap();
+        write_npz(&inst, &whole).unwrap();
+        let mut src = zip::ZipArchive::new(std::fs::File::open(&whole).unwrap()).unwrap();
+        let short = dir.path().join("short.npz");
+        let mut w = zip::ZipWriter::new(std::fs::File::create(&short).unwrap());
+        let opts = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Stored);
+        for k in 0..src.len() {
+            let mut f = src.by_index(k).unwrap();
+            let name = f.name().unwrap().to_string();
+            let mut b = Vec::new();
+            std::io::Read::read_to_end(&mut f, &mut b).unwrap();
+            if name == "r.npy" {
+                b.truncate(b.len() - 16);
+            }
+            w.start_file(name, opts).unwrap();
+            std::io::Write::write_all(&mut w, &b).unwrap();
+        }
+        w.finish().unwrap();
+        let e = read_npz(&short, ValidationOptions::default())
+            .unwrap_err()
+            .to_string();
+        let n = inst.n();
+        assert!(
+            e.contains(&format!(
+                "the .npy header declares {n} values of dtype '<f8' ({} bytes), but the member \
+                 holds {} bytes of data (a truncated or damaged member) (at array 'r')",
+                8 * n,
+                8 * n - 16
+            )),
+            "{e}"
+        );
+    }
 }
