@@ -79,6 +79,28 @@ pub fn check(what: &str, bytes: u64, hint: &str) -> Result<()> {
     }
 }
 
+/// An empty `Vec` with room for `count` values, reserved with `try_reserve_exact`: where the
+/// allocator cannot give it, an error naming `what` and the size instead of an abort (the
+/// sizes come from input that was already checked against the bytes it holds, so this is the
+/// machine running out, not a forged header). Errors: [`ProblemError::OverBudget`].
+pub fn try_with_capacity<T>(count: usize, what: &str) -> Result<Vec<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(count).map_err(|_| {
+        let bytes = (count as u64).saturating_mul(std::mem::size_of::<T>() as u64);
+        ProblemError::OverBudget {
+            what: what.to_string(),
+            bytes,
+            limit: 0,
+            message: format!(
+                "{what}: {} ({bytes} bytes) could not be allocated: this machine is out of \
+                 memory",
+                human_bytes(bytes)
+            ),
+        }
+    })?;
+    Ok(v)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -97,5 +119,9 @@ mod tests {
         assert!(check("the thing", 999_999, "").is_ok());
         set_memory_limit(None);
         assert!(memory_limit().is_none_or(|(_, s)| s.starts_with("60 %")));
+        // more than any address space: an error, not an abort
+        let e = try_with_capacity::<f64>(usize::MAX / 4, "q").unwrap_err();
+        assert!(e.to_string().starts_with("q: "), "{e}");
+        assert!(try_with_capacity::<f64>(10, "q").unwrap().capacity() >= 10);
     }
 }

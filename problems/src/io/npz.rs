@@ -654,7 +654,10 @@ fn read_vec<T: Raw>(path: &Path, key: &str, m: Member<'_, impl Read>) -> Result<
     if !native {
         return read_any(path, key, m);
     }
-    let mut v = vec![T::zeroed(); m.header.len() as usize];
+    let len = m.header.len() as usize;
+    let mut v = crate::memory::try_with_capacity(len, &format!("array '{key}'"))
+        .map_err(|e| e.in_file(path))?;
+    v.resize(len, T::zeroed());
     let mut reader = m.reader;
     reader
         .read_exact(bytemuck::cast_slice_mut(&mut v))

@@ -789,7 +789,7 @@ impl<'a> Tokens<'a> {
 
     pub(crate) fn f64_vec(&mut self, count: usize, what: &str) -> Result<Vec<f64>> {
         self.need(count, what)?;
-        let mut v = Vec::with_capacity(count);
+        let mut v = crate::memory::try_with_capacity(count, what)?;
         for i in 0..count {
             v.push(self.f64(&format!("{what} [{i}]"))?);
         }
