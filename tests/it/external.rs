@@ -100,7 +100,7 @@ fn write_defs(dir: &Path) -> PathBuf {
 }
 
 /// Whether process `pid` is gone (or a zombie waiting to be reaped).
-fn dead(pid: u32) -> bool {
+pub(crate) fn dead(pid: u32) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
         Err(_) => true,
         Ok(s) => s

@@ -179,12 +179,8 @@ fn an_external_solver_s_setsid_grandchild_neither_holds_the_run_nor_outlives_it(
         String::from_utf8_lossy(&o.stderr)
     );
     let pid = std::fs::read_to_string(&pidfile).unwrap();
-    let stat = std::fs::read_to_string(format!("/proc/{}/stat", pid.trim())).unwrap_or_default();
-    let alive = stat
-        .rsplit_once(')')
-        .is_some_and(|(_, rest)| !rest.trim_start().starts_with(['Z', 'X']));
     assert!(
-        !alive,
+        crate::external::dead(pid.trim().parse().unwrap()),
         "the setsid grandchild {} outlived the run",
         pid.trim()
     );
