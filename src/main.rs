@@ -13,7 +13,7 @@ mod chain;
 mod cmd;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use cpbench_problems::io::{load, write_bundle, write_fclib, ClassChoice, FclibInfo, LoadOptions};
+use cpbench_problems::io::{load, ClassChoice, LoadOptions, OutputFormat};
 use cpbench_problems::ValidationOptions;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -251,19 +251,11 @@ fn other_commands(command: Command) -> Result<(), AnyError> {
         } => {
             // `--operator csc|block` forms N of a matrix-free input (every output holds N then)
             let inst = read.apply_operator(load(&input, &read.options())?)?;
-            let npz = output
-                .extension()
-                .is_some_and(|e| e.eq_ignore_ascii_case("npz"));
-            let fclib = is_fclib_path(&output);
-            let kind = if fclib {
-                write_fclib(&inst, &FclibInfo::for_instance(&inst), &output)?;
-                " (fclib local problem)"
-            } else if npz {
-                cpbench_problems::io::npz::write_npz(&inst, &output)?;
-                " (NumPy .npz)"
-            } else {
-                write_bundle(&inst, &output)?;
-                ""
+            let format = OutputFormat::from_path(&output);
+            format.write(&inst, &output)?;
+            let kind = match format {
+                OutputFormat::Bundle => String::new(),
+                f => format!(" ({})", f.describe()),
             };
             println!(
                 "wrote {} ({}, n = {}) to {}{kind}",
@@ -275,11 +267,4 @@ fn other_commands(command: Command) -> Result<(), AnyError> {
             Ok(())
         }
     }
-}
-
-/// True when `path` names an fclib HDF5 file (extension `.hdf5` or `.h5`, any case).
-pub fn is_fclib_path(path: &std::path::Path) -> bool {
-    path.extension()
-        .map(|e| e.eq_ignore_ascii_case("hdf5") || e.eq_ignore_ascii_case("h5"))
-        .unwrap_or(false)
 }

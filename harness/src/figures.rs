@@ -60,7 +60,7 @@ pub fn draw_iteration_plots(
             format!(
                 "{} ({}, n = {}; {})",
                 inst,
-                first.class,
+                first.class_name(),
                 first.n,
                 tol_title(first.tol, &[residual.as_str().to_string()])
             ),

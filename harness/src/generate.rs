@@ -9,7 +9,7 @@ use crate::fsutil::write_atomic;
 use cpbench_granular::{
     ContactSolution, ContactSolver, GranularError, SceneSpec, Snapshot, StepReport,
 };
-use cpbench_problems::io::{write_bundle, write_fclib, ClassChoice, FclibInfo};
+use cpbench_problems::io::ClassChoice;
 use cpbench_problems::operator::OperatorKind;
 use cpbench_problems::{Instance, ProblemError, ResidualKind};
 use cpbench_solvers::registry::build;
@@ -110,19 +110,11 @@ impl ContactSolver for RegistrySolver {
     }
 }
 
-/// How [`generate`] writes the exported steps.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum ExportFormat {
-    /// Native bundle directory `{label}_step{NNNN}__{ccp|lcp}`.
-    #[default]
-    Bundle,
-    /// fclib local problem `{label}_step{NNNN}.hdf5` (CCP only; read back, its instance name is
-    /// `{label}_step{NNNN}__ccp`, the bundle's name).
-    Fclib,
-    /// cpbench binary instance `{label}_step{NNNN}__{ccp|lcp}.npz`
-    /// ([`cpbench_problems::io::npz`]: NumPy arrays, SciPy's CSC layout for `N`).
-    Npz,
-}
+/// How [`generate`] writes the exported steps: the one list of written formats,
+/// [`cpbench_problems::io::OutputFormat`]. A bundle directory `{label}_step{NNNN}__{ccp|lcp}`,
+/// an fclib local problem `{label}_step{NNNN}.hdf5` (CCP only; read back, its instance name is
+/// `{label}_step{NNNN}__ccp`, the bundle's name), or `{label}_step{NNNN}__{ccp|lcp}.npz`.
+pub use cpbench_problems::io::OutputFormat as ExportFormat;
 
 /// What [`generate`] does.
 #[derive(Clone, Debug)]
@@ -264,24 +256,9 @@ pub fn export_instance(
     format: ExportFormat,
     out: &Path,
 ) -> Result<PathBuf, GenerateError> {
-    Ok(match format {
-        ExportFormat::Bundle => {
-            let dir = out.join(inst.name());
-            write_bundle(inst, &dir)?;
-            dir
-        }
-        ExportFormat::Npz => {
-            let file = out.join(format!("{}.npz", inst.name()));
-            cpbench_problems::io::npz::write_npz(inst, &file)?;
-            file
-        }
-        ExportFormat::Fclib => {
-            let stem = inst.name().strip_suffix("__ccp").unwrap_or(inst.name());
-            let file = out.join(format!("{stem}.hdf5"));
-            write_fclib(inst, &FclibInfo::for_instance(inst), &file)?;
-            file
-        }
-    })
+    let path = format.path_in(out, inst);
+    format.write(inst, &path)?;
+    Ok(path)
 }
 
 /// The settings checks shared by [`generate`] and

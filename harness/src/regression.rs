@@ -22,7 +22,7 @@
 
 use crate::error::{HarnessError, Result};
 use crate::fsutil::write_atomic;
-use crate::results::SummaryRow;
+use crate::results::{RowStatus, SummaryRow};
 use cpbench_problems::ResidualKind;
 use std::collections::HashMap;
 use std::path::Path;
@@ -61,7 +61,7 @@ pub struct BaselineRow {
     /// Checked success.
     pub success: bool,
     /// Claimed status.
-    pub status: String,
+    pub status: RowStatus,
     /// Iterations.
     pub iterations: u64,
     /// `N`-products.
@@ -108,7 +108,7 @@ impl BaselineRow {
             solver: r.solver.clone(),
             profile: r.profile.clone(),
             success: r.success,
-            status: r.status.clone(),
+            status: r.status,
             iterations: r.iterations,
             matvecs: r.matvecs,
             residual: r
@@ -145,7 +145,7 @@ pub fn write_baseline(path: &Path, rows: &[SummaryRow]) -> Result<()> {
             r.solver,
             r.profile,
             if r.success { "yes" } else { "no" }.into(),
-            r.status,
+            r.status.as_str().to_string(),
             r.iterations.to_string(),
             r.matvecs.to_string(),
             format!("{:e}", r.residual),
@@ -195,7 +195,7 @@ pub fn read_baseline(path: &Path) -> Result<Vec<BaselineRow>> {
             solver: s(1),
             profile: s(2),
             success: s(3) == "yes",
-            status: s(4),
+            status: RowStatus::parse(&s(4)).map_err(|m| err(format!("line {line}: {m}")))?,
             iterations: num(5)? as u64,
             matvecs: num(6)? as u64,
             residual: num(7)?,
@@ -412,7 +412,7 @@ pub fn new_rows(baseline: &[BaselineRow], current: &[SummaryRow]) -> Vec<Baselin
 /// Whether a new row is a failure: not a checked success and not a refusal (status
 /// `unsupported`: the solver declined the instance's class, see [`crate::results::REFUSED`]).
 pub fn new_row_fails(r: &BaselineRow) -> bool {
-    !r.success && r.status != crate::results::REFUSED
+    !r.success && !r.status.is_refused()
 }
 
 /// The listing of the new rows (empty string when there are none): one line per row, failing
@@ -444,7 +444,7 @@ pub fn format_new_rows(new: &[BaselineRow], allow_new: bool) -> String {
     for r in &rows {
         let v = if new_row_fails(r) { "NEW FAIL" } else { "new" };
         // a refusal ran nothing: no count, no residual
-        let (it, res) = if r.status == crate::results::REFUSED {
+        let (it, res) = if r.status.is_refused() {
             ("-".to_string(), "-".to_string())
         } else {
             (r.iterations.to_string(), format!("{:.2e}", r.residual))
@@ -630,6 +630,7 @@ fn summarise(cmp: &[Comparison], n_imp: usize, n_note: usize) -> String {
 mod tests {
     use super::*;
 
+    use cpbench_solvers::Status;
     /// A converged `pgs` row of instance `inst` after `it` iterations, with `max_iter` in its
     /// settings JSON (the hash follows the JSON).
     fn row(inst: &str, it: u64, res: f64, success: bool, max_iter: u64) -> SummaryRow {
@@ -638,12 +639,17 @@ mod tests {
         );
         SummaryRow {
             instance: inst.into(),
-            class: "ccp".into(),
+            class: Some(cpbench_problems::ProblemClass::Ccp),
             n: 3,
             nnz: 9,
             solver: "pgs".into(),
             settings_hash: format!("h{max_iter}"),
-            status: if success { "converged" } else { "max_iter" }.into(),
+            status: if success {
+                Status::Converged
+            } else {
+                Status::MaxIterations
+            }
+            .into(),
             success,
             iterations: it,
             matvecs: it,
@@ -810,7 +816,7 @@ mod tests {
         bad.solver = "pgs@omega=1.9".into();
         let mut refused = row("a", 0, f64::NAN, false, 100);
         refused.solver = "lemke".into();
-        refused.status = crate::results::REFUSED.into();
+        refused.status = crate::results::REFUSED;
         let run = vec![row("a", 10, 1e-7, true, 100), ok, bad, refused];
         let new = new_rows(&base, &run);
         let names: Vec<&str> = new.iter().map(|r| r.solver.as_str()).collect();

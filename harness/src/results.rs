@@ -18,8 +18,8 @@
 
 use crate::error::{HarnessError, Result};
 use crate::fsutil::write_atomic;
-use cpbench_problems::Residuals;
-use cpbench_solvers::IterRecord;
+use cpbench_problems::{OperatorKind, ProblemClass, Residuals};
+use cpbench_solvers::{IterRecord, Status};
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::Path;
@@ -30,8 +30,8 @@ use std::path::Path;
 pub struct SummaryRow {
     /// Instance name.
     pub instance: String,
-    /// `lcp`, `box` or `ccp`.
-    pub class: String,
+    /// The instance's class; `None` (an empty cell) for an input that did not load.
+    pub class: Option<ProblemClass>,
     /// Number of unknowns.
     pub n: usize,
     /// Stored entries of `N`.
@@ -41,8 +41,8 @@ pub struct SummaryRow {
     pub solver: String,
     /// First 16 hex digits of the SHA-256 of the solver and executor settings.
     pub settings_hash: String,
-    /// The solver's claimed status.
-    pub status: String,
+    /// The solver's claimed status, or that the input did not load.
+    pub status: RowStatus,
     /// The harness's check.
     pub success: bool,
     /// Iterations run.
@@ -67,9 +67,9 @@ pub struct SummaryRow {
     pub jobs: usize,
     /// Solver message (errors), empty otherwise.
     pub message: String,
-    /// Solver-specific counters at the end of the run (`name=value;...`, e.g. MPRGP's CG,
-    /// expansion and proportioning steps, APGD's backtracks and restarts).
-    pub counters: String,
+    /// Solver-specific counters at the end of the run (e.g. MPRGP's CG, expansion and
+    /// proportioning steps, APGD's backtracks and restarts); `name=value;...` on disk.
+    pub counters: Counters,
     /// Registry name of the solver behind the label (`pgs` for `pgs@omega=0.8`; presets keep
     /// their `name:preset` form). Files written before it read as the `solver` column.
     pub base_solver: String,
@@ -87,8 +87,9 @@ pub struct SummaryRow {
     /// load.
     pub peak_rss_bytes: Option<u64>,
     /// Storage behind the instance's `N`-products (`csc`, `block`, `matrix-free`;
-    /// [`cpbench_problems::OperatorKind`]). Empty in files written before it.
-    pub operator: String,
+    /// [`OperatorKind`]). `None` (an empty cell) in files written before it and for inputs
+    /// that did not load.
+    pub operator: Option<OperatorKind>,
     /// Bytes one `N`-product reads from the operator's arrays
     /// ([`cpbench_problems::Instance::operator_bytes`]): `operator_bytes / time per product`
     /// is the bandwidth a product achieves. `None` in files written before it.
@@ -168,12 +169,12 @@ impl SummaryRow {
     pub fn to_record(&self) -> Vec<String> {
         let mut r = vec![
             self.instance.clone(),
-            self.class.clone(),
+            self.class_name().to_string(),
             self.n.to_string(),
             self.nnz.to_string(),
             self.solver.clone(),
             self.settings_hash.clone(),
-            self.status.clone(),
+            self.status.as_str().to_string(),
             if self.success { "yes" } else { "no" }.to_string(),
             self.iterations.to_string(),
             self.matvecs.to_string(),
@@ -188,17 +189,27 @@ impl SummaryRow {
             self.profile.clone(),
             self.jobs.to_string(),
             self.message.clone(),
-            self.counters.clone(),
+            self.counters.to_string(),
             self.base_solver.clone(),
             self.settings.clone(),
             opt_u(self.peak_rss_bytes),
-            self.operator.clone(),
+            self.operator_name().to_string(),
             opt_u(self.operator_bytes),
             opt_u(self.repeats),
             format!("{:.6e}", self.time_min_s),
             format!("{:.6e}", self.time_max_s),
         ]);
         r
+    }
+
+    /// The class's CSV value (`lcp`, `ccp`, ...; empty for an input that did not load).
+    pub fn class_name(&self) -> &'static str {
+        self.class.map(|c| c.as_str()).unwrap_or_default()
+    }
+
+    /// The operator's CSV value (`csc`, `block`, `matrix-free`; empty when unknown).
+    pub fn operator_name(&self) -> &'static str {
+        self.operator.map(|o| o.as_str()).unwrap_or_default()
     }
 
     /// Registry name behind the label ([`Self::base_solver`], or the label for old files).
@@ -274,12 +285,20 @@ impl SummaryRow {
         let residuals = Residuals::from_values(vals);
         Ok(Self {
             instance: get("instance")?.to_string(),
-            class: get("class")?.to_string(),
+            class: match get("class")? {
+                "" => None,
+                c => Some(
+                    ProblemClass::ALL
+                        .into_iter()
+                        .find(|k| k.as_str() == c)
+                        .ok_or_else(|| err(format!("unknown class '{c}' in column 'class'")))?,
+                ),
+            },
             n: u("n")? as usize,
             nnz: u("nnz")? as usize,
             solver: get("solver")?.to_string(),
             settings_hash: get("settings_hash")?.to_string(),
-            status: get("status")?.to_string(),
+            status: RowStatus::parse(get("status")?).map_err(err)?,
             success: match get("success")? {
                 "yes" => true,
                 "no" => false,
@@ -296,7 +315,7 @@ impl SummaryRow {
             profile: get("profile").unwrap_or("default").to_string(),
             jobs: get("jobs").ok().and_then(|s| s.parse().ok()).unwrap_or(1),
             message: get("message").unwrap_or("").to_string(),
-            counters: get("counters").unwrap_or("").to_string(),
+            counters: Counters::parse(get("counters").unwrap_or("")).map_err(err)?,
             base_solver: get("base_solver")
                 .ok()
                 .filter(|s| !s.is_empty())
@@ -304,7 +323,14 @@ impl SummaryRow {
                 .to_string(),
             settings: get("settings").unwrap_or("").to_string(),
             peak_rss_bytes: opt_col("peak_rss_bytes")?,
-            operator: get("operator").unwrap_or("").to_string(),
+            operator: match get("operator").unwrap_or("") {
+                "" => None,
+                o => Some(OperatorKind::parse(o).ok_or_else(|| {
+                    err(format!(
+                        "unknown operator '{o}' in column 'operator' (expected csc, block or matrix-free)"
+                    ))
+                })?),
+            },
             operator_bytes: opt_col("operator_bytes")?,
             repeats: opt_col("repeats")?,
             time_min_s: opt_f("time_min_s")?,
@@ -568,9 +594,238 @@ pub fn read_trace(path: &Path) -> Result<Vec<TracePoint>> {
     Ok(out)
 }
 
+/// The `status` column of a row: the solver's claimed [`Status`], or that the input did not load.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum RowStatus {
+    /// The solver's (or the executor's) claim about the run.
+    Solver(Status),
+    /// The input did not load: no solver ran (`load_error`). The default of an empty row.
+    #[default]
+    LoadError,
+}
+
 /// Status of the row of an input that did not load.
-pub const LOAD_ERROR: &str = "load_error";
+pub const LOAD_ERROR: RowStatus = RowStatus::LoadError;
 
 /// The status of a run the solver refused (a class it does not take, a predicted budget
 /// overrun, a missing program): not a run, counted in no rate, mean or profile of the report.
-pub const REFUSED: &str = "unsupported";
+pub const REFUSED: RowStatus = RowStatus::Solver(Status::Unsupported);
+
+impl RowStatus {
+    /// The CSV value: [`Status::as_str`], or `load_error`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RowStatus::Solver(s) => s.as_str(),
+            RowStatus::LoadError => "load_error",
+        }
+    }
+
+    /// The status of a CSV value; the error names the value and the values expected.
+    pub fn parse(s: &str) -> std::result::Result<RowStatus, String> {
+        if s == "load_error" {
+            return Ok(RowStatus::LoadError);
+        }
+        Status::parse(s).map(RowStatus::Solver).ok_or_else(|| {
+            let known: Vec<&str> = Status::ALL.iter().map(|k| k.as_str()).collect();
+            format!(
+                "unknown status '{s}' in column 'status' (expected one of {}, load_error)",
+                known.join(", ")
+            )
+        })
+    }
+
+    /// Whether the solver refused the instance ([`REFUSED`]).
+    pub fn is_refused(self) -> bool {
+        self == REFUSED
+    }
+
+    /// Whether the input did not load ([`LOAD_ERROR`]).
+    pub fn is_load_error(self) -> bool {
+        self == LOAD_ERROR
+    }
+}
+
+impl From<Status> for RowStatus {
+    fn from(s: Status) -> Self {
+        RowStatus::Solver(s)
+    }
+}
+
+impl std::fmt::Display for RowStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The `counters` column: a run's solver-specific counters, name and value, in the order the
+/// solver reports them. On disk `name=value;name=value` (values in Rust's shortest form that
+/// reads back to the same `f64`, so a row survives a read and a write unchanged).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Counters(pub Vec<(String, f64)>);
+
+impl Counters {
+    /// The value of counter `name`, if the run reported it.
+    pub fn get(&self, name: &str) -> Option<f64> {
+        self.0.iter().find(|(k, _)| k == name).map(|&(_, v)| v)
+    }
+
+    /// Whether the run reported no counter.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The counters, name and value, in the solver's order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, f64)> {
+        self.0.iter().map(|(k, v)| (k.as_str(), *v))
+    }
+
+    /// The counters for people (reports): `name=value;...` with whole numbers as integers
+    /// and other values in scientific notation (`4.5e-9`, not `0.0000000045`).
+    pub fn compact(&self) -> String {
+        let one = |v: f64| {
+            if v.fract() == 0.0 && v.abs() < 1e15 {
+                format!("{v}")
+            } else {
+                format!("{v:e}")
+            }
+        };
+        let parts: Vec<String> = self
+            .0
+            .iter()
+            .map(|(k, v)| format!("{k}={}", one(*v)))
+            .collect();
+        parts.join(";")
+    }
+
+    /// Parse the CSV cell `name=value;...` (empty: no counter). A piece without `=` or with a
+    /// value that is not a number is an error naming it.
+    pub fn parse(s: &str) -> std::result::Result<Counters, String> {
+        let mut out = Vec::new();
+        for piece in s.split(';').filter(|p| !p.is_empty()) {
+            let (k, v) = piece.rsplit_once('=').ok_or_else(|| {
+                format!("counter '{piece}' in column 'counters' is not name=value")
+            })?;
+            let v = v.parse::<f64>().map_err(|_| {
+                format!("counter '{k}' in column 'counters' has value '{v}', expected a number")
+            })?;
+            out.push((k.to_string(), v));
+        }
+        Ok(Counters(out))
+    }
+}
+
+impl From<Vec<(String, f64)>> for Counters {
+    fn from(v: Vec<(String, f64)>) -> Self {
+        Counters(v)
+    }
+}
+
+impl std::fmt::Display for Counters {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (i, (k, v)) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(";")?;
+            }
+            write!(f, "{k}={v}")?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counters_read_back_to_the_same_cell() {
+        let c = Counters(vec![
+            ("cg_steps".into(), 12.0),
+            ("factor_time_s".into(), 1.25e-3),
+            ("ratio".into(), 0.1 + 0.2),
+            ("nan".into(), f64::NAN),
+        ]);
+        let cell = c.to_string();
+        assert_eq!(
+            cell,
+            "cg_steps=12;factor_time_s=0.00125;ratio=0.30000000000000004;nan=NaN"
+        );
+        let back = Counters::parse(&cell).unwrap();
+        assert_eq!(back.to_string(), cell);
+        assert_eq!(back.get("ratio"), Some(0.1 + 0.2));
+        assert_eq!(back.get("cg_steps"), Some(12.0));
+        assert_eq!(back.get("missing"), None);
+        assert_eq!(
+            back.compact(),
+            "cg_steps=12;factor_time_s=1.25e-3;ratio=3.0000000000000004e-1;nan=NaN"
+        );
+        assert!(Counters::parse("").unwrap().is_empty());
+        assert_eq!(
+            Counters::parse("a=1;b").unwrap_err(),
+            "counter 'b' in column 'counters' is not name=value"
+        );
+        assert_eq!(
+            Counters::parse("a=x").unwrap_err(),
+            "counter 'a' in column 'counters' has value 'x', expected a number"
+        );
+    }
+
+    #[test]
+    fn a_row_survives_a_write_and_a_read_and_bad_cells_name_their_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("summary.csv");
+        let row = SummaryRow {
+            instance: "a".into(),
+            class: Some(ProblemClass::Coulomb),
+            solver: "nsgs".into(),
+            status: Status::Stalled.into(),
+            counters: Counters(vec![("sweeps".into(), 3.0)]),
+            operator: Some(OperatorKind::MatrixFree),
+            residuals: Residuals::from_values([0.5; Residuals::COUNT]),
+            base_solver: "nsgs".into(),
+            time_min_s: 1.0,
+            time_max_s: 2.0,
+            ..SummaryRow::default()
+        };
+        let failed = SummaryRow {
+            instance: "missing.dat".into(),
+            status: LOAD_ERROR,
+            residuals: Residuals::from_values([f64::NAN; Residuals::COUNT]),
+            base_solver: "-".into(),
+            solver: "-".into(),
+            time_min_s: 0.0,
+            time_max_s: 0.0,
+            ..SummaryRow::default()
+        };
+        write_summary(&p, &[row.clone(), failed]).unwrap();
+        let text = std::fs::read_to_string(&p).unwrap();
+        assert!(text.contains(",coulomb,"), "{text}");
+        assert!(text.contains(",stalled,"), "{text}");
+        assert!(text.contains(",sweeps=3,"), "{text}");
+        assert!(text.contains(",matrix-free,"), "{text}");
+        assert!(text.contains("missing.dat,,0,0,-,,load_error,"), "{text}");
+        let back = read_summary(&p).unwrap();
+        assert_eq!(back[0].class, Some(ProblemClass::Coulomb));
+        assert_eq!(back[0].status, RowStatus::Solver(Status::Stalled));
+        assert_eq!(back[0].counters, row.counters);
+        assert_eq!(back[0].operator, Some(OperatorKind::MatrixFree));
+        assert_eq!(back[1].class, None);
+        assert!(back[1].status.is_load_error());
+        assert_eq!(back[1].operator, None);
+        // rewriting what was read gives the same bytes
+        write_summary(&p, &back).unwrap();
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), text);
+        // a status the enum does not know is an error naming the line and the value
+        std::fs::write(&p, text.replace(",stalled,", ",ok,")).unwrap();
+        let e = read_summary(&p).unwrap_err().to_string();
+        assert!(
+            e.contains("line 2") && e.contains("unknown status 'ok'") && e.contains("load_error"),
+            "{e}"
+        );
+        std::fs::write(&p, text.replace(",coulomb,", ",cones,")).unwrap();
+        let e = read_summary(&p).unwrap_err().to_string();
+        assert!(
+            e.contains("line 2") && e.contains("unknown class 'cones'"),
+            "{e}"
+        );
+    }
+}

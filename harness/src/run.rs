@@ -26,7 +26,7 @@ use crate::order::sort_canonical;
 use crate::results::{read_summary, write_summary, write_trace, SummaryAppender, SummaryRow};
 use cpbench_problems::{Instance, ResidualKind};
 use cpbench_solvers::registry::{self, build};
-use cpbench_solvers::{DrivenSolver, ExecSettings, Executor, ObserverMode, TraceRecorder};
+use cpbench_solvers::{DrivenSolver, ExecSettings, Executor, ObserverMode, Status, TraceRecorder};
 use rayon::prelude::*;
 use serde_json::json;
 use sha2::{Digest, Sha256};
@@ -708,7 +708,7 @@ fn execute_task(t: &Task, ctx: &TaskCtx) -> Result<SummaryRow> {
     // a run that fails its check is timed once (its time is a budget charge in the
     // report, not a cost to solve)
     let mut times = vec![res.time_s];
-    if res.status.as_str() != REFUSED && verdict.success {
+    if res.status != Status::Unsupported && verdict.success {
         for _ in 1..cfg.repeat.max(1) {
             let mut again = Runnable::of(spec)?;
             let mut quiet = TraceRecorder::new(ObserverMode::Never);
@@ -726,12 +726,12 @@ fn execute_task(t: &Task, ctx: &TaskCtx) -> Result<SummaryRow> {
     )?;
     let row = SummaryRow {
         instance: t.inst.name().to_string(),
-        class: t.inst.class().as_str().to_string(),
+        class: Some(t.inst.class()),
         n: t.inst.n(),
         nnz: t.inst.nnz(),
         solver: spec.label.clone(),
         settings_hash: hashes[t.solver][t.profile].clone(),
-        status: res.status.as_str().to_string(),
+        status: res.status.into(),
         success: verdict.success,
         iterations: res.iterations,
         matvecs: res.matvecs,
@@ -749,18 +749,13 @@ fn execute_task(t: &Task, ctx: &TaskCtx) -> Result<SummaryRow> {
             verdict
                 .reason
                 .as_deref()
-                .filter(|_| res.status.as_str() != REFUSED),
+                .filter(|_| res.status != Status::Unsupported),
         ),
-        counters: res
-            .counters
-            .iter()
-            .map(|(k, v)| format!("{k}={v}"))
-            .collect::<Vec<_>>()
-            .join(";"),
+        counters: res.counters.clone().into(),
         base_solver: spec.name.clone(),
         settings: jsons[t.solver][t.profile].clone(),
         peak_rss_bytes,
-        operator: t.inst.operator_kind().as_str().to_string(),
+        operator: Some(t.inst.operator_kind()),
         operator_bytes: Some(t.inst.operator_bytes()),
         repeats: Some(times.len() as u64),
         time_min_s: time_min,
@@ -778,7 +773,7 @@ fn load_error_row(f: &LoadFailure, profile: &Profile, jobs: usize) -> SummaryRow
     SummaryRow {
         instance: f.source.clone(),
         solver: "-".into(),
-        status: LOAD_ERROR.into(),
+        status: LOAD_ERROR,
         residuals: cpbench_problems::Residuals::from_values(
             [f64::NAN; cpbench_problems::Residuals::COUNT],
         ),

@@ -182,6 +182,14 @@ pub enum ProblemError {
         /// What was expected.
         hint: String,
     },
+    /// An output format name that cpbench does not write ([`crate::io::OutputFormat`]).
+    #[error("unknown output format '{value}' (expected one of {expected})")]
+    UnknownOutputFormat {
+        /// The name given.
+        value: String,
+        /// The names known.
+        expected: String,
+    },
     /// A factorisation needed to condense a global problem failed.
     #[error("factorisation failed: {0}")]
     Factorization(String),

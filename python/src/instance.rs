@@ -4,7 +4,7 @@
 
 use crate::buffer::{Buffer, Field};
 use crate::errors::{invalid, py_err};
-use cpbench_problems::io::{load as load_file, ClassChoice, FclibInfo, LoadOptions};
+use cpbench_problems::io::{load as load_file, ClassChoice, LoadOptions, OutputFormat};
 use cpbench_problems::{ConstraintSet, CscMatrix, Instance, Provenance, ValidationOptions};
 use pyo3::buffer::PyBuffer;
 use pyo3::prelude::*;
@@ -261,14 +261,6 @@ pub fn from_arrays(
     Ok(RawInstance::new(inst))
 }
 
-/// How [`save`] writes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum SaveFormat {
-    Bundle,
-    Fclib,
-    Npz,
-}
-
 /// Write `inst` to `path`: `format` `bundle` (a folder with `N.mtx`, `r.mtx`,
 /// `instance.json`), `fclib` (an fclib local problem, Coulomb-cone instances only) or `npz`
 /// (NumPy arrays, SciPy's CSC layout for `N`); `None` chooses by the extension as
@@ -282,35 +274,11 @@ pub fn save(
     path: PathBuf,
     format: Option<&str>,
 ) -> PyResult<&'static str> {
-    let ext = path
-        .extension()
-        .map(|e| e.to_string_lossy().to_ascii_lowercase())
-        .unwrap_or_default();
     let fmt = match format {
-        Some("bundle") => SaveFormat::Bundle,
-        Some("fclib" | "hdf5") => SaveFormat::Fclib,
-        Some("npz") => SaveFormat::Npz,
-        Some(other) => {
-            return Err(invalid(format!(
-                "unknown format '{other}' (bundle, fclib, npz)"
-            )))
-        }
-        None if ext == "hdf5" || ext == "h5" => SaveFormat::Fclib,
-        None if ext == "npz" => SaveFormat::Npz,
-        None => SaveFormat::Bundle,
+        Some(name) => OutputFormat::parse(name).map_err(|e| invalid(e.to_string()))?,
+        None => OutputFormat::from_path(&path),
     };
     let i = inst.inner.clone();
-    py.detach(move || match fmt {
-        SaveFormat::Bundle => cpbench_problems::io::write_bundle(&i, &path),
-        SaveFormat::Fclib => {
-            cpbench_problems::io::write_fclib(&i, &FclibInfo::for_instance(&i), &path)
-        }
-        SaveFormat::Npz => cpbench_problems::io::npz::write_npz(&i, &path),
-    })
-    .map_err(py_err)?;
-    Ok(match fmt {
-        SaveFormat::Bundle => "bundle",
-        SaveFormat::Fclib => "fclib",
-        SaveFormat::Npz => "npz",
-    })
+    py.detach(move || fmt.write(&i, &path)).map_err(py_err)?;
+    Ok(fmt.as_str())
 }

@@ -40,7 +40,7 @@ def test_save_errors_and_explicit_format(tmp_path):
     lcp = cpbench.load(fixture("lcp/lcp_mmc.dat"))
     with pytest.raises(cpbench.CpbenchError, match="(?i)cone|coulomb|fclib"):
         cpbench.save(lcp, tmp_path / "x.hdf5")
-    with pytest.raises(cpbench.CpbenchError, match="unknown format 'csv'"):
+    with pytest.raises(cpbench.CpbenchError, match="unknown output format 'csv'"):
         cpbench.save(lcp, tmp_path / "x", format="csv")
     cpbench.save(lcp, tmp_path / "as-npz.bin", format="npz")
     assert cpbench.load(tmp_path / "as-npz.bin").hash == lcp.hash

@@ -39,6 +39,25 @@ pub enum Status {
 }
 
 impl Status {
+    /// Every status, in the order of the enum.
+    pub const ALL: [Status; 10] = [
+        Status::Converged,
+        Status::MaxIterations,
+        Status::MaxTime,
+        Status::Stalled,
+        Status::Diverged,
+        Status::NumericalError,
+        Status::Unsupported,
+        Status::RayTermination,
+        Status::Crashed,
+        Status::BadOutput,
+    ];
+
+    /// The status of a CSV value ([`Status::as_str`]); `None` for any other text.
+    pub fn parse(s: &str) -> Option<Status> {
+        Status::ALL.into_iter().find(|st| st.as_str() == s)
+    }
+
     /// Short snake-case name (CSV value).
     pub fn as_str(self) -> &'static str {
         match self {
@@ -198,4 +217,32 @@ fn class_list(classes: &[ProblemClass]) -> String {
     }
     let names: Vec<&str> = classes.iter().map(|c| c.as_str()).collect();
     names.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Status;
+
+    #[test]
+    fn every_status_parses_back_from_its_csv_value() {
+        for s in Status::ALL {
+            // exhaustive: a variant added to the enum but not to ALL fails to compile here
+            match s {
+                Status::Converged
+                | Status::MaxIterations
+                | Status::MaxTime
+                | Status::Stalled
+                | Status::Diverged
+                | Status::NumericalError
+                | Status::Unsupported
+                | Status::RayTermination
+                | Status::Crashed
+                | Status::BadOutput => {}
+            }
+            assert_eq!(Status::parse(s.as_str()), Some(s));
+        }
+        let names: std::collections::BTreeSet<_> = Status::ALL.iter().map(|s| s.as_str()).collect();
+        assert_eq!(names.len(), Status::ALL.len());
+        assert_eq!(Status::parse("ok"), None);
+    }
 }

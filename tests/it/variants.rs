@@ -179,7 +179,10 @@ fn a_folder_sweep_keeps_going_and_refusals_are_announced() {
     assert!(stdout.contains("does not support class lcp"), "{stdout}");
     let rows = read_summary(&out.join("summary.csv")).unwrap();
     assert_eq!(rows.len(), 5);
-    let bad: Vec<_> = rows.iter().filter(|r| r.status == "load_error").collect();
+    let bad: Vec<_> = rows
+        .iter()
+        .filter(|r| r.status.as_str() == "load_error")
+        .collect();
     assert_eq!(bad.len(), 1);
     assert!(bad[0].instance.ends_with("broken.dat") && !bad[0].success);
     assert!(
@@ -192,7 +195,8 @@ fn a_folder_sweep_keeps_going_and_refusals_are_announced() {
     let refused: Vec<_> = rows.iter().filter(|r| r.solver == "nsgs").collect();
     assert!(refused
         .iter()
-        .all(|r| r.status == "unsupported" && r.message.contains("does not support class lcp")));
+        .all(|r| r.status.as_str() == "unsupported"
+            && r.message.contains("does not support class lcp")));
 
     // the bad file fixed: the next run drops the load_error row and solves it
     std::fs::copy(fixture("lcp/lcp_CPS_1.dat"), data.join("broken.dat")).unwrap();
@@ -204,7 +208,7 @@ fn a_folder_sweep_keeps_going_and_refusals_are_announced() {
             .arg(&out),
     );
     let rows = read_summary(&out.join("summary.csv")).unwrap();
-    assert!(rows.iter().all(|r| r.status != "load_error"));
+    assert!(rows.iter().all(|r| r.status.as_str() != "load_error"));
     assert_eq!(rows.len(), 6);
 
     std::fs::write(data.join("broken.dat"), "garbage\n").unwrap();
@@ -282,7 +286,7 @@ fn a_sweep_figure_holds_the_summary_rows() {
             let recs: Vec<csv::StringRecord> = r.records().map(|x| x.unwrap()).collect();
             let want: Vec<_> = rows
                 .iter()
-                .filter(|x| x.base_solver == base && x.class == class)
+                .filter(|x| x.base_solver == base && x.class_name() == class)
                 .collect();
             assert_eq!(recs.len(), want.len(), "{}", csv.display());
             assert_eq!(recs.len(), n_var);

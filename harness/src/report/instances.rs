@@ -45,7 +45,7 @@ pub(super) fn instance_sections(md: &mut String, ctx: &ProfileCtx) -> Result<()>
         let tol = opts.tol.unwrap_or(first.tol);
         let title = format!(
             "{inst} ({}, n = {}; {})",
-            first.class,
+            first.class_name(),
             first.n,
             tol_title(tol, &[residual.as_str().to_string()])
         );
@@ -60,7 +60,7 @@ pub(super) fn instance_sections(md: &mut String, ctx: &ProfileCtx) -> Result<()>
         let _ = writeln!(
             md,
             "#### {inst} ({}, n = {}, nnz = {})\n\n| solver | status | success | iterations | N-products | time [s] | {} |\n|---|---|---|---|---|---|---|",
-            first.class,
+            first.class_name(),
             first.n,
             first.nnz,
             residual.as_str()

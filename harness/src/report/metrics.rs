@@ -6,8 +6,9 @@ use crate::error::Result;
 use crate::fsutil::write_atomic;
 use crate::manifest::Manifest;
 use crate::names::{trace_path, FileStems};
-use crate::results::{read_trace, SummaryRow, TracePoint};
-use cpbench_problems::ResidualKind;
+use crate::results::{read_trace, RowStatus, SummaryRow, TracePoint};
+use cpbench_problems::{ProblemClass, ResidualKind};
+use cpbench_solvers::Status;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -50,14 +51,14 @@ impl Metric {
 pub struct Outcome {
     /// Instance.
     pub instance: String,
-    /// Problem class of the instance (`ccp`, `lcp`, `coulomb`, ...).
-    pub class: String,
+    /// Problem class of the instance (`None` for an input that did not load).
+    pub class: Option<ProblemClass>,
     /// Solver label.
     pub solver: String,
     /// Registry name behind the label (for the cost model).
     pub base: String,
     /// The solver's claimed status (`converged`, `max_iterations`, `stalled`, ...).
-    pub status: String,
+    pub status: RowStatus,
     /// The row's message (why it stopped or failed the check; a refusal's reason).
     pub message: String,
     /// Solved (by the check or the report tolerance).
@@ -158,9 +159,9 @@ pub fn outcomes(
     rows.iter()
         .map(|r| {
             let spent = [r.time_s, r.iterations as f64, r.matvecs as f64];
-            let claimed = r.status == "converged";
+            let claimed = r.status == RowStatus::Solver(Status::Converged);
             let (solved, cost) = match opts.tol {
-                _ if r.status == crate::run::REFUSED => (false, spent),
+                _ if r.status.is_refused() => (false, spent),
                 None => (r.success, spent),
                 Some(tol) => {
                     let res = opts
@@ -183,14 +184,14 @@ pub fn outcomes(
             };
             Ok(Outcome {
                 instance: r.instance.clone(),
-                class: r.class.clone(),
+                class: r.class,
                 solver: r.solver.clone(),
                 base: r.base().to_string(),
-                status: r.status.clone(),
+                status: r.status,
                 message: r.message.clone(),
                 solved,
                 claimed,
-                refused: r.status == crate::run::REFUSED,
+                refused: r.status.is_refused(),
                 cost,
                 charged,
                 budget,
@@ -732,13 +733,13 @@ mod tests {
         let cost = [it * 1e-3, it, it];
         Outcome {
             instance: inst.into(),
-            class: "lcp".into(),
+            class: Some(cpbench_problems::ProblemClass::Lcp),
             solver: solver.into(),
             base: solver.into(),
             status: if solved {
-                "converged"
+                Status::Converged
             } else {
-                "max_iterations"
+                Status::MaxIterations
             }
             .into(),
             message: String::new(),
@@ -810,12 +811,12 @@ mod tests {
     ) -> SummaryRow {
         SummaryRow {
             instance: inst.into(),
-            class: "lcp".into(),
+            class: Some(cpbench_problems::ProblemClass::Lcp),
             n: 3,
             nnz: 9,
             solver: solver.into(),
             settings_hash: String::new(),
-            status: status.into(),
+            status: crate::results::RowStatus::parse(status).unwrap(),
             success: ok,
             iterations: it,
             matvecs: it,
@@ -894,7 +895,7 @@ mod tests {
 
     fn refusal(inst: &str, solver: &str) -> Outcome {
         let mut x = o(inst, solver, false, 0.0);
-        x.status = "unsupported".into();
+        x.status = crate::results::REFUSED;
         x.refused = true;
         x
     }

@@ -157,7 +157,7 @@ fn groups(rows: &[SummaryRow], pool: bool) -> Vec<(String, Option<String>)> {
     let mut out = Vec::new();
     for prof in distinct(rows, |r| &r.profile) {
         let mine: Vec<SummaryRow> = rows.iter().filter(|r| r.profile == prof).cloned().collect();
-        let classes = distinct(&mine, |r| &r.class);
+        let classes = distinct(&mine, |r| r.class_name());
         if pool || classes.len() <= 1 {
             out.push((prof, None));
         } else {
@@ -168,11 +168,11 @@ fn groups(rows: &[SummaryRow], pool: bool) -> Vec<(String, Option<String>)> {
 }
 
 /// The distinct values of `key` over `rows`, in first-appearance order.
-fn distinct(rows: &[SummaryRow], key: fn(&SummaryRow) -> &String) -> Vec<String> {
+fn distinct(rows: &[SummaryRow], key: fn(&SummaryRow) -> &str) -> Vec<String> {
     let mut v: Vec<String> = Vec::new();
     for r in rows {
-        if !v.contains(key(r)) {
-            v.push(key(r).clone());
+        if !v.iter().any(|x| x == key(r)) {
+            v.push(key(r).to_string());
         }
     }
     v
@@ -197,9 +197,8 @@ pub fn report_with_summary(dir: &Path, opts: &ReportOptions) -> Result<(PathBuf,
         sort_canonical(&mut rows, m);
     }
     // inputs that did not load are listed, not scored
-    let (failed, rows): (Vec<SummaryRow>, Vec<SummaryRow>) = rows
-        .into_iter()
-        .partition(|r| r.status == crate::run::LOAD_ERROR);
+    let (failed, rows): (Vec<SummaryRow>, Vec<SummaryRow>) =
+        rows.into_iter().partition(|r| r.status.is_load_error());
     let lim = metrics::limits(manifest.as_ref());
     let stems = FileStems::from_rows(&rows);
     let rdir = dir.join("report");
@@ -226,7 +225,7 @@ pub fn report_with_summary(dir: &Path, opts: &ReportOptions) -> Result<(PathBuf,
     for (prof, class) in groups(&rows, opts.pool_classes) {
         let prow: Vec<&SummaryRow> = rows
             .iter()
-            .filter(|r| r.profile == prof && class.as_ref().is_none_or(|c| &r.class == c))
+            .filter(|r| r.profile == prof && class.as_ref().is_none_or(|c| r.class_name() == c))
             .collect();
         let outs = outcomes(dir, &prow, &stems, opts, &lim)?;
         let tol = prow.first().map(|r| r.tol).unwrap_or(f64::NAN);
@@ -359,11 +358,11 @@ mod tests {
     fn row(inst: &str, solver: &str, status: &str, ok: bool, t: f64, it: u64) -> SummaryRow {
         SummaryRow {
             instance: inst.into(),
-            class: "lcp".into(),
+            class: Some(cpbench_problems::ProblemClass::Lcp),
             n: 2,
             nnz: 4,
             solver: solver.into(),
-            status: status.into(),
+            status: crate::results::RowStatus::parse(status).unwrap(),
             success: ok,
             iterations: it,
             matvecs: it,

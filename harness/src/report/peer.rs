@@ -67,14 +67,14 @@ fn table(md: &mut String, ours: &[SummaryRow], peer: &[SummaryRow]) {
         let _ = writeln!(
             md,
             "#### {name} ({}, n = {}, nnz = {})\n\n| solver | status | success | iterations | time [s] | nat_map_rel_2 | fc3d_error | complementarity | check | counters |\n|---|---|---|---|---|---|---|---|---|---|",
-            first.class, first.n, first.nnz
+            first.class_name(), first.n, first.nnz
         );
         for r in mine.iter().chain(&theirs) {
             let mut solver = r.solver.clone();
             if r.profile != "default" {
                 solver.push_str(&format!(" ({})", r.profile));
             }
-            let mut counters = r.counters.clone();
+            let mut counters = r.counters.compact();
             if r.n != first.n {
                 counters.push_str(&format!(" **n = {} differs**", r.n));
             }
@@ -127,7 +127,7 @@ mod tests {
         ours.solver = "pgs".into();
         ours.iterations = 123;
         ours.residuals.nat_map_rel_2 = 7e-7;
-        ours.counters = String::new();
+        ours.counters = Default::default();
         let mut other = ours.clone();
         other.instance = "elsewhere".into();
         let md = peer_section(&[ours, other], &peer, "peer.csv");

@@ -26,7 +26,7 @@ pub fn is_scale_instance(name: &str) -> bool {
 
 /// Contacts of a row: `n / 3` for cone problems, `n` otherwise.
 fn contacts(r: &SummaryRow) -> usize {
-    match r.class.as_str() {
+    match r.class_name() {
         "ccp" | "coulomb" => r.n / 3,
         _ => r.n,
     }
@@ -113,7 +113,7 @@ pub(super) fn scale_section(
             r.instance,
             p.contacts,
             r.n,
-            r.operator,
+            r.operator_name(),
             r.operator_bytes.unwrap_or(0),
             r.solver,
             r.iterations,
@@ -256,10 +256,9 @@ pub(super) fn scale_section(
             "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             p.contacts,
             r.n,
-            if r.operator.is_empty() {
-                "-"
-            } else {
-                &r.operator
+            match r.operator {
+                None => "-",
+                Some(o) => o.as_str(),
             },
             fmt_opt(r.operator_bytes.map(|b| b as f64 / 1e6), |v| format!(
                 "{v:.1}"
@@ -302,7 +301,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let row = |l: usize, n: usize, solver: &str, t: f64, bytes: u64| SummaryRow {
             instance: format!("pyramid-{l}_step0001__ccp"),
-            class: "ccp".into(),
+            class: Some(cpbench_problems::ProblemClass::Ccp),
             n,
             solver: solver.into(),
             base_solver: solver.into(),
@@ -311,7 +310,7 @@ mod tests {
             time_s: t,
             profile: "default".into(),
             peak_rss_bytes: Some(50_000_000),
-            operator: "csc".into(),
+            operator: Some(cpbench_problems::OperatorKind::Csc),
             operator_bytes: Some(bytes),
             ..SummaryRow::default()
         };

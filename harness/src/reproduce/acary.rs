@@ -247,13 +247,14 @@ pub fn profile_on_grid(rows: &[&SummaryRow], solvers: &[String]) -> Vec<(String,
             let c = [r.time_s, r.iterations as f64, r.matvecs as f64];
             crate::report::Outcome {
                 instance: r.instance.clone(),
-                class: r.class.clone(),
+                class: r.class,
                 solver: r.solver.clone(),
                 base: r.base().to_string(),
-                status: r.status.clone(),
+                status: r.status,
                 message: r.message.clone(),
                 solved: r.success,
-                claimed: r.status == "converged",
+                claimed: r.status
+                    == crate::results::RowStatus::Solver(cpbench_solvers::Status::Converged),
                 refused: r.status == crate::run::REFUSED,
                 cost: c,
                 charged: c,

@@ -154,12 +154,7 @@ fn counter(row: &SummaryRow, name: &str) -> f64 {
     if name == "iterations" {
         return row.iterations as f64;
     }
-    row.counters
-        .split(';')
-        .filter_map(|kv| kv.split_once('='))
-        .find(|(k, _)| *k == name)
-        .and_then(|(_, v)| v.parse().ok())
-        .unwrap_or(f64::NAN)
+    row.counters.get(name).unwrap_or(f64::NAN)
 }
 
 /// `jbearing2_5.out` line by line: `mprgp:permon` on the 10 x 16 journal bearing at rtol

@@ -9,8 +9,8 @@
 //! | [`Format::Bundle`] | [`bundle`] | cpbench bundle: a directory with `N.mtx`, `r.mtx`, `instance.json` |
 //! | [`Format::Npz`] | [`npz`] | cpbench binary instance: `.npy` arrays in an uncompressed `.npz` (SciPy's CSC layout for `N`) |
 //!
-//! A Coulomb-cone instance is written as an fclib local problem by [`fclib_write`]
-//! ([`write_fclib`]). MatrixMarket reading and writing is in [`mtx`]. The layouts are described in
+//! The formats cpbench writes are [`OutputFormat`]'s (bundle, fclib, npz); a Coulomb-cone
+//! instance is written as an fclib local problem by [`fclib_write`] ([`write_fclib`]). MatrixMarket reading and writing is in [`mtx`]. The layouts are described in
 //! `tests/fixtures/README.md`; the sign conventions below.
 //!
 //! **Sign convention.** fclib and Siconos write a frictional problem as `u = W r + q` (unknown
@@ -36,12 +36,14 @@ pub mod fclib;
 pub use fclib::write as fclib_write;
 pub mod mtx;
 pub mod npz;
+pub mod output;
 pub mod siconos;
 pub mod siconos_global;
 
 pub use atomic::write_atomic;
 pub use bundle::{read_bundle, write_bundle};
 pub use fclib::write::{write_fclib, FclibInfo};
+pub use output::OutputFormat;
 
 use crate::constraints::ConstraintSet;
 use crate::error::{ProblemError, Result};

@@ -34,6 +34,17 @@ impl OperatorKind {
             OperatorKind::MatrixFree => "matrix-free",
         }
     }
+
+    /// The storage of a name ([`OperatorKind::as_str`]); `None` for any other text.
+    pub fn parse(s: &str) -> Option<OperatorKind> {
+        [
+            OperatorKind::Csc,
+            OperatorKind::Block,
+            OperatorKind::MatrixFree,
+        ]
+        .into_iter()
+        .find(|k| k.as_str() == s)
+    }
 }
 
 impl fmt::Display for OperatorKind {

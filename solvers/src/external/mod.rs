@@ -387,6 +387,13 @@ fn read_info(path: &Path) -> Result<Info, String> {
             .as_object()
             .ok_or_else(|| field("counters", "an object of numbers"))?;
         for (k, v) in m {
+            // the summary's `counters` cell is `name=value;...`: a name must not break it
+            if k.is_empty() || k.contains([';', '=']) {
+                return Err(field(
+                    "counters",
+                    &format!("names without ';' or '=' (got '{k}')"),
+                ));
+            }
             let f = v
                 .as_f64()
                 .ok_or_else(|| field("counters", &format!("a number for '{k}'")))?;
@@ -864,6 +871,9 @@ mod tests {
         assert_eq!(info.message.as_deref(), Some("ok"));
         assert_eq!(info.counters, vec![("a".to_string(), 2.0)]);
         assert_eq!(info.time_s, Some(0.25));
+        std::fs::write(&i, r#"{"counters": {"a;b=1": 2}}"#).unwrap();
+        let e = read_info(&i).unwrap_err();
+        assert!(e.contains("names without ';' or '=' (got 'a;b=1')"), "{e}");
         std::fs::write(&i, r#"{"status": "done"}"#).unwrap();
         let info = read_info(&i).unwrap();
         assert_eq!(info.status, None);
