@@ -26,7 +26,6 @@
 //! scale     -> manifest, order, run         the `scale` suite (pyramids, .npz cache)
 //! merge     -> figures, lock, manifest, names, order, results
 //! report    -> figures, lock, manifest, names, order, plot, regression, results
-//! reproduce -> run, plot, lock, manifest, suite, generate   published experiments by name
 //! ```
 //!
 //! `run`, `merge` and `report` use none of each other.
@@ -50,7 +49,6 @@ pub mod order;
 pub mod plot;
 pub mod regression;
 pub mod report;
-pub mod reproduce;
 pub mod request;
 pub mod results;
 pub mod run;

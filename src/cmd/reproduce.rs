@@ -1,9 +1,9 @@
 //! `cpbench reproduce`: published experiments re-run by name
-//! ([`cpbench_harness::reproduce`]).
+//! ([`cpbench_reproduce`]).
 
 use crate::AnyError;
 use clap::Args;
-use cpbench_harness::reproduce::{self, Context, Verdict};
+use cpbench_reproduce::{self as reproduce, Context, Verdict};
 use std::path::PathBuf;
 
 /// Arguments of `cpbench reproduce`.

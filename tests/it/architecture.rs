@@ -179,6 +179,7 @@ fn no_crate_has_a_file_level_import_cycle() {
         "granular",
         "solvers",
         "harness",
+        "reproduce",
         "python",
         ".",
         "test-support",

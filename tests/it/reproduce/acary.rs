@@ -2,8 +2,8 @@
 //! files, the performance profile is a distribution function of tau, the set table is there.
 
 use super::common::quick;
-use cpbench_harness::reproduce::acary::tau_grid;
-use cpbench_harness::reproduce::{Published, Verdict};
+use cpbench_reproduce::acary::tau_grid;
+use cpbench_reproduce::{Published, Verdict};
 
 #[test]
 fn acary_quick_nsgs_solves_and_profile_is_monotone() {

@@ -2,9 +2,9 @@
 //! runs: every step within the cap, APGD below Jacobi and GS in mean iterations.
 
 use super::common::quick;
-use cpbench_harness::reproduce::cannonball::{size, MAX_ITER, SOLVERS};
-use cpbench_harness::reproduce::sim::{read_steps, trace_path};
-use cpbench_harness::reproduce::Verdict;
+use cpbench_reproduce::cannonball::{size, MAX_ITER, SOLVERS};
+use cpbench_reproduce::sim::{read_steps, trace_path};
+use cpbench_reproduce::Verdict;
 
 #[test]
 fn cannonball_quick_runs_every_solver_within_the_cap() {
@@ -37,7 +37,7 @@ fn cannonball_quick_runs_every_solver_within_the_cap() {
         cs[0].ours_text
     );
     match &cs[0].published {
-        cpbench_harness::reproduce::Published::Claim { text, .. } => {
+        cpbench_reproduce::Published::Claim { text, .. } => {
             assert!(text.contains("compared to the traditional Gauss-Seidel approach"))
         }
         p => panic!("{p:?}"),

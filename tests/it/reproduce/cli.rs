@@ -1,6 +1,6 @@
 //! `cpbench reproduce` from the command line: `--list`, a recipe by id, an unknown id.
 
-use cpbench_harness::reproduce::recipes;
+use cpbench_reproduce::recipes;
 use std::process::Command;
 
 fn cpbench() -> Command {
@@ -21,7 +21,7 @@ fn list_names_every_recipe_with_its_run_times() {
         assert!(line.contains(i.paper), "{line}");
         // the full-size time is the committed measured one (results/reproduce/timings.csv,
         // read from the working directory: the repository root under cargo test)
-        let times = cpbench_harness::reproduce::timings::known_timings(std::path::Path::new(env!(
+        let times = cpbench_reproduce::timings::known_timings(std::path::Path::new(env!(
             "CARGO_MANIFEST_DIR"
         )))
         .0;
@@ -30,7 +30,7 @@ fn list_names_every_recipe_with_its_run_times() {
             .find(|t| t.recipe == i.id && t.size == "full")
             .unwrap_or_else(|| panic!("{} has no measured full-size time", i.id));
         assert!(
-            line.contains(&cpbench_harness::reproduce::fmt_duration(full.wall_s)),
+            line.contains(&cpbench_reproduce::fmt_duration(full.wall_s)),
             "{line}"
         );
     }

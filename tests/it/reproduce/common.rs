@@ -1,6 +1,6 @@
 //! Helpers shared by the recipe tests.
 
-use cpbench_harness::reproduce::{find, reproduce, Context, Reproduced, Verdict};
+use cpbench_reproduce::{find, reproduce, Context, Reproduced, Verdict};
 
 /// Run recipe `id` at its quick size into a temporary folder; returns the outcome and the
 /// folder (kept alive by the returned guard).

@@ -2,9 +2,9 @@
 //! the tightest tolerance, every APGD solve converged.
 
 use super::common::quick;
-use cpbench_harness::reproduce::mazhar::{sim_size, size, SOLVERS, TOLS};
-use cpbench_harness::reproduce::sim::{read_steps, trace_path};
-use cpbench_harness::reproduce::Verdict;
+use cpbench_reproduce::mazhar::{sim_size, size, SOLVERS, TOLS};
+use cpbench_reproduce::sim::{read_steps, trace_path};
+use cpbench_reproduce::Verdict;
 
 #[test]
 fn mazhar_quick_apgd_needs_fewer_iterations_than_gs_and_jacobi() {

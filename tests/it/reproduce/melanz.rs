@@ -2,8 +2,8 @@
 //! method (as PDIP), PGJ and PGS, cold-started, res3 <= 1e-3.
 
 use super::common::quick;
-use cpbench_harness::reproduce::melanz::{QUICK, TOL};
-use cpbench_harness::reproduce::sim::{read_steps, trace_path};
+use cpbench_reproduce::melanz::{QUICK, TOL};
+use cpbench_reproduce::sim::{read_steps, trace_path};
 
 #[test]
 fn fill_runs_converge_and_the_pile_settles() {

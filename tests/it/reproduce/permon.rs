@@ -3,8 +3,8 @@
 //! their 11 printed digits) and ex1's KKT lines to their 3 printed digits.
 
 use super::common::quick;
-use cpbench_harness::reproduce::permon::{mpgp_lines, OBJECTIVES, PUBLISHED};
-use cpbench_harness::reproduce::Verdict;
+use cpbench_reproduce::permon::{mpgp_lines, OBJECTIVES, PUBLISHED};
+use cpbench_reproduce::Verdict;
 
 #[test]
 fn permon_counts_are_matched_exactly() {
@@ -71,11 +71,9 @@ fn permon_counts_are_matched_exactly() {
         gf1.ours
     );
     // a second call resumes: nothing is recomputed, the same numbers come back
-    let again = cpbench_harness::reproduce::reproduce(
-        cpbench_harness::reproduce::find("permon-mprgp")
-            .unwrap()
-            .as_ref(),
-        &cpbench_harness::reproduce::Context {
+    let again = cpbench_reproduce::reproduce(
+        cpbench_reproduce::find("permon-mprgp").unwrap().as_ref(),
+        &cpbench_reproduce::Context {
             out: dir.path().to_path_buf(),
             quick: true,
             rerun: false,

@@ -3,8 +3,8 @@
 //! CCP's relaxation leaves an O(h) deviation (1.35e-4 at h = 1e-3, halved with h).
 
 use super::common::quick;
-use cpbench_harness::reproduce::sliding::{runs, ROLLING_SPEED};
-use cpbench_harness::reproduce::Verdict;
+use cpbench_reproduce::sliding::{runs, ROLLING_SPEED};
+use cpbench_reproduce::Verdict;
 
 #[test]
 fn every_solver_rolls_at_five_sevenths_of_v0() {

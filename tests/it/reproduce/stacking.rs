@@ -2,7 +2,7 @@
 //! statement), the 30-sweep CCP leaves a penetration that grows with the column height.
 
 use super::common::quick;
-use cpbench_harness::reproduce::Verdict;
+use cpbench_reproduce::Verdict;
 
 fn cell(s: &str) -> f64 {
     s.split_whitespace().next().unwrap().parse().unwrap()

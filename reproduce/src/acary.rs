@@ -18,14 +18,14 @@
 //! "not decided" with the reason and our measurement beside it.
 
 use super::{Comparison, Context, Figure, MdTable, Outcome, Recipe, RecipeInfo};
-use crate::error::{HarnessError, Result};
-use crate::fsutil::write_atomic;
-use crate::manifest::Profile;
-use crate::plot::{draw_plot, Axis, LinePlot, Series};
-use crate::report::{ratios, Metric};
-use crate::results::SummaryRow;
-use crate::run::{run, RunConfig, SolverSpec};
-use crate::Suite;
+use cpbench_harness::error::{HarnessError, Result};
+use cpbench_harness::fsutil::write_atomic;
+use cpbench_harness::manifest::Profile;
+use cpbench_harness::plot::{draw_plot, Axis, LinePlot, Series};
+use cpbench_harness::report::{ratios, Metric};
+use cpbench_harness::results::SummaryRow;
+use cpbench_harness::run::{run, RunConfig, SolverSpec};
+use cpbench_harness::Suite;
 use cpbench_problems::io::ClassChoice;
 use cpbench_problems::{Instance, ResidualKind};
 use serde_json::json;
@@ -239,13 +239,13 @@ fn profile_name(tol: f64) -> String {
 /// Performance profile on CPU time of the rows of one precision (Dolan & More 2002): for each
 /// solver label in `solvers`, `rho_s(tau)` on [`tau_grid`] = share of the problems of `rows`
 /// that `s` solved within `tau` times the fastest solver's time (a failure is an infinite
-/// ratio), via [`crate::report::ratios`]. Values lie in `[0, 1]` and are non-decreasing in `tau`.
+/// ratio), via [`cpbench_harness::report::ratios`]. Values lie in `[0, 1]` and are non-decreasing in `tau`.
 pub fn profile_on_grid(rows: &[&SummaryRow], solvers: &[String]) -> Vec<(String, Vec<f64>)> {
-    let outs: Vec<crate::report::Outcome> = rows
+    let outs: Vec<cpbench_harness::report::Outcome> = rows
         .iter()
         .map(|r| {
             let c = [r.time_s, r.iterations as f64, r.matvecs as f64];
-            crate::report::Outcome {
+            cpbench_harness::report::Outcome {
                 instance: r.instance.clone(),
                 class: r.class,
                 solver: r.solver.clone(),
@@ -254,8 +254,10 @@ pub fn profile_on_grid(rows: &[&SummaryRow], solvers: &[String]) -> Vec<(String,
                 message: r.message.clone(),
                 solved: r.success,
                 claimed: r.status
-                    == crate::results::RowStatus::Solver(cpbench_solvers::Status::Converged),
-                refused: r.status == crate::run::REFUSED,
+                    == cpbench_harness::results::RowStatus::Solver(
+                        cpbench_solvers::Status::Converged,
+                    ),
+                refused: r.status == cpbench_harness::run::REFUSED,
                 cost: c,
                 charged: c,
                 budget: [None; 3],
@@ -619,8 +621,10 @@ fn analyse(
             let nfiles = best.keys().filter(|i| &set_name(i) == set).count();
             let sprof = profile_on_grid(&srows, labels);
             write_atomic(
-                &ctx.out
-                    .join(format!("{stem}_{}.csv", crate::fsutil::safe_file_name(set))),
+                &ctx.out.join(format!(
+                    "{stem}_{}.csv",
+                    cpbench_harness::fsutil::safe_file_name(set)
+                )),
                 profile_csv(&sprof, &grid).as_bytes(),
             )?;
             panels.push(profile_plot(
@@ -634,7 +638,7 @@ fn analyse(
             ));
         }
         let per_set = format!("profiles_per_set_{tol:e}");
-        crate::plot::draw_grid(
+        cpbench_harness::plot::draw_grid(
             &format!("Performance profiles on CPU time per test set, precision {tol:e}"),
             &panels,
             3,

@@ -12,15 +12,15 @@
 //! Columns: `recipe, size, wall_s, repeat, decided, verdicts, logical_cpus, cpu, git_revision,
 //! finished` (`decided`: verdicts other than "not decided"; `finished`: RFC 3339, UTC).
 
-use crate::error::{HarnessError, Result};
-use crate::fsutil::write_atomic;
+use cpbench_harness::error::{HarnessError, Result};
+use cpbench_harness::fsutil::write_atomic;
 use std::path::Path;
 
 /// File name of the timings table.
 pub const TIMINGS_FILE: &str = "timings.csv";
 
 /// The timings committed with the source (`results/reproduce/timings.csv`).
-const COMMITTED: &str = include_str!("../../../results/reproduce/timings.csv");
+const COMMITTED: &str = include_str!("../../results/reproduce/timings.csv");
 
 const HEADER: &str =
     "recipe,size,wall_s,repeat,decided,verdicts,logical_cpus,cpu,git_revision,started";

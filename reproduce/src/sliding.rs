@@ -17,10 +17,10 @@
 use super::formulations::{Formulation, FormulationSolver};
 use super::sim::{self, Probe, RunStats, StepRow};
 use super::{Comparison, Context, Figure, MdTable, Outcome, Recipe, RecipeInfo};
-use crate::error::{HarnessError, Result};
-use crate::plot::{Axis, Series};
 use cpbench_granular::nalgebra::Vector3;
 use cpbench_granular::{Body, Plane, SimParams, Simulation, World};
+use cpbench_harness::error::{HarnessError, Result};
+use cpbench_harness::plot::{Axis, Series};
 use cpbench_problems::io::ClassChoice;
 use cpbench_solvers::ExecSettings;
 use serde_json::json;

@@ -5,7 +5,7 @@
 //! multiplications, CG, expansion and proportioning steps of its MPRGP; `jbearing2_1` and
 //! `_3` print the objective value of a TAO BLMVM run (`TaoType: blmvm`, a limited-memory
 //! quasi-Newton method, not MPRGP): our MPRGP's objective is compared with the minimum BLMVM
-//! found, at the printed digits. The built-in `permon` suite ([`crate::Suite::permon_suite`])
+//! found, at the printed digits. The built-in `permon` suite ([`cpbench_harness::Suite::permon_suite`])
 //! holds the instances; the `mprgp:permon*` presets are PERMON's settings of each test. The
 //! counts are integers: the match is exact (tolerance 0). `jbearing2_5.out` prints PERMON's
 //! MPGP monitor on a 10 x 16 grid, one line per iteration ([`JBEARING2_5`]): the recipe
@@ -13,11 +13,11 @@
 //! `||gp||`, `||gf||`, `||gc||` at the printed 11 digits ([`mpgp_lines`]).
 
 use super::{Comparison, Context, Figure, MdTable, Outcome, Recipe, RecipeInfo};
-use crate::error::{HarnessError, Result};
-use crate::manifest::Profile;
-use crate::results::SummaryRow;
-use crate::run::{run, RunConfig, SolverSpec};
-use crate::Suite;
+use cpbench_harness::error::{HarnessError, Result};
+use cpbench_harness::manifest::Profile;
+use cpbench_harness::results::SummaryRow;
+use cpbench_harness::run::{run, RunConfig, SolverSpec};
+use cpbench_harness::Suite;
 use cpbench_problems::ResidualKind;
 
 /// The recipe (see the module documentation).
@@ -163,7 +163,7 @@ fn counter(row: &SummaryRow, name: &str) -> f64 {
 /// `proj_grad_2`; later ones `gf` and `gc` of the solver's own gradient, `||gp||` =
 /// `sqrt(gf^2 + gc^2)`). Errors: solver and file errors.
 fn mpgp_lines_compared(ctx: &Context, out: &mut Outcome) -> Result<()> {
-    use crate::suite::{InstanceSource, SuiteEntry};
+    use cpbench_harness::suite::{InstanceSource, SuiteEntry};
     fn jb_10x16() -> cpbench_problems::Result<cpbench_problems::Instance> {
         cpbench_problems::generators::boxqp::jbearing2(10, 16, 0.1, 10.0)
     }
@@ -199,14 +199,14 @@ fn mpgp_lines_compared(ctx: &Context, out: &mut Outcome) -> Result<()> {
         .iter()
         .find(|r| r.instance == "jbearing2-10x16" && r.solver == "mprgp:permon")
         .ok_or_else(|| HarnessError::Invalid("no row for jbearing2-10x16".into()))?;
-    let stems = crate::names::FileStems::from_rows(&rows);
-    let tpath = ctx.out.join(crate::names::trace_path(
+    let stems = cpbench_harness::names::FileStems::from_rows(&rows);
+    let tpath = ctx.out.join(cpbench_harness::names::trace_path(
         &stems.of_row(row),
         &row.solver,
         &row.profile,
     ));
-    let trace = crate::results::read_trace(&tpath)?;
-    let column = |name: &str| crate::results::read_trace_column(&tpath, name);
+    let trace = cpbench_harness::results::read_trace(&tpath)?;
+    let column = |name: &str| cpbench_harness::results::read_trace_column(&tpath, name);
     let (gf_col, gc_col, step_col) = (column("gf")?, column("gc")?, column("step")?);
     let published = mpgp_lines();
     let src = "permon/permon src/tutorials/output/jbearing2_5.out";
@@ -357,7 +357,7 @@ fn ex1_kkt_compared(out: &mut Outcome) -> Result<()> {
         stall_window: None,
         ..Default::default()
     };
-    let mut solver = crate::generate::RegistrySolver::new("mprgp:permon", None, exec)?;
+    let mut solver = cpbench_harness::generate::RegistrySolver::new("mprgp:permon", None, exec)?;
     let x = solver
         .solve(&inst, None)
         .map_err(HarnessError::Invalid)?

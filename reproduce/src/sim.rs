@@ -16,11 +16,11 @@
 //! solver reports it, else the stepper's wall time of the solve.
 
 use super::Context;
-use crate::error::{HarnessError, Result};
-use crate::fsutil::{solver_file_name, write_atomic, write_json_atomic};
-use crate::manifest::{git_revision, machine, now_utc};
-use crate::plot::{draw_plot, Axis, FigureOptions, LinePlot, Series};
 use cpbench_granular::{ContactSolver, Simulation, StepReport};
+use cpbench_harness::error::{HarnessError, Result};
+use cpbench_harness::fsutil::{solver_file_name, write_atomic, write_json_atomic};
+use cpbench_harness::manifest::{git_revision, machine, now_utc};
+use cpbench_harness::plot::{draw_plot, Axis, FigureOptions, LinePlot, Series};
 use serde_json::json;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -139,7 +139,7 @@ impl ContactSolver for Repeated<'_> {
             let again = self.inner.solve(inst, warm)?;
             self.last.push(again.solver_time.unwrap_or(f64::NAN));
         }
-        let (med, _, _) = crate::run::median_min_max(&self.last);
+        let (med, _, _) = cpbench_harness::run::median_min_max(&self.last);
         Ok(cpbench_granular::ContactSolution {
             solver_time: Some(med),
             ..first
@@ -159,7 +159,7 @@ pub struct Probe<'a> {
 pub fn trace_path(out: &Path, case: &str, solver: &str) -> std::path::PathBuf {
     out.join("traces").join(format!(
         "{}__{}.csv",
-        crate::fsutil::safe_file_name(case),
+        cpbench_harness::fsutil::safe_file_name(case),
         solver_file_name(solver)
     ))
 }
@@ -418,13 +418,13 @@ impl RunStats {
     /// Median time to simulate the run (s) and its relative spread over the repeats.
     pub fn sim_time(&self) -> (f64, f64) {
         let v = self.sim_repeats();
-        (crate::run::median_min_max(&v).0, spread(&v))
+        (cpbench_harness::run::median_min_max(&v).0, spread(&v))
     }
 }
 
 /// `(max - min) / median` of `v` (0 for fewer than two values).
 fn spread(v: &[f64]) -> f64 {
-    let (med, lo, hi) = crate::run::median_min_max(v);
+    let (med, lo, hi) = cpbench_harness::run::median_min_max(v);
     if v.len() > 1 && med > 0.0 {
         (hi - lo) / med
     } else {

@@ -21,12 +21,12 @@
 
 use super::sim::{plot_vs_time, simulate, write_manifest, write_summary, Probe, RunStats, StepRow};
 use super::{Context, Figure, MdTable, Outcome, Recipe, RecipeInfo};
-use crate::error::{HarnessError, Result};
-use crate::generate::RegistrySolver;
-use crate::plot::Series;
 use cpbench_granular::narrow::Partner;
 use cpbench_granular::scenes::FillParams;
 use cpbench_granular::{ContactSolution, ContactSolver, Simulation};
+use cpbench_harness::error::{HarnessError, Result};
+use cpbench_harness::generate::RegistrySolver;
+use cpbench_harness::plot::Series;
 use cpbench_problems::instance::Instance;
 use cpbench_problems::ResidualKind;
 use cpbench_solvers::ExecSettings;

@@ -15,8 +15,8 @@
 //! LCP start cold. [`FormulationSolver::cold`] starts every formulation cold (Horak &
 //! Trinkle's scripts start each step at zero).
 
-use crate::generate::RegistrySolver;
 use cpbench_granular::{ContactSolution, ContactSolver};
+use cpbench_harness::generate::RegistrySolver;
 use cpbench_problems::io::ClassChoice;
 use cpbench_problems::linalg::CscMatrix;
 use cpbench_problems::{Instance, ValidationOptions};

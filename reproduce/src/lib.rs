@@ -1,9 +1,11 @@
+//! # cpbench-reproduce
+//!
 //! Published experiments re-run by name: `cpbench reproduce <id>`.
 //!
 //! A recipe ([`Recipe`]) is data plus a little code: the instances or the scene, the solvers
 //! with the paper's parameters, the residual and tolerance, the caps, and the figures to draw.
 //! [`reproduce`] runs one into an output folder and writes, besides the usual run files
-//! (`summary.csv`, `traces/`, `manifest.json`: those of [`crate::run`] for recipes that solve
+//! (`summary.csv`, `traces/`, `manifest.json`: those of [`cpbench_harness::run`] for recipes that solve
 //! instances, those of [`sim`] for recipes that run the time stepper), three files of its own:
 //!
 //! - `reproduce.md`: the set-up, our numbers beside the paper's ([`Comparison`]), whether each
@@ -19,13 +21,14 @@
 //! `--quick` runs a reduced size that finishes in under a minute (the tests use it); the full
 //! size is the paper's, or the largest this machine affords where the recipe says so. Runs
 //! resume: what a folder already holds (summary rows, completed simulation traces) is reused
-//! unless [`Context::rerun`] is set. One writer per folder ([`crate::lock::FolderLock`]).
+//! unless [`Context::rerun`] is set. One writer per folder ([`cpbench_harness::lock::FolderLock`]).
 //!
 //! The recipes ([`recipes`]) and their sources are listed by `cpbench reproduce --list`.
+#![deny(missing_docs)]
 
-use crate::error::{HarnessError, Result};
-use crate::fsutil::{write_atomic, write_json_atomic};
-use crate::manifest::{git_revision, machine, now_utc};
+use cpbench_harness::error::{HarnessError, Result};
+use cpbench_harness::fsutil::{write_atomic, write_json_atomic};
+use cpbench_harness::manifest::{git_revision, machine, now_utc};
 use serde_json::json;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -522,12 +525,12 @@ pub fn reproduce(recipe: &dyn Recipe, ctx: &Context) -> Result<Reproduced> {
     let info = recipe.info();
     std::fs::create_dir_all(&ctx.out).map_err(|e| HarnessError::io(&ctx.out, e))?;
     let (stamp, started) = now_utc();
-    let load_start = crate::load::LoadSample::now();
+    let load_start = cpbench_harness::load::LoadSample::now();
     let t0 = Instant::now();
     let outcome = recipe.run(ctx)?;
     let wall_s = t0.elapsed().as_secs_f64();
-    let load_end = crate::load::LoadSample::now();
-    let _lock = crate::lock::FolderLock::acquire(&ctx.out)?;
+    let load_end = cpbench_harness::load::LoadSample::now();
+    let _lock = cpbench_harness::lock::FolderLock::acquire(&ctx.out)?;
     let rev = git_revision();
     let mach = machine();
     let command = command_line(info.id, ctx);
@@ -678,7 +681,7 @@ fn markdown(
     rev: &str,
     started: &str,
     wall_s: f64,
-    mach: &crate::manifest::Machine,
+    mach: &cpbench_harness::manifest::Machine,
     load: &str,
 ) -> String {
     let mut s = String::new();

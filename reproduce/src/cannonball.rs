@@ -33,10 +33,10 @@ use super::sim::{
     plot_vs_time, simulate_repeated, write_manifest, write_summary, RunStats, StepRow,
 };
 use super::{ratio_reading, Comparison, Context, Figure, MdTable, Outcome, Recipe, RecipeInfo};
-use crate::error::{HarnessError, Result};
-use crate::generate::RegistrySolver;
-use crate::plot::Series;
 use cpbench_granular::scenes::PyramidParams;
+use cpbench_harness::error::{HarnessError, Result};
+use cpbench_harness::generate::RegistrySolver;
+use cpbench_harness::plot::Series;
 use cpbench_problems::ResidualKind;
 use cpbench_solvers::ExecSettings;
 use serde_json::json;
@@ -263,7 +263,7 @@ impl Recipe for ChronoCannonball {
                  `||(gamma - P_K(gamma - eps g)) / eps||_2`, `eps = 1/n^2`, below {TOL:e}, at \
                  most {MAX_ITER} iterations per step; the best Res4 iterate is returned (as \
                  Chrono does). Warm start from the previous step's impulses. Solvers as in the \
-                 table below (module `harness/src/reproduce/cannonball.rs` gives the mapping \
+                 table below (module `reproduce/src/cannonball.rs` gives the mapping \
                  of each Chrono solver onto cpbench's and what differs). Chrono's printed \
                  numbers are not known to us (the demo's source is not in the index we \
                  searched): our numbers stand alone, and only the paper's qualitative claim \

@@ -23,13 +23,13 @@
 
 use super::sim::{draw, line_plot, simulate_repeated, RunStats};
 use super::{ratio_reading, Comparison, Context, Figure, MdTable, Outcome, Recipe, RecipeInfo};
-use crate::error::{HarnessError, Result};
-use crate::generate::RegistrySolver;
-use crate::manifest::Profile;
-use crate::plot::{Axis, Series};
-use crate::results::SummaryRow;
-use crate::run::{run, RunConfig, SolverSpec};
 use cpbench_granular::scenes::FillParams;
+use cpbench_harness::error::{HarnessError, Result};
+use cpbench_harness::generate::RegistrySolver;
+use cpbench_harness::manifest::Profile;
+use cpbench_harness::plot::{Axis, Series};
+use cpbench_harness::results::SummaryRow;
+use cpbench_harness::run::{run, RunConfig, SolverSpec};
 use cpbench_problems::{Instance, ResidualKind};
 use cpbench_solvers::ExecSettings;
 
@@ -293,7 +293,7 @@ impl Recipe for Mazhar2015Apgd {
         // the abstract's claim on its own measure: whole simulations, GS against APGD
         let sims = whole_simulations(ctx)?;
         let sz = sim_size(ctx.quick);
-        crate::reproduce::sim::write_summary(
+        crate::sim::write_summary(
             &ctx.out.join("simulations"),
             &sims
                 .iter()
@@ -367,19 +367,19 @@ impl Recipe for Mazhar2015Apgd {
 
         // the residual against iterations of APGD and GS on the same problems, at the
         // tightest tolerance (the traces record every 10th iteration)
-        let stems = crate::names::FileStems::from_rows(&rows);
+        let stems = cpbench_harness::names::FileStems::from_rows(&rows);
         let tight = TOLS[TOLS.len() - 1];
         let mut panels = Vec::new();
         for inst in &insts {
             let mut series = Vec::new();
             for (k, (solver, label)) in [("apgd", "APGD"), ("pgs", "GS")].iter().enumerate() {
                 let r = find(inst.name(), solver, tight)?;
-                let p = ctx.out.join(crate::names::trace_path(
+                let p = ctx.out.join(cpbench_harness::names::trace_path(
                     &stems.of_row(r),
                     &r.solver,
                     &r.profile,
                 ));
-                let tr = crate::results::read_trace(&p)?;
+                let tr = cpbench_harness::results::read_trace(&p)?;
                 series.push(Series {
                     label: label.to_string(),
                     points: tr
@@ -400,7 +400,7 @@ impl Recipe for Mazhar2015Apgd {
             plot.hline = Some((tight, format!("Res4 {tight:e}")));
             panels.push(plot);
         }
-        crate::plot::draw_grid(
+        cpbench_harness::plot::draw_grid(
             &format!("Res4 against iterations from zero, APGD and GS (cap {max_iter})"),
             &panels,
             2,

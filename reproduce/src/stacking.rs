@@ -28,11 +28,11 @@
 use super::formulations::{Formulation, FormulationSolver};
 use super::sim::{self, RunStats, StepRow};
 use super::{Comparison, Context, Figure, MdTable, Outcome, Recipe, RecipeInfo};
-use crate::error::{HarnessError, Result};
-use crate::plot::{Axis, Series};
 use cpbench_granular::nalgebra::Vector3;
 use cpbench_granular::rng::SplitMix64;
 use cpbench_granular::{Body, ContactSolver, Plane, SimParams, Simulation, World};
+use cpbench_harness::error::{HarnessError, Result};
+use cpbench_harness::plot::{Axis, Series};
 use cpbench_problems::io::ClassChoice;
 use cpbench_solvers::ExecSettings;
 use serde_json::json;
@@ -353,7 +353,10 @@ impl Recipe for HorakTrinkleStacking {
                 color: Some(k_model),
             });
         }
-        crate::fsutil::write_atomic(&ctx.out.join("error_vs_iterations.csv"), err_csv.as_bytes())?;
+        cpbench_harness::fsutil::write_atomic(
+            &ctx.out.join("error_vs_iterations.csv"),
+            err_csv.as_bytes(),
+        )?;
         let err_plot = sim::line_plot(
             &format!("exp_stacking_err: {n_err}-sphere column, error against iterations from zero"),
             "iteration (log scale)",
