@@ -22,7 +22,8 @@
 //! table     -> results                     terminal summary table
 //! figures   -> names, plot, results        convergence plots, row groups, labels
 //! regression -> results                    baseline comparison
-//! run       -> bandwidth, check, figures, lock, manifest, memory, names, order, results
+//! solve     -> check                      one checked solve (the CLI's rows, Python's solve)
+//! run       -> bandwidth, figures, lock, manifest, memory, names, order, results, solve
 //! scale     -> manifest, order, run         the `scale` suite (pyramids, .npz cache)
 //! merge     -> figures, lock, manifest, names, order, results
 //! report    -> figures, lock, manifest, names, order, plot, regression, results
@@ -54,6 +55,7 @@ pub mod results;
 pub mod run;
 pub mod scale;
 pub mod simout;
+pub mod solve;
 pub mod suite;
 pub mod table;
 pub mod variants;

@@ -30,9 +30,9 @@ pub struct Manifest {
     pub machine: Machine,
     /// Suite name (`default`, `permon`, `instances`, ...).
     pub suite: String,
-    /// Executor settings. Each profile's `tol` replaces `exec.tol` in its runs, so the JSON
-    /// writes `exec.tol` as the text [`EXEC_TOL_NOTE`] instead of a number no run used (older
-    /// manifests with a number still read; a text reads as the default).
+    /// Executor settings shared by the profiles. The tolerance is each profile's
+    /// ([`Profile::exec_settings`]), so the JSON's `exec` has no `tol` (older manifests wrote
+    /// a number no run used, or a note; either is ignored on reading).
     #[serde(with = "exec_json")]
     pub exec: ExecSettings,
     /// Settings profiles, in canonical order.
@@ -100,12 +100,9 @@ fn is_one(v: &usize) -> bool {
     *v <= 1
 }
 
-/// What a manifest writes for `exec.tol`: the stopping tolerance of a run is its profile's.
-pub const EXEC_TOL_NOTE: &str = "per profile: see profiles[].tol";
-
-/// `exec` with `tol` written as [`EXEC_TOL_NOTE`], read as a number or that text.
+/// `exec` without `tol` (the tolerance lives in `profiles[].tol`); a `tol` in an older
+/// manifest (a number, or the note "per profile: see profiles[].tol") is ignored.
 mod exec_json {
-    use super::EXEC_TOL_NOTE;
     use cpbench_solvers::ExecSettings;
     use serde::de::Error as _;
     use serde::ser::Error as _;
@@ -115,7 +112,7 @@ mod exec_json {
     pub fn serialize<S: Serializer>(e: &ExecSettings, s: S) -> Result<S::Ok, S::Error> {
         let mut v = serde_json::to_value(e).map_err(S::Error::custom)?;
         if let Some(o) = v.as_object_mut() {
-            o.insert("tol".into(), Value::from(EXEC_TOL_NOTE));
+            o.remove("tol");
         }
         v.serialize(s)
     }
@@ -123,9 +120,7 @@ mod exec_json {
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<ExecSettings, D::Error> {
         let mut v = Value::deserialize(d)?;
         if let Some(o) = v.as_object_mut() {
-            if o.get("tol").is_some_and(Value::is_string) {
-                o.remove("tol");
-            }
+            o.remove("tol");
         }
         serde_json::from_value(v).map_err(D::Error::custom)
     }
@@ -248,6 +243,15 @@ pub struct Profile {
 }
 
 impl Profile {
+    /// The executor settings of this profile's runs: `base` with the profile's `tol`, the one
+    /// number that stops the solver and that the harness checks the answer against.
+    pub fn exec_settings(&self, base: &ExecSettings) -> ExecSettings {
+        ExecSettings {
+            tol: self.tol,
+            ..base.clone()
+        }
+    }
+
     /// The built-in profiles: `default` (1e-6), `low` (1e-4), `high` (1e-8).
     pub fn builtin(name: &str) -> Option<Profile> {
         let tol = match name {
@@ -425,12 +429,12 @@ mod tests {
         assert!(m.extra.is_empty(), "{:?}", m.extra.keys());
         // written back the same, but for the two fields this version writes differently: the
         // residual's name is the CLI's (`nat_map_rel2` read as an alias), and `exec.tol` (1e-6
-        // under a 1e-8 profile) says that each profile sets it
+        // under a 1e-8 profile) is gone: the tolerance is the profile's
         assert_eq!(raw["exec"]["residual"], "nat_map_rel2");
         assert_eq!(raw["exec"]["tol"], 1e-6);
         let mut expected = raw.clone();
         expected["exec"]["residual"] = "nat_map_rel_2".into();
-        expected["exec"]["tol"] = EXEC_TOL_NOTE.into();
+        expected["exec"].as_object_mut().unwrap().remove("tol");
         assert_eq!(serde_json::to_value(&m).unwrap(), expected);
         // ... and that form reads back as the same manifest
         let again: Manifest = serde_json::from_value(serde_json::to_value(&m).unwrap()).unwrap();

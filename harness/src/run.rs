@@ -17,7 +17,6 @@
 //! settings hash and profile) unless `rerun`; `shard = i/n` runs the deterministic subset of the
 //! matrix whose canonical index is `i - 1` modulo `n` (folders joined again by `crate::merge`).
 
-use crate::check::{check, CheckSpec};
 use crate::error::{HarnessError, Result};
 use crate::figures::draw_iteration_plots;
 use crate::manifest::{self, CheckRecord, Manifest, SolverEntry};
@@ -25,101 +24,19 @@ use crate::names::{plot_paths, trace_path, FileStems};
 use crate::order::sort_canonical;
 use crate::results::{read_summary, write_summary, write_trace, SummaryAppender, SummaryRow};
 use cpbench_problems::{Instance, ResidualKind};
-use cpbench_solvers::registry::{self, build};
-use cpbench_solvers::{DrivenSolver, ExecSettings, Executor, ObserverMode, Status, TraceRecorder};
+use cpbench_solvers::registry;
+use cpbench_solvers::{ExecSettings, ObserverMode, Status, TraceRecorder};
 use rayon::prelude::*;
 use serde_json::json;
 use sha2::{Digest, Sha256};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 pub use crate::manifest::{Profile, Shard};
 
-/// A solver variant: a label, the registry solver behind it and its settings (a JSON object
-/// of the solver's settings struct; `None` = defaults).
-#[derive(Clone, Debug)]
-pub struct SolverSpec {
-    /// The variant's name, unique within a run: the `solver` column, legends, trace file
-    /// names and baseline keys (`pgs`, `pgs@omega=0.8`, `pgs-slow`).
-    pub label: String,
-    /// Registry name (`pgs`, `mprgp:permon1`, `desaxce-apgd`).
-    pub name: String,
-    /// Settings overrides.
-    pub settings: Option<serde_json::Value>,
-    /// A solver that drives its own loop instead of a registry solver: an external program
-    /// (`ext:NAME`, `siconos:*`, [`cpbench_solvers::external`]) or a callable of the Python
-    /// package. `name` is then its name and `settings` unused; the executor runs it through
-    /// [`Executor::run_driven`].
-    pub driven: Option<Arc<dyn DrivenSolver>>,
-}
-
-impl SolverSpec {
-    /// A solver with default settings, labelled by its registry name.
-    pub fn named(name: &str) -> Self {
-        Self {
-            label: name.to_string(),
-            name: name.to_string(),
-            settings: None,
-            driven: None,
-        }
-    }
-
-    /// A driven solver (an external program, a Python callable), labelled by its name.
-    pub fn driven(solver: Arc<dyn DrivenSolver>) -> Self {
-        Self {
-            label: solver.name().to_string(),
-            name: solver.name().to_string(),
-            settings: None,
-            driven: Some(solver),
-        }
-    }
-
-    /// The solver's effective settings as JSON (defaults filled in; a driven solver's own
-    /// description). Errors: an unknown registry name or invalid settings.
-    pub fn effective_settings(&self) -> Result<serde_json::Value> {
-        Ok(match &self.driven {
-            Some(d) => d.settings(),
-            None => build(&self.name, self.settings.as_ref())?.settings,
-        })
-    }
-}
-
-/// A solver ready to run: a registry solver built afresh, or a shared driven one.
-enum Runnable {
-    Own(Box<dyn cpbench_solvers::Solver + Send>),
-    Driven(Arc<dyn DrivenSolver>),
-}
-
-impl Runnable {
-    fn of(spec: &SolverSpec) -> Result<Self> {
-        Ok(match &spec.driven {
-            Some(d) => Runnable::Driven(d.clone()),
-            None => Runnable::Own(build(&spec.name, spec.settings.as_ref())?.solver),
-        })
-    }
-
-    fn refusal(&self, inst: &Instance) -> Option<String> {
-        match self {
-            Runnable::Own(s) => cpbench_solvers::kernels::refusal(s.as_ref(), inst),
-            Runnable::Driven(d) => d.refusal(inst),
-        }
-    }
-
-    fn run(
-        &mut self,
-        exec: ExecSettings,
-        inst: &Instance,
-        observers: &mut [&mut dyn cpbench_solvers::Observer],
-    ) -> std::result::Result<cpbench_solvers::SolveResult, cpbench_solvers::SolverError> {
-        match self {
-            Runnable::Own(s) => Executor::new(exec).run(s.as_mut(), inst, None, observers),
-            Runnable::Driven(d) => {
-                Executor::new(exec).run_driven(d.as_ref(), inst, None, observers)
-            }
-        }
-    }
-}
+pub use crate::solve::SolverSpec;
+use crate::solve::{checked_solve, Runnable};
 
 /// Everything a run needs besides the instances.
 #[derive(Clone, Debug)]
@@ -309,8 +226,7 @@ fn settings_tables(
         }
         let settings = spec.effective_settings()?;
         for (p, prof) in cfg.profiles.iter().enumerate() {
-            let mut exec = cfg.exec.clone();
-            exec.tol = prof.tol;
+            let exec = prof.exec_settings(&cfg.exec);
             exec.validate()?;
             hashes[s][p] = settings_hash(&spec.name, &settings, &exec);
             jsons[s][p] = settings_json(&spec.name, &settings, &exec);
@@ -687,23 +603,20 @@ fn execute_task(t: &Task, ctx: &TaskCtx) -> Result<SummaryRow> {
     } = *ctx;
     let spec = &cfg.solvers[t.solver];
     let prof = &cfg.profiles[t.profile];
-    let mut exec = cfg.exec.clone();
-    exec.tol = prof.tol;
+    let exec = prof.exec_settings(&cfg.exec);
     let mut runnable = Runnable::of(spec)?;
-    let check_residual = ResidualKind::resolve(cfg.check_residual, t.inst.class());
     let mut rec = TraceRecorder::new(mode);
     let peak = crate::memory::PeakRss::start(reset_peak);
-    let res = runnable.run(exec.clone(), t.inst, &mut [&mut rec])?;
-    let peak_rss_bytes = peak.read();
-    let verdict = check(
+    let checked = checked_solve(
+        &mut runnable,
+        exec.clone(),
         t.inst,
-        &res.gamma,
-        CheckSpec {
-            residual: check_residual,
-            tol: prof.tol,
-        },
-    )
-    .for_status(res.status.as_str());
+        None,
+        cfg.check_residual,
+        &mut [&mut rec],
+    )?;
+    let peak_rss_bytes = peak.read();
+    let (res, verdict, check_residual) = (checked.result, checked.verdict, checked.check_residual);
     // the repeats: the same solve again, only its time kept. A refusal is not timed, and
     // a run that fails its check is timed once (its time is a budget charge in the
     // report, not a cost to solve)
@@ -712,7 +625,11 @@ fn execute_task(t: &Task, ctx: &TaskCtx) -> Result<SummaryRow> {
         for _ in 1..cfg.repeat.max(1) {
             let mut again = Runnable::of(spec)?;
             let mut quiet = TraceRecorder::new(ObserverMode::Never);
-            times.push(again.run(exec.clone(), t.inst, &mut [&mut quiet])?.time_s);
+            times.push(
+                again
+                    .run(exec.clone(), t.inst, None, &mut [&mut quiet])?
+                    .time_s,
+            );
         }
     }
     let (time_med, time_min, time_max) = median_min_max(&times);

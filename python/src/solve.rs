@@ -1,19 +1,19 @@
 //! One solve and the residuals of an answer, on the harness's own path so that the numbers
-//! equal a `cpbench run` row: a registry solver built with [`cpbench_harness::variants::expand`]
-//! and [`cpbench_solvers::registry::build`] (or a driven solver: a Python callable, an
-//! `ext:` / `siconos:` program), run by [`Executor::run`] / [`Executor::run_driven`] with a
-//! [`TraceRecorder`], the answer checked by [`cpbench_harness::check::check`] exactly as
-//! `cpbench_harness::run` does.
+//! equal a `cpbench run` row: the solver variant resolved to a
+//! [`cpbench_harness::run::SolverSpec`] (a registry token through
+//! [`cpbench_harness::variants::expand`], or a driven solver: a Python callable, an `ext:` /
+//! `siconos:` program), then [`cpbench_harness::solve::checked_solve`], the function behind
+//! every row of `cpbench run`, with a [`TraceRecorder`].
 
 use crate::buffer::Buffer;
 use crate::driven::PySolver;
 use crate::errors::{invalid, py_err};
 use crate::instance::RawInstance;
 use crate::names::residual_kind;
-use cpbench_harness::check::{check, CheckSpec};
-use cpbench_problems::{residuals as all_residuals, ResidualKind, Residuals};
-use cpbench_solvers::registry::build;
-use cpbench_solvers::{DrivenSolver, ExecSettings, Executor, ObserverMode, TraceRecorder};
+use cpbench_harness::run::SolverSpec;
+use cpbench_harness::solve::{checked_solve, Runnable};
+use cpbench_problems::{residuals as all_residuals, Residuals};
+use cpbench_solvers::{ExecSettings, ObserverMode, TraceRecorder};
 use pyo3::buffer::PyBuffer;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -50,14 +50,6 @@ pub fn residuals<'py>(
     residual_dict(py, &r)
 }
 
-/// What a solve runs.
-pub enum Which {
-    /// A registry solver (`name`, settings).
-    Registry(String, Option<serde_json::Value>),
-    /// A driven solver.
-    Driven(Arc<dyn DrivenSolver>),
-}
-
 /// The solver `solver` stands for: a `PySolver`, a driven name (`ext:` / `siconos:`,
 /// resolved with `external`, the path of a definition file), or a registry token (a name,
 /// `name:preset`, `name@key=value`) with `settings` (JSON text of a settings object) on top.
@@ -66,16 +58,16 @@ pub fn which(
     solver: &Bound<'_, PyAny>,
     settings: Option<&str>,
     external: Option<&std::path::Path>,
-) -> PyResult<Which> {
+) -> PyResult<SolverSpec> {
     if let Ok(p) = solver.cast::<PySolver>() {
-        return Ok(Which::Driven(p.get().driven()));
+        return Ok(SolverSpec::driven(p.get().driven()));
     }
     let token: String = solver
         .extract()
         .map_err(|_| invalid("solver: expected a registry name (str) or a Python callable"))?;
     let defs = crate::names::load_defs(external)?;
     if let Some(d) = crate::names::resolve_driven(&token, defs.as_ref())? {
-        return Ok(Which::Driven(d));
+        return Ok(SolverSpec::driven(d));
     }
     let base = token.split('@').next().unwrap_or("").trim().to_string();
     let map = match settings {
@@ -97,8 +89,7 @@ pub fn which(
             specs.len()
         )));
     }
-    let spec = specs.remove(0);
-    Ok(Which::Registry(spec.name, spec.settings))
+    Ok(specs.remove(0))
 }
 
 /// Solve `inst` with `solver` (see [`which`]) under the executor settings (`tol`, `max_iter`,
@@ -140,7 +131,8 @@ pub fn solve<'py>(
             "trace_every must be at least 1 (1 records every iteration)",
         ));
     }
-    let which = which(solver, settings, external.as_deref())?;
+    let spec = which(solver, settings, external.as_deref())?;
+    let mut runnable = Runnable::of(&spec).map_err(py_err)?;
     let warm = warm_start.map(|w| w.to_vec(py)).transpose()?;
     let py_solver = solver.cast::<PySolver>().ok().map(|p| p.get());
     let i: Arc<cpbench_problems::Instance> = inst.inner.clone();
@@ -153,37 +145,24 @@ pub fn solve<'py>(
         ObserverMode::Every(trace_every)
     };
     let ii = i.clone();
+    // the solve and the check, with the GIL released (a Python solver takes it back)
     let outcome = py.detach(move || {
         let mut rec = TraceRecorder::new(mode);
-        let res = match which {
-            Which::Registry(name, s) => build(&name, s.as_ref()).and_then(|mut b| {
-                Executor::new(exec).run(b.solver.as_mut(), &ii, warm.as_deref(), &mut [&mut rec])
-            }),
-            Which::Driven(d) => {
-                Executor::new(exec).run_driven(d.as_ref(), &ii, warm.as_deref(), &mut [&mut rec])
-            }
-        };
-        res.map(|r| (r, rec.records))
+        checked_solve(
+            &mut runnable,
+            exec,
+            &ii,
+            warm.as_deref(),
+            kind,
+            &mut [&mut rec],
+        )
+        .map(|c| (c, rec.records))
     });
     if let Some(p) = py_solver {
         p.forget(&i);
     }
-    let (res, records) = outcome.map_err(py_err)?;
-    let check_residual = ResidualKind::resolve(kind, i.class());
-    let verdict = {
-        let (ii, g) = (i.clone(), res.gamma.clone());
-        py.detach(move || {
-            check(
-                &ii,
-                &g,
-                CheckSpec {
-                    residual: check_residual,
-                    tol,
-                },
-            )
-        })
-        .for_status(res.status.as_str())
-    };
+    let (checked, records) = outcome.map_err(py_err)?;
+    let (res, verdict, check_residual) = (checked.result, checked.verdict, checked.check_residual);
     let d = PyDict::new(py);
     d.set_item("solver", &res.solver)?;
     d.set_item("status", res.status.as_str())?;
