@@ -3,7 +3,7 @@
 use crate::cmd::args;
 use crate::{AnyError, ReadArgs};
 use clap::Args;
-use cpbench_harness::request::{RunRequest, SolverToken, SuiteSource};
+use cpbench_harness::request::{RunRequest, ScaleSource, SolverToken, SuiteSource};
 use cpbench_harness::run::{default_out_dir, refusals, Refusal};
 use cpbench_harness::table::format_table;
 use cpbench_harness::variants::VariantsFile;
@@ -125,43 +125,28 @@ pub struct RunArgs {
     pub repeat: i64,
 }
 
-/// Run the matrix and print the summary table.
+/// Run the matrix and print the summary table: the arguments mapped onto a [`RunRequest`],
+/// which resolves, loads and executes the run (the `scale` suite included).
 pub fn run(a: RunArgs) -> Result<(), AnyError> {
-    use cpbench_harness::scale;
     let is_scale = a.instances.is_empty() && a.suite == "scale";
-    // numeric arguments first, before anything is read
-    let max_iter = args::at_least_one(
-        "--max-iter",
-        a.max_iter.unwrap_or(if is_scale {
-            scale::SCALE_MAX_ITER as i64
-        } else {
-            cpbench_solvers::executor::DEFAULT_MAX_ITER as i64
-        }),
-        "iteration budget per solve",
-    )?;
-    let trace_every = args::at_least_one(
-        "--trace-every",
-        a.trace_every.unwrap_or(if is_scale {
-            scale::SCALE_TRACE_EVERY as i64
-        } else {
-            1
-        }),
-        "1 records every iteration",
-    )?;
+    // numeric arguments first, before anything is read; unset ones keep the request's
+    // defaults (the `scale` suite has its own)
+    let max_iter = a
+        .max_iter
+        .map(|m| args::at_least_one("--max-iter", m, "iteration budget per solve"))
+        .transpose()?;
+    let trace_every = a
+        .trace_every
+        .map(|k| args::at_least_one("--trace-every", k, "1 records every iteration"))
+        .transpose()?;
     let time_limit = a
         .time_limit
         .map(|t| args::positive("--time-limit", t, "seconds per solve"))
-        .transpose()?
-        .or(is_scale.then_some(scale::SCALE_TIME_LIMIT_S));
+        .transpose()?;
     if let Some(t) = a.tol {
         args::positive("--tol", t, "the stopping tolerance")?;
     }
     let jobs = args::jobs(a.jobs)?;
-    if is_scale && jobs > 1 {
-        return Err(
-            "--suite scale runs one run at a time on the whole machine: leave out --jobs".into(),
-        );
-    }
     if !is_scale
         && (a.cache.is_some()
             || a.scale_contacts.is_some()
@@ -174,14 +159,6 @@ pub fn run(a: RunArgs) -> Result<(), AnyError> {
                 .into(),
         );
     }
-    let scale_sizes = if is_scale {
-        scale::scale_sizes(
-            a.scale_contacts.as_deref().unwrap_or(&[]),
-            a.scale_max_contacts,
-        )?
-    } else {
-        Vec::new()
-    };
     let figure = a.figure.options()?;
     let max_memory_bytes = a
         .memory_limit
@@ -192,7 +169,17 @@ pub fn run(a: RunArgs) -> Result<(), AnyError> {
     cpbench_problems::memory::set_memory_limit(max_memory_bytes);
     let settings = settings_arg(a.settings.as_deref())?;
     let variants = variants_arg(a.variants.as_deref())?;
-    let source = if a.instances.is_empty() {
+    let source = if is_scale {
+        let mut s = ScaleSource::new(
+            a.scale_contacts.as_deref().unwrap_or(&[]),
+            a.scale_max_contacts,
+        )?;
+        s.cache = a.cache.clone();
+        if let Some(c) = a.scale_factorising_max_contacts {
+            s.factorising_max_contacts = c;
+        }
+        SuiteSource::Scale(s)
+    } else if a.instances.is_empty() {
         SuiteSource::Named(a.suite.clone())
     } else {
         SuiteSource::Paths {
@@ -217,8 +204,9 @@ pub fn run(a: RunArgs) -> Result<(), AnyError> {
         .map_err(SolverError::from)?;
     req.profiles = a.profile.clone();
     req.tol = a.tol;
-    req.max_iter = max_iter;
-    req.time_limit = time_limit;
+    req.max_iter = max_iter.unwrap_or(req.max_iter);
+    req.time_limit = time_limit.or(req.time_limit);
+    req.trace_every = trace_every.unwrap_or(req.trace_every);
     req.max_memory_bytes = max_memory_bytes;
     req.fail_fast = a.fail_fast;
     req.jobs = jobs;
@@ -226,107 +214,87 @@ pub fn run(a: RunArgs) -> Result<(), AnyError> {
     req.sample_load = true;
     req.rerun = a.rerun;
     req.shard = a.shard;
-    req.measure_bandwidth = a.bandwidth || is_scale;
-    req.trace_every = trace_every;
+    req.measure_bandwidth |= a.bandwidth;
     req.plots = !a.no_plots;
     req.figure = figure;
     req.validate()?;
-    let suite = if is_scale {
-        Suite {
-            default_solvers: Some(scale::SCALE_SOLVERS.iter().map(|s| s.to_string()).collect()),
-            ..Suite::new("scale", Vec::new())
-        }
-    } else {
-        req.suite()?
-    };
+    let suite = req.suite()?;
     req.residual = match &a.residual {
         Some(r) => Some(ResidualKind::parse(r).ok_or_else(|| format!("unknown residual '{r}'"))?),
         None => None,
     };
     let solvers = req.solver_specs(&suite)?;
-    let (instances, load_errors) = if is_scale {
-        (Vec::new(), Vec::new())
-    } else {
-        req.load(
-            &suite,
-            |i| a.read.apply_operator(i).map_err(Into::into),
-            |e| eprintln!("load error: {e}"),
-        )?
-    };
-    let mut cfg = req.config(&suite, solvers, load_errors)?;
-    cfg.whole_machine = is_scale;
-    let outcome = if is_scale {
-        run_scale_suite(&a, &cfg, &scale_sizes, &out)?
-    } else {
-        eprintln!(
-            "suite '{}': {} instances x {} solvers -> {}",
-            suite.name,
-            instances.len(),
+    let (instances, load_errors) = req.load(
+        &suite,
+        |i| a.read.apply_operator(i).map_err(Into::into),
+        |e| eprintln!("load error: {e}"),
+    )?;
+    let cfg = req.config(&suite, solvers, load_errors)?;
+    match &req.suite {
+        SuiteSource::Scale(s) => eprintln!(
+            "suite 'scale': {} sizes ({} contacts) x {} solvers, cache {} -> {}",
+            s.sizes.len(),
+            s.sizes
+                .iter()
+                .map(|z| z.contacts.to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
             cfg.solvers.len(),
+            s.cache
+                .clone()
+                .unwrap_or_else(|| out.join("cache"))
+                .display(),
             out.display()
-        );
-        print_refusals(&refusals(&instances, &cfg.solvers)?);
-        cpbench_harness::run(&instances, &cfg)?
+        ),
+        _ => {
+            eprintln!(
+                "suite '{}': {} instances x {} solvers -> {}",
+                suite.name,
+                instances.len(),
+                cfg.solvers.len(),
+                out.display()
+            );
+            print_refusals(&refusals(&instances, &cfg.solvers)?);
+        }
+    }
+    let fact_cap = match &req.suite {
+        SuiteSource::Scale(s) => s.factorising_max_contacts,
+        _ => f64::INFINITY,
     };
+    let outcome = req.execute(&instances, &cfg, |r| print_size(r, fact_cap))?;
     finish(&a, &outcome, &cfg, &suite, &out, figure)
 }
 
-/// The `scale` suite: its generated pyramids, one size at a time on the whole machine
-/// ([`cpbench_harness::scale::run_scale`]), with a progress line per size.
-fn run_scale_suite(
-    a: &RunArgs,
-    cfg: &cpbench_harness::RunConfig,
-    scale_sizes: &[cpbench_harness::scale::ScaleSize],
-    out: &std::path::Path,
-) -> Result<cpbench_harness::run::RunOutcome, AnyError> {
-    use cpbench_harness::scale;
-    let cache = a.cache.clone().unwrap_or_else(|| out.join("cache"));
-    eprintln!(
-        "suite 'scale': {} sizes ({} contacts) x {} solvers, cache {} -> {}",
-        scale_sizes.len(),
-        scale_sizes
-            .iter()
-            .map(|s| s.contacts.to_string())
-            .collect::<Vec<_>>()
-            .join(", "),
-        cfg.solvers.len(),
-        cache.display(),
-        out.display()
-    );
-    let fact_cap = a
-        .scale_factorising_max_contacts
-        .unwrap_or(scale::SCALE_FACTORISING_MAX_CONTACTS);
-    let (outcome, _) = scale::run_scale(scale_sizes, &cache, cfg, Some(fact_cap), |r| {
-        let left = if r.left_out.is_empty() {
-            String::new()
-        } else {
-            format!(
-                " ({} left out above {fact_cap:e} contacts)",
-                r.left_out.join(", ")
-            )
-        };
-        if r.n == 0 {
-            eprintln!(
-                "  pyramid-{}: {} contacts: nothing to run{left}",
-                r.size.layers, r.size.contacts
-            );
-            return;
-        }
+/// The progress line of one size of the `scale` suite.
+fn print_size(r: &cpbench_harness::scale::SizeReport, fact_cap: f64) {
+    let left = if r.left_out.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " ({} left out above {fact_cap:e} contacts)",
+            r.left_out.join(", ")
+        )
+    };
+    if r.n == 0 {
         eprintln!(
-            "  pyramid-{}: {} contacts, n = {}, {} in {:.1} s, runs {:.1} s{left}",
-            r.size.layers,
-            r.size.contacts,
-            r.n,
-            if r.generated {
-                "generated"
-            } else {
-                "read from the cache"
-            },
-            r.load_s,
-            r.run_s
+            "  pyramid-{}: {} contacts: nothing to run{left}",
+            r.size.layers, r.size.contacts
         );
-    })?;
-    Ok(outcome)
+        return;
+    }
+    eprintln!(
+        "  pyramid-{}: {} contacts, n = {}, {} in {:.1} s, runs {:.1} s{left}",
+        r.size.layers,
+        r.size.contacts,
+        r.n,
+        if r.generated {
+            "generated"
+        } else {
+            "read from the cache"
+        },
+        r.load_s,
+        r.run_s
+    );
 }
 
 /// The end of a run: the summary table, the closing line, the report and its summary (unless
