@@ -392,6 +392,79 @@ fn run_manifest(
     }
 }
 
+/// The runs still to do and what the folder keeps.
+struct Resumed<'a> {
+    /// The runs to execute, in canonical order (this shard's).
+    tasks: Vec<Task<'a>>,
+    /// Runs of the matrix the folder already holds (not executed again).
+    skipped: usize,
+    /// File stems of every instance the folder will hold.
+    stems: FileStems,
+    /// Content hashes of the instances whose rows the folder keeps.
+    kept_hashes: HashSet<String>,
+}
+
+/// Plan the matrix (canonical order, then this shard) against the folder's `summary.csv`:
+/// runs present are skipped, or with `cfg.rerun` their old rows dropped first; traces of
+/// earlier runs whose file stem changes (a clashing instance joins the folder) are renamed.
+/// Errors: a malformed existing summary, file-system errors.
+fn resume<'a>(
+    instances: &'a [Instance],
+    cfg: &RunConfig,
+    hashes: &[Vec<String>],
+    jsons: &[Vec<String>],
+    summary_path: &Path,
+) -> Result<Resumed<'a>> {
+    let out = &cfg.out_dir;
+    // the matrix in canonical order, then this shard
+    let mut tasks = plan_tasks(instances, cfg);
+    // resume: skip runs present; with --rerun drop their old rows first
+    let key_of = |t: &Task| {
+        (
+            t.inst.hash().to_string(),
+            cfg.solvers[t.solver].label.clone(),
+            hashes[t.solver][t.profile].clone(),
+            cfg.profiles[t.profile].name.clone(),
+        )
+    };
+    let existing = if summary_path.exists() {
+        read_summary(summary_path)?
+    } else {
+        Vec::new()
+    };
+    // file stems of every instance the folder will hold; traces of earlier runs whose stem
+    // changes (a clashing instance joins the folder) are renamed
+    let stems = FileStems::new(
+        existing
+            .iter()
+            .map(|r| (r.instance.as_str(), r.instance_hash.as_str()))
+            .chain(tasks.iter().map(|t| (t.inst.name(), t.inst.hash()))),
+    );
+    rename_changed_stems(out, &existing, &stems)?;
+    let existing = reconcile_existing(existing, cfg, hashes, jsons, summary_path)?;
+    let before = tasks.len();
+    // instances whose rows the folder keeps (their manifest entries are kept too)
+    let kept_hashes: HashSet<String> = existing.iter().map(|r| r.instance_hash.clone()).collect();
+    if cfg.rerun {
+        let todo: HashSet<_> = tasks.iter().map(key_of).collect();
+        let kept: Vec<_> = existing
+            .into_iter()
+            .filter(|r| !todo.contains(&r.key()))
+            .collect();
+        write_summary(summary_path, &kept)?;
+    } else {
+        let done: HashSet<_> = existing.iter().map(|r| r.key()).collect();
+        tasks.retain(|t| !done.contains(&key_of(t)));
+    }
+    let skipped = before - tasks.len();
+    Ok(Resumed {
+        tasks,
+        skipped,
+        stems,
+        kept_hashes,
+    })
+}
+
 /// Run the matrix; write summary rows as runs finish, traces, the manifest and plots into
 /// `cfg.out_dir`, holding its lock ([`crate::lock::FolderLock`]) throughout. Errors: invalid
 /// executor settings, unknown solver or invalid settings (before anything runs), the folder
@@ -411,47 +484,12 @@ pub fn run(instances: &[Instance], cfg: &RunConfig) -> Result<RunOutcome> {
     std::fs::create_dir_all(out.join("traces")).map_err(|e| HarnessError::io(out, e))?;
     let summary_path = out.join("summary.csv");
 
-    // the matrix in canonical order, then this shard
-    let mut tasks = plan_tasks(instances, cfg);
-    // resume: skip runs present; with --rerun drop their old rows first
-    let key_of = |t: &Task| {
-        (
-            t.inst.hash().to_string(),
-            cfg.solvers[t.solver].label.clone(),
-            hashes[t.solver][t.profile].clone(),
-            cfg.profiles[t.profile].name.clone(),
-        )
-    };
-    let existing = if summary_path.exists() {
-        read_summary(&summary_path)?
-    } else {
-        Vec::new()
-    };
-    // file stems of every instance the folder will hold; traces of earlier runs whose stem
-    // changes (a clashing instance joins the folder) are renamed
-    let stems = FileStems::new(
-        existing
-            .iter()
-            .map(|r| (r.instance.as_str(), r.instance_hash.as_str()))
-            .chain(tasks.iter().map(|t| (t.inst.name(), t.inst.hash()))),
-    );
-    rename_changed_stems(out, &existing, &stems)?;
-    let existing = reconcile_existing(existing, cfg, &hashes, &jsons, &summary_path)?;
-    let before = tasks.len();
-    // instances whose rows the folder keeps (their manifest entries are kept too)
-    let kept_hashes: HashSet<String> = existing.iter().map(|r| r.instance_hash.clone()).collect();
-    if cfg.rerun {
-        let todo: HashSet<_> = tasks.iter().map(key_of).collect();
-        let kept: Vec<_> = existing
-            .into_iter()
-            .filter(|r| !todo.contains(&r.key()))
-            .collect();
-        write_summary(&summary_path, &kept)?;
-    } else {
-        let done: HashSet<_> = existing.iter().map(|r| r.key()).collect();
-        tasks.retain(|t| !done.contains(&key_of(t)));
-    }
-    let skipped = before - tasks.len();
+    let Resumed {
+        tasks,
+        skipped,
+        stems,
+        kept_hashes,
+    } = resume(instances, cfg, &hashes, &jsons, &summary_path)?;
 
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs)

@@ -99,12 +99,23 @@ pub(super) fn scale_section(
     let bw = manifest.and_then(|m| m.bandwidth_gbs.filter(|g| *g > 0.0));
     let bw_threads = manifest.and_then(|m| m.bandwidth_threads);
 
+    write_csv(&pts, bw, rdir)?;
+
+    draw_panels(&pts, &sizes, &solvers, bw, rdir, fig)?;
+
+    write_text(md, &pts, &sizes, &profile, bw, bw_threads);
+    md.push('\n');
+    Ok(true)
+}
+
+/// `scale.csv`: one line per measured point, with the bandwidth `bw` (GB/s) when known.
+fn write_csv(pts: &[Point], bw: Option<f64>, rdir: &Path) -> Result<()> {
     // the CSV behind the figure
     let mut csv = String::from(
         "instance,contacts,n,operator,operator_bytes,solver,iterations,matvecs,time_s,\
          s_per_iteration,s_per_product,achieved_gbs,triad_gbs,pct_of_triad,peak_rss_bytes\n",
     );
-    for p in &pts {
+    for p in pts {
         let r = p.row;
         let e = |v: Option<f64>| v.map(|x| format!("{x:e}")).unwrap_or_default();
         let _ = writeln!(
@@ -128,7 +139,19 @@ pub(super) fn scale_section(
         );
     }
     write_atomic(&rdir.join("scale.csv"), csv.as_bytes())?;
+    Ok(())
+}
 
+/// `scale.png` / `scale.svg`: time per iteration, time per product (with the bandwidth
+/// bound) and peak memory against contacts, one series per solver.
+fn draw_panels(
+    pts: &[Point],
+    sizes: &[usize],
+    solvers: &[&str],
+    bw: Option<f64>,
+    rdir: &Path,
+    fig: &FigureOptions,
+) -> Result<()> {
     // the three panels
     let series = |f: &dyn Fn(&Point) -> Option<f64>| -> Vec<Series> {
         solvers
@@ -211,7 +234,18 @@ pub(super) fn scale_section(
         &rdir.join("scale.svg"),
         fig,
     )?;
+    Ok(())
+}
 
+/// The section's text: what is drawn, the bandwidth, the figure and the table.
+fn write_text(
+    md: &mut String,
+    pts: &[Point],
+    sizes: &[usize],
+    profile: &str,
+    bw: Option<f64>,
+    bw_threads: Option<usize>,
+) {
     // the text and table
     let _ = writeln!(md, "## Scale\n");
     let _ = writeln!(
@@ -249,7 +283,7 @@ pub(super) fn scale_section(
         "| contacts | n | operator | operator MB | solver | iterations | s/iteration | \
          s/product | GB/s | % of triad | peak RSS MB |\n|---|---|---|---|---|---|---|---|---|---|---|"
     );
-    for p in &pts {
+    for p in pts {
         let r = p.row;
         let _ = writeln!(
             md,
@@ -276,8 +310,6 @@ pub(super) fn scale_section(
             )),
         );
     }
-    md.push('\n');
-    Ok(true)
 }
 
 #[cfg(test)]
