@@ -24,20 +24,6 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 use std::sync::{Arc, Mutex};
 
-/// Every status a Python solver may claim, by its CSV name.
-const STATUSES: [Status; 10] = [
-    Status::Converged,
-    Status::MaxIterations,
-    Status::MaxTime,
-    Status::Stalled,
-    Status::Diverged,
-    Status::NumericalError,
-    Status::Unsupported,
-    Status::RayTermination,
-    Status::Crashed,
-    Status::BadOutput,
-];
-
 /// What a [`PySolver`] shares with the solves that run it.
 struct Inner {
     /// `py:<name>`.
@@ -383,17 +369,12 @@ impl DrivenSolver for Shared {
             let status = match get("status") {
                 Some(s) => {
                     let s: String = s.str().map(|s| s.to_string()).unwrap_or_default();
-                    Some(
-                        STATUSES
-                            .into_iter()
-                            .find(|st| st.as_str() == s)
-                            .ok_or_else(|| {
-                                bad(format!(
-                                    "unknown status '{s}' (one of {})",
-                                    STATUSES.map(Status::as_str).join(", ")
-                                ))
-                            })?,
-                    )
+                    Some(Status::parse(&s).ok_or_else(|| {
+                        bad(format!(
+                            "unknown status '{s}' (one of {})",
+                            Status::ALL.map(Status::as_str).join(", ")
+                        ))
+                    })?)
                 }
                 None => None,
             };
