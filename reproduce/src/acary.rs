@@ -445,24 +445,16 @@ impl Recipe for Acary2018Fclib {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn analyse(
+/// The recipe's set-up text: the files run, the paper's sets, the solvers, the stopping test
+/// and limits, and how the profiles are drawn.
+fn setup_text(
     ctx: &Context,
     precisions: &[f64],
     cap: f64,
     files: &[(&str, &str, &str)],
     facts: &[Fact],
     labels: &[String],
-    all_rows: &[SummaryRow],
-) -> Result<Outcome> {
-    let names: Vec<&str> = facts.iter().map(|f| f.1.as_str()).collect();
-    let set_name = |inst: &str| -> String {
-        facts
-            .iter()
-            .find(|f| f.1 == inst)
-            .map_or_else(|| "?".to_string(), |f| f.0.clone())
-    };
-    let mut out = Outcome::default();
+) -> String {
     let mut setup = String::new();
     let _ = writeln!(
         setup,
@@ -517,7 +509,138 @@ fn analyse(
             .join(" and "),
         if ctx.quick { "quick" } else { "full" }
     );
-    out.setup = setup;
+    setup
+}
+
+/// The performance profiles at precision `tol`: all files pooled (`profile_<tol>.csv/png`)
+/// and one panel per test set (`profile_<tol>_<set>.csv`, `profiles_per_set_<tol>.png`).
+/// Returns the two figures. Errors: I/O and plotting errors.
+fn draw_profiles(
+    ctx: &Context,
+    tol: f64,
+    rows: &[&SummaryRow],
+    labels: &[String],
+    best: &BTreeMap<String, Option<&SummaryRow>>,
+    prof: &[(String, Vec<f64>)],
+    set_name: &dyn Fn(&str) -> String,
+) -> Result<Vec<Figure>> {
+    let mut figures = Vec::new();
+    // CSV and figure
+    let grid = tau_grid();
+    let stem = format!("profile_{tol:e}");
+    write_atomic(
+        &ctx.out.join(format!("{stem}.csv")),
+        profile_csv(prof, &grid).as_bytes(),
+    )?;
+    draw_plot(
+        &LinePlot {
+            x_label: "tau (time ratio to the fastest solver, log scale)".into(),
+            y_label: "rho(tau): share of problems solved within tau".into(),
+            ..profile_plot(
+                format!(
+                    "Performance profile on CPU time, precision {tol:e}, {} problems",
+                    best.len()
+                ),
+                prof,
+                labels,
+                &grid,
+            )
+        },
+        &ctx.out.join(format!("{stem}.png")),
+        &ctx.out.join(format!("{stem}.svg")),
+        &Default::default(),
+    )?;
+    figures.push(Figure {
+        file: format!("{stem}.png"),
+        caption: format!(
+            "Performance profile on CPU time at precision {tol:e} (fc3d_error), all {} \
+                 files pooled (not the paper's layout: it draws one profile per test set, see \
+                 the next figure); tau from 1 to 100 (faf's default domain; the paper states \
+                 none).",
+            best.len()
+        ),
+    });
+    // one profile per set, as the paper draws them
+    let mut panels = Vec::new();
+    let mut set_names: Vec<String> = best.keys().map(|i| set_name(i)).collect();
+    set_names.sort();
+    set_names.dedup();
+    for set in &set_names {
+        let srows: Vec<&SummaryRow> = rows
+            .iter()
+            .filter(|r| &set_name(&r.instance) == set)
+            .copied()
+            .collect();
+        let nfiles = best.keys().filter(|i| &set_name(i) == set).count();
+        let sprof = profile_on_grid(&srows, labels);
+        write_atomic(
+            &ctx.out.join(format!(
+                "{stem}_{}.csv",
+                cpbench_harness::fsutil::safe_file_name(set)
+            )),
+            profile_csv(&sprof, &grid).as_bytes(),
+        )?;
+        panels.push(profile_plot(
+            format!(
+                "{set}, {tol:e} ({nfiles} file{})",
+                if nfiles == 1 { "" } else { "s" }
+            ),
+            &sprof,
+            labels,
+            &grid,
+        ));
+    }
+    let per_set = format!("profiles_per_set_{tol:e}");
+    cpbench_harness::plot::draw_grid(
+        &format!("Performance profiles on CPU time per test set, precision {tol:e}"),
+        &panels,
+        3,
+        &ctx.out.join(format!("{per_set}.png")),
+        &ctx.out.join(format!("{per_set}.svg")),
+        &Default::default(),
+    )?;
+    figures.push(Figure {
+        file: format!("{per_set}.png"),
+        caption: format!(
+            "Performance profiles on CPU time at precision {tol:e}, one panel per test set \
+                 (the paper's layout), over the {} files of {} sets held here ({}); a set's \
+                 panel is over its files only (data: `{stem}_<set>.csv`).",
+            best.len(),
+            set_names.len(),
+            set_names
+                .iter()
+                .map(|sn| {
+                    let k = best.keys().filter(|i| &set_name(i) == sn).count();
+                    format!("{sn} {k}")
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    });
+    Ok(figures)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn analyse(
+    ctx: &Context,
+    precisions: &[f64],
+    cap: f64,
+    files: &[(&str, &str, &str)],
+    facts: &[Fact],
+    labels: &[String],
+    all_rows: &[SummaryRow],
+) -> Result<Outcome> {
+    let names: Vec<&str> = facts.iter().map(|f| f.1.as_str()).collect();
+    let set_name = |inst: &str| -> String {
+        facts
+            .iter()
+            .find(|f| f.1 == inst)
+            .map_or_else(|| "?".to_string(), |f| f.0.clone())
+    };
+    let mut out = Outcome {
+        setup: setup_text(ctx, precisions, cap, files, facts, labels),
+        ..Outcome::default()
+    };
 
     let mut per_problem = MdTable::new(
         "Per file and precision: solver time [s] to the precision (`fail`: not reached within \
@@ -572,98 +695,9 @@ fn analyse(
         }
         let best = fastest(&rows);
         let prof = profile_on_grid(&rows, labels);
-        // CSV and figure
-        let grid = tau_grid();
-        let stem = format!("profile_{tol:e}");
-        write_atomic(
-            &ctx.out.join(format!("{stem}.csv")),
-            profile_csv(&prof, &grid).as_bytes(),
-        )?;
-        draw_plot(
-            &LinePlot {
-                x_label: "tau (time ratio to the fastest solver, log scale)".into(),
-                y_label: "rho(tau): share of problems solved within tau".into(),
-                ..profile_plot(
-                    format!(
-                        "Performance profile on CPU time, precision {tol:e}, {} problems",
-                        best.len()
-                    ),
-                    &prof,
-                    labels,
-                    &grid,
-                )
-            },
-            &ctx.out.join(format!("{stem}.png")),
-            &ctx.out.join(format!("{stem}.svg")),
-            &Default::default(),
-        )?;
-        out.figures.push(Figure {
-            file: format!("{stem}.png"),
-            caption: format!(
-                "Performance profile on CPU time at precision {tol:e} (fc3d_error), all {} \
-                 files pooled (not the paper's layout: it draws one profile per test set, see \
-                 the next figure); tau from 1 to 100 (faf's default domain; the paper states \
-                 none).",
-                best.len()
-            ),
-        });
-        // one profile per set, as the paper draws them
-        let mut panels = Vec::new();
-        let mut set_names: Vec<String> = best.keys().map(|i| set_name(i)).collect();
-        set_names.sort();
-        set_names.dedup();
-        for set in &set_names {
-            let srows: Vec<&SummaryRow> = rows
-                .iter()
-                .filter(|r| &set_name(&r.instance) == set)
-                .copied()
-                .collect();
-            let nfiles = best.keys().filter(|i| &set_name(i) == set).count();
-            let sprof = profile_on_grid(&srows, labels);
-            write_atomic(
-                &ctx.out.join(format!(
-                    "{stem}_{}.csv",
-                    cpbench_harness::fsutil::safe_file_name(set)
-                )),
-                profile_csv(&sprof, &grid).as_bytes(),
-            )?;
-            panels.push(profile_plot(
-                format!(
-                    "{set}, {tol:e} ({nfiles} file{})",
-                    if nfiles == 1 { "" } else { "s" }
-                ),
-                &sprof,
-                labels,
-                &grid,
-            ));
-        }
-        let per_set = format!("profiles_per_set_{tol:e}");
-        cpbench_harness::plot::draw_grid(
-            &format!("Performance profiles on CPU time per test set, precision {tol:e}"),
-            &panels,
-            3,
-            &ctx.out.join(format!("{per_set}.png")),
-            &ctx.out.join(format!("{per_set}.svg")),
-            &Default::default(),
-        )?;
-        out.figures.push(Figure {
-            file: format!("{per_set}.png"),
-            caption: format!(
-                "Performance profiles on CPU time at precision {tol:e}, one panel per test set \
-                 (the paper's layout), over the {} files of {} sets held here ({}); a set's \
-                 panel is over its files only (data: `{stem}_<set>.csv`).",
-                best.len(),
-                set_names.len(),
-                set_names
-                    .iter()
-                    .map(|sn| {
-                        let k = best.keys().filter(|i| &set_name(i) == sn).count();
-                        format!("{sn} {k}")
-                    })
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        });
+        out.figures.extend(draw_profiles(
+            ctx, tol, &rows, labels, &best, &prof, &set_name,
+        )?);
         // tables
         for (inst, b) in &best {
             let set = set_name(inst);
