@@ -21,7 +21,6 @@
 
 use crate::{check_non_negative, check_positive, invalid, ContactSolver, GranularError, Result};
 use cpbench_problems::instance::Instance;
-use nalgebra::{Vector2, Vector3};
 use std::time::{Duration, Instant};
 
 /// The checks of every stepper's parameters: time step `h > 0`, friction `mu >= 0`, envelope
@@ -141,43 +140,6 @@ pub trait ContactFrame {
 
     /// The contact coordinates of the world impulse `f` into `out` (`bs` of them).
     fn project(&self, f: &Self::Vector, out: &mut [f64]);
-}
-
-impl ContactFrame for crate::contact::Contact {
-    type Vector = Vector3<f64>;
-
-    fn impulse(&self, g: &[f64]) -> Vector3<f64> {
-        let mut f = g[0] * self.n;
-        if g.len() == 3 {
-            f += g[1] * self.u + g[2] * self.w;
-        }
-        f
-    }
-
-    fn project(&self, f: &Vector3<f64>, out: &mut [f64]) {
-        for (o, d) in out.iter_mut().zip([self.n, self.u, self.w]) {
-            *o = f.dot(&d);
-        }
-    }
-}
-
-impl ContactFrame for crate::planar::PlanarContact {
-    type Vector = Vector2<f64>;
-
-    fn impulse(&self, g: &[f64]) -> Vector2<f64> {
-        let mut f = g[0] * self.n;
-        if g.len() == 2 {
-            f += g[1] * self.t();
-        }
-        f
-    }
-
-    fn project(&self, f: &Vector2<f64>, out: &mut [f64]) {
-        out[0] = f.dot(&self.n);
-        if out.len() == 2 {
-            out[1] = f.dot(&self.t());
-        }
-    }
 }
 
 /// What the solve of one step gave.

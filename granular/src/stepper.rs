@@ -40,7 +40,7 @@ use super::bodies::{Body, Plane};
 use super::broadphase::{contact_key, BroadPhase};
 use super::narrow::{Contact, Partner};
 use super::{check_non_negative, check_positive, invalid, ContactSolver, GranularError, Result};
-use crate::contact_step::{ContactModel, StepState};
+use crate::contact_step::{ContactFrame, ContactModel, StepState};
 pub use crate::contact_step::{StepReport, StepTimings};
 use cpbench_problems::constraints::ConstraintSet;
 use cpbench_problems::instance::{Instance, Provenance, ValidationOptions};
@@ -628,6 +628,25 @@ impl Simulation {
     /// Generalised velocities of all bodies (length `6 nb`).
     pub fn velocities(&self) -> Vec<f64> {
         self.world.bodies.iter().flat_map(|b| b.v()).collect()
+    }
+}
+
+/// The 3-D frame `(n, u, w)`.
+impl ContactFrame for Contact {
+    type Vector = Vector3<f64>;
+
+    fn impulse(&self, g: &[f64]) -> Vector3<f64> {
+        let mut f = g[0] * self.n;
+        if g.len() == 3 {
+            f += g[1] * self.u + g[2] * self.w;
+        }
+        f
+    }
+
+    fn project(&self, f: &Vector3<f64>, out: &mut [f64]) {
+        for (o, d) in out.iter_mut().zip([self.n, self.u, self.w]) {
+            *o = f.dot(&d);
+        }
     }
 }
 

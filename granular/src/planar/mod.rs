@@ -54,7 +54,7 @@
 pub mod bonds;
 pub mod scenes;
 
-use crate::contact_step::{ContactModel, StepReport, StepState};
+use crate::contact_step::{ContactFrame, ContactModel, StepReport, StepState};
 use crate::{check_non_negative, check_positive, invalid, ContactSolver, GranularError, Result};
 use bonds::BondSet;
 use cpbench_problems::constraints::ConstraintSet;
@@ -883,6 +883,26 @@ impl PlanarSimulation {
     /// `(vx, vy, omega)`; zero for fixed discs).
     pub fn free_velocity(&self) -> &[[f64; 3]] {
         &self.vfree
+    }
+}
+
+/// The planar frame `(n, t)`.
+impl ContactFrame for PlanarContact {
+    type Vector = Vector2<f64>;
+
+    fn impulse(&self, g: &[f64]) -> Vector2<f64> {
+        let mut f = g[0] * self.n;
+        if g.len() == 2 {
+            f += g[1] * self.t();
+        }
+        f
+    }
+
+    fn project(&self, f: &Vector2<f64>, out: &mut [f64]) {
+        out[0] = f.dot(&self.n);
+        if out.len() == 2 {
+            out[1] = f.dot(&self.t());
+        }
     }
 }
 
