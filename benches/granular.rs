@@ -19,7 +19,7 @@
 
 use cpbench_granular::nalgebra::{UnitQuaternion, Vector3};
 use cpbench_granular::rng::SplitMix64;
-use cpbench_granular::scenes::{EllipsoidFillParams, FillParams};
+use cpbench_granular::scenes::{FillParams, DEFAULT_ASPECT};
 use cpbench_granular::Simulation;
 use criterion::{Criterion, Throughput};
 use std::time::Duration;
@@ -52,12 +52,12 @@ fn packed_fill(n: usize) -> Simulation {
 }
 
 fn packed_ellipsoids(n: usize) -> Simulation {
-    let p = EllipsoidFillParams {
+    let p = FillParams {
         n,
-        ..Default::default()
+        ..FillParams::ellipsoids(DEFAULT_ASPECT)
     };
     let mut sim = p.build(1, false).unwrap().into_simulation().unwrap();
-    let (a, b) = (p.bound, p.bound / p.aspect);
+    let (a, b) = (p.radius, p.radius / DEFAULT_ASPECT);
     let (dx, dy) = (2.0 * a * 0.999, 2.0 * b * 0.999);
     let mut rng = SplitMix64::new(9);
     let mut idx = 0;

@@ -46,7 +46,9 @@
 //!
 //! Layout: [`bodies`] (state, mass matrix, quaternion update), [`narrow`] (contact geometry
 //! and frames), [`broadphase`] (uniform-grid cell list, O(n)), [`assembly`] (sparse `N`, `r`,
-//! velocity update), [`stepper`] (the step, warm start, rolling resistance, statistics),
+//! velocity update), [`contact_step`] (the step sequence shared by the 3-D and planar
+//! steppers: warm start, solve with its size check, timings, report), [`stepper`] (the 3-D
+//! step: detection, assembly, update, rolling resistance, statistics),
 //! [`scenes`] (fill, pile, pyramid, tube, bounce, cradle, ellipsoid-fill, ellipsoid-pile),
 //! [`penalty`] (spring-dashpot stepper with velocity Verlet,
 //! for comparison), [`snapshot`] (saved states that rebuild instances), [`rng`] (SplitMix64),
@@ -61,6 +63,7 @@ pub mod assembly;
 pub mod bodies;
 pub mod broadphase;
 pub mod contact;
+pub mod contact_step;
 pub mod ellipsoid;
 pub mod narrow;
 pub mod penalty;
@@ -75,10 +78,11 @@ pub mod stepper;
 pub use nalgebra;
 
 pub use bodies::{Body, Plane, Shape};
+pub use contact_step::{ContactModel, StepReport, StepTimings};
 pub use penalty::{ContactLaw, Damping, PenaltyParams, PenaltySim};
 pub use scenes::{Scene, SceneKind, SceneSpec};
 pub use snapshot::Snapshot;
-pub use stepper::{SimParams, Simulation, StepReport, StepTimings, World};
+pub use stepper::{SimParams, Simulation, World};
 
 use cpbench_problems::error::ProblemError;
 use cpbench_problems::instance::Instance;

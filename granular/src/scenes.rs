@@ -22,10 +22,7 @@ use nalgebra::Vector3;
 use std::collections::BTreeMap;
 
 mod ellipsoids;
-pub use ellipsoids::{
-    random_rotation, spheroid_axes, EllipsoidFillParams, EllipsoidPileParams, DEFAULT_ASPECT,
-    DEFAULT_ROLLING_FRICTION,
-};
+pub use ellipsoids::{random_rotation, spheroid_axes, DEFAULT_ASPECT, DEFAULT_ROLLING_FRICTION};
 
 /// The built-in scenes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,9 +39,9 @@ pub enum SceneKind {
     Bounce,
     /// Newton's cradle ([`CradleParams`]).
     Cradle,
-    /// Ellipsoids falling into a box ([`EllipsoidFillParams`]).
+    /// Ellipsoids falling into a box ([`FillParams::ellipsoids`]).
     EllipsoidFill,
-    /// A heap of ellipsoids ([`EllipsoidPileParams`]).
+    /// A heap of ellipsoids ([`PileParams::ellipsoids`]).
     EllipsoidPile,
 }
 
@@ -129,49 +126,35 @@ impl SceneSpec {
             ));
         }
         let aspect = self.aspect.unwrap_or(DEFAULT_ASPECT);
+        // the scene's parameters with its size field set to `size`, the rest their defaults
+        macro_rules! sized {
+            ($params:ident . $field:ident) => {
+                $params {
+                    $field: self.size,
+                    ..Default::default()
+                }
+            };
+            ($params:ident . $field:ident, $defaults:expr) => {
+                $params {
+                    $field: self.size,
+                    ..$defaults
+                }
+            };
+        }
+        let (seed, frictionless) = (self.seed, self.frictionless);
         match self.kind {
-            SceneKind::EllipsoidFill => EllipsoidFillParams {
-                n: self.size,
-                aspect,
-                ..Default::default()
+            SceneKind::Fill => sized!(FillParams.n).build(seed, frictionless),
+            SceneKind::Pile => sized!(PileParams.count).build(seed, frictionless),
+            SceneKind::Pyramid => sized!(PyramidParams.layers).build(seed, frictionless),
+            SceneKind::Tube => sized!(TubeParams.count).build(seed, frictionless),
+            SceneKind::Bounce => sized!(BounceParams.count).build(seed, frictionless),
+            SceneKind::Cradle => sized!(CradleParams.count).build(seed, frictionless),
+            SceneKind::EllipsoidFill => {
+                sized!(FillParams.n, FillParams::ellipsoids(aspect)).build(seed, frictionless)
             }
-            .build(self.seed, self.frictionless),
-            SceneKind::EllipsoidPile => EllipsoidPileParams {
-                count: self.size,
-                aspect,
-                ..Default::default()
+            SceneKind::EllipsoidPile => {
+                sized!(PileParams.count, PileParams::ellipsoids(aspect)).build(seed, frictionless)
             }
-            .build(self.seed, self.frictionless),
-            SceneKind::Fill => FillParams {
-                n: self.size,
-                ..Default::default()
-            }
-            .build(self.seed, self.frictionless),
-            SceneKind::Pile => PileParams {
-                count: self.size,
-                ..Default::default()
-            }
-            .build(self.seed, self.frictionless),
-            SceneKind::Pyramid => PyramidParams {
-                layers: self.size,
-                ..Default::default()
-            }
-            .build(self.seed, self.frictionless),
-            SceneKind::Tube => TubeParams {
-                count: self.size,
-                ..Default::default()
-            }
-            .build(self.seed, self.frictionless),
-            SceneKind::Bounce => BounceParams {
-                count: self.size,
-                ..Default::default()
-            }
-            .build(self.seed, self.frictionless),
-            SceneKind::Cradle => CradleParams {
-                count: self.size,
-                ..Default::default()
-            }
-            .build(self.seed, self.frictionless),
         }
     }
 }
@@ -360,22 +343,114 @@ impl Column {
     }
 }
 
-/// Melanz et al. 2017 (CMAME 320) TEST_FILL: `n x layers x n` spheres of radius `radius` on a
-/// lattice of spacing `spacing`, jittered by `+-jitter` in `x` and `z`, falling into the
-/// closed box `[0, n s] x [0, (layers + 1) s] x [0, n s]`.
+/// The grains of the `fill` and `pile` families: spheres, or spheroids `(a, b, b)` of aspect
+/// ratio `a / b` with their largest semi-axis the bounding radius ([`spheroid_axes`]) and a
+/// uniformly random orientation ([`random_rotation`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Grains {
+    /// Spheres (`fill`, `pile`).
+    Spheres,
+    /// Spheroids (`ellipsoid-fill`, `ellipsoid-pile`).
+    Spheroids {
+        /// Aspect ratio `a / b`, in `[0.1, 10]`; default [`DEFAULT_ASPECT`].
+        aspect: f64,
+        /// Rolling resistance `mu_r` ([`SimParams::rolling_friction`]); default
+        /// [`DEFAULT_ROLLING_FRICTION`] (without it rigid ellipsoids rock and roll for ever).
+        rolling_friction: f64,
+    },
+}
+
+/// The mass of a grain: given, or from a density (kg/m^3) and the grain's volume.
+#[derive(Clone, Copy, Debug)]
+enum Mass {
+    Given(f64),
+    Density(f64),
+}
+
+impl Grains {
+    /// Spheroids of aspect ratio `aspect` with rolling resistance
+    /// [`DEFAULT_ROLLING_FRICTION`].
+    pub fn spheroids(aspect: f64) -> Self {
+        Grains::Spheroids {
+            aspect,
+            rolling_friction: DEFAULT_ROLLING_FRICTION,
+        }
+    }
+
+    /// The scene parameters for these grains ([`scene_params`] with `(h, g, mu, envelope)`,
+    /// and the spheroids' rolling resistance), after checking the aspect ratio against
+    /// `bound`, the largest bounding radius. Errors: an aspect ratio outside `[0.1, 10]`,
+    /// those of [`SimParams::validate`].
+    fn params(self, bound: f64, hgme: [f64; 4], frictionless: bool) -> Result<SimParams> {
+        let [h, g, mu, envelope] = hgme;
+        match self {
+            Grains::Spheres => scene_params(h, g, mu, envelope, frictionless),
+            Grains::Spheroids {
+                aspect,
+                rolling_friction,
+            } => {
+                spheroid_axes(bound, aspect)?;
+                let mut p = scene_params(h, g, mu, envelope, frictionless)?;
+                p.rolling_friction = rolling_friction;
+                p.validate()?;
+                Ok(p)
+            }
+        }
+    }
+
+    /// A grain at `centre` of bounding radius `r`: a sphere, or a spheroid whose orientation
+    /// is drawn from `rng`.
+    fn body(self, centre: Vector3<f64>, r: f64, mass: Mass, rng: &mut SplitMix64) -> Result<Body> {
+        const PI: f64 = std::f64::consts::PI;
+        match self {
+            Grains::Spheres => {
+                let m = match mass {
+                    Mass::Given(m) => m,
+                    Mass::Density(rho) => rho * 4.0 / 3.0 * PI * r * r * r,
+                };
+                Body::sphere(centre, r, m)
+            }
+            Grains::Spheroids { aspect, .. } => {
+                let axes = spheroid_axes(r, aspect)?;
+                let m = match mass {
+                    Mass::Given(m) => m,
+                    Mass::Density(rho) => rho * (4.0 / 3.0 * PI * axes.x * axes.y * axes.z),
+                };
+                let rot = random_rotation(rng);
+                Body::ellipsoid(centre, rot, axes, m)
+            }
+        }
+    }
+
+    /// The scene's name for a family (`fill` or `pile`): the family's, or with `ellipsoid-`
+    /// before it.
+    fn scene(self, family: &'static str) -> &'static str {
+        match (self, family) {
+            (Grains::Spheres, _) => family,
+            (Grains::Spheroids { .. }, "fill") => "ellipsoid-fill",
+            (Grains::Spheroids { .. }, _) => "ellipsoid-pile",
+        }
+    }
+}
+
+/// Melanz et al. 2017 (CMAME 320) TEST_FILL (`fill`): `n x layers x n` grains of (bounding)
+/// radius `radius` on a lattice of spacing `spacing`, jittered by `+-jitter` in `x` and `z`,
+/// falling into the closed box `[0, n s] x [0, (layers + 1) s] x [0, n s]`. With
+/// [`Grains::Spheroids`] it is `ellipsoid-fill` (the seed experiment's 1000 ellipsoids for
+/// size 10, Vyatkin & Dolgovesov, functionally defined objects; [`FillParams::ellipsoids`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct FillParams {
-    /// Spheres per side in `x` and `z` (size), `>= 1`; default 10.
+    /// Grains per side in `x` and `z` (size), `>= 1`; default 10.
     pub n: usize,
     /// Layers in `y`; default 10.
     pub layers: usize,
-    /// Radius (m); default 0.4.
+    /// Radius, the bounding radius of a spheroid (its largest semi-axis) (m); default 0.4.
     pub radius: f64,
     /// Lattice spacing (m); default 1.
     pub spacing: f64,
     /// Uniform jitter amplitude in `x` and `z` (m); default 0.1.
     pub jitter: f64,
-    /// Mass of each sphere (kg); default 1.
+    /// Mass of each grain (kg); default 1.
     pub mass: f64,
     /// Friction coefficient; default 0.25.
     pub mu: f64,
@@ -387,8 +462,10 @@ pub struct FillParams {
     pub envelope: f64,
     /// Whether the spheres rotate (6 DOF, default `true`); `false` gives DVIDE's 3-DOF
     /// spheres (translation only, [`Body::without_rotation`]), as TEST_FILL in Melanz et al.
-    /// 2017 (recorded as the scene parameter `dof = 3`).
+    /// 2017 (recorded as the scene parameter `dof = 3`). Spheroids always rotate.
     pub rotation: bool,
+    /// The grains; default spheres.
+    pub grains: Grains,
 }
 
 impl Default for FillParams {
@@ -405,25 +482,40 @@ impl Default for FillParams {
             h: 1e-2,
             envelope: 0.01,
             rotation: true,
+            grains: Grains::Spheres,
         }
     }
 }
 
 impl FillParams {
+    /// `ellipsoid-fill`'s defaults: spheroids of aspect ratio `aspect` with rolling resistance
+    /// [`DEFAULT_ROLLING_FRICTION`], the rest as [`FillParams::default`].
+    pub fn ellipsoids(aspect: f64) -> Self {
+        Self {
+            grains: Grains::spheroids(aspect),
+            ..Default::default()
+        }
+    }
+
     /// Build the scene. Errors: [`GranularError::InvalidParameter`] for `n = 0`,
-    /// `layers = 0`, a non-positive radius, spacing, mass or `h`, `mu < 0`, or a jitter that
-    /// could make neighbours or walls overlap (`radius + jitter > spacing / 2`).
+    /// `layers = 0`, more than `2^26` bodies, a non-positive radius, spacing, mass or `h`,
+    /// `mu < 0`, an aspect ratio outside `[0.1, 10]`, or a jitter that could make neighbours
+    /// or walls overlap (`radius + jitter > spacing / 2`).
     pub fn build(&self, seed: u64, frictionless: bool) -> Result<Scene> {
         check_lattice(self.n, self.layers, self.radius, self.spacing, self.jitter)?;
         check_positive("mass", self.mass)?;
         check_non_negative("g", self.g)?;
-        let params = scene_params(self.h, self.g, self.mu, self.envelope, frictionless)?;
+        let hgme = [self.h, self.g, self.mu, self.envelope];
+        let params = self.grains.params(self.radius, hgme, frictionless)?;
+        let spheres = self.grains == Grains::Spheres;
         let mut rng = SplitMix64::new(seed);
         let s = self.spacing;
         let mut bodies = Vec::with_capacity(self.n * self.n * self.layers);
-        lattice_sites(self.n, self.layers, s, self.jitter, &mut rng, |c, _| {
-            let b = Body::sphere(c, self.radius, self.mass)?;
-            bodies.push(if self.rotation {
+        lattice_sites(self.n, self.layers, s, self.jitter, &mut rng, |c, rng| {
+            let b = self
+                .grains
+                .body(c, self.radius, Mass::Given(self.mass), rng)?;
+            bodies.push(if self.rotation || !spheres {
                 b
             } else {
                 b.without_rotation()
@@ -431,49 +523,68 @@ impl FillParams {
             Ok(())
         })?;
         let planes = lattice_box(self.n, self.layers, s)?;
-        let kv = [
+        let mut kv = vec![
             ("size", self.n.to_string()),
             ("layers", self.layers.to_string()),
-            ("radius", self.radius.to_string()),
             ("spacing", self.spacing.to_string()),
             ("jitter", self.jitter.to_string()),
             ("mass", self.mass.to_string()),
-            ("source", "Melanz et al. 2017 TEST_FILL".to_string()),
         ];
-        let mut parameters = params_map("fill", &kv, &params);
-        if !self.rotation {
-            parameters.insert("dof".into(), "3".into());
+        match self.grains {
+            Grains::Spheres => kv.extend([
+                ("radius", self.radius.to_string()),
+                ("source", "Melanz et al. 2017 TEST_FILL".to_string()),
+            ]),
+            Grains::Spheroids { aspect, .. } => {
+                let axes = spheroid_axes(self.radius, aspect)?;
+                kv.extend([
+                    ("aspect", aspect.to_string()),
+                    ("semi_axes", format!("{} {} {}", axes.x, axes.y, axes.z)),
+                    (
+                        "source",
+                        "Vyatkin & Dolgovesov: 1000 ellipsoids in a box (TEST_FILL lattice)"
+                            .to_string(),
+                    ),
+                ])
+            }
+        }
+        let scene = self.grains.scene("fill");
+        let three_dof = spheres && !self.rotation;
+        if three_dof {
+            kv.push(("dof", "3".to_string()));
         }
         Ok(Scene {
-            parameters,
+            parameters: params_map(scene, &kv, &params),
             world: World {
                 bodies,
                 planes,
                 params,
             },
-            label: if self.rotation {
-                format!("fill-{}", self.n)
-            } else {
+            label: if three_dof {
                 format!("fill3dof-{}", self.n)
+            } else {
+                format!("{scene}-{}", self.n)
             },
             seed,
         })
     }
 }
 
-/// A heap: `count` spheres with radii uniform in `[r_min, r_max]` (density `density`) start
-/// on a jittered lattice in a column of `k x k` cross-section (`k = ceil(cbrt(count) / 1.5)`)
-/// above a floor and fall; the floor is walled at `+-width / 2` in `x` and `z`. Spheres have
-/// no rolling resistance, so on a smooth floor they roll away and no heap forms: by default
-/// the floor is rough, a layer of touching fixed spheres of radius `r_min` (square lattice,
-/// holes smaller than any grain), on which the poured spheres come to rest as a heap.
+/// A heap (`pile`): `count` grains with (bounding) radii uniform in `[r_min, r_max]` (density
+/// `density`) start on a jittered lattice in a column of `k x k` cross-section
+/// (`k = ceil(cbrt(count) / 1.5)`) above a floor and fall; the floor is walled at `+-width / 2`
+/// in `x` and `z`. Spheres have no rolling resistance, so on a smooth floor they roll away and
+/// no heap forms: by default the floor is rough, a layer of touching fixed spheres of radius
+/// `r_min` (square lattice, holes smaller than any grain), on which the poured spheres come to
+/// rest as a heap. With [`Grains::Spheroids`] on a smooth floor it is `ellipsoid-pile`
+/// (ellipsoids, unlike spheres, do not roll away; [`PileParams::ellipsoids`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct PileParams {
-    /// Number of spheres (size), `>= 1`; default 1000.
+    /// Number of grains (size), `>= 1`; default 1000.
     pub count: usize,
-    /// Smallest radius (m); default 0.05.
+    /// Smallest (bounding) radius (m); default 0.05.
     pub r_min: f64,
-    /// Largest radius (m); default 0.1.
+    /// Largest (bounding) radius (m); default 0.1.
     pub r_max: f64,
     /// Density (kg/m^3); default 2500 (glass).
     pub density: f64,
@@ -487,6 +598,8 @@ pub struct PileParams {
     pub width: Option<f64>,
     /// Rough floor of fixed spheres (default true); `false`: a smooth plane.
     pub rough_floor: bool,
+    /// The grains; default spheres.
+    pub grains: Grains,
 }
 
 impl Default for PileParams {
@@ -501,16 +614,31 @@ impl Default for PileParams {
             envelope: 2e-3,
             width: None,
             rough_floor: true,
+            grains: Grains::Spheres,
         }
     }
 }
 
 impl PileParams {
+    /// `ellipsoid-pile`'s defaults: 500 spheroids of aspect ratio `aspect` with rolling
+    /// resistance [`DEFAULT_ROLLING_FRICTION`] on a smooth floor, the rest as
+    /// [`PileParams::default`].
+    pub fn ellipsoids(aspect: f64) -> Self {
+        Self {
+            count: 500,
+            rough_floor: false,
+            grains: Grains::spheroids(aspect),
+            ..Default::default()
+        }
+    }
+
     /// Build the scene. Errors: [`GranularError::InvalidParameter`] for `count = 0`,
-    /// `r_min <= 0`, `r_max < r_min`, a non-positive density, width or `h`, `mu < 0`.
+    /// `r_min <= 0`, `r_max < r_min`, a non-positive density, width or `h`, `mu < 0`, a width
+    /// below the column's, an aspect ratio outside `[0.1, 10]`.
     pub fn build(&self, seed: u64, frictionless: bool) -> Result<Scene> {
         check_polydisperse(self.count, self.r_min, self.r_max, self.density)?;
-        let params = scene_params(self.h, 9.81, self.mu, self.envelope, frictionless)?;
+        let hgme = [self.h, 9.81, self.mu, self.envelope];
+        let params = self.grains.params(self.r_max, hgme, frictionless)?;
         let mut rng = SplitMix64::new(seed);
         let column = Column::new(self.count, self.r_max);
         let width = self.width.unwrap_or(4.0 * column.width);
@@ -527,8 +655,8 @@ impl PileParams {
         for idx in 0..self.count {
             let r = rng.uniform(self.r_min, self.r_max);
             let p = column.site(idx, y0 + self.r_max * 1.05, &mut rng);
-            let m = self.density * 4.0 / 3.0 * std::f64::consts::PI * r * r * r;
-            bodies.push(Body::sphere(p, r, m)?);
+            let mass = Mass::Density(self.density);
+            bodies.push(self.grains.body(p, r, mass, &mut rng)?);
         }
         if self.rough_floor {
             let d = 2.0 * self.r_min;
@@ -553,23 +681,27 @@ impl PileParams {
             Vector3::new(-0.5 * width, 0.0, -0.5 * width),
             Vector3::new(0.5 * width, top, 0.5 * width),
         )?;
-        let kv = [
+        let mut kv = vec![
             ("size", self.count.to_string()),
             ("r_min", self.r_min.to_string()),
             ("r_max", self.r_max.to_string()),
             ("density", self.density.to_string()),
             ("column", format!("{0}x{0}", column.k)),
             ("width", width.to_string()),
-            ("rough_floor", self.rough_floor.to_string()),
         ];
+        match self.grains {
+            Grains::Spheres => kv.push(("rough_floor", self.rough_floor.to_string())),
+            Grains::Spheroids { aspect, .. } => kv.push(("aspect", aspect.to_string())),
+        }
+        let scene = self.grains.scene("pile");
         Ok(Scene {
-            parameters: params_map("pile", &kv, &params),
+            parameters: params_map(scene, &kv, &params),
             world: World {
                 bodies,
                 planes,
                 params,
             },
-            label: format!("pile-{}", self.count),
+            label: format!("{scene}-{}", self.count),
             seed,
         })
     }

@@ -40,13 +40,14 @@ use super::bodies::{Body, Plane};
 use super::broadphase::{contact_key, BroadPhase};
 use super::narrow::{Contact, Partner};
 use super::{check_non_negative, check_positive, invalid, ContactSolver, GranularError, Result};
+use crate::contact_step::{ContactFrame, ContactModel, StepState};
+pub use crate::contact_step::{StepReport, StepTimings};
 use cpbench_problems::constraints::ConstraintSet;
 use cpbench_problems::instance::{Instance, Provenance, ValidationOptions};
 use cpbench_problems::linalg::CscMatrix;
 use cpbench_problems::operator::{BlockSymMatrix, MatrixFree, OperatorKind, BLOCK_MIN_NNZ};
 use nalgebra::Vector3;
 use std::collections::BTreeMap;
-use std::time::{Duration, Instant};
 
 /// Physical and numerical parameters of a simulation (SI units).
 #[derive(Clone, Debug, PartialEq)]
@@ -114,9 +115,7 @@ impl SimParams {
     /// `envelope < 0`, `restitution` outside `[0, 1]`, `restitution_threshold < 0`, or
     /// non-finite values.
     pub fn validate(&self) -> Result<()> {
-        check_positive("h", self.h)?;
-        check_non_negative("mu", self.mu)?;
-        check_non_negative("envelope", self.envelope)?;
+        crate::contact_step::check_step(self.h, self.mu, self.envelope)?;
         check_non_negative("restitution", self.restitution)?;
         if self.restitution > 1.0 {
             return Err(invalid(
@@ -127,23 +126,12 @@ impl SimParams {
         }
         check_non_negative("restitution_threshold", self.restitution_threshold)?;
         check_non_negative("rolling_friction", self.rolling_friction)?;
-        if !self.gravity.iter().all(|g| g.is_finite()) {
-            return Err(invalid(
-                "gravity",
-                format!("{:?}", self.gravity),
-                "must be finite",
-            ));
-        }
-        Ok(())
+        crate::contact_step::check_gravity(self.gravity.as_slice(), &self.gravity)
     }
 
     /// Unknowns per contact: 1 (frictionless LCP) or 3 (CCP).
     pub fn block_size(&self) -> usize {
-        if self.frictionless {
-            1
-        } else {
-            3
-        }
+        crate::contact_step::block_size(self.frictionless, 3)
     }
 }
 
@@ -156,56 +144,6 @@ pub struct World {
     pub planes: Vec<Plane>,
     /// Parameters.
     pub params: SimParams,
-}
-
-/// Wall-clock time of the phases of one step.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct StepTimings {
-    /// Broad and narrow phase.
-    pub detection: Duration,
-    /// Jacobian blocks, `N` and `r`.
-    pub assembly: Duration,
-    /// Building the validated [`Instance`] (symmetry check and content hash).
-    pub instance: Duration,
-    /// The contact solver.
-    pub solve: Duration,
-    /// Velocity and position update.
-    pub update: Duration,
-}
-
-/// Figures of one step.
-#[derive(Clone, Debug, PartialEq)]
-pub struct StepReport {
-    /// Step number (1-based): the problem was assembled at `t = (step - 1) h`.
-    pub step: u64,
-    /// Time after the step (s), `step h`.
-    pub time: f64,
-    /// Contacts in the problem.
-    pub contacts: usize,
-    /// Unknowns (`3 nc` or `nc`).
-    pub n: usize,
-    /// Stored entries of `N`.
-    pub nnz: usize,
-    /// Contacts warm-started from the previous step.
-    pub warm_matched: usize,
-    /// Largest overlap `max(0, -Phi)` at the start of the step (m).
-    pub max_penetration: f64,
-    /// Kinetic energy after the step (J).
-    pub kinetic_energy: f64,
-    /// Solver iterations (0 without contacts).
-    pub iterations: u64,
-    /// Solver's final residual (NaN without contacts).
-    pub residual: f64,
-    /// Whether the solver reached its tolerance (true without contacts).
-    pub converged: bool,
-    /// The solver's own time (s) as its caller measured it
-    /// ([`crate::ContactSolution::solver_time`]): `Some(0.0)` without contacts, `None` when
-    /// the solver did not say ([`StepTimings::solve`] is then the only measure).
-    pub solver_time: Option<f64>,
-    /// Effective envelope used (m).
-    pub envelope: f64,
-    /// Phase timings.
-    pub timings: StepTimings,
 }
 
 /// The assembled operator of the current step, before it becomes an instance.
@@ -224,11 +162,9 @@ pub struct Simulation {
     label: String,
     parameters: BTreeMap<String, String>,
     seed: Option<u64>,
-    steps_done: u64,
     envelope: f64,
     broad: BroadPhase,
     contacts: Vec<Contact>,
-    keys: Vec<u64>,
     asm: Assembly,
     vfree: Vec<(Vector3<f64>, Vector3<f64>)>,
     n_mat: Option<Assembled>,
@@ -237,12 +173,8 @@ pub struct Simulation {
     /// Requested storage of `N` (`None`: automatic).
     operator: Option<OperatorKind>,
     r: Vec<f64>,
-    instance: Option<Instance>,
-    gamma: Vec<f64>,
-    warm_keys: Vec<u64>,
-    warm_imp: Vec<Vector3<f64>>,
-    warm: Vec<f64>,
-    warm_matched: usize,
+    /// Step counter, instance, impulses and warm start (the core's).
+    state: StepState<Vector3<f64>>,
     /// Impacting contacts of the last assembly (Newton's impact law applied).
     impacts: usize,
 }
@@ -269,23 +201,16 @@ impl Simulation {
             label: label.into(),
             parameters,
             seed,
-            steps_done: 0,
             envelope: 0.0,
             broad: BroadPhase::new(),
             contacts: Vec::new(),
-            keys: Vec::new(),
             asm: Assembly::new(),
             vfree: Vec::new(),
             n_mat: None,
             spare_block: None,
             operator: None,
             r: Vec::new(),
-            instance: None,
-            gamma: Vec::new(),
-            warm_keys: Vec::new(),
-            warm_imp: Vec::new(),
-            warm: Vec::new(),
-            warm_matched: 0,
+            state: StepState::default(),
             impacts: 0,
         })
     }
@@ -306,6 +231,8 @@ impl Simulation {
         self.operator
     }
 
+    crate::contact_step::step_accessors!();
+
     /// The world (bodies, planes, parameters).
     pub fn world(&self) -> &World {
         &self.world
@@ -317,29 +244,9 @@ impl Simulation {
         &mut self.world.bodies
     }
 
-    /// The label used in instance names (e.g. `fill-10`).
-    pub fn label(&self) -> &str {
-        &self.label
-    }
-
-    /// Scene parameters recorded in provenance.
-    pub fn parameters(&self) -> &BTreeMap<String, String> {
-        &self.parameters
-    }
-
-    /// Steps completed.
-    pub fn steps_done(&self) -> u64 {
-        self.steps_done
-    }
-
-    /// Simulated time (s): `steps_done h`.
-    pub fn time(&self) -> f64 {
-        self.steps_done as f64 * self.world.params.h
-    }
-
     /// Set the step counter (used when resuming from a [`super::Snapshot`]).
     pub fn set_steps_done(&mut self, steps: u64) {
-        self.steps_done = steps;
+        self.state.steps_done = steps;
     }
 
     /// Contacts found by the last [`Simulation::detect`].
@@ -358,22 +265,6 @@ impl Simulation {
     /// ([`BroadPhase::failure`]); `None` when every pair was decided.
     pub fn narrow_failure(&self) -> Option<(usize, usize, String)> {
         self.broad.failure().map(|(a, b, e)| (a, b, e.to_string()))
-    }
-
-    /// Effective envelope of the last detection (m).
-    pub fn envelope(&self) -> f64 {
-        self.envelope
-    }
-
-    /// The instance of the last step (or of the last [`Simulation::build_instance`]); `None`
-    /// when it had no contacts.
-    pub fn last_instance(&self) -> Option<&Instance> {
-        self.instance.as_ref()
-    }
-
-    /// Impulses `gamma` (N s) of the last step, contact-interleaved.
-    pub fn last_impulses(&self) -> &[f64] {
-        &self.gamma
     }
 
     /// Kinetic energy of all bodies (J).
@@ -421,8 +312,9 @@ impl Simulation {
             &mut self.contacts,
         );
         let nb = self.world.bodies.len();
-        self.keys.clear();
-        self.keys
+        self.state.keys.clear();
+        self.state
+            .keys
             .extend(self.contacts.iter().map(|c| contact_key(c, nb)));
         self.contacts.len()
     }
@@ -450,7 +342,7 @@ impl Simulation {
             Some(Assembled::Block(b)) => self.spare_block = Some(b),
             _ => {}
         }
-        if let Some(inst) = self.instance.take() {
+        if let Some(inst) = self.state.instance.take() {
             let r = match inst.into_block_and_r() {
                 Ok((b, r)) => {
                     self.spare_block = Some(b);
@@ -515,13 +407,13 @@ impl Simulation {
     /// Step 3 (first half): the validated instance of the assembled problem, named
     /// `{label}_step{step:04}__{ccp|lcp}`, with provenance (scene parameters, seed, step,
     /// time, bodies, contacts, envelope). `None` when there are no contacts.
-    fn make_instance(&mut self, step: u64) -> Result<()> {
+    fn build_problem(&mut self, step: u64) -> Result<()> {
         let Some(n_mat) = self.n_mat.take() else {
-            self.instance = None;
+            self.state.instance = None;
             return Ok(());
         };
         if self.contacts.is_empty() {
-            self.instance = None;
+            self.state.instance = None;
             return Ok(());
         }
         let p = &self.world.params;
@@ -602,7 +494,7 @@ impl Simulation {
         };
         let r = std::mem::take(&mut self.r);
         let name = format!("{}_step{step:04}__{cls}", self.label);
-        self.instance = Some(match n_mat {
+        self.state.instance = Some(match n_mat {
             Assembled::Csc(m) => {
                 Instance::new(name, m, r, constraints, prov, ValidationOptions::default())?
             }
@@ -622,10 +514,10 @@ impl Simulation {
     /// moving anything (for exporting the problem of a given state, e.g. a settled
     /// [`super::Snapshot`]). Returns it, or `None` when there are no contacts.
     pub fn build_instance(&mut self) -> Result<Option<&Instance>> {
-        self.detect_checked(self.steps_done + 1)?;
+        self.detect_checked(self.state.steps_done + 1)?;
         self.assemble()?;
-        self.make_instance(self.steps_done + 1)?;
-        Ok(self.instance.as_ref())
+        self.build_problem(self.state.steps_done + 1)?;
+        Ok(self.state.instance.as_ref())
     }
 
     /// [`Simulation::build_instance`] with the figures of a step: contacts, unknowns, stored
@@ -634,7 +526,7 @@ impl Simulation {
     /// the state nor the step counter changes; the instance is [`Simulation::last_instance`].
     /// Errors: those of [`Simulation::build_instance`].
     pub fn build_instance_report(&mut self) -> Result<StepReport> {
-        let step = self.steps_done + 1;
+        let step = self.state.steps_done + 1;
         let (nc, max_pen, nnz, timings) = self.build_timed(step)?;
         Ok(StepReport {
             step,
@@ -654,9 +546,6 @@ impl Simulation {
         })
     }
 
-    /// Detection, assembly and the instance of step `step`, timed: the contacts, the largest
-    /// penetration, the stored entries of `N` and the detection, assembly and instance times
-    /// (solve and update zero). Errors: those of the assembly and of the instance.
     /// [`Simulation::detect`], then [`GranularError::Geometry`] when the narrow phase could
     /// not decide a pair ([`BroadPhase::failure`]).
     fn detect_checked(&mut self, step: u64) -> Result<usize> {
@@ -672,142 +561,14 @@ impl Simulation {
         }
     }
 
-    fn build_timed(&mut self, step: u64) -> Result<(usize, f64, usize, StepTimings)> {
-        let t0 = Instant::now();
-        let nc = self.detect_checked(step)?;
-        let max_pen = self.max_penetration();
-        let t1 = Instant::now();
-        self.assemble()?;
-        let nnz = self.assembled_nnz();
-        let t2 = Instant::now();
-        self.make_instance(step)?;
-        let t3 = Instant::now();
-        let timings = StepTimings {
-            detection: t1 - t0,
-            assembly: t2 - t1,
-            instance: t3 - t2,
-            ..Default::default()
-        };
-        Ok((nc, max_pen, nnz, timings))
-    }
-
-    /// Warm start for the current contacts: the previous step's world impulse of the same
-    /// pair projected on the new frame; zero for new contacts. Sets `warm_matched`; returns
-    /// whether any contact was matched.
-    fn warm_start(&mut self) -> bool {
-        let bs = self.world.params.block_size();
-        self.warm.clear();
-        self.warm.resize(bs * self.contacts.len(), 0.0);
-        self.warm_matched = 0;
-        let (mut i, mut j) = (0, 0);
-        while i < self.keys.len() && j < self.warm_keys.len() {
-            match self.keys[i].cmp(&self.warm_keys[j]) {
-                std::cmp::Ordering::Less => i += 1,
-                std::cmp::Ordering::Greater => j += 1,
-                std::cmp::Ordering::Equal => {
-                    let f = &self.warm_imp[j];
-                    let c = &self.contacts[i];
-                    let dirs = [c.n, c.u, c.w];
-                    for (k, d) in dirs.iter().enumerate().take(bs) {
-                        self.warm[bs * i + k] = f.dot(d);
-                    }
-                    self.warm_matched += 1;
-                    i += 1;
-                    j += 1;
-                }
-            }
-        }
-        self.warm_matched > 0
-    }
-
-    /// One time step with `solver` in the loop (see the module documentation).
+    /// One time step with `solver` in the loop (see the module documentation and
+    /// [`ContactModel::advance`]).
     ///
     /// Errors: [`GranularError::Solver`] when the solver fails, [`GranularError::SolutionSize`]
     /// when it returns a vector of the wrong length, [`GranularError::NonFinite`] when the new
     /// state is not finite, [`GranularError::Problem`] if the instance cannot be built.
     pub fn step(&mut self, solver: &mut dyn ContactSolver) -> Result<StepReport> {
-        let step = self.steps_done + 1;
-        let (nc, max_pen, nnz, built) = self.build_timed(step)?;
-        let t3 = Instant::now();
-        let bs = self.world.params.block_size();
-        let (iterations, residual, converged, solver_time) = if nc == 0 {
-            self.gamma.clear();
-            (0, f64::NAN, true, Some(0.0))
-        } else {
-            let has_warm = self.warm_start();
-            let warm = has_warm.then_some(&self.warm[..]);
-            let inst = self.instance.as_ref().expect("instance built for nc > 0");
-            let sol = solver
-                .solve(inst, warm)
-                .map_err(|message| GranularError::Solver { step, message })?;
-            if sol.gamma.len() != bs * nc {
-                return Err(GranularError::SolutionSize {
-                    step,
-                    expected: bs * nc,
-                    found: sol.gamma.len(),
-                });
-            }
-            self.gamma = sol.gamma;
-            (sol.iterations, sol.residual, sol.converged, sol.solver_time)
-        };
-        let t4 = Instant::now();
-        self.asm
-            .update_velocities(&mut self.world.bodies, &self.vfree, &self.gamma, bs);
-        let h = self.world.params.h;
-        for (i, b) in self.world.bodies.iter_mut().enumerate() {
-            if b.fixed {
-                continue;
-            }
-            b.advance_position(h);
-            if !(b.pos.iter().chain(b.vel.iter()).chain(b.omega.iter())).all(|x| x.is_finite()) {
-                return Err(GranularError::NonFinite { body: i, step });
-            }
-        }
-        // rolling resistance: a torque impulse on v(t+h) after the positions moved, so the
-        // next step's contact problem (its free velocity) sees it and keeps the contacts
-        if self.world.params.rolling_friction > 0.0 {
-            rolling_resistance(
-                &mut self.world.bodies,
-                &self.contacts,
-                &self.gamma,
-                bs,
-                self.world.params.rolling_friction,
-            );
-        }
-        // world impulses for the next warm start
-        self.warm_keys.clear();
-        self.warm_keys.extend_from_slice(&self.keys);
-        self.warm_imp.clear();
-        for (c, ct) in self.contacts.iter().enumerate() {
-            let g = &self.gamma[bs * c..bs * c + bs];
-            let mut f = g[0] * ct.n;
-            if bs == 3 {
-                f += g[1] * ct.u + g[2] * ct.w;
-            }
-            self.warm_imp.push(f);
-        }
-        self.steps_done = step;
-        let t5 = Instant::now();
-        Ok(StepReport {
-            step,
-            time: step as f64 * h,
-            contacts: nc,
-            n: bs * nc,
-            nnz,
-            warm_matched: if nc == 0 { 0 } else { self.warm_matched },
-            max_penetration: max_pen,
-            kinetic_energy: self.kinetic_energy(),
-            iterations,
-            residual,
-            converged,
-            solver_time,
-            envelope: self.envelope,
-            timings: StepTimings {
-                solve: t4 - t3,
-                update: t5 - t4,
-                ..built
-            },
-        })
+        self.advance(solver)
     }
 
     /// The contact Jacobian `D` (`6 nb x bs nc`, unscaled: translational rows dimensionless,
@@ -870,9 +631,102 @@ impl Simulation {
     }
 }
 
-/// Check the bodies of a simulation (the complementarity stepper's and the penalty model's):
-/// fewer than `2^31`, positive radius, mass and principal inertia, finite state. Errors:
-/// [`GranularError::InvalidParameter`] naming the first offending field.
+/// The 3-D frame `(n, u, w)`.
+impl ContactFrame for Contact {
+    type Vector = Vector3<f64>;
+
+    fn impulse(&self, g: &[f64]) -> Vector3<f64> {
+        let mut f = g[0] * self.n;
+        if g.len() == 3 {
+            f += g[1] * self.u + g[2] * self.w;
+        }
+        f
+    }
+
+    fn project(&self, f: &Vector3<f64>, out: &mut [f64]) {
+        for (o, d) in out.iter_mut().zip([self.n, self.u, self.w]) {
+            *o = f.dot(&d);
+        }
+    }
+}
+
+/// The 3-D stepper's phases (spheres and ellipsoids, frames `(n, u, w)`).
+impl ContactModel for Simulation {
+    type Contact = Contact;
+
+    fn state(&self) -> &StepState<Vector3<f64>> {
+        &self.state
+    }
+
+    fn contacts_and_state(&mut self) -> (&[Contact], &mut StepState<Vector3<f64>>) {
+        (&self.contacts, &mut self.state)
+    }
+
+    fn block_size(&self) -> usize {
+        self.world.params.block_size()
+    }
+
+    fn h(&self) -> f64 {
+        self.world.params.h
+    }
+
+    fn detect_step(&mut self, step: u64) -> Result<usize> {
+        self.detect_checked(step)
+    }
+
+    fn max_penetration(&self) -> f64 {
+        Simulation::max_penetration(self)
+    }
+
+    fn assemble(&mut self) -> Result<()> {
+        Simulation::assemble(self)
+    }
+
+    fn make_instance(&mut self, step: u64) -> Result<usize> {
+        let nnz = self.assembled_nnz();
+        self.build_problem(step)?;
+        Ok(nnz)
+    }
+
+    /// `v(t+h) = M^-1 (k + D gamma)`, `x += h v`, the quaternion update, then the rolling
+    /// resistance.
+    fn update(&mut self, step: u64) -> Result<()> {
+        let bs = self.world.params.block_size();
+        self.asm
+            .update_velocities(&mut self.world.bodies, &self.vfree, &self.state.gamma, bs);
+        let h = self.world.params.h;
+        for (i, b) in self.world.bodies.iter_mut().enumerate() {
+            if b.fixed {
+                continue;
+            }
+            b.advance_position(h);
+            if !(b.pos.iter().chain(b.vel.iter()).chain(b.omega.iter())).all(|x| x.is_finite()) {
+                return Err(GranularError::NonFinite { body: i, step });
+            }
+        }
+        // rolling resistance: a torque impulse on v(t+h) after the positions moved, so the
+        // next step's contact problem (its free velocity) sees it and keeps the contacts
+        if self.world.params.rolling_friction > 0.0 {
+            rolling_resistance(
+                &mut self.world.bodies,
+                &self.contacts,
+                &self.state.gamma,
+                bs,
+                self.world.params.rolling_friction,
+            );
+        }
+        Ok(())
+    }
+
+    fn kinetic_energy(&self) -> f64 {
+        Simulation::kinetic_energy(self)
+    }
+
+    fn envelope(&self) -> f64 {
+        self.envelope
+    }
+}
+
 /// The rolling-resistance impulses of [`SimParams::rolling_friction`], contact after contact
 /// in contact order (deterministic): for contact `c` with `gamma_n > 0`, `w` the rolling part of
 /// `omega_A - omega_B` (world frame, perpendicular to `n`) and `u = w / |w|`, the torque
@@ -938,6 +792,9 @@ fn rolling_resistance(
     }
 }
 
+/// Check the bodies of a simulation (the complementarity stepper's and the penalty model's):
+/// fewer than `2^31`, positive radius, mass and principal inertia, finite state. Errors:
+/// [`GranularError::InvalidParameter`] naming the first offending field.
 pub(crate) fn check_bodies(bodies: &[Body]) -> Result<()> {
     if bodies.len() >= (1 << 31) {
         return Err(invalid("bodies", bodies.len(), "must be < 2^31"));

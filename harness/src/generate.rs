@@ -7,7 +7,7 @@
 use crate::error::HarnessError;
 use crate::fsutil::write_atomic;
 use cpbench_granular::{
-    ContactSolution, ContactSolver, GranularError, SceneSpec, Snapshot, StepReport,
+    ContactSolution, ContactSolver, GranularError, SceneSpec, Snapshot, StepReport, StepTimings,
 };
 use cpbench_problems::io::ClassChoice;
 use cpbench_problems::operator::OperatorKind;
@@ -116,16 +116,15 @@ impl ContactSolver for RegistrySolver {
 /// `{label}_step{NNNN}__ccp`, the bundle's name), or `{label}_step{NNNN}__{ccp|lcp}.npz`.
 pub use cpbench_problems::io::OutputFormat as ExportFormat;
 
-/// What [`generate`] does.
+/// What every generate run does, in 3-D ([`GenerateConfig`]) and in the plane
+/// ([`crate::generate_planar::PlanarGenerateConfig`]): its steps, exports and solver.
 #[derive(Clone, Debug)]
-pub struct GenerateConfig {
-    /// Scene, size, seed, frictionless mode.
-    pub spec: SceneSpec,
+pub struct RunSettings {
     /// Steps to simulate, `>= 1`.
     pub steps: u64,
     /// Export the instance of every step whose number is a multiple of this (0: none).
     pub export_every: u64,
-    /// Output folder (bundles, `trajectory.csv`, `state.json`).
+    /// Output folder (exports, `trajectory.csv`).
     pub out: PathBuf,
     /// Solver name in the registry.
     pub solver: String,
@@ -133,10 +132,34 @@ pub struct GenerateConfig {
     pub solver_settings: Option<serde_json::Value>,
     /// Executor limits and tolerance of each solve.
     pub exec: ExecSettings,
+    /// Format of the exported steps (fclib: frictional scenes only).
+    pub export_format: ExportFormat,
+}
+
+impl RunSettings {
+    /// Check the settings ([`check_steps_and_format`]), build the solver and create the
+    /// output folder. Errors: those of the checks, of [`RegistrySolver::new`], I/O errors.
+    pub(crate) fn start(&self, frictionless: bool) -> Result<RegistrySolver, GenerateError> {
+        check_steps_and_format(self.steps, self.export_format, frictionless)?;
+        let solver = RegistrySolver::new(
+            &self.solver,
+            self.solver_settings.as_ref(),
+            self.exec.clone(),
+        )?;
+        std::fs::create_dir_all(&self.out).map_err(|e| HarnessError::io(&self.out, e))?;
+        Ok(solver)
+    }
+}
+
+/// What [`generate`] does.
+#[derive(Clone, Debug)]
+pub struct GenerateConfig {
+    /// Scene, size, seed, frictionless mode.
+    pub spec: SceneSpec,
+    /// Steps, exports, output folder (bundles, `trajectory.csv`, `state.json`) and solver.
+    pub run: RunSettings,
     /// Write the final state to `state.json` ([`Snapshot`]).
     pub save_state: bool,
-    /// Format of the exported steps.
-    pub export_format: ExportFormat,
     /// Write VTK files of the bodies and contacts at every view step
     /// ([`crate::simout::write_vtk_step`]: `{out}/vtk/bodies_NNNN.vtk`, `contacts_NNNN.vtk`).
     pub vtk: bool,
@@ -196,18 +219,7 @@ pub struct GenerateSummary {
 impl GenerateSummary {
     /// Mean phase times per step in seconds: `(detection, assembly, instance, solve, update)`.
     pub fn mean_timings(&self) -> [f64; 5] {
-        let mut t = [0.0; 5];
-        for s in &self.steps {
-            let x = &s.timings;
-            for (a, d) in t
-                .iter_mut()
-                .zip([x.detection, x.assembly, x.instance, x.solve, x.update])
-            {
-                *a += d.as_secs_f64();
-            }
-        }
-        let n = self.steps.len().max(1) as f64;
-        t.map(|v| v / n)
+        StepTimings::mean(self.steps.iter().map(|r| &r.timings))
     }
 }
 
@@ -216,33 +228,71 @@ pub const TRAJECTORY_HEADER: &str = "step,time,kinetic_energy,contacts,max_penet
 iterations,residual,converged,warm_matched,n,nnz,envelope,t_detection_s,t_assembly_s,\
 t_instance_s,t_solve_s,t_update_s";
 
-fn trajectory_csv(steps: &[StepReport]) -> String {
-    let mut s = String::with_capacity(160 * (steps.len() + 1));
-    s.push_str(TRAJECTORY_HEADER);
-    s.push('\n');
-    for r in steps {
-        let t = &r.timings;
+/// A row of `trajectory.csv`: the 3-D stepper's [`StepReport`] ([`TRAJECTORY_HEADER`]) or
+/// the planar one's ([`crate::generate_planar::PLANAR_TRAJECTORY_HEADER`]).
+pub trait TrajectoryRow {
+    /// The header line (no newline).
+    const HEADER: &'static str;
+    /// The step number (1-based).
+    fn step_number(&self) -> u64;
+    /// Append the row and its newline to `s`.
+    fn write_row(&self, s: &mut String);
+}
+
+/// The solve's columns of a trajectory row: `iterations, residual, converged, warm_matched,
+/// n, nnz, envelope`.
+pub(crate) struct SolveColumns<'a>(pub &'a StepReport);
+
+impl std::fmt::Display for SolveColumns<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let r = self.0;
+        write!(
+            f,
+            "{},{:e},{},{},{},{},{:e}",
+            r.iterations, r.residual, r.converged, r.warm_matched, r.n, r.nnz, r.envelope
+        )
+    }
+}
+
+/// The timing columns of a trajectory row (s): detection, assembly, instance, solve, update.
+pub(crate) struct TimingColumns<'a>(pub &'a StepTimings);
+
+impl std::fmt::Display for TimingColumns<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let [a, b, c, d, e] = self.0.seconds();
+        write!(f, "{a:e},{b:e},{c:e},{d:e},{e:e}")
+    }
+}
+
+impl TrajectoryRow for StepReport {
+    const HEADER: &'static str = TRAJECTORY_HEADER;
+
+    fn step_number(&self) -> u64 {
+        self.step
+    }
+
+    fn write_row(&self, s: &mut String) {
         let _ = writeln!(
             s,
-            "{},{},{:e},{},{:e},{},{:e},{},{},{},{},{:e},{:e},{:e},{:e},{:e},{:e}",
-            r.step,
-            r.time,
-            r.kinetic_energy,
-            r.contacts,
-            r.max_penetration,
-            r.iterations,
-            r.residual,
-            r.converged,
-            r.warm_matched,
-            r.n,
-            r.nnz,
-            r.envelope,
-            t.detection.as_secs_f64(),
-            t.assembly.as_secs_f64(),
-            t.instance.as_secs_f64(),
-            t.solve.as_secs_f64(),
-            t.update.as_secs_f64()
+            "{},{},{:e},{},{:e},{},{}",
+            self.step,
+            self.time,
+            self.kinetic_energy,
+            self.contacts,
+            self.max_penetration,
+            SolveColumns(self),
+            TimingColumns(&self.timings)
         );
+    }
+}
+
+/// `trajectory.csv` of `steps`: the header and one row per step.
+pub(crate) fn trajectory_csv<R: TrajectoryRow>(steps: &[R]) -> String {
+    let mut s = String::with_capacity(180 * (steps.len() + 1));
+    s.push_str(R::HEADER);
+    s.push('\n');
+    for r in steps {
+        r.write_row(&mut s);
     }
     s
 }
@@ -286,7 +336,43 @@ pub fn check_steps_and_format(
     Ok(())
 }
 
-/// Simulate `cfg.steps` steps of `cfg.spec` with `cfg.solver` in the loop; write one native
+/// What [`drive`] does with the steps of a run.
+pub(crate) struct Drive<'a> {
+    /// Steps, exports and output folder.
+    pub run: &'a RunSettings,
+    /// Export every step (when `export_every > 0`), whatever its number.
+    pub export_all: bool,
+}
+
+/// The loop shared by [`generate`] and [`crate::generate_planar::generate_planar`]: `steps`
+/// times, `step` advances `sim`; the instance of an exported step (`last_instance`, none
+/// without contacts) is written ([`export_instance`]) and its path pushed on `exported`, then
+/// `after` sees the step and its report is pushed on `reports`. Stops at the first error
+/// (the reports so far are kept, for `trajectory.csv`).
+pub(crate) fn drive<S, R: TrajectoryRow>(
+    sim: &mut S,
+    d: &Drive,
+    mut step: impl FnMut(&mut S) -> Result<R, GranularError>,
+    last_instance: impl Fn(&S) -> Option<&Instance>,
+    mut after: impl FnMut(&S, &R) -> Result<(), GenerateError>,
+    reports: &mut Vec<R>,
+    exported: &mut Vec<PathBuf>,
+) -> Result<(), GenerateError> {
+    let run = d.run;
+    for _ in 0..run.steps {
+        let rep = step(sim)?;
+        if run.export_every > 0 && (d.export_all || rep.step_number() % run.export_every == 0) {
+            if let Some(inst) = last_instance(sim) {
+                exported.push(export_instance(inst, run.export_format, &run.out)?);
+            }
+        }
+        after(sim, &rep)?;
+        reports.push(rep);
+    }
+    Ok(())
+}
+
+/// Simulate `cfg.run.steps` steps of `cfg.spec` with `cfg.run.solver` in the loop; write one native
 /// bundle per exported step (`{out}/{label}_step{NNNN}__{ccp|lcp}`; with
 /// [`ExportFormat::Fclib`] the fclib file `{out}/{label}_step{NNNN}.hdf5`; steps without
 /// contacts are not exported), `trajectory.csv` (one row per step, see [`TRAJECTORY_HEADER`];
@@ -301,10 +387,11 @@ pub fn generate(
     cfg: &GenerateConfig,
     mut progress: impl FnMut(&StepReport),
 ) -> Result<GenerateSummary, GenerateError> {
-    check_steps_and_format(cfg.steps, cfg.export_format, cfg.spec.frictionless)?;
+    let run = &cfg.run;
+    check_steps_and_format(run.steps, run.export_format, cfg.spec.frictionless)?;
     if cfg.operator == Some(OperatorKind::MatrixFree)
-        && cfg.export_every > 0
-        && cfg.export_format == ExportFormat::Fclib
+        && run.export_every > 0
+        && run.export_format == ExportFormat::Fclib
     {
         return Err(GenerateError::Setting {
             name: "operator",
@@ -314,18 +401,18 @@ pub fn generate(
                 .into(),
         });
     }
-    if cfg.no_solve && cfg.steps != 1 {
+    if cfg.no_solve && run.steps != 1 {
         return Err(GenerateError::Setting {
             name: "no_solve",
             reason: format!(
                 "builds the problem of the first step only: needs steps = 1, not {}",
-                cfg.steps
+                run.steps
             ),
         });
     }
     let start = Instant::now();
     let mut solver =
-        RegistrySolver::new(&cfg.solver, cfg.solver_settings.as_ref(), cfg.exec.clone())?;
+        RegistrySolver::new(&run.solver, run.solver_settings.as_ref(), run.exec.clone())?;
     let mut scene = cfg.spec.build()?;
     let params = &mut scene.world.params;
     if let Some(e) = cfg.restitution {
@@ -344,59 +431,54 @@ pub fn generate(
         bodies: sim.world().bodies.len(),
         ..Default::default()
     };
-    std::fs::create_dir_all(&cfg.out).map_err(|e| HarnessError::io(&cfg.out, e))?;
-    let traj = cfg.out.join("trajectory.csv");
+    std::fs::create_dir_all(&run.out).map_err(|e| HarnessError::io(&run.out, e))?;
     // the PNG views are drawn at the end, with one colour scale over the run
     let mut frames: Vec<crate::simout::SnapshotFrame> = Vec::new();
-    for _ in 0..cfg.steps {
-        let stepped = if cfg.no_solve {
-            sim.build_instance_report()
-        } else {
-            sim.step(&mut solver)
-        };
-        let rep = match stepped {
-            Ok(r) => r,
-            Err(e) => {
-                write_atomic(&traj, trajectory_csv(&summary.steps).as_bytes())?;
-                crate::simout::write_snapshots(&frames, sim.label(), &cfg.out)?;
-                return Err(e.into());
+    let mut views = Vec::new();
+    let view_every = cfg.view_every.unwrap_or(run.export_every);
+    let stepped = drive(
+        &mut sim,
+        &Drive {
+            run,
+            export_all: cfg.no_solve,
+        },
+        |sim| {
+            if cfg.no_solve {
+                sim.build_instance_report()
+            } else {
+                sim.step(&mut solver)
             }
-        };
-        if cfg.export_every > 0 && (cfg.no_solve || rep.step % cfg.export_every == 0) {
-            if let Some(inst) = sim.last_instance() {
-                summary
-                    .exported
-                    .push(export_instance(inst, cfg.export_format, &cfg.out)?);
+        },
+        |sim| sim.last_instance(),
+        |sim, rep| {
+            if (cfg.vtk || cfg.snapshots) && view_every > 0 && rep.step % view_every == 0 {
+                let label = sim.label().to_string();
+                if cfg.vtk {
+                    views.extend(crate::simout::write_vtk_step(sim, &label, &run.out)?);
+                }
+                if cfg.snapshots {
+                    frames.push(crate::simout::SnapshotFrame::of(sim));
+                }
             }
-        }
-        let view_every = cfg.view_every.unwrap_or(cfg.export_every);
-        if (cfg.vtk || cfg.snapshots) && view_every > 0 && rep.step % view_every == 0 {
-            let label = sim.label().to_string();
-            if cfg.vtk {
-                summary
-                    .views
-                    .extend(crate::simout::write_vtk_step(&sim, &label, &cfg.out)?);
-            }
-            if cfg.snapshots {
-                frames.push(crate::simout::SnapshotFrame::of(&sim));
-            }
-        }
-        progress(&rep);
-        summary.steps.push(rep);
-    }
+            progress(rep);
+            Ok(())
+        },
+        &mut summary.steps,
+        &mut summary.exported,
+    );
+    let traj = run.out.join("trajectory.csv");
     write_atomic(&traj, trajectory_csv(&summary.steps).as_bytes())?;
-    summary.views.extend(crate::simout::write_snapshots(
-        &frames,
-        sim.label(),
-        &cfg.out,
-    )?);
+    let snapshots = crate::simout::write_snapshots(&frames, sim.label(), &run.out)?;
+    stepped?;
+    summary.views = views;
+    summary.views.extend(snapshots);
     if cfg.save_state {
         let note = format!(
             "{} steps with {} (tol {:e}, max_iter {}), warm-started",
-            cfg.steps, cfg.solver, cfg.exec.tol, cfg.exec.max_iter
+            run.steps, run.solver, run.exec.tol, run.exec.max_iter
         );
         let snap = Snapshot::capture(&sim, &cfg.spec, note);
-        write_atomic(&cfg.out.join("state.json"), snap.to_json().as_bytes())?;
+        write_atomic(&run.out.join("state.json"), snap.to_json().as_bytes())?;
     }
     summary.pile_height = cpbench_granular::penalty::pile_height(&sim.world().bodies);
     summary.settle_threshold = cpbench_granular::penalty::settle_threshold(

@@ -5,7 +5,9 @@
 
 use cpbench_granular::{SceneKind, SceneSpec};
 use cpbench_harness::check::{check, CheckSpec};
-use cpbench_harness::generate::{generate, ExportFormat, GenerateConfig, TRAJECTORY_HEADER};
+use cpbench_harness::generate::{
+    generate, ExportFormat, GenerateConfig, RunSettings, TRAJECTORY_HEADER,
+};
 use cpbench_harness::Suite;
 use cpbench_problems::io::ClassChoice;
 use cpbench_problems::{ProblemClass, ResidualKind};
@@ -24,17 +26,19 @@ fn config(out: &Path, frictionless: bool) -> GenerateConfig {
             frictionless,
             aspect: None,
         },
-        steps: 60,
-        export_every: 20,
-        out: out.to_path_buf(),
-        solver: "apgd".into(),
-        solver_settings: None,
-        exec: ExecSettings {
-            tol: 1e-6,
-            ..Default::default()
+        run: RunSettings {
+            steps: 60,
+            export_every: 20,
+            out: out.to_path_buf(),
+            solver: "apgd".into(),
+            solver_settings: None,
+            exec: ExecSettings {
+                tol: 1e-6,
+                ..Default::default()
+            },
+            export_format: ExportFormat::Bundle,
         },
         save_state: true,
-        export_format: ExportFormat::Bundle,
         vtk: false,
         snapshots: false,
         view_every: None,
@@ -133,7 +137,7 @@ fn generation_is_deterministic() {
     for k in 0..2 {
         let out = dir.path().join(format!("run{k}"));
         let mut cfg = config(&out, false);
-        cfg.steps = 40;
+        cfg.run.steps = 40;
         generate(&cfg, |_| {}).unwrap();
         let insts = Suite::from_paths("gen", &[out], ClassChoice::Ccp, false)
             .unwrap()
@@ -391,7 +395,7 @@ fn fclib_export_matches_bundle_export() {
     let f_out = dir.path().join("fclib");
     generate(&config(&b_out, false), |_| {}).unwrap();
     let mut cfg = config(&f_out, false);
-    cfg.export_format = ExportFormat::Fclib;
+    cfg.run.export_format = ExportFormat::Fclib;
     cfg.save_state = false;
     let s = generate(&cfg, |_| {}).unwrap();
     let files: Vec<String> = s
@@ -424,7 +428,7 @@ fn fclib_export_matches_bundle_export() {
     }
 
     let mut cfg = config(&dir.path().join("lcp"), true);
-    cfg.export_format = ExportFormat::Fclib;
+    cfg.run.export_format = ExportFormat::Fclib;
     let e = generate(&cfg, |_| {}).unwrap_err();
     assert!(e.to_string().contains("fclib"), "{e}");
 }

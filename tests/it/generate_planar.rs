@@ -8,7 +8,7 @@
 
 use cpbench_granular::planar::PlanarSceneKind;
 use cpbench_harness::check::{check, CheckSpec};
-use cpbench_harness::generate::ExportFormat;
+use cpbench_harness::generate::{ExportFormat, RunSettings};
 use cpbench_harness::generate_planar::{
     generate_planar, PlanarGenerateConfig, PLANAR_TRAJECTORY_HEADER,
 };
@@ -35,16 +35,18 @@ fn config(
         size,
         seed: 5,
         frictionless,
-        steps,
-        export_every: every,
-        out: out.to_path_buf(),
-        solver: "apgd".into(),
-        solver_settings: None,
-        exec: ExecSettings {
-            tol: 1e-8,
-            ..Default::default()
+        run: RunSettings {
+            steps,
+            export_every: every,
+            out: out.to_path_buf(),
+            solver: "apgd".into(),
+            solver_settings: None,
+            exec: ExecSettings {
+                tol: 1e-8,
+                ..Default::default()
+            },
+            export_format: format,
         },
-        export_format: format,
     }
 }
 
@@ -113,12 +115,12 @@ fn planar_exports_load_back_and_solve_with_every_supporting_solver() {
                 let out = dir.path().join(format!("{tag}-{format:?}"));
                 let cfg = config(scene, &out, format, frictionless);
                 let s = generate_planar(&cfg, |_| {}).unwrap();
-                assert_eq!(s.steps.len() as u64, cfg.steps);
+                assert_eq!(s.steps.len() as u64, cfg.run.steps);
                 let text = std::fs::read_to_string(out.join("trajectory.csv")).unwrap();
                 let mut lines = text.lines();
                 assert_eq!(lines.next().unwrap(), PLANAR_TRAJECTORY_HEADER);
-                assert_eq!(lines.count() as u64, cfg.steps);
-                assert!(s.steps.iter().all(|r| r.converged), "{tag}");
+                assert_eq!(lines.count() as u64, cfg.run.steps);
+                assert!(s.steps.iter().all(|r| r.core.converged), "{tag}");
                 paths.push(s.exported);
             }
             // the same instances in every format (generation is deterministic)

@@ -54,7 +54,7 @@
 pub mod bonds;
 pub mod scenes;
 
-use crate::stepper::StepTimings;
+use crate::contact_step::{ContactFrame, ContactModel, StepReport, StepState};
 use crate::{check_non_negative, check_positive, invalid, ContactSolver, GranularError, Result};
 use bonds::BondSet;
 use cpbench_problems::constraints::ConstraintSet;
@@ -63,7 +63,6 @@ use cpbench_problems::linalg::CscMatrix;
 use cpbench_problems::operator::OperatorKind;
 use nalgebra::Vector2;
 use std::collections::BTreeMap;
-use std::time::Instant;
 
 pub use bonds::{BendingSpring, Bond};
 pub use scenes::{BeamImpactParams, DiscHopperParams, PlanarScene, PlanarSceneKind};
@@ -282,9 +281,7 @@ impl PlanarParams {
     /// Check ranges. Errors: [`GranularError::InvalidParameter`] for `h <= 0`, `mu < 0`,
     /// `envelope < 0`, `damping < 0` or `damping h >= 2`, non-finite gravity.
     pub fn validate(&self) -> Result<()> {
-        check_positive("h", self.h)?;
-        check_non_negative("mu", self.mu)?;
-        check_non_negative("envelope", self.envelope)?;
+        crate::contact_step::check_step(self.h, self.mu, self.envelope)?;
         check_non_negative("damping", self.damping)?;
         if self.damping * self.h >= 2.0 {
             return Err(invalid(
@@ -293,23 +290,12 @@ impl PlanarParams {
                 "explicit damping needs damping * h < 2",
             ));
         }
-        if !(self.gravity.x.is_finite() && self.gravity.y.is_finite()) {
-            return Err(invalid(
-                "gravity",
-                format!("{:?}", self.gravity),
-                "must be finite",
-            ));
-        }
-        Ok(())
+        crate::contact_step::check_gravity(self.gravity.as_slice(), &self.gravity)
     }
 
     /// Unknowns per contact: 1 (frictionless LCP) or 2 (fc2d CCP).
     pub fn block_size(&self) -> usize {
-        if self.frictionless {
-            1
-        } else {
-            2
-        }
+        crate::contact_step::block_size(self.frictionless, 2)
     }
 }
 
@@ -344,43 +330,18 @@ impl PlanarContact {
     }
 }
 
-/// Figures of one planar step.
+/// Figures of one planar step: the core's ([`StepReport`], whose detection time includes the
+/// bond forces) and the bonds'.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PlanarStepReport {
-    /// Step number (1-based): the problem was assembled at `t = (step - 1) h`.
-    pub step: u64,
-    /// Time after the step (s).
-    pub time: f64,
-    /// Contacts in the problem.
-    pub contacts: usize,
-    /// Unknowns (`2 nc` or `nc`).
-    pub n: usize,
-    /// Stored entries of `N`.
-    pub nnz: usize,
-    /// Contacts warm-started from the previous step.
-    pub warm_matched: usize,
-    /// Largest overlap `max(0, -Phi)` at the start of the step (m).
-    pub max_penetration: f64,
-    /// Kinetic energy after the step (J).
-    pub kinetic_energy: f64,
+    /// Step, contacts, sizes, solve figures, energy and timings.
+    pub core: StepReport,
     /// Elastic energy of the live bonds after the step (J).
     pub bond_energy: f64,
     /// Live bonds after the step.
     pub bonds: usize,
     /// Bonds broken so far (all steps).
     pub broken_bonds: usize,
-    /// Solver iterations (0 without contacts).
-    pub iterations: u64,
-    /// Solver's final residual (NaN without contacts).
-    pub residual: f64,
-    /// Whether the solver reached its tolerance (true without contacts).
-    pub converged: bool,
-    /// The solver's own time (s) when it said ([`crate::ContactSolution::solver_time`]).
-    pub solver_time: Option<f64>,
-    /// Effective envelope (m).
-    pub envelope: f64,
-    /// Phase timings (detection includes the bond forces).
-    pub timings: StepTimings,
 }
 
 /// Per-contact Jacobian columns: for each side (A, then B when it is a movable disc) the
@@ -401,12 +362,10 @@ pub struct PlanarSimulation {
     label: String,
     parameters: BTreeMap<String, String>,
     seed: Option<u64>,
-    steps_done: u64,
     envelope: f64,
     // buffers
     cells: Vec<(u64, u32)>,
     contacts: Vec<PlanarContact>,
-    keys: Vec<u64>,
     force: Vec<Vector2<f64>>,
     vfree: Vec<[f64; 3]>,
     jac: Vec<ContactJac>,
@@ -415,13 +374,8 @@ pub struct PlanarSimulation {
     inc_fill: Vec<usize>,
     triplets: Vec<(usize, usize, f64)>,
     r: Vec<f64>,
-    nnz: usize,
-    instance: Option<Instance>,
-    gamma: Vec<f64>,
-    warm_keys: Vec<u64>,
-    warm_imp: Vec<Vector2<f64>>,
-    warm: Vec<f64>,
-    warm_matched: usize,
+    /// Step counter, instance, impulses and warm start (the core's).
+    state: StepState<Vector2<f64>>,
 }
 
 impl PlanarSimulation {
@@ -460,11 +414,9 @@ impl PlanarSimulation {
             label: label.into(),
             parameters,
             seed,
-            steps_done: 0,
             envelope: 0.0,
             cells: Vec::new(),
             contacts: Vec::new(),
-            keys: Vec::new(),
             force: Vec::new(),
             vfree: Vec::new(),
             jac: Vec::new(),
@@ -473,15 +425,11 @@ impl PlanarSimulation {
             inc_fill: Vec::new(),
             triplets: Vec::new(),
             r: Vec::new(),
-            nnz: 0,
-            instance: None,
-            gamma: Vec::new(),
-            warm_keys: Vec::new(),
-            warm_imp: Vec::new(),
-            warm: Vec::new(),
-            warm_matched: 0,
+            state: StepState::default(),
         })
     }
+
+    crate::contact_step::step_accessors!();
 
     /// The discs.
     pub fn discs(&self) -> &[Disc] {
@@ -508,44 +456,9 @@ impl PlanarSimulation {
         &self.params
     }
 
-    /// The label used in instance names (e.g. `disc-hopper-200`).
-    pub fn label(&self) -> &str {
-        &self.label
-    }
-
-    /// Scene parameters recorded in provenance.
-    pub fn parameters(&self) -> &BTreeMap<String, String> {
-        &self.parameters
-    }
-
-    /// Steps completed.
-    pub fn steps_done(&self) -> u64 {
-        self.steps_done
-    }
-
-    /// Simulated time (s): `steps_done h`.
-    pub fn time(&self) -> f64 {
-        self.steps_done as f64 * self.params.h
-    }
-
     /// Contacts of the last detection.
     pub fn contacts(&self) -> &[PlanarContact] {
         &self.contacts
-    }
-
-    /// The instance of the last step; `None` when it had no contacts.
-    pub fn last_instance(&self) -> Option<&Instance> {
-        self.instance.as_ref()
-    }
-
-    /// Impulses `gamma` (N s) of the last step, contact-interleaved, normal first.
-    pub fn last_impulses(&self) -> &[f64] {
-        &self.gamma
-    }
-
-    /// Effective envelope of the last detection (m).
-    pub fn envelope(&self) -> f64 {
-        self.envelope
     }
 
     /// Kinetic energy of the discs (J).
@@ -706,8 +619,8 @@ impl PlanarSimulation {
                 }
         };
         self.contacts.sort_unstable_by_key(ckey);
-        self.keys.clear();
-        self.keys.extend(self.contacts.iter().map(ckey));
+        self.state.keys.clear();
+        self.state.keys.extend(self.contacts.iter().map(ckey));
         self.contacts.len()
     }
 
@@ -716,7 +629,6 @@ impl PlanarSimulation {
     #[allow(clippy::needless_range_loop)] // block indices p, q, k index several arrays
     fn assemble(&mut self) -> Result<()> {
         let bs = self.params.block_size();
-        let nc = self.contacts.len();
         let nd = self.discs.len();
         // Jacobian columns
         self.jac.clear();
@@ -802,7 +714,7 @@ impl PlanarSimulation {
             }
         }
         // r = b + D^T v_free, on the storage of the previous instance's r
-        if let Some(old) = self.instance.take() {
+        if let Some(old) = self.state.instance.take() {
             let r = match old.into_block_and_r() {
                 Ok((_, r)) => r,
                 Err(old) if old.operator_kind() == OperatorKind::Csc => old.into_matrix_and_r().1,
@@ -824,25 +736,22 @@ impl PlanarSimulation {
                 self.r.push(v);
             }
         }
-        if nc == 0 {
-            self.nnz = 0;
-        }
         Ok(())
     }
 
     /// The validated instance of the assembled problem, named
-    /// `{label}_step{step:04}__{ccp|lcp}`. `None` when there are no contacts.
-    fn make_instance(&mut self, step: u64) -> Result<()> {
+    /// `{label}_step{step:04}__{ccp|lcp}` (`None` when there are no contacts); returns the
+    /// stored entries of `N`.
+    fn build_problem(&mut self, step: u64) -> Result<usize> {
         let nc = self.contacts.len();
         if nc == 0 {
-            self.instance = None;
-            self.nnz = 0;
-            return Ok(());
+            self.state.instance = None;
+            return Ok(0);
         }
         let p = &self.params;
         let bs = p.block_size();
         let m = CscMatrix::from_triplets(bs * nc, bs * nc, &self.triplets)?;
-        self.nnz = m.nnz();
+        let nnz = m.nnz();
         let (cls, constraints, derivation) = if p.frictionless {
             ("lcp", ConstraintSet::NonNegative, "frictionless-lcp")
         } else {
@@ -893,7 +802,7 @@ impl PlanarSimulation {
         };
         let name = format!("{}_step{step:04}__{cls}", self.label);
         let r = std::mem::take(&mut self.r);
-        self.instance = Some(Instance::new(
+        self.state.instance = Some(Instance::new(
             name,
             m,
             r,
@@ -901,7 +810,7 @@ impl PlanarSimulation {
             prov,
             ValidationOptions::default(),
         )?);
-        Ok(())
+        Ok(nnz)
     }
 
     /// Detect, assemble and build the instance of the next step without solving it or moving
@@ -910,143 +819,24 @@ impl PlanarSimulation {
     pub fn build_instance(&mut self) -> Result<Option<&Instance>> {
         self.detect();
         self.assemble()?;
-        self.make_instance(self.steps_done + 1)?;
-        Ok(self.instance.as_ref())
+        self.build_problem(self.state.steps_done + 1)?;
+        Ok(self.state.instance.as_ref())
     }
 
-    /// Warm start: the previous step's world impulse of the same pair (same `A`, same partner)
-    /// projected on the new frame; zero for new contacts. Returns whether any matched.
-    fn warm_start(&mut self) -> bool {
-        let bs = self.params.block_size();
-        self.warm.clear();
-        self.warm.resize(bs * self.contacts.len(), 0.0);
-        self.warm_matched = 0;
-        let (mut i, mut j) = (0, 0);
-        while i < self.keys.len() && j < self.warm_keys.len() {
-            match self.keys[i].cmp(&self.warm_keys[j]) {
-                std::cmp::Ordering::Less => i += 1,
-                std::cmp::Ordering::Greater => j += 1,
-                std::cmp::Ordering::Equal => {
-                    let f = &self.warm_imp[j];
-                    let c = &self.contacts[i];
-                    self.warm[bs * i] = f.dot(&c.n);
-                    if bs == 2 {
-                        self.warm[bs * i + 1] = f.dot(&c.t());
-                    }
-                    self.warm_matched += 1;
-                    i += 1;
-                    j += 1;
-                }
-            }
-        }
-        self.warm_matched > 0
-    }
-
-    /// One time step with `solver` in the loop (see the module documentation): forces and
-    /// detection at `q(t)`, assembly, the instance, the solve (warm-started by body pair),
-    /// `v = v_free + M^-1 D gamma`, `x += h v`, `theta += h omega`, then bond breakage at
-    /// `q(t+h)`.
+    /// One time step with `solver` in the loop (see the module documentation and
+    /// [`ContactModel::advance`]): forces and detection at `q(t)`, assembly, the instance, the
+    /// solve (warm-started by body pair), `v = v_free + M^-1 D gamma`, `x += h v`, `theta += h
+    /// omega`, then bond breakage at `q(t+h)`.
     ///
     /// Errors: [`GranularError::Solver`], [`GranularError::SolutionSize`],
     /// [`GranularError::NonFinite`], [`GranularError::Problem`] as [`crate::Simulation::step`].
-    #[allow(clippy::needless_range_loop)] // block indices p, k index several arrays
     pub fn step(&mut self, solver: &mut dyn ContactSolver) -> Result<PlanarStepReport> {
-        let step = self.steps_done + 1;
-        let t0 = Instant::now();
-        let nc = self.detect();
-        let max_pen = self.max_penetration();
-        let t1 = Instant::now();
-        self.assemble()?;
-        let t2 = Instant::now();
-        self.make_instance(step)?;
-        let t3 = Instant::now();
-        let bs = self.params.block_size();
-        let (iterations, residual, converged, solver_time) = if nc == 0 {
-            self.gamma.clear();
-            (0, f64::NAN, true, Some(0.0))
-        } else {
-            let has_warm = self.warm_start();
-            let warm = has_warm.then_some(&self.warm[..]);
-            let inst = self.instance.as_ref().expect("instance built for nc > 0");
-            let sol = solver
-                .solve(inst, warm)
-                .map_err(|message| GranularError::Solver { step, message })?;
-            if sol.gamma.len() != bs * nc {
-                return Err(GranularError::SolutionSize {
-                    step,
-                    expected: bs * nc,
-                    found: sol.gamma.len(),
-                });
-            }
-            self.gamma = sol.gamma;
-            (sol.iterations, sol.residual, sol.converged, sol.solver_time)
-        };
-        let t4 = Instant::now();
-        // v = v_free + M^-1 D gamma
-        let h = self.params.h;
-        for (i, d) in self.discs.iter_mut().enumerate() {
-            if d.fixed {
-                continue;
-            }
-            let mut v = self.vfree[i];
-            let minv = d.inverse_mass();
-            for &(c, s) in &self.inc[self.inc_ptr[i]..self.inc_ptr[i + 1]] {
-                let g = &self.jac[c as usize].sides[s as usize].1;
-                let c = c as usize;
-                for p in 0..bs {
-                    let gp = self.gamma[bs * c + p];
-                    for k in 0..3 {
-                        v[k] += minv[k] * g[p][k] * gp;
-                    }
-                }
-            }
-            d.vel = Vector2::new(v[0], v[1]);
-            d.omega = if d.rotates { v[2] } else { 0.0 };
-            d.pos += h * d.vel;
-            d.angle += h * d.omega;
-            let s = [d.pos.x, d.pos.y, d.angle, d.vel.x, d.vel.y, d.omega];
-            if !s.iter().all(|x| x.is_finite()) {
-                return Err(GranularError::NonFinite { body: i, step });
-            }
-        }
-        // world impulses for the next warm start
-        self.warm_keys.clear();
-        self.warm_keys.extend_from_slice(&self.keys);
-        self.warm_imp.clear();
-        for (c, ct) in self.contacts.iter().enumerate() {
-            let mut f = self.gamma[bs * c] * ct.n;
-            if bs == 2 {
-                f += self.gamma[bs * c + 1] * ct.t();
-            }
-            self.warm_imp.push(f);
-        }
-        self.bonds.break_overloaded(&self.discs);
-        self.steps_done = step;
-        let t5 = Instant::now();
+        let core = self.advance(solver)?;
         Ok(PlanarStepReport {
-            step,
-            time: step as f64 * h,
-            contacts: nc,
-            n: bs * nc,
-            nnz: self.nnz,
-            warm_matched: if nc == 0 { 0 } else { self.warm_matched },
-            max_penetration: max_pen,
-            kinetic_energy: self.kinetic_energy(),
+            core,
             bond_energy: self.bond_energy(),
             bonds: self.bonds.live_bonds(),
             broken_bonds: self.bonds.broken_bonds(),
-            iterations,
-            residual,
-            converged,
-            solver_time,
-            envelope: self.envelope,
-            timings: StepTimings {
-                detection: t1 - t0,
-                assembly: t2 - t1,
-                instance: t3 - t2,
-                solve: t4 - t3,
-                update: t5 - t4,
-            },
         })
     }
 
@@ -1093,5 +883,105 @@ impl PlanarSimulation {
     /// `(vx, vy, omega)`; zero for fixed discs).
     pub fn free_velocity(&self) -> &[[f64; 3]] {
         &self.vfree
+    }
+}
+
+/// The planar frame `(n, t)`.
+impl ContactFrame for PlanarContact {
+    type Vector = Vector2<f64>;
+
+    fn impulse(&self, g: &[f64]) -> Vector2<f64> {
+        let mut f = g[0] * self.n;
+        if g.len() == 2 {
+            f += g[1] * self.t();
+        }
+        f
+    }
+
+    fn project(&self, f: &Vector2<f64>, out: &mut [f64]) {
+        out[0] = f.dot(&self.n);
+        if out.len() == 2 {
+            out[1] = f.dot(&self.t());
+        }
+    }
+}
+
+/// The planar stepper's phases (discs, walls and bonds, frames `(n, t)`).
+impl ContactModel for PlanarSimulation {
+    type Contact = PlanarContact;
+
+    fn state(&self) -> &StepState<Vector2<f64>> {
+        &self.state
+    }
+
+    fn contacts_and_state(&mut self) -> (&[PlanarContact], &mut StepState<Vector2<f64>>) {
+        (&self.contacts, &mut self.state)
+    }
+
+    fn block_size(&self) -> usize {
+        self.params.block_size()
+    }
+
+    fn h(&self) -> f64 {
+        self.params.h
+    }
+
+    fn detect_step(&mut self, _step: u64) -> Result<usize> {
+        Ok(self.detect())
+    }
+
+    fn max_penetration(&self) -> f64 {
+        PlanarSimulation::max_penetration(self)
+    }
+
+    fn assemble(&mut self) -> Result<()> {
+        PlanarSimulation::assemble(self)
+    }
+
+    fn make_instance(&mut self, step: u64) -> Result<usize> {
+        self.build_problem(step)
+    }
+
+    /// `v = v_free + M^-1 D gamma`, `x += h v`, `theta += h omega`, then bond breakage at
+    /// `q(t+h)`.
+    #[allow(clippy::needless_range_loop)] // block indices p, k index several arrays
+    fn update(&mut self, step: u64) -> Result<()> {
+        let bs = self.params.block_size();
+        let h = self.params.h;
+        for (i, d) in self.discs.iter_mut().enumerate() {
+            if d.fixed {
+                continue;
+            }
+            let mut v = self.vfree[i];
+            let minv = d.inverse_mass();
+            for &(c, s) in &self.inc[self.inc_ptr[i]..self.inc_ptr[i + 1]] {
+                let g = &self.jac[c as usize].sides[s as usize].1;
+                let c = c as usize;
+                for p in 0..bs {
+                    let gp = self.state.gamma[bs * c + p];
+                    for k in 0..3 {
+                        v[k] += minv[k] * g[p][k] * gp;
+                    }
+                }
+            }
+            d.vel = Vector2::new(v[0], v[1]);
+            d.omega = if d.rotates { v[2] } else { 0.0 };
+            d.pos += h * d.vel;
+            d.angle += h * d.omega;
+            let s = [d.pos.x, d.pos.y, d.angle, d.vel.x, d.vel.y, d.omega];
+            if !s.iter().all(|x| x.is_finite()) {
+                return Err(GranularError::NonFinite { body: i, step });
+            }
+        }
+        self.bonds.break_overloaded(&self.discs);
+        Ok(())
+    }
+
+    fn kinetic_energy(&self) -> f64 {
+        PlanarSimulation::kinetic_energy(self)
+    }
+
+    fn envelope(&self) -> f64 {
+        self.envelope
     }
 }

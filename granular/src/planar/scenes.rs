@@ -97,6 +97,35 @@ pub struct PlanarScene {
 }
 
 impl PlanarScene {
+    /// A scene of `discs`, `walls` and `bonds` with the frictional, undamped parameters of
+    /// `[h, g, mu, envelope]` (gravity `(0, -g)`), `label`, the provenance `kv` and `seed`.
+    fn new(
+        discs: Vec<Disc>,
+        walls: Vec<Wall>,
+        bonds: BondSet,
+        [h, g, mu, envelope]: [f64; 4],
+        label: String,
+        kv: &[(&str, String)],
+        seed: u64,
+    ) -> Self {
+        Self {
+            discs,
+            walls,
+            bonds,
+            params: PlanarParams {
+                h,
+                gravity: Vector2::new(0.0, -g),
+                mu,
+                envelope,
+                frictionless: false,
+                damping: 0.0,
+            },
+            label,
+            parameters: kv.iter().map(|(k, v)| (k.to_string(), v.clone())).collect(),
+            seed,
+        }
+    }
+
     /// Start a simulation of this scene. Errors as [`PlanarSimulation::new`].
     pub fn into_simulation(self) -> Result<PlanarSimulation> {
         PlanarSimulation::new(
@@ -109,6 +138,22 @@ impl PlanarScene {
             Some(self.seed),
         )
     }
+}
+
+/// Check that every `positive` value is finite and `> 0` and every `non_negative` one finite
+/// and `>= 0`, in order. Errors: [`crate::GranularError::InvalidParameter`] naming the first
+/// that is not.
+fn check_ranges(
+    positive: &[(&'static str, f64)],
+    non_negative: &[(&'static str, f64)],
+) -> Result<()> {
+    for &(name, x) in positive {
+        check_positive(name, x)?;
+    }
+    for &(name, x) in non_negative {
+        check_non_negative(name, x)?;
+    }
+    Ok(())
 }
 
 fn check_size(name: &'static str, n: usize, min: usize) -> Result<()> {
@@ -193,25 +238,23 @@ impl DiscHopperParams {
     /// `drop_speed` or envelope.
     pub fn build(&self, seed: u64) -> Result<PlanarScene> {
         check_size("n", self.n, 1)?;
-        for (name, x) in [
-            ("r_min", self.r_min),
-            ("r_max", self.r_max),
-            ("density", self.density),
-            ("orifice", self.orifice),
-            ("hopper_height", self.hopper_height),
-            ("floor_depth", self.floor_depth),
-            ("h", self.h),
-        ] {
-            check_positive(name, x)?;
-        }
-        for (name, x) in [
-            ("mu", self.mu),
-            ("g", self.g),
-            ("drop_speed", self.drop_speed),
-            ("envelope", self.envelope),
-        ] {
-            check_non_negative(name, x)?;
-        }
+        check_ranges(
+            &[
+                ("r_min", self.r_min),
+                ("r_max", self.r_max),
+                ("density", self.density),
+                ("orifice", self.orifice),
+                ("hopper_height", self.hopper_height),
+                ("floor_depth", self.floor_depth),
+                ("h", self.h),
+            ],
+            &[
+                ("mu", self.mu),
+                ("g", self.g),
+                ("drop_speed", self.drop_speed),
+                ("envelope", self.envelope),
+            ],
+        )?;
         if self.r_min > self.r_max {
             return Err(invalid("r_min", self.r_min, "must be <= r_max"));
         }
@@ -273,16 +316,7 @@ impl DiscHopperParams {
             },
             Wall::floor(-self.floor_depth),
         ];
-        let params = PlanarParams {
-            h: self.h,
-            gravity: Vector2::new(0.0, -self.g),
-            mu: self.mu,
-            envelope: self.envelope,
-            frictionless: false,
-            damping: 0.0,
-        };
-        let mut parameters = BTreeMap::new();
-        for (k, v) in [
+        let kv = [
             ("scene", "disc-hopper".to_string()),
             ("size", self.n.to_string()),
             ("r_min", self.r_min.to_string()),
@@ -293,18 +327,18 @@ impl DiscHopperParams {
             ("hopper_height", self.hopper_height.to_string()),
             ("floor_depth", self.floor_depth.to_string()),
             ("drop_speed", self.drop_speed.to_string()),
-        ] {
-            parameters.insert(k.to_string(), v);
-        }
-        Ok(PlanarScene {
+        ];
+        let params = [self.h, self.g, self.mu, self.envelope];
+        let label = format!("disc-hopper-{}", self.n);
+        Ok(PlanarScene::new(
             discs,
             walls,
-            bonds: BondSet::new(),
+            BondSet::new(),
             params,
-            label: format!("disc-hopper-{}", self.n),
-            parameters,
+            label,
+            &kv,
             seed,
-        })
+        ))
     }
 }
 
@@ -399,30 +433,28 @@ impl BeamImpactParams {
     pub fn build(&self, seed: u64) -> Result<PlanarScene> {
         check_size("n", self.n, 4)?;
         check_size("rows", self.rows, 1)?;
-        for (name, x) in [
-            ("radius", self.radius),
-            ("density", self.density),
-            ("k_n", self.k_n),
-            ("strain_max", self.strain_max),
-            ("angle_max", self.angle_max),
-            ("impactor_radius", self.impactor_radius),
-            ("impactor_density", self.impactor_density),
-            ("floor_depth", self.floor_depth),
-            ("h", self.h),
-        ] {
-            check_positive(name, x)?;
-        }
-        for (name, x) in [
-            ("k_diag", self.k_diag),
-            ("k_b", self.k_b),
-            ("impactor_gap", self.impactor_gap),
-            ("impact_speed", self.impact_speed),
-            ("mu", self.mu),
-            ("g", self.g),
-            ("envelope", self.envelope),
-        ] {
-            check_non_negative(name, x)?;
-        }
+        check_ranges(
+            &[
+                ("radius", self.radius),
+                ("density", self.density),
+                ("k_n", self.k_n),
+                ("strain_max", self.strain_max),
+                ("angle_max", self.angle_max),
+                ("impactor_radius", self.impactor_radius),
+                ("impactor_density", self.impactor_density),
+                ("floor_depth", self.floor_depth),
+                ("h", self.h),
+            ],
+            &[
+                ("k_diag", self.k_diag),
+                ("k_b", self.k_b),
+                ("impactor_gap", self.impactor_gap),
+                ("impact_speed", self.impact_speed),
+                ("mu", self.mu),
+                ("g", self.g),
+                ("envelope", self.envelope),
+            ],
+        )?;
         if !(0.0..1.0).contains(&self.strain_jitter) {
             return Err(invalid(
                 "strain_jitter",
@@ -521,16 +553,7 @@ impl BeamImpactParams {
             }
         }
         let walls = vec![Wall::floor(-self.floor_depth)];
-        let params = PlanarParams {
-            h: self.h,
-            gravity: Vector2::new(0.0, -self.g),
-            mu: self.mu,
-            envelope: self.envelope,
-            frictionless: false,
-            damping: 0.0,
-        };
-        let mut parameters = BTreeMap::new();
-        for (k, v) in [
+        let kv = [
             ("scene", "beam-impact".to_string()),
             ("size", n.to_string()),
             ("rows", rows.to_string()),
@@ -551,17 +574,11 @@ impl BeamImpactParams {
                  between consecutive collinear bonds; explicit forces at q(t)"
                     .to_string(),
             ),
-        ] {
-            parameters.insert(k.to_string(), v);
-        }
-        Ok(PlanarScene {
-            discs,
-            walls,
-            bonds,
-            params,
-            label: format!("beam-impact-{n}"),
-            parameters,
-            seed,
-        })
+        ];
+        let params = [self.h, self.g, self.mu, self.envelope];
+        let label = format!("beam-impact-{n}");
+        Ok(PlanarScene::new(
+            discs, walls, bonds, params, label, &kv, seed,
+        ))
     }
 }

@@ -150,7 +150,7 @@ fn resting_disc_normal_impulse_is_m_g_h() {
         );
         for _ in 0..20 {
             let rep = s.step(&mut exact).unwrap();
-            assert_eq!(rep.contacts, 1);
+            assert_eq!(rep.core.contacts, 1);
             let g = s.last_impulses();
             let inst = s.last_instance().unwrap();
             if frictionless {
@@ -264,7 +264,7 @@ fn oblique_collision_conserves_momentum_and_angular_momentum() {
     let mut touched = 0;
     for _ in 0..60 {
         let rep = s.step(&mut exact).unwrap();
-        if rep.contacts > 0 && s.last_impulses()[0] > 0.0 {
+        if rep.core.contacts > 0 && s.last_impulses()[0] > 0.0 {
             touched += 1;
         }
         let pm = s.momentum();
@@ -375,7 +375,7 @@ fn cantilever(nodes: usize, k_b: f64) -> (f64, f64, f64) {
     let mut s = sim(discs, Vec::new(), bonds, p);
     for _ in 0..25_000 {
         let rep = s.step(&mut exact).unwrap();
-        assert_eq!(rep.contacts, 0);
+        assert_eq!(rep.core.contacts, 0);
     }
     let tip = -s.discs()[nodes - 1].pos.y;
     // exact small-deflection statics: M_j = sum_{k > j} m g (x_k - x_j), theta_j = M_j / k_b,
@@ -517,12 +517,12 @@ fn disc_hopper_discs_leave_through_the_orifice() {
     let mut checked = false;
     for k in 1..=400 {
         let rep = s.step(&mut sweeps_300).unwrap();
-        max_pen = max_pen.max(rep.max_penetration);
+        max_pen = max_pen.max(rep.core.max_penetration);
         if k % 50 == 0 {
             counts.push(below(&s));
         }
         if k == 300 {
-            assert!(rep.contacts > 20, "{}", rep.contacts);
+            assert!(rep.core.contacts > 20, "{}", rep.core.contacts);
             check_instance(&mut s);
             checked = true;
         }
@@ -555,7 +555,7 @@ fn beam_impact_breaks_bonds_near_the_impact_keeps_the_ends_and_loses_energy() {
     let mut checked = false;
     for k in 1..=400 {
         let rep = s.step(&mut exact).unwrap();
-        if rep.contacts > 0 && !checked && k > 20 {
+        if rep.core.contacts > 0 && !checked && k > 20 {
             check_instance(&mut s);
             checked = true;
         }
