@@ -12,6 +12,7 @@ use cpbench_granular::{SceneKind, SceneSpec, StepReport};
 use cpbench_harness::generate::{
     generate as run_generate, ExportFormat, GenerateConfig, RunSettings,
 };
+use cpbench_problems::io::OutputFormat;
 use cpbench_problems::operator::OperatorKind;
 use cpbench_problems::ResidualKind;
 use cpbench_solvers::ExecSettings;
@@ -207,7 +208,7 @@ pub struct ExportArgs {
     pub fclib: bool,
     /// Export format of the steps: `bundle` (MatrixMarket + JSON folders), `fclib` (HDF5,
     /// frictional scenes only) or `npz` (NumPy arrays, one `.npz` file per step; fast to load).
-    #[arg(long, value_parser = ["bundle", "fclib", "npz"])]
+    #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(OutputFormat::NAMES))]
     pub format: Option<String>,
     /// Storage of `N` in the instances (3-D scenes): `auto` (CSC below 2M stored entries,
     /// else the block storage assembled directly), `csc`, `block`, or `matrix-free` (N never
@@ -225,16 +226,21 @@ pub struct ExportArgs {
 impl ExportArgs {
     /// The export format of `--fclib` / `--format`. Errors: the two disagree.
     fn format(&self) -> Result<ExportFormat, String> {
-        Ok(match (self.format.as_deref(), self.fclib) {
-            (Some("fclib"), _) | (None, true) => ExportFormat::Fclib,
-            (Some("npz"), false) => ExportFormat::Npz,
-            (Some("bundle") | None, false) => ExportFormat::Bundle,
+        let named = self
+            .format
+            .as_deref()
+            .map(OutputFormat::parse)
+            .transpose()
+            .map_err(|e| format!("--format: {e}"))?;
+        Ok(match (named, self.fclib) {
+            (Some(f), false) => f,
+            (None, false) => ExportFormat::Bundle,
+            (None | Some(ExportFormat::Fclib), true) => ExportFormat::Fclib,
             (Some(f), true) => {
                 return Err(format!(
                     "--fclib and --format {f} disagree: give one of them"
                 ))
             }
-            (Some(f), false) => return Err(format!("unknown --format '{f}'")),
         })
     }
 
@@ -477,25 +483,15 @@ fn generate_lcp(a: &GenerateArgs, family: &str) -> Result<(), AnyError> {
         }
     }
     let g = random_lcp(family, n, a.lcp.density, a.run.seed)?;
-    let name = g.instance.name().to_string();
-    let path = match (a.export.format.as_deref(), a.export.fclib) {
-        (Some("npz"), false) => {
-            let p = a.run.out.join(format!("{name}.npz"));
-            std::fs::create_dir_all(&a.run.out)?;
-            cpbench_problems::io::npz::write_npz(&g.instance, &p)?;
-            p
-        }
-        (Some("bundle") | None, false) => {
-            let p = a.run.out.join(&name);
-            cpbench_problems::io::bundle::write_bundle(&g.instance, &p)?;
-            p
-        }
-        _ => {
-            return Err(
-                "--lcp writes --format bundle or npz (fclib holds friction problems)".into(),
-            )
-        }
-    };
+    let format = a.export.format()?;
+    if format == OutputFormat::Fclib {
+        return Err("--lcp writes --format bundle or npz (fclib holds friction problems)".into());
+    }
+    let path = format.path_in(&a.run.out, &g.instance);
+    if format != OutputFormat::Bundle {
+        std::fs::create_dir_all(&a.run.out)?;
+    }
+    format.write(&g.instance, &path)?;
     println!("{}", path.display());
     Ok(())
 }
@@ -552,11 +548,7 @@ fn means<'a>(steps: impl IntoIterator<Item = &'a StepReport>) -> (f64, f64, usiz
 fn print_exported(count: usize, format: ExportFormat, out: &std::path::Path) {
     println!(
         "{count} {} and trajectory.csv in {}",
-        match format {
-            ExportFormat::Fclib => "fclib files",
-            ExportFormat::Npz => ".npz files",
-            ExportFormat::Bundle => "bundles",
-        },
+        format.plural(),
         out.display()
     );
 }

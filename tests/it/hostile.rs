@@ -112,6 +112,43 @@ fn generator_sizes_are_checked_before_allocating() {
     }
 }
 
+/// `generate --lcp` writes through `OutputFormat`: npz and bundle where asked, fclib refused,
+/// `--fclib` against another `--format` refused by name.
+#[test]
+fn a_random_lcp_is_written_in_the_format_asked_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let ok = |fmt: &str| {
+        let o = Command::new(env!("CARGO_BIN_EXE_cpbench"))
+            .args([
+                "generate", "--lcp", "psd", "--n", "6", "--format", fmt, "--out", out,
+            ])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        std::path::PathBuf::from(String::from_utf8_lossy(&o.stdout).trim())
+    };
+    let npz = ok("npz");
+    assert_eq!(npz.extension().and_then(|e| e.to_str()), Some("npz"));
+    assert!(npz.is_file(), "{}", npz.display());
+    let bundle = ok("bundle");
+    assert!(
+        bundle.join("instance.json").is_file(),
+        "{}",
+        bundle.display()
+    );
+    let (code, err) = fails(&[
+        "generate", "--lcp", "psd", "--n", "6", "--format", "fclib", "--out", out,
+    ]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("--lcp writes --format bundle or npz"), "{err}");
+    let (code, err) = fails(&[
+        "generate", "--lcp", "psd", "--n", "6", "--fclib", "--format", "npz", "--out", out,
+    ]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("--fclib and --format npz disagree"), "{err}");
+}
+
 /// Issue 30 item 1: a derived formulation is refused with its predicted size before it is
 /// allocated (it asked for 45 GB and aborted); `--memory-limit` moves the budget.
 #[test]
