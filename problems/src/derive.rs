@@ -27,7 +27,7 @@
 //! friction force it gives in the direction of sliding is short by at most
 //! `1 - cos(pi / k) <= pi^2 / (2 k^2)`, its direction off by at most `pi / k`.
 
-use crate::constraints::{ConstraintSet, ProblemClass};
+use crate::constraints::ConstraintSet;
 use crate::error::{ProblemError, Result};
 use crate::instance::{Instance, ValidationOptions};
 use crate::linalg::CscMatrix;
@@ -108,11 +108,11 @@ impl FrictionPyramid {
     /// `W`'s entries (each `3 x 3` entry of a block feeds at most `k^2` entries).
     /// Errors: [`ProblemError::WrongClass`] for an instance without friction.
     pub fn lcp(&self, inst: &Instance) -> Result<Instance> {
-        let mu = match (inst.constraints(), inst.class()) {
-            (
-                ConstraintSet::CoulombCones { mu, dim: 3 } | ConstraintSet::FrictionBox { mu },
-                ProblemClass::Ccp | ProblemClass::Coulomb | ProblemClass::Blcp,
-            ) => mu,
+        // any set with friction and 3 unknowns per contact: 3-D cones (CCP, Coulomb) or
+        // friction boxes (BLCP)
+        let k = inst.constraints();
+        let mu = match k.friction() {
+            Some(mu) if k.block_size() == 3 => mu,
             _ => {
                 return Err(ProblemError::WrongClass {
                     expected: "ccp, coulomb or blcp on 3-D cones (2-D instances: use --class \

@@ -172,7 +172,7 @@ impl Instance {
             // only when asked.
             provenance.symmetrized_from = Some(rel);
             n_mat.symmetrized()
-        } else if rel > 0.0 && constraints == ConstraintSet::NonNegative {
+        } else if rel > 0.0 && constraints.qp_class() == ProblemClass::Lcp {
             // A general LCP: any square `M` is a valid problem, kept as read.
             return Ok(Self::keep_nonsymmetric(
                 name.into(),
@@ -521,11 +521,9 @@ impl Instance {
     /// BLCP solution is compared with the other formulations as it is.
     /// Errors: [`ProblemError::WrongClass`] when the instance is not a CCP or Coulomb problem.
     pub fn blcp(&self) -> Result<Instance> {
-        let mu = match (&self.constraints, self.class) {
-            (
-                ConstraintSet::CoulombCones { mu, dim: 3 },
-                ProblemClass::Ccp | ProblemClass::Coulomb,
-            ) => mu,
+        // 3-D Coulomb cones: the CCP or the Coulomb problem
+        let mu = match (self.constraints.cone_dim(), self.constraints.friction()) {
+            (Some(3), Some(mu)) => mu,
             _ => {
                 return Err(ProblemError::WrongClass {
                     expected: "ccp or coulomb on 3-D cones (in 2-D the box is the cone: \
@@ -551,7 +549,7 @@ impl Instance {
             n_mat_t: self.n_mat_t.clone(),
             class: ProblemClass::Blcp,
             r: self.r.clone(),
-            constraints: ConstraintSet::FrictionBox { mu: mu.clone() },
+            constraints: ConstraintSet::FrictionBox { mu: mu.to_vec() },
             provenance: prov,
             hash: std::sync::OnceLock::new(),
             definiteness: std::sync::OnceLock::new(),

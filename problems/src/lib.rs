@@ -22,7 +22,7 @@ pub mod operator;
 pub mod residual;
 pub mod rng;
 
-pub use constraints::{ConstraintSet, ProblemClass};
+pub use constraints::{ConicPiece, ConstraintSet, ProblemClass, SetFamily};
 pub use error::{ProblemError, Result};
 pub use instance::{Definiteness, Instance, Provenance, RowState, ValidationOptions};
 pub use linalg::CscMatrix;

@@ -65,14 +65,12 @@
 //! lower and `max(g_i, 0)` at an upper bound; for a Coulomb cone, `g_c` in the interior,
 //! `-P_K(-g_c)` at the apex and the half-space projection on the cone surface. A point counts as
 //! on the surface when `||gamma_t|| >= mu gamma_n (1 - 1e-12)`. The definition lives in
-//! [`ConstraintSet::projected_gradient_block`], shared with MPRGP / MPGP, so that the solvers'
+//! [`crate::ConstraintSet::projected_gradient_block`], shared with MPRGP / MPGP, so that the solvers'
 //! stopping quantity and this residual are the same function.
 
-use crate::constraints::{
-    friction_box, project_coulomb_cone, project_dual_coulomb_cone, ConstraintSet,
-};
+use crate::constraints::ResidualTerms;
 use crate::instance::{objective_from_gradient, Instance};
-use crate::linalg::{dot, norm2};
+use crate::linalg::norm2;
 use serde::{Deserialize, Serialize};
 
 /// All residuals of one iterate. Field names are the CSV column names.
@@ -331,11 +329,8 @@ pub fn residuals_with_gradient(
     };
     let scale = if norm_r > 0.0 { norm_r } else { 1.0 };
 
-    let (mut nm2, mut nm_inf, mut pg2, mut r4, mut pf2, mut df2) =
-        (0.0f64, 0.0f64, 0.0, 0.0, 0.0, 0.0);
-    let (mut comp_sum, mut comp_max) = (0.0f64, 0.0f64);
-    let mut fc3d2 = 0.0f64;
-    let mut res3 = 0.0f64;
+    let (mut nm2, mut nm_inf, mut pg2, mut r4, mut pf2) = (0.0f64, 0.0f64, 0.0, 0.0, 0.0);
+    let mut terms = ResidualTerms::default();
     let bs = k.block_size();
     let mut buf = [0.0f64; 3];
     let mut add_block = |b: usize, x: &[f64], gb: &[f64]| {
@@ -344,7 +339,7 @@ pub fn residuals_with_gradient(
         for i in 0..m {
             buf[i] = x[i] - gb[i];
         }
-        project_at(k, b, x, &mut buf[..m]);
+        k.project_at(b, x, &mut buf[..m]);
         for i in 0..m {
             let d = x[i] - buf[i];
             nm2 += d * d;
@@ -354,7 +349,7 @@ pub fn residuals_with_gradient(
         for i in 0..m {
             buf[i] = x[i] - eps * gb[i];
         }
-        project_at(k, b, x, &mut buf[..m]);
+        k.project_at(b, x, &mut buf[..m]);
         for i in 0..m {
             let d = (x[i] - buf[i]) / eps;
             r4 += d * d;
@@ -366,87 +361,8 @@ pub fn residuals_with_gradient(
             let d = x[i] - buf[i];
             pf2 += d * d;
         }
-        // dual feasibility, complementarity and projected gradient, per set type
-        match k {
-            ConstraintSet::NonNegative => {
-                let d = gb[0].min(0.0);
-                df2 += d * d;
-                let c = x[0] * gb[0];
-                comp_sum += c;
-                comp_max = comp_max.max(c.abs());
-                res3 = res3.max(-x[0]).max(-gb[0]).max(c.abs());
-            }
-            ConstraintSet::Box { lo, hi } => {
-                let (l, h, gi, xi) = (lo[b], hi[b], gb[0], x[0]);
-                let mut d = 0.0;
-                if l == f64::NEG_INFINITY {
-                    d += gi.max(0.0);
-                }
-                if h == f64::INFINITY {
-                    d += gi.min(0.0);
-                }
-                df2 += d * d;
-                let mut c = 0.0;
-                if l.is_finite() {
-                    c += gi.max(0.0) * (xi - l);
-                }
-                if h.is_finite() {
-                    c += (-gi).max(0.0) * (h - xi);
-                }
-                comp_sum += c.abs();
-                comp_max = comp_max.max(c.abs());
-                res3 = res3.max(l - xi).max(xi - h).max(d.abs()).max(c.abs());
-            }
-            ConstraintSet::CoulombCones { mu, .. } => {
-                // m = 3, or 2 for 2-D cones (one tangent)
-                let mu = mu[b];
-                buf[..m].copy_from_slice(gb);
-                project_dual_coulomb_cone(&mut buf[..m], mu);
-                for i in 0..m {
-                    let d = gb[i] - buf[i];
-                    df2 += d * d;
-                }
-                let c = dot(x, gb);
-                comp_sum += c;
-                comp_max = comp_max.max(c.abs());
-                let (xt, gt) = if m == 3 {
-                    (x[1].hypot(x[2]), gb[1].hypot(gb[2]))
-                } else {
-                    (x[1].abs(), gb[1].abs())
-                };
-                let dual = if mu > 0.0 { gt - gb[0] / mu } else { -gb[0] };
-                res3 = res3.max(xt - mu * x[0]).max(-x[0]).max(dual).max(c.abs());
-                // Siconos fc3d / fc2d error: x - P_K(x - (g + mu ||g_T|| e_n))
-                let ut = if m == 3 {
-                    gb[1].hypot(gb[2])
-                } else {
-                    gb[1].abs()
-                };
-                buf[0] = x[0] - (gb[0] + mu * ut);
-                for i in 1..m {
-                    buf[i] = x[i] - gb[i];
-                }
-                project_coulomb_cone(&mut buf[..m], mu);
-                fc3d2 += (0..m)
-                    .map(|i| (x[i] - buf[i]) * (x[i] - buf[i]))
-                    .sum::<f64>();
-            }
-            ConstraintSet::FrictionBox { mu } => {
-                // normal: gamma_n >= 0 with g_n >= 0; tangents: a box [-mu x_n, mu x_n] with
-                // finite bounds, which absorbs any sign of g_t (no dual infeasibility)
-                let d = gb[0].min(0.0);
-                df2 += d * d;
-                let h = mu[b] * x[0].max(0.0);
-                let mut c = (x[0] * gb[0]).abs();
-                for i in 1..3 {
-                    c += gb[i].max(0.0) * (x[i] + h) + (-gb[i]).max(0.0) * (h - x[i]);
-                }
-                comp_sum += c;
-                comp_max = comp_max.max(c);
-                let over = (x[1].abs().max(x[2].abs()) - h).max(-x[0]);
-                res3 = res3.max(over).max(-gb[0]).max(c);
-            }
-        }
+        // dual feasibility, complementarity, Res3 and the fc3d error: asked of the set
+        k.residual_terms(b, x, gb, &mut buf, &mut terms);
         // projected gradient (the definition shared with MPRGP / MPGP)
         k.projected_gradient_block(b, x, gb, &mut buf[..m]);
         pg2 += buf[..m].iter().map(|p| p * p).sum::<f64>();
@@ -458,7 +374,7 @@ pub fn residuals_with_gradient(
     let nm2 = nm2.sqrt();
     let pg2 = pg2.sqrt();
     let cones = k.cone_dim().is_some();
-    let fc3d_abs = if cones { fc3d2.sqrt() } else { nm2 };
+    let fc3d_abs = if cones { terms.fc3d2.sqrt() } else { nm2 };
     // Siconos' relative scaling: max(||q||, ||r||, ||u||) for the fc3d error (what Siconos 4.4's
     // NSGS reports: checked against its output on all 13 Siconos and fclib fc3d files, e.g. fclib Spheres
     // 7.314e-9 where ||q|| alone would give 1.099e-8), ||q|| for the LCP error. The same for
@@ -484,23 +400,12 @@ pub fn residuals_with_gradient(
         proj_grad_rel: pg2 / scale,
         res4: r4.sqrt(),
         primal_feas: pf2.sqrt(),
-        dual_feas: df2.sqrt(),
-        complementarity: comp_sum.abs(),
-        complementarity_max: comp_max,
+        dual_feas: terms.dual_feas2.sqrt(),
+        complementarity: terms.comp_sum.abs(),
+        complementarity_max: terms.comp_max,
         objective: objective_from_gradient(gamma, g, instance.r()),
         fc3d_error: fc3d_abs / siconos_scale,
-        res3,
-    }
-}
-
-/// The projection of the natural map and of Res4 for block `b` of `y`, at the iterate `x`:
-/// `P_K` for the fixed sets; for friction boxes the bounds frozen at the current normal `x_n`
-/// ([`friction_box::clamp_at`]), the natural map of the boxed LCP.
-#[inline]
-fn project_at(k: &ConstraintSet, b: usize, x: &[f64], y: &mut [f64]) {
-    match k {
-        ConstraintSet::FrictionBox { mu } => friction_box::clamp_at(y, x[0], mu[b]),
-        _ => k.project_block(b, y),
+        res3: terms.res3,
     }
 }
 
@@ -582,6 +487,7 @@ mod tests {
     use super::*;
     use crate::instance::{Provenance, ValidationOptions};
     use crate::linalg::CscMatrix;
+    use crate::ConstraintSet;
 
     fn inst(n_dense: &[f64], n: usize, r: Vec<f64>, k: ConstraintSet) -> Instance {
         let m = CscMatrix::from_dense_col_major(n, n, n_dense).unwrap();

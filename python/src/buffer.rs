@@ -4,7 +4,7 @@
 //! owner alive (an `Arc<Instance>`, or the vector itself) as long as any NumPy array made from
 //! it exists (NumPy holds the buffer object as the array's `base`).
 
-use cpbench_problems::{ConstraintSet, Instance};
+use cpbench_problems::Instance;
 use pyo3::exceptions::PyBufferError;
 use pyo3::ffi;
 use pyo3::prelude::*;
@@ -50,7 +50,7 @@ impl Field {
     pub fn present(self, inst: &Instance) -> bool {
         match self {
             Field::Mu => inst.constraints().friction().is_some(),
-            Field::Lo | Field::Hi => matches!(inst.constraints(), ConstraintSet::Box { .. }),
+            Field::Lo | Field::Hi => inst.constraints().data_named("lo").is_some(),
             _ => true,
         }
     }
@@ -133,10 +133,10 @@ fn slice_of(inst: &Instance, field: Field) -> (*const c_void, usize, bool) {
     match field {
         Field::R => f(inst.r()),
         Field::Mu => f(inst.constraints().friction().unwrap_or(&[])),
-        Field::Lo | Field::Hi => match inst.constraints() {
-            ConstraintSet::Box { lo, hi } => f(if field == Field::Lo { lo } else { hi }),
-            _ => f(&[]),
-        },
+        Field::Lo | Field::Hi => {
+            let name = if field == Field::Lo { "lo" } else { "hi" };
+            f(inst.constraints().data_named(name).unwrap_or(&[]))
+        }
         Field::Indptr => u(inst.row_matrix().col_ptr()),
         Field::Indices => u(inst.row_matrix().row_idx()),
         Field::Data => f(inst.row_matrix().values()),

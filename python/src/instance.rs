@@ -86,11 +86,9 @@ impl RawInstance {
     /// Unknowns per contact of Coulomb cones (2 or 3), 3 for friction boxes, `None` otherwise.
     #[getter]
     fn cone_dim(&self) -> Option<usize> {
-        match self.inner.constraints() {
-            ConstraintSet::CoulombCones { dim, .. } => Some(*dim),
-            ConstraintSet::FrictionBox { .. } => Some(3),
-            _ => None,
-        }
+        // the block size of a set with friction (cones: their dimension; friction boxes: 3)
+        let k = self.inner.constraints();
+        k.friction().map(|_| k.block_size())
     }
 
     /// Number of contacts (length of `mu`) of a frictional instance, `None` otherwise.

@@ -362,10 +362,11 @@ fn ex1_kkt_compared(out: &mut Outcome) -> Result<()> {
         .solve(&inst, None)
         .map_err(HarnessError::Invalid)?
         .gamma;
-    let lo = match inst.constraints() {
-        cpbench_problems::ConstraintSet::Box { lo, .. } => lo.clone(),
-        _ => return Err(HarnessError::Invalid("ex1 is not a box QP".into())),
-    };
+    let lo = inst
+        .constraints()
+        .data_named("lo")
+        .ok_or_else(|| HarnessError::Invalid("ex1 is not a box QP".into()))?
+        .to_vec();
     let mut g = vec![0.0; inst.n()];
     inst.matvec(&x, &mut g);
     for (gi, ri) in g.iter_mut().zip(inst.r()) {

@@ -9,7 +9,7 @@
 
 use crate::solver::Solver;
 use crate::status::SolverError;
-use cpbench_problems::{ConstraintSet, CscMatrix, Definiteness, Instance, ProblemClass};
+use cpbench_problems::{CscMatrix, Definiteness, Instance, ProblemClass};
 use nalgebra::Matrix3;
 
 /// The 3x3 diagonal block `N_cc` (rows and columns `3c..3c+3`) of `mat`, row-major.
@@ -212,8 +212,8 @@ pub fn refusal(solver: &dyn Solver, instance: &cpbench_problems::Instance) -> Op
 /// for the Coulomb solvers' `step`; [`SolverError::WrongClass`] for any other class.
 pub fn coulomb_mu<'a>(solver: &dyn Solver, inst: &'a Instance) -> Result<&'a [f64], SolverError> {
     check_class(solver, inst.class())?;
-    match inst.constraints() {
-        ConstraintSet::CoulombCones { mu, .. } if inst.class() == ProblemClass::Coulomb => Ok(mu),
+    match inst.constraints().friction() {
+        Some(mu) if inst.class() == ProblemClass::Coulomb => Ok(mu),
         _ => Err(SolverError::WrongClass {
             solver: solver.name(),
             class: inst.class(),
@@ -225,6 +225,7 @@ pub fn coulomb_mu<'a>(solver: &dyn Solver, inst: &'a Instance) -> Result<&'a [f6
 #[cfg(test)]
 mod tests {
     use super::*;
+    use cpbench_problems::ConstraintSet;
 
     #[test]
     fn block_eigen_bounds() {

@@ -149,8 +149,9 @@ pub fn exec_fields() -> Vec<SettingField> {
     )
 }
 
-use ProblemClass::{BoxQp, Ccp, Coulomb, Lcp};
-const QP: &[ProblemClass] = &[Lcp, BoxQp, Ccp];
+use ProblemClass::{BoxQp, Coulomb, Lcp};
+/// The convex QP classes of the class table ([`ProblemClass::QP`]: LCP, box QP, CCP).
+const QP: &[ProblemClass] = &ProblemClass::QP;
 
 /// One table line: `entry!(name, Settings => constructor, classes, cost, default_run,
 /// description, source)`, or `entry!(desaxce name, description, source)` for a listed member

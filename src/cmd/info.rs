@@ -135,13 +135,7 @@ pub const GAP_SOLVERS: [(&str, &str); 5] = [
 
 /// The family name of a formulation: its `--class` spelling without the pyramid's `:k`.
 pub fn family(c: ClassChoice) -> &'static str {
-    match c {
-        ClassChoice::Lcp => "lcp",
-        ClassChoice::Ccp => "ccp",
-        ClassChoice::Coulomb => "coulomb",
-        ClassChoice::Blcp => "blcp",
-        ClassChoice::LcpPyramid { .. } => "lcp-pyramid",
-    }
+    c.family()
 }
 
 /// The default solver of a formulation ([`GAP_SOLVERS`]).

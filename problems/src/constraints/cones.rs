@@ -7,7 +7,10 @@
 //! The per-block functions ([`project_coulomb_cone`], [`cone_projected_gradient`], ...) take
 //! the block's slice and read its length: 3 for a 3-D cone, 2 for a 2-D one.
 
+use super::family::{take_min, ConicPiece, ResidualTerms, SetFamily};
+use super::ProblemClass;
 use crate::error::{ProblemError, Result};
+use crate::linalg::dot;
 
 /// Relative tolerance deciding that a Coulomb-cone block lies on the cone surface:
 /// `||x_t|| >= mu x_n (1 - CONE_SURFACE_TOL)` counts as the surface (active), anything strictly
@@ -199,6 +202,251 @@ pub fn project_dual_coulomb_cone(x: &mut [f64], mu: f64) {
     } else {
         project_coulomb_cone(x, 1.0 / mu);
     }
+}
+
+/// The view of a product of Coulomb cones for [`SetFamily`].
+#[derive(Clone, Copy, Debug)]
+pub struct ConeSet<'a> {
+    /// Friction coefficient of each contact (length `n / dim`).
+    pub mu: &'a [f64],
+    /// Unknowns per contact, 2 or 3.
+    pub dim: usize,
+}
+
+impl<'a> SetFamily<'a> for ConeSet<'a> {
+    #[inline]
+    fn qp_class(self) -> ProblemClass {
+        ProblemClass::Ccp
+    }
+
+    fn validate(self, n: usize) -> Result<()> {
+        validate(self.mu, n, self.dim)
+    }
+
+    #[inline]
+    fn block_size(self) -> usize {
+        self.dim
+    }
+
+    #[inline]
+    fn cone_dim(self) -> Option<usize> {
+        Some(self.dim)
+    }
+
+    #[inline]
+    fn project(self, x: &mut [f64]) {
+        project(self.mu, self.dim, x)
+    }
+
+    #[inline]
+    fn project_block(self, b: usize, x: &mut [f64]) {
+        project_coulomb_cone(x, self.mu[b])
+    }
+
+    #[inline]
+    fn projected_gradient_block(self, b: usize, x: &[f64], g: &[f64], out: &mut [f64]) {
+        let dim = self.dim;
+        out[..dim].copy_from_slice(&cone_projected_gradient(x, g, self.mu[b])[..dim]);
+    }
+
+    #[inline]
+    fn residual_terms(
+        self,
+        b: usize,
+        x: &[f64],
+        gb: &[f64],
+        buf: &mut [f64],
+        acc: &mut ResidualTerms,
+    ) {
+        // m = 3, or 2 for 2-D cones (one tangent)
+        let m = x.len();
+        let mu = self.mu[b];
+        buf[..m].copy_from_slice(gb);
+        project_dual_coulomb_cone(&mut buf[..m], mu);
+        for i in 0..m {
+            let d = gb[i] - buf[i];
+            acc.dual_feas2 += d * d;
+        }
+        let c = dot(x, gb);
+        acc.comp_sum += c;
+        acc.comp_max = acc.comp_max.max(c.abs());
+        let (xt, gt) = if m == 3 {
+            (x[1].hypot(x[2]), gb[1].hypot(gb[2]))
+        } else {
+            (x[1].abs(), gb[1].abs())
+        };
+        let dual = if mu > 0.0 { gt - gb[0] / mu } else { -gb[0] };
+        acc.res3 = acc
+            .res3
+            .max(xt - mu * x[0])
+            .max(-x[0])
+            .max(dual)
+            .max(c.abs());
+        // Siconos fc3d / fc2d error: x - P_K(x - (g + mu ||g_T|| e_n))
+        let ut = if m == 3 {
+            gb[1].hypot(gb[2])
+        } else {
+            gb[1].abs()
+        };
+        buf[0] = x[0] - (gb[0] + mu * ut);
+        for i in 1..m {
+            buf[i] = x[i] - gb[i];
+        }
+        project_coulomb_cone(&mut buf[..m], mu);
+        acc.fc3d2 += (0..m)
+            .map(|i| (x[i] - buf[i]) * (x[i] - buf[i]))
+            .sum::<f64>();
+    }
+
+    #[inline]
+    fn friction(self) -> Option<&'a [f64]> {
+        Some(self.mu)
+    }
+
+    fn data(self) -> Vec<(&'static str, &'a [f64])> {
+        vec![("mu", self.mu)]
+    }
+
+    fn summary(self) -> Vec<(&'static str, String)> {
+        let dim = self.dim;
+        let (lo, hi) = mu_range(self.mu);
+        vec![
+            ("cones", format!("{dim}-D (d = {dim})")),
+            ("mu range", format!("[{lo}, {hi}]")),
+        ]
+    }
+
+    fn conic_pieces(self, _n: usize, out: &mut Vec<ConicPiece>) {
+        let dim = self.dim;
+        out.extend(self.mu.iter().enumerate().map(|(c, &mu)| ConicPiece::Cone {
+            b: dim * c,
+            mu,
+            dim,
+        }));
+    }
+
+    #[inline]
+    fn block_is_free(self, b: usize, x: &[f64]) -> bool {
+        let m = self.mu[b];
+        if m == 0.0 {
+            x[0] > 0.0
+        } else {
+            tsq(x, x).sqrt() < m * x[0] * (1.0 - CONE_SURFACE_TOL)
+        }
+    }
+
+    #[inline]
+    fn restrict_free(self, b: usize, phi: &mut [f64]) {
+        if self.mu[b] == 0.0 {
+            // the half-line: only the normal direction is free
+            phi[1..].iter_mut().for_each(|v| *v = 0.0);
+        }
+    }
+
+    fn max_feasible_step(self, x: &[f64], d: &[f64]) -> (f64, Option<usize>) {
+        let dim = self.dim;
+        let mut best = (f64::INFINITY, None);
+        for (c, (xc, dc)) in x.chunks_exact(dim).zip(d.chunks_exact(dim)).enumerate() {
+            if dc.iter().all(|&v| v == 0.0) {
+                continue;
+            }
+            take_min(&mut best, cone_max_step(xc, dc, self.mu[c]), c);
+        }
+        best
+    }
+
+    #[inline]
+    fn land_on_boundary(self, b: usize, x: &mut [f64], _d: &[f64]) {
+        project_coulomb_cone(x, self.mu[b])
+    }
+}
+
+/// `(min mu, max mu)` (`(inf, -inf)` for no contact), for `cpbench info`.
+pub(super) fn mu_range(mu: &[f64]) -> (f64, f64) {
+    mu.iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &m| {
+            (a.min(m), b.max(m))
+        })
+}
+
+/// `x_t . y_t`, the tangential part of two cone blocks (of 3, or of 2 for a 2-D cone).
+#[inline]
+fn tsq(x: &[f64], y: &[f64]) -> f64 {
+    if x.len() == 2 {
+        x[1] * y[1]
+    } else {
+        x[1] * y[1] + x[2] * y[2]
+    }
+}
+
+/// Largest `t >= 0` with `x - t d` in `K_mu` (`x` in `K_mu`, one contact block of 3, or of 2
+/// for a 2-D cone).
+fn cone_max_step(x: &[f64], d: &[f64], mu: f64) -> f64 {
+    if mu == 0.0 {
+        // the half-line {x_t = 0, x_n >= 0}
+        if d[1..].iter().any(|&v| v != 0.0) {
+            return 0.0;
+        }
+        return if d[0] > 0.0 {
+            x[0].max(0.0) / d[0]
+        } else {
+            f64::INFINITY
+        };
+    }
+    let t_n = if d[0] > 0.0 {
+        x[0].max(0.0) / d[0]
+    } else {
+        f64::INFINITY
+    };
+    // q(t) = mu^2 (x_n - t d_n)^2 - ||x_t - t d_t||^2 = a t^2 + b t + c, feasible iff q >= 0
+    // (and x_n - t d_n >= 0); q(0) = c >= 0 for a feasible x.
+    let m2 = mu * mu;
+    let a = m2 * d[0] * d[0] - tsq(d, d);
+    let b = -2.0 * (m2 * x[0] * d[0] - tsq(x, d));
+    let c = (m2 * x[0] * x[0] - tsq(x, x)).max(0.0);
+    let t_q = if a == 0.0 {
+        if b < 0.0 {
+            c / -b
+        } else {
+            f64::INFINITY
+        }
+    } else {
+        let disc = b * b - 4.0 * a * c;
+        if disc < 0.0 {
+            // no real root: q keeps the sign of a (a < 0 cannot happen with c >= 0)
+            if a > 0.0 {
+                f64::INFINITY
+            } else {
+                0.0
+            }
+        } else {
+            // numerically stable roots r1 <= r2
+            let sq = disc.sqrt();
+            let qq = -0.5 * (b + b.signum() * sq);
+            let (mut r1, mut r2) = if qq != 0.0 {
+                (qq / a, c / qq)
+            } else {
+                (0.0, 0.0)
+            };
+            if r1 > r2 {
+                std::mem::swap(&mut r1, &mut r2);
+            }
+            if a > 0.0 {
+                // q < 0 on (r1, r2)
+                if r1 >= 0.0 {
+                    r1
+                } else if r2 <= 0.0 {
+                    f64::INFINITY
+                } else {
+                    0.0
+                }
+            } else {
+                // q >= 0 on [r1, r2]
+                r2.max(0.0)
+            }
+        }
+    };
+    t_n.min(t_q)
 }
 
 #[cfg(test)]

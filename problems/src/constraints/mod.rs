@@ -5,28 +5,26 @@
 //! of a 2-D problem (cone dimension `d = 2`, Siconos' fc2d: [`ConstraintSet::cone_dim`]).
 //! `K_mu = {(x_n, x_t) : ||x_t|| <= mu x_n}`; its dual is `K_mu^* = K_{1/mu}`.
 //!
-//! Layout: this module holds the [`ConstraintSet`] type, its dispatch and [`ProblemClass`]; one
-//! module per set family holds the per-class logic: [`nonneg`] (`gamma >= 0`), [`boxes`]
+//! Layout: this module holds the [`ConstraintSet`] type, the class table [`CLASSES`] and the
+//! family table `with_family!`; [`family`] holds the [`SetFamily`] trait, which every set
+//! family implements in its own module: [`nonneg`] (`gamma >= 0`), [`boxes`]
 //! (`lo <= gamma <= hi`), [`cones`] (Coulomb cones and their projections), [`friction_box`]
-//! (the friction boxes of the boxed LCP, bounds moving with the normal). Code elsewhere asks
-//! the set (block size, projection, projected gradient, friction coefficients, summary for
-//! `cpbench info`, the data hashed into the content hash) instead of matching on its variants;
-//! matching stays where the code is genuinely per class (Clarabel's and the IPM's conic forms,
-//! the residual module's dual feasibility and complementarity, the bundle fields).
+//! (the friction boxes of the boxed LCP, bounds moving with the normal). The trait carries
+//! what code elsewhere used to match on: validation, block size, projections (whole vector,
+//! one block, the natural map's), projected gradient, the residual module's per-block terms,
+//! friction coefficients, the data vectors the writers store and the content hash reads, the
+//! `cpbench info` summary, the set as a product of conic pieces ([`ConicPiece`], for the IPM
+//! and Clarabel) and MPRGP / MPGP's active-set geometry. The methods of [`ConstraintSet`]
+//! dispatch to it through `with_family!` (a `match`, no dynamic dispatch).
 //!
-//! **Adding a class** (e.g. general non-symmetric LCPs, 2-D Coulomb cones):
-//! 1. a module `constraints/<family>.rs` with its validation, projection (whole vector and one
-//!    block) and projected gradient, and their unit tests;
-//! 2. a variant of [`ConstraintSet`] (its serde tag is the class name in `snake_case`), a
-//!    variant of [`ProblemClass`] with its [`ProblemClass::as_str`] name, and one arm per method
-//!    of the `impl ConstraintSet` below ([`ConstraintSet::qp_class`], [`ConstraintSet::validate`],
-//!    [`ConstraintSet::block_size`], [`ConstraintSet::project`], [`ConstraintSet::project_block`],
-//!    [`ConstraintSet::projected_gradient_block`], [`ConstraintSet::friction`],
-//!    [`ConstraintSet::parameters`], [`ConstraintSet::summary`]);
-//! 3. the per-class places the compiler then points to (non-exhaustive matches): the residual
-//!    module's dual feasibility / complementarity (`residual.rs`), the bundle fields
-//!    (`io/bundle.rs`), MPRGP's active-set geometry (`solvers/src/mprgp/geometry.rs`), and the
-//!    conic forms of Clarabel and the IPM if they are to support it (otherwise they refuse it).
+//! **Adding a class** (the checklist of docs/architecture.md): a module
+//! `constraints/<family>.rs` with a view struct implementing [`SetFamily`] (and unit tests);
+//! here `pub mod`, the [`ConstraintSet`] variant (its serde tag is the family name in
+//! `snake_case`), its line in `with_family!`, and, for a new class name, the
+//! [`ProblemClass`] variant and its line in [`CLASSES`]; the bundle reader's arm in
+//! `io/bundle.rs` (class name to set). Solvers take a QP class through [`ProblemClass::QP`]
+//! (their registry lines) and build conic forms from [`ConicPiece`]s; the writers store
+//! [`ConstraintSet::data`].
 //!
 //! The class of an *instance* is [`crate::Instance::class`]: the set alone does not know whether
 //! cones carry the CCP or the Coulomb problem, so the set only answers [`ConstraintSet::qp_class`],
@@ -34,8 +32,11 @@
 
 pub mod boxes;
 pub mod cones;
+pub mod family;
 pub mod friction_box;
 pub mod nonneg;
+
+pub use family::{ConicPiece, ResidualTerms, SetFamily};
 
 pub use cones::{
     cone_projected_gradient, project_coulomb_cone, project_coulomb_cone2,
@@ -108,33 +109,96 @@ pub enum ProblemClass {
     Blcp,
 }
 
+/// One line of [`CLASSES`]: a problem class, its name and whether it is a convex QP.
+#[derive(Clone, Copy, Debug)]
+pub struct ClassEntry {
+    /// The class.
+    pub class: ProblemClass,
+    /// Short lower-case name used in CSV files, `instance.json` and on the command line.
+    pub name: &'static str,
+    /// Whether the class is a convex QP `min 1/2 gamma^T N gamma + r^T gamma, gamma in K`:
+    /// the classes the QP solvers handle.
+    pub is_qp: bool,
+}
+
+impl ClassEntry {
+    /// A table line: `class`, its `name`, whether it `is_qp`.
+    pub const fn new(class: ProblemClass, name: &'static str, is_qp: bool) -> Self {
+        ClassEntry { class, name, is_qp }
+    }
+}
+
+/// The class table, one line per [`ProblemClass`] in the order of the enum: names, the name
+/// list of [`ProblemClass::ALL`] and parsing ([`ProblemClass::from_name`]) follow from it.
+pub const CLASSES: &[ClassEntry] = &[
+    ClassEntry::new(ProblemClass::Lcp, "lcp", true),
+    ClassEntry::new(ProblemClass::BoxQp, "box", true),
+    ClassEntry::new(ProblemClass::Ccp, "ccp", true),
+    ClassEntry::new(ProblemClass::Coulomb, "coulomb", false),
+    ClassEntry::new(ProblemClass::Blcp, "blcp", false),
+];
+
+/// The number of QP classes in [`CLASSES`].
+const fn count_qp() -> usize {
+    let (mut i, mut k) = (0, 0);
+    while i < CLASSES.len() {
+        if CLASSES[i].is_qp {
+            k += 1;
+        }
+        i += 1;
+    }
+    k
+}
+
 impl ProblemClass {
-    /// Every class, in the order of the enum.
-    pub const ALL: [ProblemClass; 5] = [
-        ProblemClass::Lcp,
-        ProblemClass::BoxQp,
-        ProblemClass::Ccp,
-        ProblemClass::Coulomb,
-        ProblemClass::Blcp,
-    ];
+    /// Every class, in the order of the enum (of [`CLASSES`]).
+    pub const ALL: [ProblemClass; CLASSES.len()] = {
+        let mut all = [ProblemClass::Lcp; CLASSES.len()];
+        let mut i = 0;
+        while i < CLASSES.len() {
+            all[i] = CLASSES[i].class;
+            i += 1;
+        }
+        all
+    };
+
+    /// The convex QP classes ([`ProblemClass::is_qp`]), in the order of [`CLASSES`]: the
+    /// classes of the QP solvers' registry lines.
+    pub const QP: [ProblemClass; count_qp()] = {
+        let mut qp = [ProblemClass::Lcp; count_qp()];
+        let (mut i, mut k) = (0, 0);
+        while i < CLASSES.len() {
+            if CLASSES[i].is_qp {
+                qp[k] = CLASSES[i].class;
+                k += 1;
+            }
+            i += 1;
+        }
+        qp
+    };
+
+    /// This class's line of [`CLASSES`].
+    #[inline]
+    fn entry(self) -> &'static ClassEntry {
+        &CLASSES[self as usize]
+    }
 
     /// Short lower-case name used in CSV files and on the command line (`lcp`, `box`, `ccp`,
     /// `coulomb`, `blcp`).
     pub fn as_str(self) -> &'static str {
-        match self {
-            ProblemClass::Lcp => "lcp",
-            ProblemClass::BoxQp => "box",
-            ProblemClass::Ccp => "ccp",
-            ProblemClass::Coulomb => "coulomb",
-            ProblemClass::Blcp => "blcp",
-        }
+        self.entry().name
+    }
+
+    /// The class named `name` ([`ProblemClass::as_str`]), if any.
+    pub fn from_name(name: &str) -> Option<Self> {
+        CLASSES.iter().find(|e| e.name == name).map(|e| e.class)
     }
 
     /// Whether the class is a convex QP `min 1/2 gamma^T N gamma + r^T gamma, gamma in K` (LCP,
     /// box QP, CCP): the classes the QP solvers handle. False for [`ProblemClass::Coulomb`] and
     /// [`ProblemClass::Blcp`].
     pub fn is_qp(self) -> bool {
-        !matches!(self, ProblemClass::Coulomb | ProblemClass::Blcp)
+        self.entry().is_qp
     }
 }
 
@@ -142,6 +206,32 @@ impl std::fmt::Display for ProblemClass {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
     }
+}
+
+/// The table of set families: each [`ConstraintSet`] variant and its [`SetFamily`] view, one
+/// line per family. Every method of [`ConstraintSet`] below dispatches through it (a `match`
+/// whose arms are monomorphic: no dynamic dispatch).
+macro_rules! with_family {
+    ($set:expr, $f:ident => $body:expr) => {
+        match $set {
+            ConstraintSet::NonNegative => {
+                let $f = nonneg::NonNegativeSet;
+                $body
+            }
+            ConstraintSet::Box { lo, hi } => {
+                let $f = boxes::BoxSet { lo, hi };
+                $body
+            }
+            ConstraintSet::CoulombCones { mu, dim } => {
+                let $f = cones::ConeSet { mu, dim: *dim };
+                $body
+            }
+            ConstraintSet::FrictionBox { mu } => {
+                let $f = friction_box::FrictionBoxSet { mu };
+                $body
+            }
+        }
+    };
 }
 
 impl ConstraintSet {
@@ -160,10 +250,7 @@ impl ConstraintSet {
     /// other sets.
     #[inline]
     pub fn cone_dim(&self) -> Option<usize> {
-        match self {
-            ConstraintSet::CoulombCones { dim, .. } => Some(*dim),
-            _ => None,
-        }
+        with_family!(self, f => f.cone_dim())
     }
 
     /// The QP class this set defines: [`ProblemClass::Lcp`], [`ProblemClass::BoxQp`], or
@@ -171,46 +258,27 @@ impl ConstraintSet {
     /// cones may instead be the Coulomb problem ([`crate::Instance::class`] is the one answer).
     /// Friction boxes define [`ProblemClass::Blcp`], the one class here that is not a QP.
     pub fn qp_class(&self) -> ProblemClass {
-        match self {
-            ConstraintSet::NonNegative => ProblemClass::Lcp,
-            ConstraintSet::Box { .. } => ProblemClass::BoxQp,
-            ConstraintSet::CoulombCones { .. } => ProblemClass::Ccp,
-            ConstraintSet::FrictionBox { .. } => ProblemClass::Blcp,
-        }
+        with_family!(self, f => f.qp_class())
     }
 
     /// Check the set against the problem size `n`: box lengths and `lo <= hi` (no NaN),
     /// the cone dimension 2 or 3, `n` a multiple of it and `mu` finite, non-negative, of length
     /// `n / dim` for cones. Errors: see [`boxes`] and [`cones`] (`validate`).
     pub fn validate(&self, n: usize) -> Result<()> {
-        match self {
-            ConstraintSet::NonNegative => Ok(()),
-            ConstraintSet::Box { lo, hi } => boxes::validate(lo, hi, n),
-            ConstraintSet::CoulombCones { mu, dim } => cones::validate(mu, n, *dim),
-            ConstraintSet::FrictionBox { mu } => friction_box::validate(mu, n),
-        }
+        with_family!(self, f => f.validate(n))
     }
 
     /// Size of a block: the cone dimension (3 or 2) for cones, 3 for friction boxes, 1
     /// otherwise.
     #[inline]
     pub fn block_size(&self) -> usize {
-        match self {
-            ConstraintSet::CoulombCones { dim, .. } => *dim,
-            ConstraintSet::FrictionBox { .. } => 3,
-            _ => 1,
-        }
+        with_family!(self, f => f.block_size())
     }
 
     /// Project `x` onto the set, in place. `x` has length `n`.
     #[inline]
     pub fn project(&self, x: &mut [f64]) {
-        match self {
-            ConstraintSet::NonNegative => nonneg::project(x),
-            ConstraintSet::Box { lo, hi } => boxes::project(lo, hi, x),
-            ConstraintSet::CoulombCones { mu, dim } => cones::project(mu, *dim, x),
-            ConstraintSet::FrictionBox { mu } => friction_box::project(mu, x),
-        }
+        with_family!(self, f => f.project(x))
     }
 
     /// Project block `b` (a component for LCP/box, a contact's `d` components for cones) in place.
@@ -219,12 +287,15 @@ impl ConstraintSet {
     /// within the bounds of the new normal.
     #[inline]
     pub fn project_block(&self, b: usize, x: &mut [f64]) {
-        match self {
-            ConstraintSet::NonNegative => nonneg::project_block(x),
-            ConstraintSet::Box { lo, hi } => x[0] = x[0].clamp(lo[b], hi[b]),
-            ConstraintSet::CoulombCones { mu, .. } => project_coulomb_cone(x, mu[b]),
-            ConstraintSet::FrictionBox { mu } => friction_box::clamp_friction_box(x, mu[b]),
-        }
+        with_family!(self, f => f.project_block(b, x))
+    }
+
+    /// The projection of the natural map and of Res4 for block `b` of `y` at the iterate `x`
+    /// (the block's slices): `P_K` for the fixed sets; for friction boxes the bounds frozen at
+    /// the current normal `x_n` ([`friction_box::clamp_at`]), the natural map of the boxed LCP.
+    #[inline]
+    pub fn project_at(&self, b: usize, x: &[f64], y: &mut [f64]) {
+        with_family!(self, f => f.project_at(b, x, y))
     }
 
     /// Projected gradient `g^P = -P_{T_K(x)}(-g)` of block `b` into `out` (all slices of the
@@ -235,27 +306,43 @@ impl ConstraintSet {
     /// (Dostal & Schoberl 2005, eq. (2.2); Dostal & Kozubek 2012, section 2).
     #[inline]
     pub fn projected_gradient_block(&self, b: usize, x: &[f64], g: &[f64], out: &mut [f64]) {
-        match self {
-            ConstraintSet::NonNegative => out[0] = nonneg::projected_gradient(x[0], g[0]),
-            ConstraintSet::Box { lo, hi } => {
-                out[0] = boxes::projected_gradient(lo[b], hi[b], x[0], g[0])
-            }
-            ConstraintSet::CoulombCones { mu, dim } => {
-                out[..*dim].copy_from_slice(&cone_projected_gradient(x, g, mu[b])[..*dim]);
-            }
-            ConstraintSet::FrictionBox { mu } => {
-                out[..3].copy_from_slice(&friction_box::projected_gradient(x, g, mu[b]));
-            }
-        }
+        with_family!(self, f => f.projected_gradient_block(b, x, g, out))
+    }
+
+    /// Add block `b`'s dual feasibility, complementarity, Res3 and fc3d terms at `(x, g)` (the
+    /// block's slices) to `acc` ([`SetFamily::residual_terms`]); `buf` is scratch of at least
+    /// the block's length.
+    #[inline]
+    pub fn residual_terms(
+        &self,
+        b: usize,
+        x: &[f64],
+        g: &[f64],
+        buf: &mut [f64],
+        acc: &mut ResidualTerms,
+    ) {
+        with_family!(self, f => f.residual_terms(b, x, g, buf, acc))
     }
 
     /// The friction coefficient of each contact (length `n / dim`) for cones and friction
     /// boxes (`dim = 3`); `None` for sets without friction.
+    #[inline]
     pub fn friction(&self) -> Option<&[f64]> {
-        match self {
-            ConstraintSet::CoulombCones { mu, .. } | ConstraintSet::FrictionBox { mu } => Some(mu),
-            _ => None,
-        }
+        with_family!(self, f => f.friction())
+    }
+
+    /// The set's data vectors by the names the writers store them under
+    /// ([`SetFamily::data`]): `[]` for `gamma >= 0`, `[("lo", lo), ("hi", hi)]` for boxes,
+    /// `[("mu", mu)]` for cones and friction boxes.
+    pub fn data(&self) -> Vec<(&'static str, &[f64])> {
+        with_family!(self, f => f.data())
+    }
+
+    /// The data vector named `name` in [`ConstraintSet::data`], if the set has one.
+    pub fn data_named(&self, name: &str) -> Option<&[f64]> {
+        self.data()
+            .into_iter()
+            .find_map(|(k, v)| (k == name).then_some(v))
     }
 
     /// The set's data vectors, in the order the content hash ([`crate::Instance::hash`]) reads
@@ -264,39 +351,66 @@ impl ConstraintSet {
     /// dimension of 2-D cones, and only of those, so that the hashes of 3-D instances stay
     /// those of earlier versions.)
     pub fn parameters(&self) -> (&[f64], &[f64]) {
-        match self {
-            ConstraintSet::NonNegative => (&[], &[]),
-            ConstraintSet::Box { lo, hi } => (lo, hi),
-            ConstraintSet::CoulombCones { mu, .. } | ConstraintSet::FrictionBox { mu } => (mu, &[]),
-        }
+        with_family!(self, f => f.parameters())
     }
 
     /// Lines describing the set's data for `cpbench info`, as `(label, value)`: for cones
     /// `("cones", "3-D (d = 3)")` and `("mu range", "[min, max]")`, for friction boxes the
     /// `mu` range; nothing for the other sets.
     pub fn summary(&self) -> Vec<(&'static str, String)> {
-        match self {
-            ConstraintSet::CoulombCones { mu, dim } => {
-                let (lo, hi) = mu
-                    .iter()
-                    .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &m| {
-                        (a.min(m), b.max(m))
-                    });
-                vec![
-                    ("cones", format!("{dim}-D (d = {dim})")),
-                    ("mu range", format!("[{lo}, {hi}]")),
-                ]
-            }
-            ConstraintSet::FrictionBox { mu } => {
-                let (lo, hi) = mu
-                    .iter()
-                    .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &m| {
-                        (a.min(m), b.max(m))
-                    });
-                vec![("mu range", format!("[{lo}, {hi}]"))]
-            }
-            _ => Vec::new(),
-        }
+        with_family!(self, f => f.summary())
+    }
+
+    /// The set over `n` unknowns as a product of [`ConicPiece`]s, in the order of the
+    /// unknowns (what the conic solvers build their constraints from).
+    pub fn conic_pieces(&self, n: usize) -> Vec<ConicPiece> {
+        let mut out = Vec::new();
+        with_family!(self, f => f.conic_pieces(n, &mut out));
+        out
+    }
+
+    /// Whether block `b` (slice `x` of length [`ConstraintSet::block_size`], feasible) is free
+    /// (interior): MPRGP / MPGP's active-set geometry ([`SetFamily::block_is_free`]; a cone
+    /// block is on the surface from `||x_t|| >= mu x_n (1 - CONE_SURFACE_TOL)` on).
+    #[inline]
+    pub fn block_is_free(&self, b: usize, x: &[f64]) -> bool {
+        with_family!(self, f => f.block_is_free(b, x))
+    }
+
+    /// Free gradient `phi` and chopped gradient `beta` of the whole vector
+    /// ([`SetFamily::split_gradient`]): `phi + beta = g^P`. Shapes: all of length `n`. No
+    /// allocation.
+    #[inline]
+    pub fn split_gradient(&self, x: &[f64], g: &[f64], phi: &mut [f64], beta: &mut [f64]) {
+        with_family!(self, f => f.split_gradient(x, g, phi, beta))
+    }
+
+    /// Reduced free gradient `phi~_alpha = (x - P_K(x - alpha phi)) / alpha` into `out`
+    /// (Dostal & Kozubek 2012, eq. (2.6)). `alpha > 0`. Shapes: length `n`. No allocation.
+    #[inline]
+    pub fn reduced_free_gradient(&self, x: &[f64], phi: &[f64], alpha: f64, out: &mut [f64]) {
+        with_family!(self, f => f.reduced_free_gradient(x, phi, alpha, out))
+    }
+
+    /// `phi~_alpha^T phi` without forming `phi~` for the scalar sets; `w` is scratch of length
+    /// `n` ([`SetFamily::reduced_free_dot`]). No allocation.
+    #[inline]
+    pub fn reduced_free_dot(&self, x: &[f64], phi: &[f64], alpha: f64, w: &mut [f64]) -> f64 {
+        with_family!(self, f => f.reduced_free_dot(x, phi, alpha, w))
+    }
+
+    /// Largest `t >= 0` with `x - t d` in `K` for a feasible `x`, and the block that blocks it
+    /// (`(inf, None)` when none does; [`SetFamily::max_feasible_step`]). Shapes: length `n`.
+    #[inline]
+    pub fn max_feasible_step(&self, x: &[f64], d: &[f64]) -> (f64, Option<usize>) {
+        with_family!(self, f => f.max_feasible_step(x, d))
+    }
+
+    /// After the step `x - t d` blocked by block `b` ([`ConstraintSet::max_feasible_step`]),
+    /// put that block exactly on the boundary it reached (`x`, `d` the block's slices).
+    #[inline]
+    pub fn land_on_boundary(&self, b: usize, x: &mut [f64], d: &[f64]) {
+        with_family!(self, f => f.land_on_boundary(b, x, d))
     }
 }
 
@@ -329,6 +443,77 @@ mod tests {
             hi: vec![f64::INFINITY],
         };
         assert!(b.validate(1).is_ok());
+    }
+
+    #[test]
+    fn class_table_is_in_enum_order() {
+        for (i, e) in CLASSES.iter().enumerate() {
+            assert_eq!(e.class as usize, i, "{}", e.name);
+            assert_eq!(ProblemClass::from_name(e.name), Some(e.class));
+        }
+        assert_eq!(ProblemClass::ALL.len(), CLASSES.len());
+        let qp: Vec<ProblemClass> = CLASSES
+            .iter()
+            .filter(|e| e.is_qp)
+            .map(|e| e.class)
+            .collect();
+        assert_eq!(ProblemClass::QP.to_vec(), qp);
+        assert!([ProblemClass::Lcp, ProblemClass::BoxQp, ProblemClass::Ccp]
+            .iter()
+            .all(|c| ProblemClass::QP.contains(c)));
+        assert_eq!(ProblemClass::from_name("nope"), None);
+    }
+
+    #[test]
+    fn conic_pieces_and_data() {
+        let b = ConstraintSet::Box {
+            lo: vec![0.0, -1.0],
+            hi: vec![0.0, f64::INFINITY],
+        };
+        assert_eq!(
+            b.conic_pieces(2),
+            vec![
+                ConicPiece::Interval {
+                    j: 0,
+                    lo: 0.0,
+                    hi: 0.0
+                },
+                ConicPiece::Interval {
+                    j: 1,
+                    lo: -1.0,
+                    hi: f64::INFINITY
+                }
+            ]
+        );
+        assert_eq!(b.data_named("hi"), Some(&[0.0, f64::INFINITY][..]));
+        assert_eq!(b.data_named("mu"), None);
+        let k = ConstraintSet::coulomb_dim(vec![0.5, 0.0], 2);
+        assert_eq!(
+            k.conic_pieces(4),
+            vec![
+                ConicPiece::Cone {
+                    b: 0,
+                    mu: 0.5,
+                    dim: 2
+                },
+                ConicPiece::Cone {
+                    b: 2,
+                    mu: 0.0,
+                    dim: 2
+                }
+            ]
+        );
+        assert_eq!(k.data(), vec![("mu", &[0.5, 0.0][..])]);
+        assert_eq!(
+            ConstraintSet::NonNegative.conic_pieces(2),
+            vec![ConicPiece::HalfLine { j: 0 }, ConicPiece::HalfLine { j: 1 }]
+        );
+        assert!(ConstraintSet::NonNegative.data().is_empty());
+        let fb = ConstraintSet::FrictionBox { mu: vec![0.3] };
+        assert_eq!(
+            fb.conic_pieces(3),
+            vec![ConicPiece::FrictionPyramid { b: 0, mu: 0.3 }]
+        );
     }
 
     #[test]

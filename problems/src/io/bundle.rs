@@ -264,17 +264,15 @@ pub(crate) fn header_json(instance: &Instance, matrix_storage: &str) -> Vec<u8> 
 }
 
 fn header(instance: &Instance, matrix_storage: &str) -> InstanceJson {
-    let (mu, lo, hi) = match instance.constraints() {
-        ConstraintSet::NonNegative => (None, None, None),
-        ConstraintSet::CoulombCones { mu, .. } | ConstraintSet::FrictionBox { mu } => {
-            (Some(mu.clone()), None, None)
-        }
-        ConstraintSet::Box { lo, hi } => (
-            None,
-            Some(lo.iter().map(|&v| bound_to_json(v)).collect()),
-            Some(hi.iter().map(|&v| bound_to_json(v)).collect()),
-        ),
+    // the set's data vectors by their field names (`mu`; `lo`, `hi` with infinite bounds as
+    // strings)
+    let k = instance.constraints();
+    let mu = k.data_named("mu").map(<[f64]>::to_vec);
+    let bounds = |name: &str| {
+        k.data_named(name)
+            .map(|v| v.iter().map(|&v| bound_to_json(v)).collect())
     };
+    let (lo, hi) = (bounds("lo"), bounds("hi"));
     InstanceJson {
         format_version: BUNDLE_FORMAT_VERSION,
         name: instance.name().to_string(),

@@ -119,14 +119,25 @@ impl ClassChoice {
     }
 }
 
+impl ClassChoice {
+    /// The family name: the `--class` spelling without the pyramid's `:k` (`lcp`, `ccp`,
+    /// `coulomb`, `blcp`, `lcp-pyramid`).
+    pub fn family(self) -> &'static str {
+        match self {
+            ClassChoice::Lcp => "lcp",
+            ClassChoice::Ccp => "ccp",
+            ClassChoice::Coulomb => "coulomb",
+            ClassChoice::Blcp => "blcp",
+            ClassChoice::LcpPyramid { .. } => "lcp-pyramid",
+        }
+    }
+}
+
 impl std::fmt::Display for ClassChoice {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            ClassChoice::Lcp => f.write_str("lcp"),
-            ClassChoice::Ccp => f.write_str("ccp"),
-            ClassChoice::Coulomb => f.write_str("coulomb"),
-            ClassChoice::Blcp => f.write_str("blcp"),
             ClassChoice::LcpPyramid { k } => write!(f, "lcp-pyramid:{k}"),
+            c => f.write_str(c.family()),
         }
     }
 }

@@ -47,7 +47,7 @@ use crate::state::IterState;
 use crate::status::{SolverError, Status};
 use clarabel::algebra::CscMatrix as ClCsc;
 use clarabel::solver::{DefaultSettings, DefaultSolver, IPSolver, SolverStatus, SupportedConeT};
-use cpbench_problems::ConstraintSet;
+use cpbench_problems::ConicPiece;
 use serde::{Deserialize, Serialize};
 
 /// Settings of [`Clarabel`]: the fields of Clarabel's `DefaultSettings` that matter here, with
@@ -278,93 +278,97 @@ impl ConicForm {
         }
         let p = ClCsc::new(n, n, colptr, rowval, nzval);
 
-        // Constraint rows as (row, col, value) with b; every column of A has at most 2 entries.
+        // Constraint rows as (row, col, value) with b; every column of A has at most 2 entries
+        // (3 on a pyramid face). Built from the set's conic pieces
+        // (`ConstraintSet::conic_pieces`): the zero-cone rows first (fixed unknowns, the
+        // tangents of `mu = 0` cones), then the non-negative rows (bounds, `mu = 0` normals,
+        // the faces of a friction pyramid), then one second-order cone of dimension `d` (3, or
+        // 2 for a 2-D cone: `|x_t| <= mu x_n`) per contact with `mu > 0`.
         let mut rows: Vec<(usize, usize, f64)> = Vec::new();
         let mut b: Vec<f64> = Vec::new();
         let mut cones: Vec<SupportedConeT<f64>> = Vec::new();
-        let mut push_row = |rows: &mut Vec<(usize, usize, f64)>, col: usize, v: f64, rhs: f64| {
+        fn push_row(
+            rows: &mut Vec<(usize, usize, f64)>,
+            b: &mut Vec<f64>,
+            col: usize,
+            v: f64,
+            rhs: f64,
+        ) {
             rows.push((b.len(), col, v));
             b.push(rhs);
-        };
-        match inst.constraints() {
-            ConstraintSet::NonNegative => {
-                for i in 0..n {
-                    push_row(&mut rows, i, -1.0, 0.0);
+        }
+        let pieces = inst.constraints().conic_pieces(n);
+        let mut m0 = 0;
+        for p in &pieces {
+            match *p {
+                ConicPiece::Interval { j, lo, hi } if lo == hi => {
+                    push_row(&mut rows, &mut b, j, 1.0, lo);
+                    m0 += 1;
                 }
-                cones.push(SupportedConeT::NonnegativeConeT(n));
-            }
-            ConstraintSet::Box { lo, hi } => {
-                let mut m0 = 0;
-                for i in 0..n {
-                    if lo[i] == hi[i] {
-                        push_row(&mut rows, i, 1.0, lo[i]);
+                ConicPiece::Cone { b: o, mu: 0.0, dim } => {
+                    for t in 1..dim {
+                        push_row(&mut rows, &mut b, o + t, 1.0, 0.0);
                         m0 += 1;
                     }
                 }
-                let mut mp = 0;
-                for i in 0..n {
-                    if lo[i] == hi[i] {
+                _ => {}
+            }
+        }
+        let mut mp = 0;
+        for p in &pieces {
+            match *p {
+                ConicPiece::HalfLine { j } => {
+                    push_row(&mut rows, &mut b, j, -1.0, 0.0);
+                    mp += 1;
+                }
+                ConicPiece::Interval { j, lo, hi } => {
+                    if lo == hi {
                         continue;
                     }
-                    if lo[i].is_finite() {
-                        push_row(&mut rows, i, -1.0, -lo[i]);
+                    if lo.is_finite() {
+                        push_row(&mut rows, &mut b, j, -1.0, -lo);
                         mp += 1;
                     }
-                    if hi[i].is_finite() {
-                        push_row(&mut rows, i, 1.0, hi[i]);
+                    if hi.is_finite() {
+                        push_row(&mut rows, &mut b, j, 1.0, hi);
                         mp += 1;
                     }
                 }
-                if m0 > 0 {
-                    cones.push(SupportedConeT::ZeroConeT(m0));
-                }
-                if mp > 0 {
-                    cones.push(SupportedConeT::NonnegativeConeT(mp));
-                }
-            }
-            ConstraintSet::CoulombCones { mu, dim } => {
-                // d = 3, or 2 for 2-D cones (one tangent: a second-order cone of dimension 2,
-                // |x_t| <= mu x_n)
-                let d = *dim;
-                let k0 = mu.iter().filter(|&&m| m == 0.0).count();
-                for (c, _) in mu.iter().enumerate().filter(|(_, &m)| m == 0.0) {
-                    for t in 1..d {
-                        push_row(&mut rows, d * c + t, 1.0, 0.0);
+                ConicPiece::Cone { b: o, mu, .. } => {
+                    if mu == 0.0 {
+                        push_row(&mut rows, &mut b, o, -1.0, 0.0);
+                        mp += 1;
                     }
                 }
-                for (c, _) in mu.iter().enumerate().filter(|(_, &m)| m == 0.0) {
-                    push_row(&mut rows, d * c, -1.0, 0.0);
-                }
-                if k0 > 0 {
-                    cones.push(SupportedConeT::ZeroConeT((d - 1) * k0));
-                    cones.push(SupportedConeT::NonnegativeConeT(k0));
-                }
-                for (c, &m) in mu.iter().enumerate().filter(|(_, &m)| m > 0.0) {
-                    push_row(&mut rows, d * c, -m, 0.0);
-                    for t in 1..d {
-                        push_row(&mut rows, d * c + t, -1.0, 0.0);
-                    }
-                    cones.push(SupportedConeT::SecondOrderConeT(d));
-                }
-            }
-            ConstraintSet::FrictionBox { mu } => {
-                // Not reached through the executor: the BLCP is not a QP and clarabel refuses
-                // the class. The form is that of the fixed square pyramid
-                // {x_n >= 0, mu x_n -+ x_t,i >= 0} (the QP over the box's set).
-                for (c, &m) in mu.iter().enumerate() {
-                    let o = 3 * c;
-                    rows.push((b.len(), o, -1.0));
-                    b.push(0.0);
+                ConicPiece::FrictionPyramid { b: o, mu } => {
+                    // Not reached through the executor: the BLCP is not a QP and clarabel
+                    // refuses the class. The rows {x_n >= 0, mu x_n -+ x_t,i >= 0} of the fixed
+                    // square pyramid (the QP over the box's set).
+                    push_row(&mut rows, &mut b, o, -1.0, 0.0);
                     for i in 1..3 {
                         for sign in [1.0, -1.0] {
-                            rows.push((b.len(), o, -m));
-                            rows.push((b.len(), o + i, sign));
-                            b.push(0.0);
+                            rows.push((b.len(), o, -mu));
+                            push_row(&mut rows, &mut b, o + i, sign, 0.0);
                         }
                     }
+                    mp += 5;
                 }
-                if !mu.is_empty() {
-                    cones.push(SupportedConeT::NonnegativeConeT(5 * mu.len()));
+            }
+        }
+        if m0 > 0 {
+            cones.push(SupportedConeT::ZeroConeT(m0));
+        }
+        if mp > 0 {
+            cones.push(SupportedConeT::NonnegativeConeT(mp));
+        }
+        for p in &pieces {
+            if let ConicPiece::Cone { b: o, mu, dim } = *p {
+                if mu > 0.0 {
+                    push_row(&mut rows, &mut b, o, -mu, 0.0);
+                    for t in 1..dim {
+                        push_row(&mut rows, &mut b, o + t, -1.0, 0.0);
+                    }
+                    cones.push(SupportedConeT::SecondOrderConeT(dim));
                 }
             }
         }

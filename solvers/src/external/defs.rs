@@ -335,17 +335,15 @@ fn parse_def(path: &Path, name: &str, def: &serde_json::Value) -> Result<Externa
         Some(serde_json::Value::Array(a)) if !a.is_empty() => Some(
             a.iter()
                 .map(|v| {
-                    v.as_str()
-                        .and_then(|s| ProblemClass::ALL.into_iter().find(|c| c.as_str() == s))
-                        .ok_or_else(|| {
-                            err(
-                                "classes",
-                                format!(
-                                    "expected class names ({}), found {v}",
-                                    class_names.join(", ")
-                                ),
-                            )
-                        })
+                    v.as_str().and_then(ProblemClass::from_name).ok_or_else(|| {
+                        err(
+                            "classes",
+                            format!(
+                                "expected class names ({}), found {v}",
+                                class_names.join(", ")
+                            ),
+                        )
+                    })
                 })
                 .collect::<Result<Vec<_>, _>>()?,
         ),

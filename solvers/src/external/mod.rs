@@ -27,7 +27,7 @@ use crate::executor::ExecSettings;
 use crate::observer::IterInfo;
 use crate::status::{SolverError, Status};
 use cpbench_problems::io::{mtx, write_bundle, write_fclib, FclibInfo};
-use cpbench_problems::{ConstraintSet, Instance, ProblemClass, ResidualKind};
+use cpbench_problems::{Instance, ProblemClass, ResidualKind};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -265,15 +265,9 @@ impl ExternalSolver {
                     mtx::write_vector(&mut b, v).map_err(|x| x.to_string())?;
                     std::fs::write(&p, b).map_err(|x| format!("{}: {x}", p.display()))
                 };
-                match instance.constraints() {
-                    ConstraintSet::NonNegative => {}
-                    ConstraintSet::CoulombCones { mu, .. } | ConstraintSet::FrictionBox { mu } => {
-                        vec_file("mu.mtx", mu)?
-                    }
-                    ConstraintSet::Box { lo, hi } => {
-                        vec_file("lo.mtx", lo)?;
-                        vec_file("hi.mtx", hi)?;
-                    }
+                // the set's data vectors, one `<name>.mtx` each (`mu.mtx`; `lo.mtx`, `hi.mtx`)
+                for (name, v) in instance.constraints().data() {
+                    vec_file(&format!("{name}.mtx"), v)?;
                 }
                 Ok(dir.join("N.mtx"))
             }
@@ -303,10 +297,7 @@ impl ExternalSolver {
 
 /// Unknowns per contact: the number of contacts of cones and friction boxes, else 0.
 fn contacts(instance: &Instance) -> usize {
-    match instance.constraints() {
-        ConstraintSet::CoulombCones { mu, .. } | ConstraintSet::FrictionBox { mu } => mu.len(),
-        _ => 0,
-    }
+    instance.constraints().friction().map_or(0, <[f64]>::len)
 }
 
 /// `{time_limit}` and friends: `1e-8`, `inf`.
@@ -529,7 +520,7 @@ impl DrivenSolver for ExternalSolver {
                 ));
             }
         }
-        let cones = matches!(instance.constraints(), ConstraintSet::CoulombCones { .. });
+        let cones = instance.constraints().cone_dim().is_some();
         if self.def.format == InstanceFormat::Fclib
             && !(cones && matches!(class, ProblemClass::Ccp | ProblemClass::Coulomb))
         {

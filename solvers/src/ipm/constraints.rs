@@ -1,7 +1,7 @@
 //! The constraint operator of the interior point: the conic form `s = G x + h` in `C` of each
 //! problem class (see the module docs of [`super`]).
 
-use cpbench_problems::ConstraintSet;
+use cpbench_problems::{ConicPiece, ConstraintSet};
 
 /// One bound row `s = c x_j + h` with `c = +-1`.
 #[derive(Clone, Copy, Debug)]
@@ -40,15 +40,12 @@ impl ConicForm {
         self.cones.clear();
         let mut fixed = vec![false; n];
         let mut blocks = Vec::new();
-        match set {
-            ConstraintSet::NonNegative => {
-                for j in 0..n {
-                    self.rows.push(BoundRow { j, c: 1.0, h: 0.0 });
-                }
-            }
-            ConstraintSet::Box { lo, hi } => {
-                for j in 0..n {
-                    let (l, h) = (lo[j], hi[j]);
+        // from the set's conic pieces (`ConstraintSet::conic_pieces`), in the order of the
+        // unknowns
+        for p in set.conic_pieces(n) {
+            match p {
+                ConicPiece::HalfLine { j } => self.rows.push(BoundRow { j, c: 1.0, h: 0.0 }),
+                ConicPiece::Interval { j, lo: l, hi: h } => {
                     if l == h {
                         fixed[j] = true;
                         continue;
@@ -60,10 +57,7 @@ impl ConicForm {
                         self.rows.push(BoundRow { j, c: -1.0, h });
                     }
                 }
-            }
-            ConstraintSet::CoulombCones { mu, .. } => {
-                for (c, &m) in mu.iter().enumerate() {
-                    let b = 3 * c;
+                ConicPiece::Cone { b, mu: m, .. } => {
                     if m > 0.0 {
                         self.cones.push(ConeBlock { b, mu: m });
                         blocks.push(b);
@@ -77,10 +71,10 @@ impl ConicForm {
                         fixed[b + 2] = true;
                     }
                 }
+                // Not reached: ipm refuses the BLCP (not a QP, `Ipm::supports`); its bounds
+                // couple x_n and x_t, which single-variable bound rows cannot express. No rows.
+                ConicPiece::FrictionPyramid { .. } => {}
             }
-            // Not reached: ipm refuses the BLCP (not a QP, `Ipm::supports`); its bounds couple
-            // x_n and x_t, which single-variable bound rows cannot express. No rows.
-            ConstraintSet::FrictionBox { .. } => {}
         }
         Layout { fixed, blocks }
     }

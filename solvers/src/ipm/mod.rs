@@ -547,11 +547,10 @@ impl Solver for Ipm {
         "ipm"
     }
 
+    /// The convex QP classes (the class table's [`ProblemClass::is_qp`]): the conic form is
+    /// built from the set's conic pieces, whatever its family.
     fn supports(&self, class: ProblemClass) -> bool {
-        matches!(
-            class,
-            ProblemClass::Lcp | ProblemClass::BoxQp | ProblemClass::Ccp
-        )
+        class.is_qp()
     }
 
     fn init(&mut self, problem: &Problem, state: &mut IterState) -> Result<(), SolverError> {

@@ -13,7 +13,6 @@ use super::cone::SocScaling;
 use super::constraints::ConicForm;
 use crate::problem::Problem;
 use cpbench_problems::linalg::dot;
-use cpbench_problems::ConstraintSet;
 use std::time::{Duration, Instant};
 
 /// Diagonal blocks of `N`: 3x3 per contact (row-major) on a Coulomb-cone instance, the
@@ -40,8 +39,10 @@ impl DiagBlocks {
 /// than through products, via [`cpbench_problems::Instance::diag_block`] (every storage).
 pub(super) fn diag_blocks(problem: &Problem) -> DiagBlocks {
     let inst = problem.instance();
-    match inst.constraints() {
-        ConstraintSet::CoulombCones { mu, .. } => {
+    let k = inst.constraints();
+    match (k.cone_dim(), k.friction()) {
+        // Coulomb cones: one 3x3 block per contact
+        (Some(_), Some(mu)) => {
             DiagBlocks::Block3((0..mu.len()).map(|c| inst.diag_block(c)).collect())
         }
         _ => DiagBlocks::Scalar((0..inst.n()).map(|i| inst.diag_block(i)[0]).collect()),

@@ -3,7 +3,7 @@
 //! cone), `z = theta_z e` with `theta_z = ||r||_inf`.
 
 use super::constraints::ConicForm;
-use cpbench_problems::ConstraintSet;
+use cpbench_problems::{ConicPiece, ConstraintSet};
 
 /// The scales `(theta_x, theta_z)` of the start point from `diag N` and `r` (`(1, mean diag)`
 /// when `r = 0`; a zero diagonal counts as mean 1).
@@ -29,11 +29,10 @@ pub(super) fn thetas(diag: &[f64], r: &[f64]) -> (f64, f64) {
 /// box), fixed variables at their value, `x_n = theta_x` and `x_t = 0` on each contact.
 pub(super) fn start_x(set: &ConstraintSet, n: usize, theta_x: f64) -> Vec<f64> {
     let mut x = vec![0.0; n];
-    match set {
-        ConstraintSet::NonNegative => x.fill(theta_x),
-        ConstraintSet::Box { lo, hi } => {
-            for j in 0..n {
-                let (l, h) = (lo[j], hi[j]);
+    for p in set.conic_pieces(n) {
+        match p {
+            ConicPiece::HalfLine { j } => x[j] = theta_x,
+            ConicPiece::Interval { j, lo: l, hi: h } => {
                 x[j] = if l == h {
                     l
                 } else {
@@ -45,11 +44,7 @@ pub(super) fn start_x(set: &ConstraintSet, n: usize, theta_x: f64) -> Vec<f64> {
                     }
                 };
             }
-        }
-        ConstraintSet::CoulombCones { mu, .. } | ConstraintSet::FrictionBox { mu } => {
-            for c in 0..mu.len() {
-                x[3 * c] = theta_x;
-            }
+            ConicPiece::Cone { b, .. } | ConicPiece::FrictionPyramid { b, .. } => x[b] = theta_x,
         }
     }
     x

@@ -8,8 +8,8 @@
 //! set (a block = a contact triple for cones): on a free block (interior of its cone) the free
 //! gradient `phi` is `g` and the chopped gradient `beta` is 0; on an active block (surface or
 //! apex) `phi = 0` and `beta = g^P = -P_{T_K(x)}(-g)`; `phi~ = (x - P_K(x - alpha phi))/alpha`.
-//! These are [`crate::mprgp::geometry::ActiveSetGeometry::split_gradient`] and
-//! [`crate::mprgp::geometry::ActiveSetGeometry::reduced_free_gradient`], the same definitions the
+//! These are [`cpbench_problems::ConstraintSet::split_gradient`] and
+//! [`cpbench_problems::ConstraintSet::reduced_free_gradient`], the same definitions the
 //! residual module uses for `proj_grad_rel`.
 //!
 //! ```text

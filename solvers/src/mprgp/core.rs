@@ -1,10 +1,9 @@
 //! The iteration shared by MPRGP and MPGP: conjugate gradients on the free set, expansion steps
 //! that add blocks to the active set, proportioning steps that release them. The free,
-//! chopped and reduced free gradients and the feasible step come from [`super::geometry`], the
-//! projected gradient from [`cpbench_problems::ConstraintSet`] (one definition for the solvers
-//! and the residual module).
+//! chopped and reduced free gradients, the feasible step and the projected gradient come from
+//! the set itself ([`cpbench_problems::ConstraintSet`], see [`super::geometry`]; one definition
+//! for the solvers and the residual module).
 
-use super::geometry::ActiveSetGeometry;
 use super::{Expansion, ProportioningTest};
 use crate::problem::Problem;
 use crate::solver::{StepOutcome, StepResult};

@@ -6,7 +6,7 @@
 //!
 //! With `g = N x + r`, the free gradient `phi`, the chopped gradient `beta`, the reduced free
 //! gradient `phi~ = (x - P(x - alpha phi))/alpha` and `g^P = phi + beta` (definitions in
-//! [`geometry::ActiveSetGeometry::split_gradient`]), `alpha = c / lambda_max(N)`:
+//! [`cpbench_problems::ConstraintSet::split_gradient`]), `alpha = c / lambda_max(N)`:
 //!
 //! ```text
 //! x feasible, g = N x + r, p = phi(x)

@@ -31,7 +31,7 @@ use crate::settings::{SolverSettings, Validator};
 use crate::solver::{Solver, StepOutcome, StepResult};
 use crate::state::IterState;
 use crate::status::SolverError;
-use cpbench_problems::{ConstraintSet, ProblemClass};
+use cpbench_problems::ProblemClass;
 use serde::{Deserialize, Serialize};
 
 /// How the 3x3 block scale `d_c` is chosen (scalar blocks always use `N_cc`).
@@ -151,7 +151,7 @@ impl Solver for Pgs {
     }
 
     fn init(&mut self, problem: &Problem, _state: &mut IterState) -> Result<(), SolverError> {
-        if let ConstraintSet::FrictionBox { mu } = problem.constraints() {
+        if let Some(mu) = blcp_mu(problem) {
             let inst = problem.instance();
             self.blocks = (0..mu.len()).map(|c| inst.diag_block(c)).collect();
             self.d.clear();
@@ -170,7 +170,7 @@ impl Solver for Pgs {
     }
 
     fn step(&mut self, problem: &Problem, state: &mut IterState) -> StepResult {
-        if let ConstraintSet::FrictionBox { mu } = problem.constraints() {
+        if let Some(mu) = blcp_mu(problem) {
             return self.step_blcp(problem, state, mu);
         }
         let inst = problem.instance();
@@ -265,5 +265,15 @@ impl Pgs {
         }
         problem.add_matvecs(1);
         Ok(StepOutcome::Continue)
+    }
+}
+/// The friction coefficients of a boxed LCP ([`ProblemClass::Blcp`], which PGS sweeps with
+/// its own moving-bound clamp), `None` for every other class.
+#[inline]
+fn blcp_mu<'p>(problem: &'p Problem<'_>) -> Option<&'p [f64]> {
+    if problem.instance().class() == ProblemClass::Blcp {
+        problem.constraints().friction()
+    } else {
+        None
     }
 }

@@ -89,11 +89,9 @@ impl FclibInfo {
 /// [`ProblemError::Io`] naming `path` (used only in messages) when `n` or the number of stored
 /// entries does not fit fclib's 32-bit integers, or the HDF5 encoder fails.
 pub fn fclib_local_bytes(inst: &Instance, info: &FclibInfo, path: &Path) -> Result<Vec<u8>> {
-    let (
-        crate::ConstraintSet::CoulombCones { mu, .. },
-        crate::ProblemClass::Ccp | crate::ProblemClass::Coulomb,
-    ) = (inst.constraints(), inst.class())
-    else {
+    // Coulomb cones (the CCP or the Coulomb problem), of either dimension
+    let k = inst.constraints();
+    let (Some(_), Some(mu)) = (k.cone_dim(), k.friction()) else {
         return Err(ProblemError::WrongClass {
             expected:
                 "ccp or coulomb (Coulomb cones: fclib holds only frictional contact problems)"
