@@ -288,9 +288,7 @@ impl SummaryRow {
             class: match get("class")? {
                 "" => None,
                 c => Some(
-                    ProblemClass::ALL
-                        .into_iter()
-                        .find(|k| k.as_str() == c)
+                    ProblemClass::from_name(c)
                         .ok_or_else(|| err(format!("unknown class '{c}' in column 'class'")))?,
                 ),
             },
