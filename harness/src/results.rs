@@ -557,21 +557,43 @@ pub fn read_trace_column(path: &Path, column: &str) -> Result<Vec<(u64, f64)>> {
     Ok(out)
 }
 
-/// Read a trace CSV written by [`write_trace`].
-pub fn read_trace(path: &Path) -> Result<Vec<TracePoint>> {
+/// Read a CSV of numbers written by cpbench (a header line, then records): `row` builds a
+/// value from each record, given its line in the file and a getter of field `i` as `f64`. A field that is missing or
+/// not a number is [`HarnessError::Csv`] naming the file, the line, the field's number (from
+/// 1) and its column. Shared by [`read_trace`] and the recipes' step traces.
+pub fn read_number_rows<T>(
+    path: &Path,
+    mut row: impl FnMut(usize, &csv::StringRecord, &dyn Fn(usize) -> Result<f64>) -> Result<T>,
+) -> Result<Vec<T>> {
     let err = |m: String| HarnessError::Csv {
         path: path.to_path_buf(),
         message: m,
     };
     let mut rdr = csv::Reader::from_path(path).map_err(|e| err(e.to_string()))?;
+    let header = rdr.headers().map_err(|e| err(e.to_string()))?.clone();
     let mut out = Vec::new();
     for (k, rec) in rdr.records().enumerate() {
         let rec = rec.map_err(|e| err(e.to_string()))?;
-        let p = |i: usize| -> Result<f64> {
+        let field = |i: usize| -> Result<f64> {
             rec.get(i)
                 .and_then(|s| s.parse::<f64>().ok())
-                .ok_or_else(|| err(format!("line {}: bad field {i}", k + 2)))
+                .ok_or_else(|| {
+                    err(format!(
+                        "line {}: bad field {} ({})",
+                        k + 2,
+                        i + 1,
+                        header.get(i).unwrap_or("missing")
+                    ))
+                })
         };
+        out.push(row(k + 2, &rec, &field)?);
+    }
+    Ok(out)
+}
+
+/// Read a trace CSV written by [`write_trace`].
+pub fn read_trace(path: &Path) -> Result<Vec<TracePoint>> {
+    read_number_rows(path, |_, rec, p| {
         let mut v = [0.0; Residuals::COUNT];
         for (i, x) in v.iter_mut().enumerate() {
             // the last columns (`fc3d_error` at 13, `res3` at 14) are missing in traces
@@ -582,14 +604,13 @@ pub fn read_trace(path: &Path) -> Result<Vec<TracePoint>> {
                 p(3 + i)?
             };
         }
-        out.push(TracePoint {
+        Ok(TracePoint {
             iteration: p(0)? as u64,
             time_s: p(1)?,
             matvecs: p(2)? as u64,
             residuals: Residuals::from_values(v),
-        });
-    }
-    Ok(out)
+        })
+    })
 }
 
 /// The `status` column of a row: the solver's claimed [`Status`], or that the input did not load.

@@ -245,24 +245,7 @@ pub fn profile_on_grid(rows: &[&SummaryRow], solvers: &[String]) -> Vec<(String,
         .iter()
         .map(|r| {
             let c = [r.time_s, r.iterations as f64, r.matvecs as f64];
-            cpbench_harness::report::Outcome {
-                instance: r.instance.clone(),
-                class: r.class,
-                solver: r.solver.clone(),
-                base: r.base().to_string(),
-                status: r.status,
-                message: r.message.clone(),
-                solved: r.success,
-                claimed: r.status
-                    == cpbench_harness::results::RowStatus::Solver(
-                        cpbench_solvers::Status::Converged,
-                    ),
-                refused: r.status == cpbench_harness::run::REFUSED,
-                cost: c,
-                charged: c,
-                budget: [None; 3],
-                bound_by: None,
-            }
+            cpbench_harness::report::Outcome::of_row(r, r.success, c, c, [None; 3], None)
         })
         .collect();
     let (rat, np) = ratios(&outs, solvers, Metric::Time);

@@ -293,27 +293,8 @@ pub fn write_steps(path: &Path, rows: &[StepRow], probe: Option<&str>) -> Result
 /// Read a step trace written by [`write_steps`]. Errors: [`HarnessError::Csv`] naming the
 /// file and line.
 pub fn read_steps(path: &Path) -> Result<Vec<StepRow>> {
-    let err = |m: String| HarnessError::Csv {
-        path: path.to_path_buf(),
-        message: m,
-    };
-    let mut rdr = csv::Reader::from_path(path).map_err(|e| err(e.to_string()))?;
-    let mut out = Vec::new();
-    for (k, rec) in rdr.records().enumerate() {
-        let rec = rec.map_err(|e| err(e.to_string()))?;
-        let f = |i: usize| -> Result<f64> {
-            rec.get(i)
-                .and_then(|s| s.parse::<f64>().ok())
-                .ok_or_else(|| {
-                    err(format!(
-                        "line {}: bad field {} ({})",
-                        k + 2,
-                        i + 1,
-                        STEP_HEADER.get(i).unwrap_or(&"probe")
-                    ))
-                })
-        };
-        out.push(StepRow {
+    cpbench_harness::results::read_number_rows(path, |line, rec, f| {
+        Ok(StepRow {
             step: f(0)? as u64,
             time: f(1)?,
             contacts: f(2)? as usize,
@@ -334,13 +315,14 @@ pub fn read_steps(path: &Path) -> Result<Vec<StepRow>> {
                 .split(';')
                 .filter(|t| !t.is_empty())
                 .map(|t| {
-                    t.parse::<f64>()
-                        .map_err(|_| err(format!("line {}: bad solve_repeats_s '{t}'", k + 2)))
+                    t.parse::<f64>().map_err(|_| HarnessError::Csv {
+                        path: path.to_path_buf(),
+                        message: format!("line {line}: bad solve_repeats_s '{t}'"),
+                    })
                 })
                 .collect::<Result<Vec<f64>>>()?,
-        });
-    }
-    Ok(out)
+        })
+    })
 }
 
 /// Columns of the simulation recipes' `summary.csv`.

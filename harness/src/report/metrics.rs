@@ -80,6 +80,36 @@ pub struct Outcome {
     pub bound_by: Option<Metric>,
 }
 
+impl Outcome {
+    /// The outcome of row `r`: its instance, class, labels, status and message, whether it
+    /// `solved` (by the check or the report's tolerance), its `cost`, what the means
+    /// `charged`, its `budget` and the budget that bound a failure (`bound_by`).
+    pub fn of_row(
+        r: &SummaryRow,
+        solved: bool,
+        cost: [f64; 3],
+        charged: [f64; 3],
+        budget: [Option<f64>; 3],
+        bound_by: Option<Metric>,
+    ) -> Self {
+        Outcome {
+            instance: r.instance.clone(),
+            class: r.class,
+            solver: r.solver.clone(),
+            base: r.base().to_string(),
+            status: r.status,
+            message: r.message.clone(),
+            solved,
+            claimed: r.status == RowStatus::Solver(Status::Converged),
+            refused: r.status.is_refused(),
+            cost,
+            charged,
+            budget,
+            bound_by,
+        }
+    }
+}
+
 /// What a failed run is charged in the shifted geometric means (the budget rule of the
 /// report): `spent` and `budget` are `[time_s, iterations, matvecs]`, a budget `None` when not
 /// set. The rule follows the benchmarking convention (qpbenchmark, Mittelmann) that a failure
@@ -159,7 +189,6 @@ pub fn outcomes(
     rows.iter()
         .map(|r| {
             let spent = [r.time_s, r.iterations as f64, r.matvecs as f64];
-            let claimed = r.status == RowStatus::Solver(Status::Converged);
             let (solved, cost) = match opts.tol {
                 _ if r.status.is_refused() => (false, spent),
                 None => (r.success, spent),
@@ -182,21 +211,7 @@ pub fn outcomes(
             } else {
                 failure_charge(spent, budget)
             };
-            Ok(Outcome {
-                instance: r.instance.clone(),
-                class: r.class,
-                solver: r.solver.clone(),
-                base: r.base().to_string(),
-                status: r.status,
-                message: r.message.clone(),
-                solved,
-                claimed,
-                refused: r.status.is_refused(),
-                cost,
-                charged,
-                budget,
-                bound_by,
-            })
+            Ok(Outcome::of_row(r, solved, cost, charged, budget, bound_by))
         })
         .collect()
 }
