@@ -232,14 +232,7 @@ impl Suite {
             ("jbearing2-8x12", jb_8x12),
             ("jbearing2-30x30", jb_30x30),
         ];
-        let entries = builders
-            .into_iter()
-            .map(|(name, build)| SuiteEntry {
-                source: InstanceSource::Builder { name, build },
-                class: ClassChoice::default(),
-                symmetrize: false,
-            })
-            .collect();
+        let entries = builder_entries(builders);
         Suite {
             default_residual: Some(ResidualKind::ProjGradRel),
             default_tol: Some(1e-5),
@@ -295,14 +288,7 @@ impl Suite {
             ("random-lcp-nonmonotone-n100-d0.1-s1", m100),
             ("random-lcp-nonmonotone-n1000-d0.01-s1", m1000),
         ];
-        let entries = builders
-            .into_iter()
-            .map(|(name, build)| SuiteEntry {
-                source: InstanceSource::Builder { name, build },
-                class: ClassChoice::default(),
-                symmetrize: false,
-            })
-            .collect();
+        let entries = builder_entries(builders);
         Suite {
             default_solvers: Some(vec!["newton-fb".into(), "psor".into()]),
             ..Suite::new("lcp", entries)
@@ -461,4 +447,15 @@ impl SuiteEntry {
             InstanceSource::Builder { build, .. } => build()?,
         })
     }
+}
+/// Suite entries of built-in instance builders (`name`, function), read as stored.
+fn builder_entries(builders: impl IntoIterator<Item = (&'static str, BuildFn)>) -> Vec<SuiteEntry> {
+    builders
+        .into_iter()
+        .map(|(name, build)| SuiteEntry {
+            source: InstanceSource::Builder { name, build },
+            class: ClassChoice::default(),
+            symmetrize: false,
+        })
+        .collect()
 }
