@@ -226,7 +226,8 @@ mod tests {
     #[test]
     fn every_status_parses_back_from_its_csv_value() {
         for s in Status::ALL {
-            // exhaustive: a variant added to the enum but not to ALL fails to compile here
+            // exhaustive: a new variant stops this match compiling, which points here, where
+            // ALL (above) must get it too; below, ALL's names must be distinct and parse back
             match s {
                 Status::Converged
                 | Status::MaxIterations
