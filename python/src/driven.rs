@@ -282,10 +282,6 @@ impl DrivenSolver for Shared {
         serde_json::json!({"callable": self.0.qualname, "settings": self.0.settings_json})
     }
 
-    fn refusal(&self, _instance: &Instance) -> Option<String> {
-        None
-    }
-
     fn solve(
         &self,
         instance: &Instance,

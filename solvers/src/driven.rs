@@ -53,8 +53,12 @@ pub trait DrivenSolver: Send + Sync + std::fmt::Debug {
 
     /// Why the solver cannot take `instance` (a class it does not solve, a program that is not
     /// installed); `None` when it can. The executor ends such a solve before calling
-    /// [`DrivenSolver::solve`] with status `unsupported` and this reason.
-    fn refusal(&self, instance: &Instance) -> Option<String>;
+    /// [`DrivenSolver::solve`] with status `unsupported` and this reason. Default: it takes
+    /// every instance.
+    fn refusal(&self, instance: &Instance) -> Option<String> {
+        let _ = instance;
+        None
+    }
 
     /// Solve `instance` from `gamma0` (length `n`, already in `K`) under `exec` (tolerance,
     /// iteration cap, time budget), reporting iterates to `monitor` and stopping when it
@@ -244,11 +248,9 @@ impl Executor {
         warm_start: Option<&[f64]>,
         observers: &mut [&mut dyn Observer],
     ) -> Result<SolveResult, SolverError> {
+        let (kind, gamma0) = self.prepare(instance, warm_start)?;
         let s = &self.settings;
-        s.validate()?;
-        let kind = ResidualKind::resolve(s.residual, instance.class());
         let n = instance.n();
-        let gamma0 = crate::executor::start_point(instance, warm_start)?;
         let mut ws = ResidualWorkspace::new(instance);
         let res0 = ws.compute(instance, &gamma0);
         for o in observers.iter_mut() {

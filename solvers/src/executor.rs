@@ -131,6 +131,18 @@ impl Executor {
         Self { settings }
     }
 
+    /// What every run starts with: the settings validated, the stopping residual resolved for
+    /// the instance's class and the start point ([`start_point`]). Errors: as [`Executor::run`].
+    pub(crate) fn prepare(
+        &self,
+        instance: &Instance,
+        warm_start: Option<&[f64]>,
+    ) -> Result<(ResidualKind, Vec<f64>), SolverError> {
+        self.settings.validate()?;
+        let kind = ResidualKind::resolve(self.settings.residual, instance.class());
+        Ok((kind, start_point(instance, warm_start)?))
+    }
+
     /// Solve `instance` with `solver`, from `warm_start` (projected onto `K`) or from zero.
     ///
     /// Every iterate's residuals are computed here (one uncounted product per iteration unless
@@ -145,10 +157,8 @@ impl Executor {
         warm_start: Option<&[f64]>,
         observers: &mut [&mut dyn Observer],
     ) -> Result<SolveResult, SolverError> {
+        let (kind, gamma0) = self.prepare(instance, warm_start)?;
         let s = &self.settings;
-        s.validate()?;
-        let kind = ResidualKind::resolve(s.residual, instance.class());
-        let gamma0 = start_point(instance, warm_start)?;
         let mut problem = Problem::new(instance);
         problem.set_memory_limit(s.memory_limit());
         // the instant by which the next solver call must return: the time budget less the

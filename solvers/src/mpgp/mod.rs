@@ -35,10 +35,8 @@
 
 use crate::mprgp::core::{Core, CoreSettings, ProportioningStep};
 use crate::mprgp::{check_common, Expansion, ProportioningTest};
-use crate::problem::Problem;
 use crate::settings::{SolverSettings, Validator};
-use crate::solver::{Solver, StepResult};
-use crate::state::IterState;
+use crate::solver::Solver;
 use crate::status::SolverError;
 use serde::{Deserialize, Serialize};
 
@@ -134,21 +132,5 @@ impl Solver for Mpgp {
         true
     }
 
-    fn init(&mut self, problem: &Problem, state: &mut IterState) -> Result<(), SolverError> {
-        self.core.init(problem, state)
-    }
-
-    fn step(&mut self, problem: &Problem, state: &mut IterState) -> StepResult {
-        self.core.step(problem, state)
-    }
-
-    fn counters(&self) -> Vec<(&'static str, f64)> {
-        self.core.counters()
-    }
-
-    /// `gf`, `gc` and `step` after every iteration, as PERMON's MPGP monitor prints them
-    /// (`Core::iter_info`).
-    fn iter_info(&self) -> crate::observer::IterInfo {
-        self.core.iter_info()
-    }
+    crate::mprgp::core::forward_to_core!();
 }

@@ -458,3 +458,35 @@ fn land_blocking(k: &ConstraintSet, blocking: Option<usize>, x: &mut [f64], p: &
         k.land_on_boundary(b, &mut x[r.clone()], &p[r]);
     }
 }
+
+/// The [`crate::solver::Solver`] methods that MPRGP and MPGP hand to their [`Core`] (a field
+/// `core`): `init`, `step`, `counters`, and `iter_info` (`gf`, `gc` and `step` after every
+/// iteration, as PERMON's MPGP monitor prints them). Used inside an `impl Solver`.
+macro_rules! forward_to_core {
+    () => {
+        fn init(
+            &mut self,
+            problem: &crate::problem::Problem,
+            state: &mut crate::state::IterState,
+        ) -> Result<(), crate::status::SolverError> {
+            self.core.init(problem, state)
+        }
+
+        fn step(
+            &mut self,
+            problem: &crate::problem::Problem,
+            state: &mut crate::state::IterState,
+        ) -> crate::solver::StepResult {
+            self.core.step(problem, state)
+        }
+
+        fn counters(&self) -> Vec<(&'static str, f64)> {
+            self.core.counters()
+        }
+
+        fn iter_info(&self) -> crate::observer::IterInfo {
+            self.core.iter_info()
+        }
+    };
+}
+pub(crate) use forward_to_core;

@@ -62,10 +62,8 @@
 pub(crate) mod core;
 pub(crate) mod geometry;
 
-use crate::problem::Problem;
 use crate::settings::{SolverSettings, Validator};
-use crate::solver::{Solver, StepResult};
-use crate::state::IterState;
+use crate::solver::Solver;
 use crate::status::SolverError;
 use cpbench_problems::ProblemClass;
 use serde::{Deserialize, Serialize};
@@ -244,21 +242,5 @@ impl Solver for Mprgp {
         matches!(class, ProblemClass::Lcp | ProblemClass::BoxQp)
     }
 
-    fn init(&mut self, problem: &Problem, state: &mut IterState) -> Result<(), SolverError> {
-        self.core.init(problem, state)
-    }
-
-    fn step(&mut self, problem: &Problem, state: &mut IterState) -> StepResult {
-        self.core.step(problem, state)
-    }
-
-    fn counters(&self) -> Vec<(&'static str, f64)> {
-        self.core.counters()
-    }
-
-    /// `gf`, `gc` and `step` after every iteration, as PERMON's MPGP monitor prints them
-    /// (`Core::iter_info`).
-    fn iter_info(&self) -> crate::observer::IterInfo {
-        self.core.iter_info()
-    }
+    crate::mprgp::core::forward_to_core!();
 }

@@ -292,40 +292,12 @@ fn mul_bs(b: &[f64; 9], x: &[f64]) -> [f64; 3] {
     }
 }
 
-/// The local De Saxce iteration of [`local_solve`] on a 2-D contact (`gamma_c` of length 2,
-/// `B` in the first 4 entries of `b`).
-#[inline]
-fn local_solve2(
-    b: &[f64; 9],
-    lin_c: &[f64; 3],
-    mu: f64,
-    rho: f64,
-    max_iter: u32,
-    tol: f64,
-    gamma_c: &mut [f64],
-) -> u32 {
-    let g = gamma_c;
-    for it in 1..=max_iter {
-        let bu = mul_bs(b, g);
-        let u = [bu[0] + lin_c[0], bu[1] + lin_c[1]];
-        let s = mu * u[1].abs();
-        let mut v = [g[0] - rho * (u[0] + s), g[1] - rho * u[1]];
-        project_coulomb_cone(&mut v, mu);
-        let d2 = (v[0] - g[0]).powi(2) + (v[1] - g[1]).powi(2);
-        let n2 = v[0] * v[0] + v[1] * v[1];
-        g[..2].copy_from_slice(&v);
-        if d2 <= tol * tol * n2.max(1e-300) {
-            return it;
-        }
-    }
-    max_iter
-}
-
 /// Solve the one-contact Coulomb problem `u = B gamma_c + lin_c` by the local De Saxce
 /// projection iteration from `gamma_c` (the contact's reaction, in place); returns the
-/// iterations used.
+/// iterations used. `D` is the contact's dimension: 3, or 2 with `B` in the first 4 entries of
+/// `b` and `gamma_c` of length 2.
 #[inline]
-fn local_solve(
+fn local_solve<const D: usize>(
     b: &[f64; 9],
     lin_c: &[f64; 3],
     mu: f64,
@@ -336,18 +308,28 @@ fn local_solve(
 ) -> u32 {
     let g = gamma_c;
     for it in 1..=max_iter {
-        let bu = mul3(b, g);
-        let u = [bu[0] + lin_c[0], bu[1] + lin_c[1], bu[2] + lin_c[2]];
-        let s = mu * u[1].hypot(u[2]);
-        let mut v = [
-            g[0] - rho * (u[0] + s),
-            g[1] - rho * u[1],
-            g[2] - rho * u[2],
-        ];
+        let bu = mul_bs(b, &g[..D]);
+        let mut u = [0.0; D];
+        for i in 0..D {
+            u[i] = bu[i] + lin_c[i];
+        }
+        let s = if D == 2 {
+            mu * u[1].abs()
+        } else {
+            mu * u[1].hypot(u[2])
+        };
+        let mut v = [0.0; D];
+        v[0] = g[0] - rho * (u[0] + s);
+        for i in 1..D {
+            v[i] = g[i] - rho * u[i];
+        }
         project_coulomb_cone(&mut v, mu);
-        let d2 = (v[0] - g[0]).powi(2) + (v[1] - g[1]).powi(2) + (v[2] - g[2]).powi(2);
-        let n2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
-        g[..3].copy_from_slice(&v);
+        let (mut d2, mut n2) = ((v[0] - g[0]).powi(2), v[0] * v[0]);
+        for i in 1..D {
+            d2 += (v[i] - g[i]).powi(2);
+            n2 += v[i] * v[i];
+        }
+        g[..D].copy_from_slice(&v);
         if d2 <= tol * tol * n2.max(1e-300) {
             return it;
         }
@@ -551,7 +533,7 @@ impl Nsgs {
             if local_solve2_exact(b, &lin_c, mu[c], rc) {
                 self.local_iters += 1;
             } else {
-                let it = local_solve2(b, &lin_c, mu[c], rho, s.local_max_iter, s.local_tol, rc);
+                let it = local_solve::<2>(b, &lin_c, mu[c], rho, s.local_max_iter, s.local_tol, rc);
                 self.local_iters += it as u64;
             }
             if s.omega != 1.0 {
@@ -582,7 +564,7 @@ impl Nsgs {
             let old = [rc[0], rc[1], rc[2]];
             let br = mul3(b, rc);
             let lin_c = [u[0] - br[0], u[1] - br[1], u[2] - br[2]];
-            let it = local_solve(b, &lin_c, mu[c], rho, s.local_max_iter, s.local_tol, rc);
+            let it = local_solve::<3>(b, &lin_c, mu[c], rho, s.local_max_iter, s.local_tol, rc);
             self.local_iters += it as u64;
             if s.omega != 1.0 {
                 // a convex (omega < 1) or extrapolated combination; project back onto K
@@ -606,7 +588,7 @@ mod tests {
         // W = I, q = (-1, 2, 0), mu = 0.5: sliding, r = (1, -0.5, 0), u = (0, 1.5, 0)
         let b = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
         let mut r = [0.0; 3];
-        local_solve(&b, &[-1.0, 2.0, 0.0], 0.5, 1.0, 200, 1e-15, &mut r);
+        local_solve::<3>(&b, &[-1.0, 2.0, 0.0], 0.5, 1.0, 200, 1e-15, &mut r);
         assert!(
             (r[0] - 1.0).abs() < 1e-12 && (r[1] + 0.5).abs() < 1e-12,
             "{r:?}"
@@ -643,7 +625,7 @@ mod tests {
         );
         // the local De Saxce iteration reaches the same slide- answer
         let mut g = [0.0, 0.0];
-        local_solve2(&b, &[-2.0, 3.0, 0.0], 0.5, 0.5, 500, 1e-15, &mut g);
+        local_solve::<2>(&b, &[-2.0, 3.0, 0.0], 0.5, 0.5, 500, 1e-15, &mut g);
         assert!(
             (g[0] - 1.0).abs() < 1e-12 && (g[1] + 0.5).abs() < 1e-12,
             "{g:?}"

@@ -173,15 +173,11 @@ impl Solver for Pgs {
         if let Some(mu) = blcp_mu(problem) {
             return self.step_blcp(problem, state, mu);
         }
-        let inst = problem.instance();
         let k = problem.constraints();
         let bs = k.block_size();
-        let (omega, lambda) = (self.settings.omega, self.settings.lambda);
+        let (rows, omega, lambda) = self.begin_sweep(problem, &state.gamma);
         let gamma = &mut state.gamma;
-        inst.refresh_row_state(gamma, &mut self.rows);
-        let rows = RowSource::new(inst);
-        let mut g = [0.0f64; 3];
-        let mut old = [0.0f64; 3];
+        let (mut g, mut old) = ([0.0f64; 3], [0.0f64; 3]);
         for (c, &dc) in self.d.iter().enumerate() {
             if dc <= 0.0 {
                 continue;
@@ -195,17 +191,7 @@ impl Solver for Pgs {
                 blk[i] -= t * g[i];
             }
             k.project_block(c, blk);
-            if lambda != 1.0 {
-                for i in 0..bs {
-                    blk[i] = lambda * blk[i] + (1.0 - lambda) * old[i];
-                }
-            }
-            if rows.tracks_changes() {
-                for i in 0..bs {
-                    old[i] = blk[i] - old[i];
-                }
-                rows.changed(c, &old[..bs], &mut self.rows);
-            }
+            relax_and_record(lambda, blk, &mut old[..bs], &rows, c, &mut self.rows);
         }
         problem.add_matvecs(1);
         Ok(StepOutcome::Continue)
@@ -217,16 +203,25 @@ impl Solver for Pgs {
 }
 
 impl Pgs {
+    /// The start of a sweep: the row state refreshed at `gamma`, the source of `N`'s rows and
+    /// the settings' `(omega, lambda)`.
+    fn begin_sweep<'i>(
+        &mut self,
+        problem: &Problem<'i>,
+        gamma: &[f64],
+    ) -> (RowSource<'i>, f64, f64) {
+        let inst = problem.instance();
+        inst.refresh_row_state(gamma, &mut self.rows);
+        let (omega, lambda) = (self.settings.omega, self.settings.lambda);
+        (RowSource::new(inst), omega, lambda)
+    }
+
     /// One sweep of ODE's projected Gauss-Seidel on a boxed LCP with friction coefficients
     /// `mu` (module docs). Counted as one `N`-product; allocates nothing.
     fn step_blcp(&mut self, problem: &Problem, state: &mut IterState, mu: &[f64]) -> StepResult {
-        let inst = problem.instance();
-        let (omega, lambda) = (self.settings.omega, self.settings.lambda);
+        let (rows, omega, lambda) = self.begin_sweep(problem, &state.gamma);
         let gamma = &mut state.gamma;
-        inst.refresh_row_state(gamma, &mut self.rows);
-        let rows = RowSource::new(inst);
-        let mut g = [0.0f64; 3];
-        let mut old = [0.0f64; 3];
+        let (mut g, mut old) = ([0.0f64; 3], [0.0f64; 3]);
         for (c, (b, &m)) in self.blocks.iter().zip(mu).enumerate() {
             let o = 3 * c;
             rows.gather(&self.rows, gamma, c, &mut g);
@@ -251,22 +246,37 @@ impl Pgs {
                     g[j] += b[3 * j + i] * delta;
                 }
             }
-            if lambda != 1.0 {
-                for i in 0..3 {
-                    x[i] = lambda * x[i] + (1.0 - lambda) * old[i];
-                }
-            }
-            if rows.tracks_changes() {
-                for i in 0..3 {
-                    old[i] = x[i] - old[i];
-                }
-                rows.changed(c, &old, &mut self.rows);
-            }
+            relax_and_record(lambda, x, &mut old, &rows, c, &mut self.rows);
         }
         problem.add_matvecs(1);
         Ok(StepOutcome::Continue)
     }
 }
+/// The end of a block update: the relaxation `x = lambda x + (1 - lambda) old` (skipped for
+/// `lambda = 1`), then, where `rows` tracks changes, the change `x - old` (left in `old`) handed
+/// to the row state of block `c`. Shapes: `x` and `old` of the block's length.
+#[inline]
+fn relax_and_record(
+    lambda: f64,
+    x: &mut [f64],
+    old: &mut [f64],
+    rows: &RowSource,
+    c: usize,
+    state: &mut cpbench_problems::RowState,
+) {
+    if lambda != 1.0 {
+        for (xi, oi) in x.iter_mut().zip(old.iter()) {
+            *xi = lambda * *xi + (1.0 - lambda) * oi;
+        }
+    }
+    if rows.tracks_changes() {
+        for (oi, xi) in old.iter_mut().zip(x.iter()) {
+            *oi = xi - *oi;
+        }
+        rows.changed(c, old, state);
+    }
+}
+
 /// The friction coefficients of a boxed LCP ([`ProblemClass::Blcp`], which PGS sweeps with
 /// its own moving-bound clamp), `None` for every other class.
 #[inline]
