@@ -634,20 +634,7 @@ impl Instance {
     /// Replace `r` by `r_new` in place (no allocation), e.g. the shifted `r` of De Saxce's
     /// fixed point. Errors: [`ProblemError::SizeMismatch`], [`ProblemError::NonFinite`].
     pub fn replace_r(&mut self, r_new: &[f64]) -> Result<()> {
-        if r_new.len() != self.r.len() {
-            return Err(ProblemError::SizeMismatch {
-                what: "r".into(),
-                expected: self.r.len(),
-                found: r_new.len(),
-            });
-        }
-        if let Some((i, &v)) = r_new.iter().enumerate().find(|(_, v)| !v.is_finite()) {
-            return Err(ProblemError::NonFinite {
-                what: "r".into(),
-                position: format!("[{i}]"),
-                value: v,
-            });
-        }
+        check_r(self.r.len(), r_new)?;
         self.r.copy_from_slice(r_new);
         self.hash = std::sync::OnceLock::new();
         Ok(())
@@ -954,6 +941,14 @@ enum Storage {
 
 /// Checks of `r` and the set against `n`.
 fn check_vector_and_set(n: usize, r: &[f64], constraints: &ConstraintSet) -> Result<()> {
+    check_r(n, r)?;
+    constraints.validate(n)?;
+    Ok(())
+}
+
+/// `r` has length `n` ([`ProblemError::SizeMismatch`]) and finite entries
+/// ([`ProblemError::NonFinite`], naming the first one).
+fn check_r(n: usize, r: &[f64]) -> Result<()> {
     if r.len() != n {
         return Err(ProblemError::SizeMismatch {
             what: "r".into(),
@@ -968,7 +963,6 @@ fn check_vector_and_set(n: usize, r: &[f64], constraints: &ConstraintSet) -> Res
             value: v,
         });
     }
-    constraints.validate(n)?;
     Ok(())
 }
 
@@ -1056,38 +1050,20 @@ mod tests {
     fn validation_errors() {
         let p = Provenance::default();
         let o = ValidationOptions::default();
+        let lcp = |n: CscMatrix, r: Vec<f64>| {
+            Instance::new("x", n, r, ConstraintSet::NonNegative, p.clone(), o)
+        };
         let a = CscMatrix::from_triplets(2, 3, &[]).unwrap();
         assert!(matches!(
-            Instance::new(
-                "x",
-                a,
-                vec![0.0; 2],
-                ConstraintSet::NonNegative,
-                p.clone(),
-                o
-            ),
+            lcp(a, vec![0.0; 2]),
             Err(ProblemError::NotSquare { .. })
         ));
         assert!(matches!(
-            Instance::new(
-                "x",
-                sym2(),
-                vec![0.0; 3],
-                ConstraintSet::NonNegative,
-                p.clone(),
-                o
-            ),
+            lcp(sym2(), vec![0.0; 3]),
             Err(ProblemError::SizeMismatch { .. })
         ));
         assert!(matches!(
-            Instance::new(
-                "x",
-                sym2(),
-                vec![0.0, f64::NAN],
-                ConstraintSet::NonNegative,
-                p.clone(),
-                o
-            ),
+            lcp(sym2(), vec![0.0, f64::NAN]),
             Err(ProblemError::NonFinite { .. })
         ));
         let asym =
@@ -1109,15 +1085,7 @@ mod tests {
             "{e:?}"
         );
         // a general LCP keeps it as read, and multiplies with N, not N^T
-        let g = Instance::new(
-            "x",
-            asym.clone(),
-            vec![0.0; 2],
-            ConstraintSet::NonNegative,
-            p.clone(),
-            o,
-        )
-        .unwrap();
+        let g = lcp(asym.clone(), vec![0.0; 2]).unwrap();
         assert!(!g.is_symmetric());
         assert_eq!(g.provenance().parameters["asymmetry"], "5.774e-1");
         let mut y = [0.0; 2];

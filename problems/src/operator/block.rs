@@ -61,7 +61,7 @@ struct LowerIndex {
 }
 
 /// Symmetric block-sparse matrix, upper triangle stored (see the module documentation).
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct BlockSymMatrix {
     bs: usize,
     nb: usize,
@@ -71,22 +71,34 @@ pub struct BlockSymMatrix {
     /// Stored entries of each block (bit `a bs + b`), `None` when every block is full.
     mask: Option<Vec<u16>>,
     chunks: Vec<Chunk>,
-    pool: Mutex<Vec<Vec<f64>>>,
+    pool: SpillPool,
     lower: OnceLock<LowerIndex>,
 }
 
-impl Clone for BlockSymMatrix {
+/// The product's spill buffers, kept between products; a clone starts with an empty pool.
+#[derive(Debug, Default)]
+struct SpillPool(Mutex<Vec<Vec<f64>>>);
+
+impl Clone for SpillPool {
     fn clone(&self) -> Self {
-        Self {
-            bs: self.bs,
-            nb: self.nb,
-            row_ptr: self.row_ptr.clone(),
-            col: self.col.clone(),
-            vals: self.vals.clone(),
-            mask: self.mask.clone(),
-            chunks: self.chunks.clone(),
-            pool: Mutex::new(Vec::new()),
-            lower: self.lower.clone(),
+        Self::default()
+    }
+}
+
+impl SpillPool {
+    /// A pooled buffer (empty when none is left or the lock is poisoned).
+    fn take(&self) -> Vec<f64> {
+        self.0
+            .lock()
+            .ok()
+            .and_then(|mut p| p.pop())
+            .unwrap_or_default()
+    }
+
+    /// Give a buffer back to the pool.
+    fn put(&self, buf: Vec<f64>) {
+        if let Ok(mut p) = self.0.lock() {
+            p.push(buf);
         }
     }
 }
@@ -180,7 +192,7 @@ impl BlockSymMatrix {
             vals,
             mask,
             chunks,
-            pool: Mutex::new(Vec::new()),
+            pool: SpillPool::default(),
             lower: OnceLock::new(),
         })
     }
@@ -375,12 +387,7 @@ impl BlockSymMatrix {
             .iter()
             .map(|c| self.bs * (c.reach - c.end))
             .sum();
-        let mut spill = self
-            .pool
-            .lock()
-            .ok()
-            .and_then(|mut p| p.pop())
-            .unwrap_or_default();
+        let mut spill = self.pool.take();
         spill.resize(spill_len, 0.0);
         match self.bs {
             3 => self.par_product::<3>(&self.chunks, x, y, &mut spill),
@@ -408,9 +415,7 @@ impl BlockSymMatrix {
                     off += s1 - s0;
                 }
             });
-        if let Ok(mut p) = self.pool.lock() {
-            p.push(spill);
-        }
+        self.pool.put(spill);
     }
 
     /// Recursive split of the chunks over `rayon::join`: `y` and `spill` are cut at chunk
