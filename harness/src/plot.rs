@@ -1014,40 +1014,7 @@ fn draw_on<DB: DrawingBackend>(
 ) -> std::result::Result<(), String> {
     let e = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
     let (xa, ya) = (plot.x_axis, plot.y_axis);
-    // x: on a log x axis only positive values set the range (iteration 0 is drawn at its end)
-    let (mut x0, mut x1) = range(
-        plot.series
-            .iter()
-            .flat_map(|s| s.points.iter().map(|p| p.0))
-            .chain(plot.failed.iter().map(|f| f.1))
-            .filter(|x| !xa.is_log() || *x > 0.0)
-            .map(|x| xa.fwd(x)),
-        xa,
-    );
-    if xa == Axis::Log10 {
-        // a log x axis ends just after the data, not at the next power of ten
-        let hi = plot
-            .series
-            .iter()
-            .flat_map(|s| s.points.iter())
-            .filter(|p| p.0 > 0.0 && p.0.is_finite())
-            .map(|p| xa.fwd(p.0))
-            .fold(f64::NEG_INFINITY, f64::max);
-        if hi.is_finite() && hi > x0 + 1.0 {
-            x1 = hi + 0.03 * (hi - x0);
-        }
-        x0 = x0.min(x1 - 1.0);
-    }
-    let (y0, y1) = match plot.y_range {
-        Some((a, b)) => (ya.fwd(a), ya.fwd(b)),
-        None => range(
-            plot.series
-                .iter()
-                .flat_map(|s| s.points.iter().map(move |p| ya.fwd(p.1)))
-                .chain(plot.hline.as_ref().map(|h| ya.fwd(h.0))),
-            ya,
-        ),
-    };
+    let (x0, x1, y0, y1) = data_ranges(plot);
     let (xt, yt) = (ticks(xa, x0, x1), ticks(ya, y0, y1));
     let (xl, yl) = (tick_labels(xa, &xt), tick_labels(ya, &yt));
     let lookup = |t: &[f64], l: &[String], v: f64| -> String {
@@ -1056,21 +1023,7 @@ fn draw_on<DB: DrawingBackend>(
             .map(|i| l[i].clone())
             .unwrap_or_default()
     };
-    // the title shrinks (down to 6 pt) until it fits the width
-    let (w_area, _) = root.dim_in_pixel();
-    let mut title_pt = 11.0;
-    while title_pt > 6.0 {
-        let (tw, _) = root
-            .estimate_text_size(
-                &plot.title,
-                &(FAMILY, pt(s, title_pt)).into_font().color(&BLACK),
-            )
-            .map_err(e)?;
-        if (tw as i32) < w_area as i32 - pt(s, 8.0) {
-            break;
-        }
-        title_pt -= 0.5;
-    }
+    let title_pt = title_size(root, &plot.title, s)?;
     let mut chart: ChartContext<'_, DB, Coords> = ChartBuilder::on(root)
         .caption(&plot.title, (FAMILY, pt(s, title_pt)))
         .margin(pt(s, 6.0))
@@ -1106,133 +1059,248 @@ fn draw_on<DB: DrawingBackend>(
             ))
             .map_err(e)?;
     }
-    // data -> pixel coordinates of `root`, decimated to the plot width
-    let base = root.get_base_pixel();
-    let (w, _) = root.dim_in_pixel();
-    let to_px = |pts: &[(f64, f64)]| -> Vec<(i32, i32)> {
-        decimate(pts, x0, x1, w as usize)
-            .iter()
-            .map(|p| {
-                let c = chart.backend_coord(p);
-                (c.0 - base.0, c.1 - base.1)
-            })
-            .collect()
+    let frame = Frame {
+        x0,
+        x1,
+        y0,
+        y1,
+        width: root.dim_in_pixel().0 as usize,
+        base: root.get_base_pixel(),
     };
-    struct Prep {
-        style: usize,
-        main: Vec<(f64, f64)>,
-        raw: Option<Vec<(f64, f64)>>,
-        end: f64,
+    let d = Drawing {
+        root,
+        chart: &chart,
+        plot,
+        styles,
+        s,
+        f: frame,
+    };
+    d.lines()?;
+    d.failures()
+}
+
+/// The plotted ranges `(x0, x1, y0, y1)` in axis units (`Axis::fwd`) of `plot`'s data: on a log
+/// x axis only positive values set the range (iteration 0 is drawn at its end) and the axis
+/// ends just after the data; `plot.y_range` where given.
+fn data_ranges(plot: &LinePlot) -> (f64, f64, f64, f64) {
+    let (xa, ya) = (plot.x_axis, plot.y_axis);
+    let (mut x0, mut x1) = range(
+        plot.series
+            .iter()
+            .flat_map(|s| s.points.iter().map(|p| p.0))
+            .chain(plot.failed.iter().map(|f| f.1))
+            .filter(|x| !xa.is_log() || *x > 0.0)
+            .map(|x| xa.fwd(x)),
+        xa,
+    );
+    if xa == Axis::Log10 {
+        // a log x axis ends just after the data, not at the next power of ten
+        let hi = plot
+            .series
+            .iter()
+            .flat_map(|s| s.points.iter())
+            .filter(|p| p.0 > 0.0 && p.0.is_finite())
+            .map(|p| xa.fwd(p.0))
+            .fold(f64::NEG_INFINITY, f64::max);
+        if hi.is_finite() && hi > x0 + 1.0 {
+            x1 = hi + 0.03 * (hi - x0);
+        }
+        x0 = x0.min(x1 - 1.0);
     }
-    let mut preps: Vec<Prep> = plot
-        .series
-        .iter()
-        .enumerate()
-        .map(|(i, ser)| {
-            let pts: Vec<(f64, f64)> = ser
-                .points
+    let (y0, y1) = match plot.y_range {
+        Some((a, b)) => (ya.fwd(a), ya.fwd(b)),
+        None => range(
+            plot.series
                 .iter()
-                .filter(|p| p.0.is_finite() && !p.1.is_nan())
-                .map(|&(x, y)| (xa.fwd(x).clamp(x0, x1), ya.fwd(y).clamp(y0, y1)))
-                .collect();
-            let nm = plot.best_so_far && is_non_monotone(&ser.points);
-            let main = if nm { running_min(&pts) } else { pts.clone() };
-            Prep {
-                style: styles[i],
-                end: pts.iter().map(|p| p.0).fold(f64::NEG_INFINITY, f64::max),
-                raw: nm.then_some(pts),
-                main,
-            }
-        })
-        .collect();
-    // the shaded range of every iterate of non-monotone traces first, below every line: one
-    // filled band per trace (its per-pixel-column envelope), so its opacity is BAND_ALPHA
-    // however densely the iterates oscillate; then the lines, longest first, shortest on top
-    for p in &preps {
-        if let Some(raw) = &p.raw {
-            let band: Vec<(i32, i32)> = envelope(raw, x0, x1, w as usize)
-                .iter()
-                .map(|q| {
-                    let c = chart.backend_coord(q);
-                    (c.0 - base.0, c.1 - base.1)
-                })
-                .collect();
-            if band.len() >= 3 {
-                let st = color_of(p.style).mix(BAND_ALPHA).filled();
-                root.draw(&Polygon::new(band, st)).map_err(e)?;
-            }
-        }
-    }
-    preps.sort_by(|a, b| b.end.total_cmp(&a.end));
-    for p in &preps {
-        let m = marker_of(p.style);
-        // a convergence trace of at most two points (an external solver's start and answer,
-        // no iterates between) is no curve: its points alone are drawn
-        if plot.best_so_far && p.main.len() <= 2 {
-            let m = if m == Marker::None { Marker::Circle } else { m };
-            for q in &p.main {
-                let c = chart.backend_coord(q);
-                draw_marker(root, (c.0 - base.0, c.1 - base.1), m, p.style, s)?;
-            }
-            continue;
-        }
-        let px = to_px(&p.main);
-        draw_styled(root, &px, p.style, s)?;
-        if plot.markers_at_points {
-            let m = if m == Marker::None { Marker::Circle } else { m };
-            for q in &p.main {
-                let c = chart.backend_coord(q);
-                draw_marker(root, (c.0 - base.0, c.1 - base.1), m, p.style, s)?;
-            }
-        } else if m != Marker::None && !p.main.is_empty() {
-            // 7 markers across the axis, shifted per style so that markers of lines on top
-            // of each other do not coincide
-            let off = (p.style as f64 * 0.37).fract();
-            for j in 0..7 {
-                let tx = x0 + (x1 - x0) * (j as f64 + off) / 7.0;
-                if tx > p.end || tx < p.main[0].0 {
-                    continue;
-                }
-                // the line's height at tx (linear between its neighbours, in axis units)
-                let k = p.main.partition_point(|q| q.0 < tx).min(p.main.len() - 1);
-                let y = if k == 0 || p.main[k].0 <= p.main[k - 1].0 {
-                    p.main[k].1
-                } else {
-                    let (a, b) = (p.main[k - 1], p.main[k]);
-                    a.1 + (b.1 - a.1) * (tx - a.0) / (b.0 - a.0)
-                };
-                let c = chart.backend_coord(&(tx, y));
-                draw_marker(root, (c.0 - base.0, c.1 - base.1), m, p.style, s)?;
-            }
-        }
-    }
-    // failures: a cross in the series' colour just below the top edge, one row per series
-    // with failures (so that crosses of two series at one x do not hide each other)
-    let mut rows_of: Vec<usize> = Vec::new();
-    for (label, x) in &plot.failed {
-        let Some(i) = plot.series.iter().position(|ser| &ser.label == label) else {
-            continue;
-        };
-        if !x.is_finite() {
-            continue;
-        }
-        let row = match rows_of.iter().position(|&k| k == i) {
-            Some(r) => r,
-            None => {
-                rows_of.push(i);
-                rows_of.len() - 1
-            }
-        };
-        let q = (
-            xa.fwd(*x).clamp(x0, x1),
-            y1 - (0.03 + 0.045 * row as f64) * (y1 - y0),
-        );
-        let c = chart.backend_coord(&q);
-        let st = ShapeStyle::from(&color_of(styles[i])).stroke_width(pt(s, 0.9) as u32);
-        root.draw(&Cross::new((c.0 - base.0, c.1 - base.1), pt(s, 3.2), st))
+                .flat_map(|s| s.points.iter().map(move |p| ya.fwd(p.1)))
+                .chain(plot.hline.as_ref().map(|h| ya.fwd(h.0))),
+            ya,
+        ),
+    };
+    (x0, x1, y0, y1)
+}
+
+/// The title's size in points: 11, shrinking by half points (down to 6) until it fits the
+/// width of `root` at scale `s`.
+fn title_size<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    title: &str,
+    s: f64,
+) -> std::result::Result<f64, String> {
+    let e = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
+    let (w_area, _) = root.dim_in_pixel();
+    let mut title_pt = 11.0;
+    while title_pt > 6.0 {
+        let (tw, _) = root
+            .estimate_text_size(title, &(FAMILY, pt(s, title_pt)).into_font().color(&BLACK))
             .map_err(e)?;
+        if (tw as i32) < w_area as i32 - pt(s, 8.0) {
+            break;
+        }
+        title_pt -= 0.5;
     }
-    Ok(())
+    Ok(title_pt)
+}
+
+/// Where the data sit on the drawing: the ranges in axis units, the plot's width in pixels and
+/// the drawing area's base pixel.
+struct Frame {
+    x0: f64,
+    x1: f64,
+    y0: f64,
+    y1: f64,
+    width: usize,
+    base: (i32, i32),
+}
+
+/// A plot being drawn: the area, its chart, the plot, the style of each series, the scale `s`
+/// and where the data sit.
+struct Drawing<'a, 'c, DB: DrawingBackend> {
+    root: &'a DrawingArea<DB, Shift>,
+    chart: &'a ChartContext<'c, DB, Coords>,
+    plot: &'a LinePlot,
+    styles: &'a [usize],
+    s: f64,
+    f: Frame,
+}
+
+impl<DB: DrawingBackend> Drawing<'_, '_, DB> {
+    /// The pixel of data point `q` (axis units) relative to the drawing area.
+    fn px(&self, q: &(f64, f64)) -> (i32, i32) {
+        let c = self.chart.backend_coord(q);
+        (c.0 - self.f.base.0, c.1 - self.f.base.1)
+    }
+
+    /// The series: the shaded range of every non-monotone trace first, then the lines (longest
+    /// first, shortest on top) with their markers.
+    fn lines(&self) -> std::result::Result<(), String> {
+        let e = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
+        let (root, plot, styles, s) = (self.root, self.plot, self.styles, self.s);
+        let (xa, ya) = (plot.x_axis, plot.y_axis);
+        let (x0, x1, y0, y1, w) = (self.f.x0, self.f.x1, self.f.y0, self.f.y1, self.f.width);
+        // data -> pixel coordinates of `root`, decimated to the plot width
+        let to_px = |pts: &[(f64, f64)]| -> Vec<(i32, i32)> {
+            decimate(pts, x0, x1, w)
+                .iter()
+                .map(|p| self.px(p))
+                .collect()
+        };
+        struct Prep {
+            style: usize,
+            main: Vec<(f64, f64)>,
+            raw: Option<Vec<(f64, f64)>>,
+            end: f64,
+        }
+        let mut preps: Vec<Prep> = plot
+            .series
+            .iter()
+            .enumerate()
+            .map(|(i, ser)| {
+                let pts: Vec<(f64, f64)> = ser
+                    .points
+                    .iter()
+                    .filter(|p| p.0.is_finite() && !p.1.is_nan())
+                    .map(|&(x, y)| (xa.fwd(x).clamp(x0, x1), ya.fwd(y).clamp(y0, y1)))
+                    .collect();
+                let nm = plot.best_so_far && is_non_monotone(&ser.points);
+                let main = if nm { running_min(&pts) } else { pts.clone() };
+                Prep {
+                    style: styles[i],
+                    end: pts.iter().map(|p| p.0).fold(f64::NEG_INFINITY, f64::max),
+                    raw: nm.then_some(pts),
+                    main,
+                }
+            })
+            .collect();
+        // the shaded range of every iterate of non-monotone traces first, below every line: one
+        // filled band per trace (its per-pixel-column envelope), so its opacity is BAND_ALPHA
+        // however densely the iterates oscillate; then the lines, longest first, shortest on top
+        for p in &preps {
+            if let Some(raw) = &p.raw {
+                let band: Vec<(i32, i32)> = envelope(raw, x0, x1, w)
+                    .iter()
+                    .map(|q| self.px(q))
+                    .collect();
+                if band.len() >= 3 {
+                    let st = color_of(p.style).mix(BAND_ALPHA).filled();
+                    root.draw(&Polygon::new(band, st)).map_err(e)?;
+                }
+            }
+        }
+        preps.sort_by(|a, b| b.end.total_cmp(&a.end));
+        for p in &preps {
+            let m = marker_of(p.style);
+            // a convergence trace of at most two points (an external solver's start and answer,
+            // no iterates between) is no curve: its points alone are drawn
+            if plot.best_so_far && p.main.len() <= 2 {
+                let m = if m == Marker::None { Marker::Circle } else { m };
+                for q in &p.main {
+                    draw_marker(root, self.px(q), m, p.style, s)?;
+                }
+                continue;
+            }
+            let px = to_px(&p.main);
+            draw_styled(root, &px, p.style, s)?;
+            if plot.markers_at_points {
+                let m = if m == Marker::None { Marker::Circle } else { m };
+                for q in &p.main {
+                    draw_marker(root, self.px(q), m, p.style, s)?;
+                }
+            } else if m != Marker::None && !p.main.is_empty() {
+                // 7 markers across the axis, shifted per style so that markers of lines on top
+                // of each other do not coincide
+                let off = (p.style as f64 * 0.37).fract();
+                for j in 0..7 {
+                    let tx = x0 + (x1 - x0) * (j as f64 + off) / 7.0;
+                    if tx > p.end || tx < p.main[0].0 {
+                        continue;
+                    }
+                    // the line's height at tx (linear between its neighbours, in axis units)
+                    let k = p.main.partition_point(|q| q.0 < tx).min(p.main.len() - 1);
+                    let y = if k == 0 || p.main[k].0 <= p.main[k - 1].0 {
+                        p.main[k].1
+                    } else {
+                        let (a, b) = (p.main[k - 1], p.main[k]);
+                        a.1 + (b.1 - a.1) * (tx - a.0) / (b.0 - a.0)
+                    };
+                    draw_marker(root, self.px(&(tx, y)), m, p.style, s)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Failures: a cross in the series' colour just below the top edge, one row per series with
+    /// failures (so that crosses of two series at one x do not hide each other).
+    fn failures(&self) -> std::result::Result<(), String> {
+        let e = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
+        let (root, plot, styles, s) = (self.root, self.plot, self.styles, self.s);
+        let (x0, x1, y0, y1) = (self.f.x0, self.f.x1, self.f.y0, self.f.y1);
+        let mut rows_of: Vec<usize> = Vec::new();
+        for (label, x) in &plot.failed {
+            let Some(i) = plot.series.iter().position(|ser| &ser.label == label) else {
+                continue;
+            };
+            if !x.is_finite() {
+                continue;
+            }
+            let row = match rows_of.iter().position(|&k| k == i) {
+                Some(r) => r,
+                None => {
+                    rows_of.push(i);
+                    rows_of.len() - 1
+                }
+            };
+            let q = (
+                plot.x_axis.fwd(*x).clamp(x0, x1),
+                y1 - (0.03 + 0.045 * row as f64) * (y1 - y0),
+            );
+            let st = ShapeStyle::from(&color_of(styles[i])).stroke_width(pt(s, 0.9) as u32);
+            root.draw(&Cross::new(self.px(&q), pt(s, 3.2), st))
+                .map_err(e)?;
+        }
+        Ok(())
+    }
 }
 
 /// Record `dpi` in the PNG at `path` (a `pHYs` chunk after `IHDR`, in dots per metre), so that
