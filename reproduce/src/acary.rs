@@ -495,6 +495,19 @@ fn setup_text(
     setup
 }
 
+/// A figure drawn by `draw` into `<out>/<stem>.png` and `<out>/<stem>.svg`, with `caption`.
+/// Errors: those of `draw`.
+fn figure(
+    ctx: &Context,
+    stem: &str,
+    draw: impl FnOnce(&std::path::Path, &std::path::Path) -> Result<()>,
+    caption: String,
+) -> Result<Figure> {
+    let file = format!("{stem}.png");
+    draw(&ctx.out.join(&file), &ctx.out.join(format!("{stem}.svg")))?;
+    Ok(Figure { file, caption })
+}
+
 /// The performance profiles at precision `tol`: all files pooled (`profile_<tol>.csv/png`)
 /// and one panel per test set (`profile_<tol>_<set>.csv`, `profiles_per_set_<tol>.png`).
 /// Returns the two figures. Errors: I/O and plotting errors.
@@ -515,34 +528,32 @@ fn draw_profiles(
         &ctx.out.join(format!("{stem}.csv")),
         profile_csv(prof, &grid).as_bytes(),
     )?;
-    draw_plot(
-        &LinePlot {
-            x_label: "tau (time ratio to the fastest solver, log scale)".into(),
-            y_label: "rho(tau): share of problems solved within tau".into(),
-            ..profile_plot(
-                format!(
-                    "Performance profile on CPU time, precision {tol:e}, {} problems",
-                    best.len()
-                ),
-                prof,
-                labels,
-                &grid,
-            )
-        },
-        &ctx.out.join(format!("{stem}.png")),
-        &ctx.out.join(format!("{stem}.svg")),
-        &Default::default(),
-    )?;
-    figures.push(Figure {
-        file: format!("{stem}.png"),
-        caption: format!(
-            "Performance profile on CPU time at precision {tol:e} (fc3d_error), all {} \
+    let plot = LinePlot {
+        x_label: "tau (time ratio to the fastest solver, log scale)".into(),
+        y_label: "rho(tau): share of problems solved within tau".into(),
+        ..profile_plot(
+            format!(
+                "Performance profile on CPU time, precision {tol:e}, {} problems",
+                best.len()
+            ),
+            prof,
+            labels,
+            &grid,
+        )
+    };
+    let caption = format!(
+        "Performance profile on CPU time at precision {tol:e} (fc3d_error), all {} \
                  files pooled (not the paper's layout: it draws one profile per test set, see \
                  the next figure); tau from 1 to 100 (faf's default domain; the paper states \
                  none).",
-            best.len()
-        ),
-    });
+        best.len()
+    );
+    figures.push(figure(
+        ctx,
+        &stem,
+        |png, svg| draw_plot(&plot, png, svg, &Default::default()),
+        caption,
+    )?);
     // one profile per set, as the paper draws them
     let mut panels = Vec::new();
     let mut set_names: Vec<String> = best.keys().map(|i| set_name(i)).collect();
@@ -574,32 +585,30 @@ fn draw_profiles(
         ));
     }
     let per_set = format!("profiles_per_set_{tol:e}");
-    cpbench_harness::plot::draw_grid(
-        &format!("Performance profiles on CPU time per test set, precision {tol:e}"),
-        &panels,
-        3,
-        &ctx.out.join(format!("{per_set}.png")),
-        &ctx.out.join(format!("{per_set}.svg")),
-        &Default::default(),
-    )?;
-    figures.push(Figure {
-        file: format!("{per_set}.png"),
-        caption: format!(
-            "Performance profiles on CPU time at precision {tol:e}, one panel per test set \
+    let caption = format!(
+        "Performance profiles on CPU time at precision {tol:e}, one panel per test set \
                  (the paper's layout), over the {} files of {} sets held here ({}); a set's \
                  panel is over its files only (data: `{stem}_<set>.csv`).",
-            best.len(),
-            set_names.len(),
-            set_names
-                .iter()
-                .map(|sn| {
-                    let k = best.keys().filter(|i| &set_name(i) == sn).count();
-                    format!("{sn} {k}")
-                })
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    });
+        best.len(),
+        set_names.len(),
+        set_names
+            .iter()
+            .map(|sn| {
+                let k = best.keys().filter(|i| &set_name(i) == sn).count();
+                format!("{sn} {k}")
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let title = format!("Performance profiles on CPU time per test set, precision {tol:e}");
+    figures.push(figure(
+        ctx,
+        &per_set,
+        |png, svg| {
+            cpbench_harness::plot::draw_grid(&title, &panels, 3, png, svg, &Default::default())
+        },
+        caption,
+    )?);
     Ok(figures)
 }
 

@@ -30,13 +30,12 @@
 //! Warm start: the stepper's (impulses of persisting contacts), as Chrono's `warm_start`.
 
 use super::sim::{
-    plot_vs_time, simulate_repeated, write_manifest, write_summary, RunStats, StepRow,
+    plot_vs_time, simulate, time_series, write_manifest, write_summary, RunStats, StepRow,
 };
 use super::{ratio_reading, Comparison, Context, Figure, MdTable, Outcome, Recipe, RecipeInfo};
 use cpbench_granular::scenes::PyramidParams;
 use cpbench_harness::error::{HarnessError, Result};
 use cpbench_harness::generate::RegistrySolver;
-use cpbench_harness::plot::Series;
 use cpbench_problems::ResidualKind;
 use cpbench_solvers::ExecSettings;
 use serde_json::json;
@@ -138,7 +137,7 @@ impl Recipe for ChronoCannonball {
                     .and_then(|s| s.into_simulation())
                     .map_err(err)
             };
-            let rows = simulate_repeated(
+            let rows = simulate(
                 ctx,
                 &case,
                 label,
@@ -164,16 +163,11 @@ impl Recipe for ChronoCannonball {
         )?;
 
         // figures: iterations and solve time per step against simulated time
-        let series = |f: &dyn Fn(&StepRow) -> f64| -> Vec<Series> {
+        let labelled = || {
             runs.iter()
-                .enumerate()
-                .map(|(k, (chrono, rows))| Series {
-                    label: chrono.to_string(),
-                    points: rows.iter().map(|r| (r.time, f(r))).collect(),
-                    color: Some(k),
-                })
-                .collect()
+                .map(|(c, rows)| (c.to_string(), rows.as_slice()))
         };
+        let series = |f: &dyn Fn(&StepRow) -> f64| time_series(labelled(), &|_| true, f);
         let fig_it = plot_vs_time(
             &ctx.out,
             "iterations_vs_time",
@@ -191,19 +185,9 @@ impl Recipe for ChronoCannonball {
                 (chrono.to_string(), z)
             })
             .collect();
-        let timed: Vec<Series> = runs
-            .iter()
-            .enumerate()
-            .map(|(k, (chrono, rows))| Series {
-                label: chrono.to_string(),
-                points: rows
-                    .iter()
-                    .filter(|r| r.iterations > 0 && r.solve_s > 0.0)
-                    .map(|r| (r.time, r.solve_s))
-                    .collect(),
-                color: Some(k),
-            })
-            .collect();
+        let timed = time_series(labelled(), &|r| r.iterations > 0 && r.solve_s > 0.0, &|r| {
+            r.solve_s
+        });
         let fig_t = plot_vs_time(
             &ctx.out,
             "solve_time_vs_time",

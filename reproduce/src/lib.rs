@@ -230,54 +230,51 @@ impl Comparison {
         self
     }
 
-    /// Whether the comparison is strict: a published number compared exactly or within its
-    /// printed digits ([`printed_tolerance`]), with no stated reason for a looser tolerance.
-    /// `false` for claims.
-    pub fn is_strict(&self) -> bool {
+    /// `(rel_tol, printed, reason)` of a published number; `None` for a claim.
+    fn value_tolerance(&self) -> Option<(f64, Option<&str>, Option<&str>)> {
         match &self.published {
             Published::Value {
                 rel_tol,
                 printed,
                 reason,
                 ..
-            } => {
-                reason.is_none()
-                    && (*rel_tol == 0.0
-                        || printed
-                            .as_deref()
-                            .and_then(printed_tolerance)
-                            .is_some_and(|t| *rel_tol <= t * (1.0 + 1e-12)))
-            }
-            Published::Claim { .. } => false,
+            } => Some((*rel_tol, printed.as_deref(), reason.as_deref())),
+            Published::Claim { .. } => None,
         }
+    }
+
+    /// Whether the comparison is strict: a published number compared exactly or within its
+    /// printed digits ([`printed_tolerance`]), with no stated reason for a looser tolerance.
+    /// `false` for claims.
+    pub fn is_strict(&self) -> bool {
+        self.value_tolerance()
+            .is_some_and(|(rel_tol, printed, reason)| {
+                reason.is_none()
+                    && (rel_tol == 0.0
+                        || printed
+                            .and_then(printed_tolerance)
+                            .is_some_and(|t| rel_tol <= t * (1.0 + 1e-12)))
+            })
     }
 
     /// The tolerance rule of the recipes: a published number's tolerance is no looser than its
     /// printed digits, or a reason is stated. Errors: a message naming the quantity, the
     /// tolerance and the strict one.
     pub fn tolerance_check(&self) -> std::result::Result<(), String> {
-        match &self.published {
-            Published::Value {
-                rel_tol,
-                printed,
-                reason,
-                ..
-            } => {
-                if self.is_strict() || reason.as_deref().is_some_and(|r| !r.trim().is_empty()) {
-                    return Ok(());
-                }
-                let strict = printed.as_deref().and_then(printed_tolerance);
-                Err(format!(
-                    "'{}': tolerance {rel_tol:e} is looser than {} and states no reason",
-                    self.quantity,
-                    match strict {
-                        Some(t) => format!("its printed digits allow ({t:e})"),
-                        None => "exact (no printed digits given)".to_string(),
-                    }
-                ))
-            }
-            Published::Claim { .. } => Ok(()),
+        let Some((rel_tol, printed, reason)) = self.value_tolerance() else {
+            return Ok(());
+        };
+        if self.is_strict() || reason.is_some_and(|r| !r.trim().is_empty()) {
+            return Ok(());
         }
+        let strict = match printed.and_then(printed_tolerance) {
+            Some(t) => format!("its printed digits allow ({t:e})"),
+            None => "exact (no printed digits given)".to_string(),
+        };
+        Err(format!(
+            "'{}': tolerance {rel_tol:e} is looser than {strict} and states no reason",
+            self.quantity
+        ))
     }
 
     /// A claim with our measurement beside it.

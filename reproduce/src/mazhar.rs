@@ -21,7 +21,7 @@
 //! These single cold solves are our own measure, not the paper's: they decide nothing. The
 //! residual against iterations of APGD and GS on the same problems is drawn per problem.
 
-use super::sim::{draw, line_plot, simulate_repeated, RunStats};
+use super::sim::{draw, line_plot, simulate, RunStats};
 use super::{ratio_reading, Comparison, Context, Figure, MdTable, Outcome, Recipe, RecipeInfo};
 use cpbench_granular::scenes::FillParams;
 use cpbench_harness::error::{HarnessError, Result};
@@ -173,7 +173,7 @@ fn whole_simulations(ctx: &Context) -> Result<Vec<SimPair>> {
             } else {
                 Box::new(FromZero(inner))
             };
-            let rows = simulate_repeated(
+            let rows = simulate(
                 ctx,
                 &case,
                 &label,

@@ -19,14 +19,15 @@
 //! repository holds no result files), so no number is compared: the recipe re-runs the
 //! set-up and shows our numbers only.
 
-use super::sim::{plot_vs_time, simulate, write_manifest, write_summary, Probe, RunStats, StepRow};
+use super::sim::{
+    plot_vs_time, simulate, time_series, write_manifest, write_summary, Probe, RunStats, StepRow,
+};
 use super::{Context, Figure, MdTable, Outcome, Recipe, RecipeInfo};
 use cpbench_granular::narrow::Partner;
 use cpbench_granular::scenes::FillParams;
 use cpbench_granular::{ContactSolution, ContactSolver, Simulation};
 use cpbench_harness::error::{HarnessError, Result};
 use cpbench_harness::generate::RegistrySolver;
-use cpbench_harness::plot::Series;
 use cpbench_problems::instance::Instance;
 use cpbench_problems::ResidualKind;
 use cpbench_solvers::ExecSettings;
@@ -241,6 +242,7 @@ pub fn run_fill(ctx: &Context, size: FillSize, cases: &[SolverCase]) -> Result<V
                 name: "container_weight",
                 f: &container_weight,
             }),
+            1,
         )?;
         let stats = RunStats::of(&case_label, c.label, &rows);
         runs.push(SolverRun {
@@ -342,20 +344,12 @@ impl Recipe for Melanz2017Fill {
             ]);
         }
         out.tables.push(table);
-        let series = |f: &dyn Fn(&StepRow) -> f64| -> Vec<Series> {
-            runs.iter()
-                .enumerate()
-                .map(|(k, r)| Series {
-                    label: format!("{} ({})", r.case.label, r.case.paper_name),
-                    points: r
-                        .rows
-                        .iter()
-                        .filter(|x| x.contacts > 0)
-                        .map(|x| (x.time, f(x)))
-                        .collect(),
-                    color: Some(k),
-                })
-                .collect()
+        let series = |f: &dyn Fn(&StepRow) -> f64| {
+            let labelled = runs.iter().map(|r| {
+                let label = format!("{} ({})", r.case.label, r.case.paper_name);
+                (label, r.rows.as_slice())
+            });
+            time_series(labelled, &|x| x.contacts > 0, f)
         };
         let it = plot_vs_time(
             &ctx.out,

@@ -25,56 +25,15 @@ pub struct PermonMprgp;
 
 /// `(test file, instance, preset, rtol, [iterations, Hessian mults, CG, expansion,
 /// proportioning])` as printed in PERMON's `src/tutorials/output/` files.
+#[rustfmt::skip]
 pub const PUBLISHED: [(&str, &str, &str, f64, [u64; 5]); 7] = [
-    (
-        "ex1_1.out",
-        "ex1",
-        "mprgp:permon",
-        1e-5,
-        [181, 200, 156, 18, 7],
-    ),
-    (
-        "ex1_opt.out",
-        "ex1",
-        "mprgp:permon-opt",
-        1e-5,
-        [184, 217, 161, 16, 7],
-    ),
-    (
-        "ex1_optapprox.out",
-        "ex1",
-        "mprgp:permon-optapprox",
-        1e-5,
-        [161, 189, 134, 27, 0],
-    ),
-    (
-        "ex1_bb.out",
-        "ex1",
-        "mprgp:permon-bb",
-        1e-5,
-        [200, 215, 174, 14, 12],
-    ),
-    (
-        "ex1_projcg.out",
-        "ex1",
-        "mprgp:permon-projcg",
-        1e-5,
-        [160, 175, 134, 14, 12],
-    ),
-    (
-        "jbearing2_4.out",
-        "jbearing2-8x12",
-        "mprgp:permon",
-        1e-6,
-        [23, 24, 21, 0, 2],
-    ),
-    (
-        "jbearing2_6.out",
-        "jbearing2-30x30",
-        "mprgp:permon",
-        1e-6,
-        [119, 120, 111, 0, 8],
-    ),
+    ("ex1_1.out", "ex1", "mprgp:permon", 1e-5, [181, 200, 156, 18, 7]),
+    ("ex1_opt.out", "ex1", "mprgp:permon-opt", 1e-5, [184, 217, 161, 16, 7]),
+    ("ex1_optapprox.out", "ex1", "mprgp:permon-optapprox", 1e-5, [161, 189, 134, 27, 0]),
+    ("ex1_bb.out", "ex1", "mprgp:permon-bb", 1e-5, [200, 215, 174, 14, 12]),
+    ("ex1_projcg.out", "ex1", "mprgp:permon-projcg", 1e-5, [160, 175, 134, 14, 12]),
+    ("jbearing2_4.out", "jbearing2-8x12", "mprgp:permon", 1e-6, [23, 24, 21, 0, 2]),
+    ("jbearing2_6.out", "jbearing2-30x30", "mprgp:permon", 1e-6, [119, 120, 111, 0, 8]),
 ];
 
 /// The objective values of TAO's BLMVM runs (`TaoType: blmvm`), `jbearing2_1.out` (8 x 12)

@@ -25,9 +25,30 @@ use serde_json::json;
 use std::fmt::Write as _;
 use std::path::Path;
 
+/// One [`Series`] per run, labelled by its `String`: `(t, y(row))` over the rows `keep`
+/// accepts, against simulated time `t`; a run's position in `runs` is its colour.
+pub fn time_series<'r>(
+    runs: impl IntoIterator<Item = (String, &'r [StepRow])>,
+    keep: &dyn Fn(&StepRow) -> bool,
+    y: &dyn Fn(&StepRow) -> f64,
+) -> Vec<Series> {
+    runs.into_iter()
+        .enumerate()
+        .map(|(k, (label, rows))| Series {
+            label,
+            points: rows
+                .iter()
+                .filter(|r| keep(r))
+                .map(|r| (r.time, y(r)))
+                .collect(),
+            color: Some(k),
+        })
+        .collect()
+}
+
 /// Columns of a step trace (a probe column may follow). `solve_repeats_s` holds every timed
 /// solve of the step, `;`-separated, when the step was solved more than once
-/// ([`simulate_repeated`]; `solve_s` is then their median), and is empty otherwise.
+/// ([`simulate`] with `repeat > 1`; `solve_s` is then their median), and is empty otherwise.
 pub const STEP_HEADER: [&str; 14] = [
     "step",
     "time",
@@ -167,27 +188,14 @@ pub fn trace_path(out: &Path, case: &str, solver: &str) -> std::path::PathBuf {
 /// Run `steps` steps of `sim` with `solver` in the loop and record one [`StepRow`] per step
 /// in `traces/<case>__<solver_label>.csv`; when that file exists and `ctx.rerun` is not set,
 /// read it back instead (a completed run is never recomputed). `sim` is built lazily by
-/// `build`, only when the run is not already in the folder.
+/// `build`, only when the run is not already in the folder. Every step's solve is timed
+/// `repeat` times from the same start ([`StepRow::solve_repeats`]; `solve_s` is their median,
+/// the trajectory the first solve's; 1: a single solve). A trace of another layout or probe (an
+/// older version of the recipe), or with fewer repeats than asked, is recomputed.
 ///
 /// Errors: those of the stepper (a solver failure, a non-finite state) and of the files.
-pub fn simulate(
-    ctx: &Context,
-    case: &str,
-    solver_label: &str,
-    build: &mut dyn FnMut() -> Result<Simulation>,
-    solver: &mut dyn ContactSolver,
-    steps: u64,
-    probe: Option<Probe<'_>>,
-) -> Result<Vec<StepRow>> {
-    simulate_repeated(ctx, case, solver_label, build, solver, steps, probe, 1)
-}
-
-/// [`simulate`] with every step's solve timed `repeat` times from the same start
-/// ([`StepRow::solve_repeats`]; `solve_s` is their median, the trajectory the first solve's).
-/// A trace of another layout or probe (an older version of the recipe), or with fewer
-/// repeats than asked, is recomputed.
 #[allow(clippy::too_many_arguments)]
-pub fn simulate_repeated(
+pub fn simulate(
     ctx: &Context,
     case: &str,
     solver_label: &str,

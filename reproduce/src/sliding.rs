@@ -184,6 +184,7 @@ impl Recipe for SlidingBall {
                     name: "speed",
                     f: &probe,
                 }),
+                1,
             )?;
             stats.push(RunStats::of(&case, &lab, &rows));
             if h == H {
@@ -316,19 +317,11 @@ impl Recipe for SlidingBall {
                 runs.len()
             ),
         });
-        let err_series: Vec<Series> = traces
-            .iter()
-            .enumerate()
-            .map(|(i, (l, rows))| Series {
-                label: l.clone(),
-                points: rows
-                    .iter()
-                    .filter(|r| r.time >= t_star)
-                    .map(|r| (r.time, (r.probe - ROLLING_SPEED).abs() / ROLLING_SPEED))
-                    .collect(),
-                color: Some(i),
-            })
-            .collect();
+        let err_series = sim::time_series(
+            traces.iter().map(|(l, rows)| (l.clone(), rows.as_slice())),
+            &|r| r.time >= t_star,
+            &|r| (r.probe - ROLLING_SPEED).abs() / ROLLING_SPEED,
+        );
         let plot = sim::line_plot(
             "Sliding ball: |speed - 10/7| / (10/7) once rolling",
             "simulated time [s]",

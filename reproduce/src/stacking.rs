@@ -269,6 +269,7 @@ impl Recipe for HorakTrinkleStacking {
                     &mut solver,
                     steps,
                     None,
+                    1,
                 ) {
                     Ok(rows) => rows,
                     Err(e) => {
@@ -458,35 +459,50 @@ impl Recipe for HorakTrinkleStacking {
                 })
                 .collect()
         };
-        let plot = sim::line_plot(
-            "Sphere column: penetration error at the last step",
-            "number of spheres",
-            "penetration error [m]",
-            series(&|c| c.0),
-            Axis::Linear,
-            Axis::Log10,
+        // (file stem, title, y label, value, y axis, caption)
+        type Panel<'a> = (
+            &'a str,
+            &'a str,
+            &'a str,
+            &'a dyn Fn(&Cell) -> f64,
+            Axis,
+            &'a str,
         );
-        out.figures.push(Figure {
-            file: sim::draw(&ctx.out, "penetration", &plot)?,
-            caption: "Penetration error (largest overlap at the last step) against the number \
-                      of spheres, one line per model (their Fig.: `exp_stacking.m` figure 1); \
-                      zero is drawn at the axis' low end."
-                .into(),
-        });
-        let plot = sim::line_plot(
-            "Sphere column: solve time over the run",
-            "number of spheres",
-            "solve time [s]",
-            series(&|c| c.2),
-            Axis::Linear,
-            Axis::Linear,
-        );
-        out.figures.push(Figure {
-            file: sim::draw(&ctx.out, "solve_time", &plot)?,
-            caption: "Solver time summed over the run against the number of spheres (their \
-                      `exp_stacking.m` figure 2)."
-                .into(),
-        });
+        let panels: [Panel; 2] = [
+            (
+                "penetration",
+                "Sphere column: penetration error at the last step",
+                "penetration error [m]",
+                &|c| c.0,
+                Axis::Log10,
+                "Penetration error (largest overlap at the last step) against the number of \
+                 spheres, one line per model (their Fig.: `exp_stacking.m` figure 1); zero is \
+                 drawn at the axis' low end.",
+            ),
+            (
+                "solve_time",
+                "Sphere column: solve time over the run",
+                "solve time [s]",
+                &|c| c.2,
+                Axis::Linear,
+                "Solver time summed over the run against the number of spheres (their \
+                 `exp_stacking.m` figure 2).",
+            ),
+        ];
+        for (stem, title, y_label, pick, y_axis, caption) in panels {
+            let plot = sim::line_plot(
+                title,
+                "number of spheres",
+                y_label,
+                series(pick),
+                Axis::Linear,
+                y_axis,
+            );
+            out.figures.push(Figure {
+                file: sim::draw(&ctx.out, stem, &plot)?,
+                caption: caption.into(),
+            });
+        }
 
         out.figures.push(Figure {
             file: err_png,
