@@ -80,52 +80,43 @@ fn packed_ellipsoids(n: usize) -> Simulation {
     sim
 }
 
-fn bench_ellipsoids(c: &mut Criterion) {
+/// One detect-and-assemble benchmark of `sim` named `name` in group `g`, after a first detection
+/// and assembly that prints the contact count per body.
+fn detect_assemble(
+    g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    name: &str,
+    mut sim: Simulation,
+) {
+    let nc = sim.detect();
+    assert!(sim.narrow_failure().is_none());
+    sim.assemble().unwrap();
+    eprintln!(
+        "{name}: {} bodies, {nc} contacts ({:.2} per body)",
+        sim.world().bodies.len(),
+        nc as f64 / sim.world().bodies.len() as f64
+    );
+    g.throughput(Throughput::Elements(nc as u64));
+    g.bench_function(name, |b| {
+        b.iter(|| {
+            sim.detect();
+            sim.assemble().unwrap();
+        })
+    });
+}
+
+fn bench_detect_assemble(c: &mut Criterion) {
     let mut g = c.benchmark_group("ellipsoid_detect_assemble");
     g.sample_size(10);
     g.measurement_time(Duration::from_secs(6));
     for n in [10usize, 18] {
-        let mut sim = packed_ellipsoids(n);
-        let nc = sim.detect();
-        assert!(sim.narrow_failure().is_none());
-        sim.assemble().unwrap();
-        eprintln!(
-            "ellipsoid-fill-{n}: {} ellipsoids, {nc} contacts ({:.2} per body)",
-            sim.world().bodies.len(),
-            nc as f64 / sim.world().bodies.len() as f64
-        );
-        g.throughput(Throughput::Elements(nc as u64));
-        g.bench_function(format!("ellipsoid-fill-{n}"), |b| {
-            b.iter(|| {
-                sim.detect();
-                sim.assemble().unwrap();
-            })
-        });
+        detect_assemble(&mut g, &format!("ellipsoid-fill-{n}"), packed_ellipsoids(n));
     }
     g.finish();
-}
-
-fn bench_detect_assemble(c: &mut Criterion) {
-    bench_ellipsoids(c);
     let mut g = c.benchmark_group("granular_detect_assemble");
     g.sample_size(10);
     g.measurement_time(Duration::from_secs(6));
     for n in [10usize, 20, 40] {
-        let mut sim = packed_fill(n);
-        let nc = sim.detect();
-        sim.assemble().unwrap();
-        eprintln!(
-            "fill-{n}: {} spheres, {nc} contacts ({:.2} per sphere)",
-            sim.world().bodies.len(),
-            nc as f64 / sim.world().bodies.len() as f64
-        );
-        g.throughput(Throughput::Elements(nc as u64));
-        g.bench_function(format!("fill-{n}"), |b| {
-            b.iter(|| {
-                sim.detect();
-                sim.assemble().unwrap();
-            })
-        });
+        detect_assemble(&mut g, &format!("fill-{n}"), packed_fill(n));
     }
     g.finish();
     let mut g = c.benchmark_group("granular_detect");

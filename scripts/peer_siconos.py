@@ -342,12 +342,26 @@ def run_one(prob, sn, tol, max_iter, fc2d_solver="nsgs"):
     err = fc3d_error(prob.w, prob.q, prob.mu, r, dim)
     n_mat = prob.w if asym == 0.0 else sp.csr_matrix(0.5 * (prob.w + prob.w.T))
     res = ccp_residuals(n_mat, prob.q, prob.mu, r, dim)
-    settings = {"solver": sid_name, "siconos": getattr(sn, "__version__", "4.4"),
+    row = summary_row(
+        prob.name, "coulomb", n, n_mat.nnz, "siconos-" + (fc2d_solver if dim == 2 else "nsgs"),
+        sid_name, tol, max_iter, info, err, iters, elapsed, res,
+        f"fc3d_error={err:.3e};siconos_error={sic_err:.3e};info={info};"
+        f"contacts={nc};asymmetry={asym:.3e}")
+    return row, err, sic_err
+
+
+def summary_row(name, cls, n, nnz, solver, siconos_solver, tol, max_iter, info, err, iters,
+                elapsed, res, counters):
+    """One row of cpbench's summary.csv for a Siconos solve: `siconos_solver` (Siconos' name)
+    with `tol`, `max_iter` makes the settings hash; `info` Siconos' return code, `err` its
+    error as recomputed here (`fc3d_error`, or the LCP error), `res` cpbench's residuals."""
+    import siconos.numerics as sn
+    settings = {"solver": siconos_solver, "siconos": getattr(sn, "__version__", "4.4"),
                 "tol": tol, "max_iter": max_iter}
     shash = hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:16]
-    row = {
-        "instance": prob.name, "class": "coulomb", "n": n, "nnz": n_mat.nnz,
-        "solver": "siconos-" + (fc2d_solver if dim == 2 else "nsgs"), "settings_hash": shash,
+    return {
+        "instance": name, "class": cls, "n": n, "nnz": nnz,
+        "solver": solver, "settings_hash": shash,
         "status": "converged" if info == 0 else "max_iterations",
         "success": "yes" if err <= tol else "no", "iterations": iters, "matvecs": 0,
         "time_s": f"{elapsed:.6e}",
@@ -356,10 +370,8 @@ def run_one(prob, sn, tol, max_iter, fc2d_solver="nsgs"):
         "instance_hash": "", "best_iteration": iters, "check_residual": "fc3d_error",
         "tol": f"{tol:e}", "profile": "default", "jobs": 1,
         "message": "" if info == 0 else f"siconos info={info}",
-        "counters": f"fc3d_error={err:.3e};siconos_error={sic_err:.3e};info={info};"
-                    f"contacts={nc};asymmetry={asym:.3e}",
+        "counters": counters,
     }
-    return row, err, sic_err
 
 
 # --- LCP mode -------------------------------------------------------------------------------
@@ -471,25 +483,13 @@ def run_lcp(prob, solver, sn, tol, max_iter):
     if abs(check - err) > 1e-12 * max(1.0, err):
         raise RuntimeError(f"{prob.name}: lcp_compute_error {check:e} != recomputed {err:e}")
     res = lcp_residuals(prob.m, prob.q, z)
-    settings = {"solver": LCP_SOLVERS[solver], "siconos": getattr(sn, "__version__", "4.4"),
-                "tol": tol, "max_iter": max_iter}
-    shash = hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:16]
     fro = np.linalg.norm(prob.m)
     asym = np.linalg.norm(prob.m - prob.m.T) / fro if fro > 0 else 0.0
-    row = {
-        "instance": prob.name, "class": "lcp", "n": n, "nnz": int(np.count_nonzero(prob.m)),
-        "solver": solver, "settings_hash": shash,
-        "status": "converged" if info == 0 else "max_iterations",
-        "success": "yes" if err <= tol else "no", "iterations": iters, "matvecs": 0,
-        "time_s": f"{elapsed:.6e}",
-        **{k: f"{v:e}" for k, v in res.items()},
-        "fc3d_error": f"{err:e}",
-        "instance_hash": "", "best_iteration": iters, "check_residual": "fc3d_error",
-        "tol": f"{tol:e}", "profile": "default", "jobs": 1,
-        "message": "" if info == 0 else f"siconos info={info}",
-        "counters": f"lcp_error={err:.3e};siconos_error={sic_err:.3e};"
-                    f"siconos_lcp_compute_error={check:.3e};info={info};asymmetry={asym:.3e}",
-    }
+    row = summary_row(
+        prob.name, "lcp", n, int(np.count_nonzero(prob.m)), solver, LCP_SOLVERS[solver], tol,
+        max_iter, info, err, iters, elapsed, res,
+        f"lcp_error={err:.3e};siconos_error={sic_err:.3e};"
+        f"siconos_lcp_compute_error={check:.3e};info={info};asymmetry={asym:.3e}")
     return row, err, sic_err, info
 
 
