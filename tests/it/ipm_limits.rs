@@ -4,25 +4,21 @@
 //! --memory-limit`), and a time limit stops the solve before a factorisation predicted to pass
 //! it.
 
-use cpbench_granular::scenes::PyramidParams;
 use cpbench_problems::Instance;
 use cpbench_solvers::registry::build;
 use cpbench_solvers::{ExecSettings, Executor, SolveResult, Status};
 use cpbench_test_support::{fixture, succeed};
-use std::process::Command;
+
+use crate::support::{column, cpbench, failure, summary};
 
 /// The contact problem of the first step of a cannonball pyramid of `layers` layers (bottom
 /// layer fixed, `mu = 0.5`): a CCP with singular `N` (statically indeterminate).
 fn pyramid(layers: usize) -> Instance {
-    let mut s = PyramidParams {
-        layers,
-        ..Default::default()
-    }
-    .build(0, false)
-    .unwrap()
-    .into_simulation()
-    .unwrap();
-    s.build_instance().unwrap().unwrap().clone()
+    crate::granular_support::pyramid(layers)
+        .build_instance()
+        .unwrap()
+        .unwrap()
+        .clone()
 }
 
 /// `ipm` with `settings` under `exec`.
@@ -186,38 +182,21 @@ fn cli_memory_limit_reaches_the_interior_point() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("res");
     succeed(
-        Command::new(env!("CARGO_BIN_EXE_cpbench"))
-            .args([
-                "run",
-                "--solvers",
-                "ipm",
-                "--no-plots",
-                "--memory-limit",
-                "1K",
-            ])
-            .arg("--instances")
+        cpbench("run --solvers ipm --no-plots --memory-limit 1K --instances")
             .arg(fixture("siconos-fc3d/NESpheres_10_1.dat"))
             .arg("--out")
             .arg(&out),
     );
-    let mut rdr = csv::Reader::from_path(out.join("summary.csv")).unwrap();
-    let header = rdr.headers().unwrap().clone();
-    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
-    let rows: Vec<csv::StringRecord> = rdr.records().map(|r| r.unwrap()).collect();
+    let (h, rows) = summary(&out);
     assert_eq!(rows.len(), 1);
-    assert_eq!(&rows[0][col("status")], "unsupported");
-    let msg = &rows[0][col("message")];
+    assert_eq!(column(&h, &rows[0], "status"), "unsupported");
+    let msg = column(&h, &rows[0], "message");
     assert!(
         msg.contains("> memory limit 1.00 KiB (1024 bytes)"),
         "{msg}"
     );
     // a malformed size is an error naming the flag
-    let o = Command::new(env!("CARGO_BIN_EXE_cpbench"))
-        .args(["run", "--solvers", "ipm", "--memory-limit", "8X", "--out"])
-        .arg(dir.path().join("bad"))
-        .output()
-        .unwrap();
-    assert!(!o.status.success());
-    let err = String::from_utf8_lossy(&o.stderr);
+    let (_, err) =
+        failure(cpbench("run --solvers ipm --memory-limit 8X --out").arg(dir.path().join("bad")));
     assert!(err.contains("--memory-limit 8X"), "{err}");
 }
