@@ -7,7 +7,7 @@
 use cpbench_problems::Instance;
 use cpbench_solvers::registry::build;
 use cpbench_solvers::{ExecSettings, Executor, SolveResult, Status};
-use cpbench_test_support::{fixture, succeed};
+use cpbench_test_support::{counter, fixture, max_abs_diff, succeed};
 
 use crate::support::{column, cpbench, failure, summary};
 
@@ -27,14 +27,6 @@ fn ipm(settings: serde_json::Value, inst: &Instance, exec: ExecSettings) -> Solv
     Executor::new(exec)
         .run(b.solver.as_mut(), inst, None, &mut [])
         .unwrap()
-}
-
-fn counter(res: &SolveResult, name: &str) -> f64 {
-    res.counters
-        .iter()
-        .find(|(k, _)| k == name)
-        .unwrap_or_else(|| panic!("no counter {name} in {:?}", res.counters))
-        .1
 }
 
 fn exec(tol: f64) -> ExecSettings {
@@ -66,12 +58,7 @@ fn pcg_reaches_the_cholesky_solution_on_a_pyramid() {
     }
     // the same central path: same number of interior-point iterations, same solution
     assert_eq!(pcg.iterations, chol.iterations);
-    let diff = chol
-        .gamma
-        .iter()
-        .zip(&pcg.gamma)
-        .map(|(a, b)| (a - b).abs())
-        .fold(0.0f64, f64::max);
+    let diff = max_abs_diff(&chol.gamma, &pcg.gamma);
     let scale = chol.gamma.iter().fold(0.0f64, |m, v| m.max(v.abs()));
     assert!(
         diff <= 1e-6 * scale,
