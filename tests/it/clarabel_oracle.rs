@@ -10,13 +10,13 @@
 //!    natural-map residual of its answer is 1e-6 to 1e-3; at `tol = 1e-8` the harness must show
 //!    claimed success (`converged`) and checked failure.
 
-use cpbench_harness::check::{check, CheckSpec};
+use cpbench_harness::check::check;
 use cpbench_harness::Suite;
-use cpbench_problems::{Instance, ResidualKind};
+use cpbench_problems::Instance;
 use cpbench_solvers::registry::build;
 use cpbench_solvers::{ExecSettings, Executor, SolveResult, Status};
 
-use crate::support::{column, cpbench, summary};
+use crate::support::{column, cpbench, nat_map_spec, summary};
 
 fn solve(
     name: &str,
@@ -65,10 +65,7 @@ fn compared(inst: &Instance) -> &'static [&'static str] {
 #[test]
 fn clarabel_oracle_agrees_with_every_solver_on_the_default_suite() {
     let insts = Suite::default_suite().load().unwrap();
-    let spec = CheckSpec {
-        residual: ResidualKind::NatMapRel2,
-        tol: 1e-6,
-    };
+    let spec = nat_map_spec(1e-6);
     let tight = serde_json::json!({"tol_gap_abs": 1e-12, "tol_gap_rel": 1e-12});
     for inst in &insts {
         if !inst.is_symmetric() {
@@ -148,10 +145,7 @@ const CLAIMED_SOLVED: [(&str, f64); 5] = [
 #[test]
 fn clarabel_claims_solved_but_the_natural_map_check_fails_at_1e8() {
     let insts = Suite::default_suite().load().unwrap();
-    let spec = CheckSpec {
-        residual: ResidualKind::NatMapRel2,
-        tol: 1e-8,
-    };
+    let spec = nat_map_spec(1e-8);
     for (name, measured) in CLAIMED_SOLVED {
         let inst = insts.iter().find(|i| i.name() == name).unwrap();
         let res = solve("clarabel", None, inst, 1e-8);

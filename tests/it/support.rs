@@ -120,6 +120,14 @@ pub fn frictionless_class(frictionless: bool) -> ProblemClass {
     }
 }
 
+/// The harness's check of the relative natural-map residual (`nat_map_rel_2`) at `tol`.
+pub fn nat_map_spec(tol: f64) -> CheckSpec {
+    CheckSpec {
+        residual: ResidualKind::NatMapRel2,
+        tol,
+    }
+}
+
 /// Solves `inst` with every registry solver that takes it under `exec` (Clarabel apart: it
 /// stops on its own duality gap, tests/it/clarabel_oracle.rs), asserting that each converges
 /// and that the harness's check of `residual` at 1e-6 agrees; returns how many solved it.
