@@ -32,13 +32,9 @@ static GLOBAL: Counting = Counting;
 /// Verlet steps make no heap allocation.
 #[test]
 fn penalty_steps_do_not_allocate() {
-    let scene = FillParams {
-        n: 3,
-        layers: 3,
-        ..Default::default()
-    }
-    .build(3, false)
-    .unwrap();
+    let mut fill = FillParams::default();
+    (fill.n, fill.layers) = (3, 3);
+    let scene = fill.build(3, false).unwrap();
     let mut p = PenaltyParams {
         law: ContactLaw::Hertz,
         stiffness: 3e6,

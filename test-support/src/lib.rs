@@ -95,6 +95,25 @@ pub fn solve(name: &str, inst: &Instance, tol: f64, max_iter: u64) -> SolveResul
     )
 }
 
+/// The value of counter `name` in `res`; panics naming the counter and listing those there
+/// are when it is missing.
+pub fn counter(res: &SolveResult, name: &str) -> f64 {
+    res.counters
+        .iter()
+        .find(|(k, _)| k == name)
+        .unwrap_or_else(|| panic!("no counter {name} in {:?}", res.counters))
+        .1
+}
+
+/// `max_i |a_i - b_i|` over the common length of `a` and `b` (0 for none; a NaN difference is
+/// passed over, as `f64::max` does).
+pub fn max_abs_diff(a: &[f64], b: &[f64]) -> f64 {
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0, f64::max)
+}
+
 /// Runs `cmd` (a CLI invocation) to its end and asserts it succeeded; the failure message
 /// names the command and carries its stderr. Returns the output (stdout, stderr, status).
 pub fn succeed(cmd: &mut std::process::Command) -> std::process::Output {

@@ -10,11 +10,13 @@
 //!    natural-map residual of its answer is 1e-6 to 1e-3; at `tol = 1e-8` the harness must show
 //!    claimed success (`converged`) and checked failure.
 
-use cpbench_harness::check::{check, CheckSpec};
+use cpbench_harness::check::check;
 use cpbench_harness::Suite;
-use cpbench_problems::{Instance, ResidualKind};
+use cpbench_problems::Instance;
 use cpbench_solvers::registry::build;
 use cpbench_solvers::{ExecSettings, Executor, SolveResult, Status};
+
+use crate::support::{column, cpbench, nat_map_spec, summary};
 
 fn solve(
     name: &str,
@@ -63,10 +65,7 @@ fn compared(inst: &Instance) -> &'static [&'static str] {
 #[test]
 fn clarabel_oracle_agrees_with_every_solver_on_the_default_suite() {
     let insts = Suite::default_suite().load().unwrap();
-    let spec = CheckSpec {
-        residual: ResidualKind::NatMapRel2,
-        tol: 1e-6,
-    };
+    let spec = nat_map_spec(1e-6);
     let tight = serde_json::json!({"tol_gap_abs": 1e-12, "tol_gap_rel": 1e-12});
     for inst in &insts {
         if !inst.is_symmetric() {
@@ -146,10 +145,7 @@ const CLAIMED_SOLVED: [(&str, f64); 5] = [
 #[test]
 fn clarabel_claims_solved_but_the_natural_map_check_fails_at_1e8() {
     let insts = Suite::default_suite().load().unwrap();
-    let spec = CheckSpec {
-        residual: ResidualKind::NatMapRel2,
-        tol: 1e-8,
-    };
+    let spec = nat_map_spec(1e-8);
     for (name, measured) in CLAIMED_SOLVED {
         let inst = insts.iter().find(|i| i.name() == name).unwrap();
         let res = solve("clarabel", None, inst, 1e-8);
@@ -179,35 +175,20 @@ fn clarabel_claims_solved_but_the_natural_map_check_fails_at_1e8() {
 fn cli_shows_claimed_success_checked_failure() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("res");
-    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/siconos-fc3d/Rover4396.dat");
     cpbench_test_support::succeed(
-        std::process::Command::new(env!("CARGO_BIN_EXE_cpbench"))
-            .args([
-                "run",
-                "--solvers",
-                "clarabel",
-                "--tol",
-                "1e-8",
-                "--no-plots",
-                "--symmetrize",
-                "--instances",
-            ])
-            .arg(&fixture)
+        cpbench("run --solvers clarabel --tol 1e-8 --no-plots --symmetrize --instances")
+            .arg(cpbench_test_support::fixture("siconos-fc3d/Rover4396.dat"))
             .arg("--out")
             .arg(&out),
     );
-    let mut rdr = csv::Reader::from_path(out.join("summary.csv")).unwrap();
-    let h = rdr.headers().unwrap().clone();
-    let col = |name: &str| h.iter().position(|c| c == name).unwrap();
-    let rows: Vec<csv::StringRecord> = rdr.records().map(|r| r.unwrap()).collect();
+    let (h, rows) = summary(&out);
     assert_eq!(rows.len(), 1);
-    let r = &rows[0];
-    assert_eq!(&r[col("instance")], "Rover4396__ccp");
-    assert_eq!(&r[col("status")], "converged");
-    assert_eq!(&r[col("success")], "no");
-    let res: f64 = r[col("nat_map_rel_2")].parse().unwrap();
+    let col = |name: &str| column(&h, &rows[0], name);
+    assert_eq!(col("instance"), "Rover4396__ccp");
+    assert_eq!(col("status"), "converged");
+    assert_eq!(col("success"), "no");
+    let res: f64 = col("nat_map_rel_2").parse().unwrap();
     assert!(res > 7e-6 && res < 7e-5, "{res:e}"); // measured 2.15e-5
-    assert!(r[col("message")].starts_with("clarabel: Solved in "));
-    assert!(r[col("counters")].contains("clarabel_iterations="));
+    assert!(col("message").starts_with("clarabel: Solved in "));
+    assert!(col("counters").contains("clarabel_iterations="));
 }

@@ -2,21 +2,14 @@
 //! inputs and bad counts, malformed or oversized input files; every error printed once, exit
 //! code 2.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use cpbench_test_support::fixture;
+use std::path::Path;
+use std::process::Output;
 
-fn cpbench() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_cpbench"))
-}
-
-fn fixture(p: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(p)
-}
+use crate::support::{cpbench, lossy, manifest, output};
 
 fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
+    lossy(&o.stderr)
 }
 
 /// Exit code 2, stderr `error: ...` containing every one of `needles`, printed once.
@@ -44,26 +37,22 @@ fn host() -> String {
     cpbench_harness::manifest::host_name()
 }
 
-/// `cpbench CMD... ARGS... --out OUT`.
-fn cli_with_out(cmd: &[&str], args: &[&str], out: &Path) -> Output {
-    cpbench()
-        .args(cmd)
-        .args(args)
-        .arg("--out")
-        .arg(out)
-        .output()
-        .unwrap()
+/// `cpbench ARGS --out OUT` (`ARGS` split at white space).
+fn cli_with_out(args: &str, out: &Path) -> Output {
+    output(cpbench(args).arg("--out").arg(out))
 }
 
-/// A tiny run into `out` (one LCP fixture, PGS, no plots).
-fn tiny_run(out: &Path) -> Output {
-    cpbench()
-        .args(["run", "--solvers", "pgs", "--no-plots", "--instances"])
-        .arg(fixture("lcp/lcp_CPS_1.dat"))
-        .arg("--out")
-        .arg(out)
-        .output()
-        .unwrap()
+/// The generator's command on a small pile, the start of the `generate` cases.
+const GEN: &str = "generate --scene pile --size 2";
+
+/// A tiny run into `out` (one LCP fixture, PGS, no plots) with the options `extra`.
+fn tiny_run(out: &Path, extra: &str) -> Output {
+    output(
+        cpbench(&format!("run --solvers pgs --no-plots {extra} --instances"))
+            .arg(fixture("lcp/lcp_CPS_1.dat"))
+            .arg("--out")
+            .arg(out),
+    )
 }
 
 #[test]
@@ -82,7 +71,7 @@ fn a_locked_output_folder_is_refused_and_a_stale_lock_taken_over() {
         ),
     )
     .unwrap();
-    let o = tiny_run(&out);
+    let o = tiny_run(&out, "");
     let err = assert_error(
         &o,
         &[
@@ -92,20 +81,17 @@ fn a_locked_output_folder_is_refused_and_a_stale_lock_taken_over() {
         ],
     );
     assert!(!out.join("summary.csv").exists(), "{err}");
-    for cmd in [
-        &["merge", "--out"][..],
-        &["generate", "--scene", "pile", "--size", "2", "--out"],
-    ] {
-        let mut c = cpbench();
-        c.args(cmd).arg(&out);
-        if cmd[0] == "merge" {
+    for cmd in ["merge --out", "generate --scene pile --size 2 --out"] {
+        let mut c = cpbench(cmd);
+        c.arg(&out);
+        if cmd.starts_with("merge") {
             c.arg(d.path());
         }
         assert_error(&c.output().unwrap(), &["is in use", &format!("pid {me}")]);
     }
     // a stale lock (a pid that cannot run) is taken over with a warning, and removed at the end
     std::fs::write(&lock, format!("pid=999999999\nhost={}\n", host())).unwrap();
-    let o = tiny_run(&out);
+    let o = tiny_run(&out, "");
     assert!(o.status.success(), "{}", stderr(&o));
     if cfg!(target_os = "linux") {
         assert!(
@@ -118,7 +104,7 @@ fn a_locked_output_folder_is_refused_and_a_stale_lock_taken_over() {
     assert!(out.join("summary.csv").exists());
     // the report of a folder in use is refused too
     std::fs::write(&lock, format!("pid={me}\nhost={}\n", host())).unwrap();
-    let o = cpbench().arg("report").arg(&out).output().unwrap();
+    let o = output(cpbench("report").arg(&out));
     assert_error(&o, &["is in use"]);
     std::fs::remove_file(&lock).unwrap();
 }
@@ -128,9 +114,7 @@ fn two_concurrent_runs_do_not_both_write() {
     let d = tempfile::tempdir().unwrap();
     let out = d.path().join("res");
     let spawn = || {
-        cpbench()
-            .args(["run", "--solvers", "pgs,apgd", "--no-plots", "--symmetrize"])
-            .arg("--instances")
+        cpbench("run --solvers pgs,apgd --no-plots --symmetrize --instances")
             .arg(fixture("lcp"))
             .arg("--out")
             .arg(&out)
@@ -171,70 +155,71 @@ fn two_concurrent_runs_do_not_both_write() {
 fn negative_numbers_reach_our_checks() {
     let d = tempfile::tempdir().unwrap();
     let out = d.path().join("res");
-    let run = |args: &[&str]| cli_with_out(&["run"], args, &out);
-    assert_error(
-        &run(&["--tol", "-1"]),
-        &["--tol -1: must be a positive finite number (the stopping tolerance)"],
-    );
-    assert_error(
-        &run(&["--max-iter", "-5"]),
-        &["--max-iter -5: must be at least 1"],
-    );
-    assert_error(
-        &run(&["--time-limit", "-1"]),
-        &["--time-limit -1: must be a positive finite number (seconds per solve)"],
-    );
-    assert_error(&run(&["--jobs", "-2"]), &["--jobs -2: must be at least 1"]);
-    assert!(!out.exists());
-    let gen =
-        |args: &[&str]| cli_with_out(&["generate", "--scene", "pile", "--size", "2"], args, &out);
-    assert_error(
-        &gen(&["--tol", "-1"]),
-        &["--tol -1: must be a positive finite number (the stopping tolerance of each step's solve)"],
-    );
-    assert_error(
-        &gen(&["--max-iter", "-5"]),
-        &["--max-iter -5: must be at least 1"],
-    );
-    assert_error(
-        &gen(&["--steps", "-3"]),
-        &["--steps -3: must be at least 1"],
-    );
-    assert!(!out.exists());
+    for (cmd, args, needle) in [
+        (
+            "run",
+            "--tol -1",
+            "--tol -1: must be a positive finite number (the stopping tolerance)",
+        ),
+        ("run", "--max-iter -5", "--max-iter -5: must be at least 1"),
+        (
+            "run",
+            "--time-limit -1",
+            "--time-limit -1: must be a positive finite number (seconds per solve)",
+        ),
+        ("run", "--jobs -2", "--jobs -2: must be at least 1"),
+        (
+            GEN,
+            "--tol -1",
+            "--tol -1: must be a positive finite number (the stopping tolerance of each step's solve)",
+        ),
+        (GEN, "--max-iter -5", "--max-iter -5: must be at least 1"),
+        (GEN, "--steps -3", "--steps -3: must be at least 1"),
+    ] {
+        assert_error(&cli_with_out(&format!("{cmd} {args}"), &out), &[needle]);
+        assert!(!out.exists(), "{cmd} {args}");
+    }
 }
 
 #[test]
 fn empty_inputs_and_bad_counts() {
     let d = tempfile::tempdir().unwrap();
     let out = d.path().join("res");
-    let run = |args: &[&str]| cli_with_out(&["run"], args, &out);
-    assert_error(&run(&["--jobs", "0"]), &["--jobs 0: must be at least 1"]);
-    assert_error(
-        &run(&["--trace-every", "0"]),
-        &["--trace-every 0: must be at least 1"],
-    );
     let empty = d.path().join("empty");
     std::fs::create_dir_all(&empty).unwrap();
     std::fs::write(empty.join("notes.txt"), "not an instance").unwrap();
-    let o = run(&["--instances", empty.to_str().unwrap()]);
-    assert_error(
-        &o,
-        &[&empty.display().to_string(), "no instance in this folder"],
-    );
     let suite = d.path().join("s.json");
     std::fs::write(&suite, r#"{"name": "nothing", "instances": []}"#).unwrap();
-    let o = run(&["--suite", suite.to_str().unwrap()]);
-    assert_error(&o, &["suite 'nothing' lists no instances"]);
+    let empty_shown = empty.display().to_string();
+    for (args, path, needles) in [
+        ("--jobs 0", None, &["--jobs 0: must be at least 1"][..]),
+        (
+            "--trace-every 0",
+            None,
+            &["--trace-every 0: must be at least 1"],
+        ),
+        (
+            "--instances",
+            Some(&empty),
+            &[&empty_shown, "no instance in this folder"],
+        ),
+        (
+            "--suite",
+            Some(&suite),
+            &["suite 'nothing' lists no instances"],
+        ),
+    ] {
+        let o = output(
+            cpbench(&format!("run {args}"))
+                .args(path)
+                .arg("--out")
+                .arg(&out),
+        );
+        assert_error(&o, needles);
+    }
     assert!(!out.exists());
     // more jobs than threads: capped with a warning, the run goes on
-    let o = cpbench()
-        .args(["run", "--solvers", "pgs", "--no-plots", "--jobs", "100000"])
-        .arg("--instances")
-        .arg(fixture("lcp/lcp_CPS_1.dat"))
-        .arg("--out")
-        .arg(&out)
-        .output()
-        .unwrap();
+    let o = tiny_run(&out, "--jobs 100000");
     assert!(o.status.success(), "{}", stderr(&o));
     let limit = std::thread::available_parallelism().unwrap().get();
     assert!(
@@ -244,17 +229,12 @@ fn empty_inputs_and_bad_counts() {
         "{}",
         stderr(&o)
     );
-    let m: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap();
-    assert_eq!(m["jobs"], limit);
+    assert_eq!(manifest(&out)["jobs"], limit);
 }
 
 #[test]
 fn a_missing_file_is_reported_once() {
-    let o = cpbench()
-        .args(["info", "/nonexistent/x.dat"])
-        .output()
-        .unwrap();
+    let o = output(&mut cpbench("info /nonexistent/x.dat"));
     let err = assert_error(&o, &["/nonexistent/x.dat", "No such file"]);
     assert_eq!(err.lines().count(), 1, "{err}");
 }
@@ -263,7 +243,7 @@ fn a_missing_file_is_reported_once() {
 fn info_refuses_devices_and_bad_headers_at_once() {
     if Path::new("/dev/zero").exists() {
         let t = std::time::Instant::now();
-        let o = cpbench().args(["info", "/dev/zero"]).output().unwrap();
+        let o = output(&mut cpbench("info /dev/zero"));
         assert_error(&o, &["/dev/zero: not a regular file"]);
         assert!(t.elapsed().as_secs() < 10);
     }
@@ -293,7 +273,7 @@ fn info_refuses_devices_and_bad_headers_at_once() {
     ] {
         let f = d.path().join(name);
         std::fs::write(&f, text).unwrap();
-        let o = cpbench().arg("info").arg(&f).output().unwrap();
+        let o = output(cpbench("info").arg(&f));
         let err = assert_error(&o, &[name, needle, "(at line "]);
         assert!(!err.contains("unrecognised format"), "{err}");
     }
@@ -303,17 +283,16 @@ fn info_refuses_devices_and_bad_headers_at_once() {
 fn info_counts_summed_duplicates_of_a_bundle() {
     let d = tempfile::tempdir().unwrap();
     let b = d.path().join("b");
-    let o = cpbench()
-        .args(["convert", "--symmetrize"])
-        .arg(fixture("lcp/lcp_CPS_1.dat"))
-        .arg(&b)
-        .output()
-        .unwrap();
+    let o = output(
+        cpbench("convert --symmetrize")
+            .arg(fixture("lcp/lcp_CPS_1.dat"))
+            .arg(&b),
+    );
     assert!(o.status.success(), "{}", stderr(&o));
     let info = |p: &Path| {
-        let o = cpbench().arg("info").arg(p).output().unwrap();
+        let o = output(cpbench("info").arg(p));
         assert!(o.status.success(), "{}", stderr(&o));
-        String::from_utf8_lossy(&o.stdout).into_owned()
+        lossy(&o.stdout)
     };
     assert!(info(&b).contains("duplicates      0 "), "{}", info(&b));
     // N = [[1, 1], [1, 1]]: store N_11 as 0.5 + 0.25 + 0.25 (two duplicates); the data, and so

@@ -4,14 +4,16 @@
 //! objective; and every fixture with a row in the independent reference table
 //! (`tests/fixtures/reference/reference.csv`) matches it when solved to 1e-10.
 
-use cpbench_harness::check::{check, CheckSpec};
+use cpbench_harness::check::check;
 use cpbench_harness::Suite;
 use cpbench_problems::io::{load, ClassChoice, LoadOptions};
-use cpbench_problems::{ResidualKind, ValidationOptions};
+use cpbench_problems::ValidationOptions;
 use cpbench_solvers::Status;
 use cpbench_test_support::{fixtures, solve};
 use std::collections::HashMap;
 use std::path::Path;
+
+use crate::support::nat_map_spec;
 
 #[test]
 fn default_suite_loads_with_expected_sizes() {
@@ -84,10 +86,7 @@ const HARD_BUDGET: u64 = 2000;
 #[test]
 fn three_solvers_reach_1e6_on_every_default_instance_and_agree() {
     let insts = Suite::default_suite().load().unwrap();
-    let spec = CheckSpec {
-        residual: ResidualKind::NatMapRel2,
-        tol: 1e-6,
-    };
+    let spec = nat_map_spec(1e-6);
     for inst in &insts {
         if !inst.is_symmetric() {
             // a general LCP: refused to the QP solvers, solved by Lemke (127 and 5 pivots)
@@ -298,10 +297,7 @@ fn fixtures_agree_with_independent_reference_optima() {
 fn ipm_reaches_1e8_within_50_iterations_on_every_default_instance() {
     let insts = Suite::default_suite().load().unwrap();
     let refs = reference();
-    let spec = CheckSpec {
-        residual: ResidualKind::NatMapRel2,
-        tol: 1e-8,
-    };
+    let spec = nat_map_spec(1e-8);
     let mut compared = 0;
     for inst in &insts {
         if !inst.is_symmetric() {

@@ -8,13 +8,12 @@
 use cpbench_granular::nalgebra::{UnitQuaternion, Vector3};
 use cpbench_granular::narrow::body_plane;
 use cpbench_granular::{Body, Plane, SceneKind, SceneSpec, SimParams, Simulation, Snapshot};
-use cpbench_harness::check::{check, CheckSpec};
 use cpbench_problems::io::bundle::{read_bundle, write_bundle};
-use cpbench_problems::{ProblemClass, ResidualKind};
-use cpbench_solvers::registry::{build, SOLVER_NAMES};
-use cpbench_solvers::{ExecSettings, Executor, Status};
+use cpbench_problems::ResidualKind;
+use cpbench_solvers::ExecSettings;
 
 use crate::granular_support::{sim, solver, G};
+use crate::support::{frictionless_class, solve_with_every_solver};
 
 fn floor() -> Plane {
     Plane::new(Vector3::y(), Vector3::zeros()).unwrap()
@@ -381,38 +380,13 @@ fn export_and_solve(sp: &SceneSpec, steps: usize) {
         write_bundle(&inst, &path).unwrap();
         let inst = read_bundle(&path, Default::default()).unwrap();
         let class = inst.class();
-        assert_eq!(
-            class,
-            if frictionless {
-                ProblemClass::Lcp
-            } else {
-                ProblemClass::Ccp
-            }
-        );
-        let mut solved = 0;
-        for name in SOLVER_NAMES.into_iter().filter(|&n| n != "clarabel") {
-            let mut b = build(name, None).unwrap();
-            if cpbench_solvers::kernels::refusal(b.solver.as_ref(), &inst).is_some() {
-                continue;
-            }
-            let ex = Executor::new(ExecSettings {
-                tol: 1e-6,
-                max_iter: 50_000,
-                ..Default::default()
-            });
-            let res = ex.run(b.solver.as_mut(), &inst, None, &mut []).unwrap();
-            assert_eq!(res.status, Status::Converged, "{name} on {}", inst.name());
-            let v = check(
-                &inst,
-                &res.gamma,
-                CheckSpec {
-                    residual: ResidualKind::NatMapRel2,
-                    tol: 1e-6,
-                },
-            );
-            assert!(v.success, "{name} on {}: {:?}", inst.name(), v.residuals);
-            solved += 1;
-        }
+        assert_eq!(class, frictionless_class(frictionless));
+        let exec = ExecSettings {
+            tol: 1e-6,
+            max_iter: 50_000,
+            ..Default::default()
+        };
+        let solved = solve_with_every_solver(&inst, ResidualKind::NatMapRel2, exec);
         assert!(solved >= 4, "only {solved} solvers take the {class}");
     }
 }

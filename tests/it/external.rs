@@ -3,22 +3,14 @@
 //! answer), Siconos' NSGS against the reference numbers of scripts/peer_siconos.py, and the
 //! examples of examples/external/.
 
-use cpbench_harness::results::{read_summary, SummaryRow};
+use cpbench_harness::results::SummaryRow;
 use cpbench_problems::ResidualKind;
 use cpbench_test_support::{fixture, succeed};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-fn cpbench() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_cpbench"))
-}
-
-fn row<'a>(rows: &'a [SummaryRow], instance: &str, solver: &str) -> &'a SummaryRow {
-    rows.iter()
-        .find(|r| r.instance == instance && r.solver == solver)
-        .unwrap_or_else(|| panic!("no row {instance} x {solver}"))
-}
+use crate::support::{cpbench, failure, lossy, row, run_fixtures, stdout_of};
 
 /// The value of `name` in a `counters` cell (`a=1;b=2`).
 fn counter(r: &SummaryRow, name: &str) -> f64 {
@@ -118,29 +110,25 @@ fn every_outcome_of_the_protocol_is_a_row() {
     std::fs::create_dir(&tmp).unwrap();
     let out = dir.path().join("res");
     let t = Instant::now();
-    let o = succeed(
-        cpbench()
+    let (o, rows) = run_fixtures(
+        cpbench("run --no-plots --external")
             .env("TMPDIR", &tmp)
-            .args(["run", "--no-plots", "--external"])
             .arg(&defs)
             .args([
                 "--solvers",
                 "ext:good,ext:crash,ext:sleep,ext:short,ext:missing,pgs",
-                "--instances",
-            ])
-            .arg(fixture("lcp/lcp_mmc.dat"))
-            .arg("--out")
-            .arg(&out),
+            ]),
+        &["lcp/lcp_mmc.dat"],
+        &out,
     );
     let wall = t.elapsed();
-    let stderr = String::from_utf8_lossy(&o.stderr);
+    let stderr = lossy(&o.stderr);
     assert!(
         stderr.contains(
             "ext:missing on 1 instance (lcp_mmc): program 'no-such-program-cpbench' not found"
         ),
         "{stderr}"
     );
-    let rows = read_summary(&out.join("summary.csv")).unwrap();
     assert_eq!(rows.len(), 6);
 
     // the same sweeps as our pgs: same iterations, a checked answer
@@ -256,7 +244,7 @@ fn every_outcome_of_the_protocol_is_a_row() {
         .all(|n| n.starts_with("cpbench-ext-crash-") || n.starts_with("cpbench-ext-short-")));
 
     // report reads rows of external solvers (cost model external)
-    succeed(cpbench().arg("report").arg(&out));
+    succeed(cpbench("report").arg(&out));
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(
         md.contains("they run as external programs or callables"),
@@ -270,11 +258,7 @@ fn every_outcome_of_the_protocol_is_a_row() {
 fn solvers_lists_external_ones_and_errors_are_clear() {
     let dir = tempfile::tempdir().unwrap();
     let defs = write_defs(dir.path());
-    let o = succeed(
-        cpbench()
-            .args(["solvers", "--json", "--external"])
-            .arg(&defs),
-    );
+    let o = succeed(cpbench("solvers --json --external").arg(&defs));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let find = |n: &str| {
         v.as_array()
@@ -303,23 +287,17 @@ fn solvers_lists_external_ones_and_errors_are_clear() {
         "{a}"
     );
     // a Siconos python that does not exist: unavailable, and the listing still succeeds
-    let o = succeed(
-        cpbench()
-            .env("CPBENCH_SICONOS_PYTHON", dir.path().join("no-python"))
-            .args(["solvers", "siconos:lemke"]),
+    let text = stdout_of(
+        cpbench("solvers siconos:lemke")
+            .env("CPBENCH_SICONOS_PYTHON", dir.path().join("no-python")),
     );
-    let text = String::from_utf8_lossy(&o.stdout);
     assert!(text.starts_with("siconos:lemke: Siconos' Lemke"), "{text}");
     assert!(
         text.contains("unavailable: Siconos is not installed (apt-get install python3-siconos"),
         "{text}"
     );
 
-    let fail = |args: &[&str]| {
-        let o = cpbench().args(args).output().unwrap();
-        assert!(!o.status.success());
-        String::from_utf8_lossy(&o.stderr).into_owned()
-    };
+    let fail = |args: &[&str]| failure(cpbench("").args(args)).1;
     let lcp = fixture("lcp/lcp_deudeu.dat");
     let lcp = lcp.to_str().unwrap();
     let e = fail(&["run", "--solvers", "ext:good", "--instances", lcp]);
@@ -375,11 +353,6 @@ fn imports(python: &str, modules: &str) -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
-/// `siconos:nsgs` on two Siconos and two fclib files gives the iterations and errors of
-/// `scripts/peer_siconos.py --tol 1e-8 --max-iter 100000` (Rover4396: 5 iterations, fc3d error
-/// 1.3467e-14; NESpheres_10_1: 23, 2.1962e-10; Box_Stacks: 33, 5.0396e-9; Spheres: 233,
-/// 7.3136e-9), Siconos' own error equal to the fc3d_error column, and our nsgs converges on
-/// all of them too. Skipped (with a note) without Siconos.
 /// Whether the interpreter of the `siconos:*` solvers imports Siconos; says so when not.
 fn siconos_available() -> bool {
     let python = std::env::var("CPBENCH_SICONOS_PYTHON").unwrap_or("/usr/bin/python3".into());
@@ -390,32 +363,41 @@ fn siconos_available() -> bool {
     ok
 }
 
-#[test]
-fn siconos_nsgs_matches_the_reference_script() {
+/// The rows of `cpbench run --no-plots ARGS` on `fixtures`, when Siconos is available.
+fn siconos_run(args: &str, fixtures: &[&str]) -> Option<Vec<SummaryRow>> {
     if !siconos_available() {
-        return;
+        return None;
     }
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("res");
-    succeed(
-        cpbench()
-            .args([
-                "run",
-                "--no-plots",
-                "--class",
-                "coulomb",
-                "--solvers",
-                "siconos:nsgs,nsgs",
-            ])
-            .args(["--tol", "1e-8", "--max-iter", "100000", "--instances"])
-            .arg(fixture("siconos-fc3d/Rover4396.dat"))
-            .arg(fixture("siconos-fc3d/NESpheres_10_1.dat"))
-            .arg(fixture("fclib/Box_Stacks-i0122-82-5.hdf5"))
-            .arg(fixture("fclib/Spheres-i099-356-679.hdf5"))
-            .arg("--out")
-            .arg(&out),
-    );
-    let rows = read_summary(&out.join("summary.csv")).unwrap();
+    Some(
+        run_fixtures(
+            &mut cpbench(&format!("run --no-plots {args}")),
+            fixtures,
+            &out,
+        )
+        .1,
+    )
+}
+
+/// `siconos:nsgs` on two Siconos and two fclib files gives the iterations and errors of
+/// `scripts/peer_siconos.py --tol 1e-8 --max-iter 100000` (Rover4396: 5 iterations, fc3d error
+/// 1.3467e-14; NESpheres_10_1: 23, 2.1962e-10; Box_Stacks: 33, 5.0396e-9; Spheres: 233,
+/// 7.3136e-9), Siconos' own error equal to the fc3d_error column, and our nsgs converges on
+/// all of them too. Skipped (with a note) without Siconos.
+#[test]
+fn siconos_nsgs_matches_the_reference_script() {
+    let Some(rows) = siconos_run(
+        "--class coulomb --solvers siconos:nsgs,nsgs --tol 1e-8 --max-iter 100000",
+        &[
+            "siconos-fc3d/Rover4396.dat",
+            "siconos-fc3d/NESpheres_10_1.dat",
+            "fclib/Box_Stacks-i0122-82-5.hdf5",
+            "fclib/Spheres-i099-356-679.hdf5",
+        ],
+    ) else {
+        return;
+    };
     // iterations and errors of scripts/peer_siconos.py (Siconos 4.4) on the same files
     for (inst, iterations, error) in [
         ("Rover4396__coulomb", 5, 1.346727e-14),
@@ -456,21 +438,12 @@ fn siconos_nsgs_matches_the_reference_script() {
 /// `z0`-entering pivot; our `pivots` counter does).
 #[test]
 fn siconos_lemke_counts_one_pivot_less() {
-    if !siconos_available() {
+    let Some(rows) = siconos_run(
+        "--solvers siconos:lemke,lemke --tol 1e-10",
+        &["lcp/lcp_mmc.dat", "lcp/lcp_tobenna.dat"],
+    ) else {
         return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("res");
-    succeed(
-        cpbench()
-            .args(["run", "--no-plots", "--solvers", "siconos:lemke,lemke"])
-            .args(["--tol", "1e-10", "--instances"])
-            .arg(fixture("lcp/lcp_mmc.dat"))
-            .arg(fixture("lcp/lcp_tobenna.dat"))
-            .arg("--out")
-            .arg(&out),
-    );
-    let rows = read_summary(&out.join("summary.csv")).unwrap();
+    };
     for (inst, pivots) in [("lcp_mmc", 23), ("lcp_tobenna", 127)] {
         let s = row(&rows, inst, "siconos:lemke");
         let ours = row(&rows, inst, "lemke");
@@ -502,18 +475,14 @@ fn the_examples_run_through_cpbench() {
         eprintln!("note: no python3 with numpy and scipy: examples/external/pg.py not run");
     }
     let out = dir.path().join("res");
-    succeed(
-        cpbench()
+    let (_, rows) = run_fixtures(
+        cpbench("run --no-plots --external")
             .env("PATH", &path)
-            .args(["run", "--no-plots", "--external"])
             .arg(&defs)
-            .args(["--solvers", &solvers.join(","), "--instances"])
-            .arg(fixture("lcp/lcp_mmc.dat"))
-            .arg(fixture("bundles/scipy_ccp"))
-            .arg("--out")
-            .arg(&out),
+            .args(["--solvers", &solvers.join(",")]),
+        &["lcp/lcp_mmc.dat", "bundles/scipy_ccp"],
+        &out,
     );
-    let rows = read_summary(&out.join("summary.csv")).unwrap();
     let awk = row(&rows, "lcp_mmc", "ext:pgs-awk");
     let pgs = row(&rows, "lcp_mmc", "pgs");
     assert!(awk.success, "{awk:?}");

@@ -4,18 +4,19 @@
 //! step; generation is deterministic; bad input is a typed error, not a panic.
 
 use cpbench_granular::{SceneKind, SceneSpec};
-use cpbench_harness::check::{check, CheckSpec};
 use cpbench_harness::generate::{
     generate, ExportFormat, GenerateConfig, RunSettings, TRAJECTORY_HEADER,
 };
 use cpbench_harness::Suite;
 use cpbench_problems::io::ClassChoice;
-use cpbench_problems::{ProblemClass, ResidualKind};
-use cpbench_solvers::registry::{build, SOLVER_NAMES};
-use cpbench_solvers::{ExecSettings, Executor, Status};
+use cpbench_problems::ResidualKind;
+use cpbench_solvers::ExecSettings;
 use cpbench_test_support::succeed;
 use std::path::Path;
-use std::process::Command;
+
+use crate::support::{
+    cpbench, error, frictionless_class, solve_with_every_solver, stdout_of, summary,
+};
 
 fn config(out: &Path, frictionless: bool) -> GenerateConfig {
     GenerateConfig {
@@ -92,39 +93,12 @@ fn exported_bundles_load_back_and_solve_with_every_solver() {
             // the row of that step in the trajectory has the same contact count
             assert_eq!(rows[step as usize - 1][3].parse::<usize>().unwrap(), nc);
             let class = inst.class();
-            assert_eq!(
-                class,
-                if frictionless {
-                    ProblemClass::Lcp
-                } else {
-                    ProblemClass::Ccp
-                }
-            );
-            let mut solved = 0;
-            // Clarabel stops on its own duality-gap test, not on `tol` (tests/it/clarabel_oracle.rs)
-            for name in SOLVER_NAMES.into_iter().filter(|&n| n != "clarabel") {
-                let mut b = build(name, None).unwrap();
-                // unsupported classes, and enum above n = 20
-                if cpbench_solvers::kernels::refusal(b.solver.as_ref(), inst).is_some() {
-                    continue;
-                }
-                let ex = Executor::new(ExecSettings {
-                    tol: 1e-6,
-                    ..Default::default()
-                });
-                let res = ex.run(b.solver.as_mut(), inst, None, &mut []).unwrap();
-                assert_eq!(res.status, Status::Converged, "{name} on {}", inst.name());
-                let v = check(
-                    inst,
-                    &res.gamma,
-                    CheckSpec {
-                        residual: ResidualKind::NatMapRel2,
-                        tol: 1e-6,
-                    },
-                );
-                assert!(v.success, "{name} on {}: {:?}", inst.name(), v.residuals);
-                solved += 1;
-            }
+            assert_eq!(class, frictionless_class(frictionless));
+            let exec = ExecSettings {
+                tol: 1e-6,
+                ..Default::default()
+            };
+            let solved = solve_with_every_solver(inst, ResidualKind::NatMapRel2, exec);
             assert!(solved >= 4, "only {solved} solvers support {class}");
         }
     }
@@ -158,58 +132,35 @@ fn generation_is_deterministic() {
 fn cli_generate_then_run_on_the_folder() {
     let dir = tempfile::tempdir().unwrap();
     let gen = dir.path().join("gen");
-    let exe = env!("CARGO_BIN_EXE_cpbench");
-    let o = succeed(
-        Command::new(exe)
-            .args([
-                "generate",
-                "--scene",
-                "fill",
-                "--size",
-                "2",
-                "--steps",
-                "40",
-                "--export-every",
-                "20",
-                "--frictionless",
-                "--out",
-            ])
+    let stdout = stdout_of(
+        cpbench("generate --scene fill --size 2 --steps 40 --export-every 20 --frictionless --out")
             .arg(&gen),
     );
-    let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(stdout.contains("per step (ms): detection"), "{stdout}");
     assert!(gen.join("fill-2_step0040__lcp/instance.json").exists());
     let res = dir.path().join("res");
     succeed(
-        Command::new(exe)
-            .args(["run", "--solvers", "pgs,apgd", "--no-plots", "--instances"])
+        cpbench("run --solvers pgs,apgd --no-plots --instances")
             .arg(&gen)
             .arg("--out")
             .arg(&res),
     );
-    let mut rdr = csv::Reader::from_path(res.join("summary.csv")).unwrap();
-    let rows: Vec<csv::StringRecord> = rdr.records().map(|r| r.unwrap()).collect();
+    let (_, rows) = summary(&res);
     assert_eq!(rows.len(), 4);
     for r in &rows {
         assert!(r[0].starts_with("fill-2_step00"), "{r:?}");
         assert_eq!(&r[7], "yes", "{r:?}");
     }
     // bad input: typed error, exit code 2, no panic
-    let o = Command::new(exe)
-        .args(["generate", "--scene", "fill", "--size", "0", "--out"])
-        .arg(dir.path().join("bad"))
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("--size 0: must be at least 1"), "{err}");
-    let o = Command::new(exe)
-        .args(["generate", "--scene", "heap", "--size", "3", "--out"])
-        .arg(dir.path().join("bad"))
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("unknown scene"));
+    for (args, needle) in [
+        ("--scene fill --size 0", "--size 0: must be at least 1"),
+        ("--scene heap --size 3", "unknown scene"),
+    ] {
+        error(
+            cpbench(&format!("generate {args} --out")).arg(dir.path().join("bad")),
+            &[needle],
+        );
+    }
 }
 
 /// `generate --vtk --snapshots --settings FILE`: VTK files (one point per body, radii, forces)
@@ -221,31 +172,15 @@ fn cli_generate_writes_vtk_and_png_views() {
     let gen = dir.path().join("gen");
     let settings = dir.path().join("apgd.json");
     std::fs::write(&settings, r#"{"restart": false}"#).unwrap();
-    let exe = env!("CARGO_BIN_EXE_cpbench");
-    let o = succeed(
-        Command::new(exe)
-            .args([
-                "generate",
-                "--scene",
-                "fill",
-                "--size",
-                "2",
-                "--steps",
-                "20",
-                "--export-every",
-                "20",
-                "--view-every",
-                "10",
-                "--vtk",
-                "--snapshots",
-                "--save-state",
-                "--settings",
-            ])
-            .arg(&settings)
-            .arg("--out")
-            .arg(&gen),
+    let stdout = stdout_of(
+        cpbench(
+            "generate --scene fill --size 2 --steps 20 --export-every 20 --view-every 10 --vtk \
+             --snapshots --save-state --settings",
+        )
+        .arg(&settings)
+        .arg("--out")
+        .arg(&gen),
     );
-    let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(stdout.contains("4 VTK files"), "{stdout}");
     assert!(stdout.contains("2 PNG views"), "{stdout}");
     for step in ["0010", "0020"] {
@@ -270,57 +205,23 @@ fn cli_generate_writes_vtk_and_png_views() {
     assert_eq!(radii[0].as_f64(), Some(0.4));
     // the old flag, inline JSON
     succeed(
-        Command::new(exe)
-            .args([
-                "generate",
-                "--scene",
-                "fill",
-                "--size",
-                "2",
-                "--steps",
-                "2",
-                "--export-every",
-                "0",
-                "--solver-settings",
-                r#"{"restart": true}"#,
-                "--out",
-            ])
+        cpbench("generate --scene fill --size 2 --steps 2 --export-every 0 --solver-settings")
+            .arg(r#"{"restart": true}"#)
+            .arg("--out")
             .arg(dir.path().join("old")),
     );
-    let o = Command::new(exe)
-        .args([
-            "generate",
-            "--scene",
-            "fill",
-            "--size",
-            "2",
-            "--steps",
-            "2",
-            "--settings",
-            r#"{"restart": 3}"#,
-            "--out",
-        ])
-        .arg(dir.path().join("bad"))
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(2));
-    let o = Command::new(exe)
-        .args([
-            "generate",
-            "--scene",
-            "fill",
-            "--size",
-            "2",
-            "--settings",
-            "missing.json",
-            "--out",
-        ])
-        .arg(dir.path().join("bad2"))
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("--settings missing.json"), "{err}");
+    error(
+        cpbench("generate --scene fill --size 2 --steps 2 --settings")
+            .arg(r#"{"restart": 3}"#)
+            .arg("--out")
+            .arg(dir.path().join("bad")),
+        &[],
+    );
+    error(
+        cpbench("generate --scene fill --size 2 --settings missing.json --out")
+            .arg(dir.path().join("bad2")),
+        &["--settings missing.json"],
+    );
 }
 
 /// The default suite's generated instances are rebuilt from snapshots on every load: they must
@@ -439,23 +340,15 @@ fn fclib_export_matches_bundle_export() {
 #[test]
 fn cli_generate_records_the_restitution() {
     let dir = tempfile::tempdir().unwrap();
-    let exe = env!("CARGO_BIN_EXE_cpbench");
     let params = |out: &Path, extra: &[&str]| {
         succeed(
-            Command::new(exe)
-                .args([
-                    "generate", "--scene", "fill", "--size", "2", "--steps", "40",
-                ])
-                .args([
-                    "--export-every",
-                    "40",
-                    "--frictionless",
-                    "--print-every",
-                    "0",
-                ])
-                .args(extra)
-                .arg("--out")
-                .arg(out),
+            cpbench(
+                "generate --scene fill --size 2 --steps 40 --export-every 40 --frictionless \
+                 --print-every 0",
+            )
+            .args(extra)
+            .arg("--out")
+            .arg(out),
         );
         let text = std::fs::read_to_string(out.join("fill-2_step0040__lcp/instance.json")).unwrap();
         let v: serde_json::Value = serde_json::from_str(&text).unwrap();
@@ -478,21 +371,9 @@ fn cli_generate_records_the_restitution() {
             "{k} recorded without --restitution: {p}"
         );
     }
-    let o = Command::new(exe)
-        .args([
-            "generate",
-            "--scene",
-            "fill",
-            "--size",
-            "2",
-            "--restitution",
-            "1.5",
-        ])
-        .arg("--out")
-        .arg(dir.path().join("bad"))
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("invalid parameter restitution"), "{err}");
+    error(
+        cpbench("generate --scene fill --size 2 --restitution 1.5 --out")
+            .arg(dir.path().join("bad")),
+        &["invalid parameter restitution"],
+    );
 }

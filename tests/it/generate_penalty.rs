@@ -3,34 +3,21 @@
 //! complementarity stepper has, and bad penalty parameters, are errors.
 
 use cpbench_granular::penalty::PENALTY_TRAJECTORY_HEADER;
-use cpbench_test_support::succeed;
-use std::process::Command;
+
+use crate::support::{cpbench, failure, stdout_of};
 
 #[test]
 fn cli_generate_penalty_writes_the_trajectory_only() {
     let dir = tempfile::tempdir().unwrap();
-    let exe = env!("CARGO_BIN_EXE_cpbench");
     for law in ["linear", "hertz"] {
         let out = dir.path().join(law);
-        let o = succeed(
-            Command::new(exe)
-                .args([
-                    "generate",
-                    "--scene",
-                    "fill",
-                    "--size",
-                    "2",
-                    "--steps",
-                    "150",
-                    "--model",
-                    "penalty",
-                    "--penalty-law",
-                    law,
-                    "--out",
-                ])
-                .arg(&out),
+        let stdout = stdout_of(
+            cpbench(&format!(
+                "generate --scene fill --size 2 --steps 150 --model penalty --penalty-law {law} \
+                 --out"
+            ))
+            .arg(&out),
         );
-        let stdout = String::from_utf8_lossy(&o.stdout);
         assert!(stdout.contains("pile height"), "{stdout}");
         let csv = std::fs::read_to_string(out.join("trajectory.csv")).unwrap();
         let mut lines = csv.lines();
@@ -74,17 +61,11 @@ fn cli_generate_penalty_writes_the_trajectory_only() {
         vec!["--penalty-steps-per-contact", "5"],
         vec!["--penalty-stiffness", "-1"],
     ] {
-        let o = Command::new(exe)
-            .args([
-                "generate", "--scene", "fill", "--size", "2", "--steps", "2", "--model", "penalty",
-                "--out",
-            ])
-            .arg(dir.path().join("bad"))
-            .args(&bad)
-            .output()
-            .unwrap();
-        assert!(!o.status.success(), "{bad:?} accepted");
-        let err = String::from_utf8_lossy(&o.stderr);
+        let (_, err) = failure(
+            cpbench("generate --scene fill --size 2 --steps 2 --model penalty --out")
+                .arg(dir.path().join("bad"))
+                .args(&bad),
+        );
         assert!(!err.contains("panicked"), "{bad:?}: {err}");
     }
 }

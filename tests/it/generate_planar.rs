@@ -7,18 +7,16 @@
 //! solvers), the harness's own check confirming the residual.
 
 use cpbench_granular::planar::PlanarSceneKind;
-use cpbench_harness::check::{check, CheckSpec};
 use cpbench_harness::generate::{ExportFormat, RunSettings};
 use cpbench_harness::generate_planar::{
     generate_planar, PlanarGenerateConfig, PLANAR_TRAJECTORY_HEADER,
 };
 use cpbench_problems::io::{load, LoadOptions};
 use cpbench_problems::{Instance, ProblemClass, ResidualKind};
-use cpbench_solvers::registry::{build, SOLVER_NAMES};
-use cpbench_solvers::{ExecSettings, Executor, Status};
-use cpbench_test_support::succeed;
+use cpbench_solvers::ExecSettings;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+
+use crate::support::{self, cpbench, error, stdout_of};
 
 fn config(
     scene: PlanarSceneKind,
@@ -50,34 +48,14 @@ fn config(
     }
 }
 
-/// Solve `inst` with every registry solver that takes it (Clarabel apart: it stops on its own
-/// duality gap, tests/it/clarabel_oracle.rs); returns how many did.
+/// [`solve_with_every_solver`] to 1e-6 within 50000 iterations.
 fn solve_with_every_solver(inst: &Instance, residual: ResidualKind) -> usize {
-    let mut solved = 0;
-    for name in SOLVER_NAMES.into_iter().filter(|&n| n != "clarabel") {
-        let mut b = build(name, None).unwrap();
-        if cpbench_solvers::kernels::refusal(b.solver.as_ref(), inst).is_some() {
-            continue;
-        }
-        let ex = Executor::new(ExecSettings {
-            tol: 1e-6,
-            max_iter: 50_000,
-            ..Default::default()
-        });
-        let res = ex.run(b.solver.as_mut(), inst, None, &mut []).unwrap();
-        assert_eq!(res.status, Status::Converged, "{name} on {}", inst.name());
-        let v = check(
-            inst,
-            &res.gamma,
-            CheckSpec {
-                residual,
-                tol: 1e-6,
-            },
-        );
-        assert!(v.success, "{name} on {}: {:?}", inst.name(), v.residuals);
-        solved += 1;
-    }
-    solved
+    let exec = ExecSettings {
+        tol: 1e-6,
+        max_iter: 50_000,
+        ..Default::default()
+    };
+    support::solve_with_every_solver(inst, residual, exec)
 }
 
 fn check_fc2d(inst: &Instance, frictionless: bool) {
@@ -160,35 +138,18 @@ fn planar_exports_load_back_and_solve_with_every_supporting_solver() {
 #[test]
 fn cli_generates_both_planar_scenes() {
     let dir = tempfile::tempdir().unwrap();
-    let exe = env!("CARGO_BIN_EXE_cpbench");
     for (scene, size, steps, every) in [
         ("disc-hopper", "30", "150", "50"),
         ("beam-impact", "10", "40", "20"),
     ] {
         let out = dir.path().join(scene);
-        let o = succeed(
-            Command::new(exe)
-                .args([
-                    "generate",
-                    "--scene",
-                    scene,
-                    "--size",
-                    size,
-                    "--steps",
-                    steps,
-                    "--export-every",
-                    every,
-                    "--solver",
-                    "pgs",
-                    "--format",
-                    "npz",
-                    "--print-every",
-                    "0",
-                    "--out",
-                ])
-                .arg(&out),
+        let stdout = stdout_of(
+            cpbench(&format!(
+                "generate --scene {scene} --size {size} --steps {steps} --export-every {every} \
+                 --solver pgs --format npz --print-every 0 --out"
+            ))
+            .arg(&out),
         );
-        let stdout = String::from_utf8_lossy(&o.stdout);
         assert!(stdout.contains("per step (ms): detection"), "{stdout}");
         let name = format!(
             "{scene}-{size}_step{:04}__ccp.npz",
@@ -205,41 +166,27 @@ fn cli_generates_both_planar_scenes() {
         }
     }
     // options of the 3-D stepper only, and bad sizes: typed errors (exit code 2), no panic
-    for (args, msg) in [
-        (vec!["--vtk"], "--vtk is not available for the planar scene"),
+    for (args, out, needles) in [
         (
-            vec!["--model", "penalty"],
-            "--model penalty is not available",
+            "disc-hopper --size 10 --vtk",
+            "bad",
+            &["--vtk is not available for the planar scene"][..],
         ),
+        (
+            "disc-hopper --size 10 --model penalty",
+            "bad",
+            &["--model penalty is not available"],
+        ),
+        (
+            "disc-hoper --size 3",
+            "bad3",
+            &["unknown scene 'disc-hoper'", "disc-hopper"],
+        ),
+        ("beam-impact --size 3", "bad2", &["invalid parameter n = 3"]),
     ] {
-        let o = Command::new(exe)
-            .args(["generate", "--scene", "disc-hopper", "--size", "10"])
-            .args(args)
-            .arg("--out")
-            .arg(dir.path().join("bad"))
-            .output()
-            .unwrap();
-        assert_eq!(o.status.code(), Some(2));
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert!(err.contains(msg), "{err}");
+        error(
+            cpbench(&format!("generate --scene {args} --out")).arg(dir.path().join(out)),
+            needles,
+        );
     }
-    let o = Command::new(exe)
-        .args(["generate", "--scene", "disc-hoper", "--size", "3", "--out"])
-        .arg(dir.path().join("bad3"))
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(
-        err.contains("unknown scene 'disc-hoper'") && err.contains("disc-hopper"),
-        "{err}"
-    );
-    let o = Command::new(exe)
-        .args(["generate", "--scene", "beam-impact", "--size", "3", "--out"])
-        .arg(dir.path().join("bad2"))
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("invalid parameter n = 3"), "{err}");
 }

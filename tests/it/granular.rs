@@ -293,15 +293,7 @@ fn delassus_is_exactly_symmetric_psd_and_equals_dt_minv_d() {
 
 #[test]
 fn cannonball_pyramid_stands_still() {
-    use cpbench_granular::scenes::PyramidParams;
-    let mut s = PyramidParams {
-        layers: 5,
-        ..Default::default()
-    }
-    .build(0, false)
-    .unwrap()
-    .into_simulation()
-    .unwrap();
+    let mut s = crate::granular_support::pyramid(5);
     let start: Vec<Vector3<f64>> = s.world().bodies.iter().map(|b| b.pos).collect();
     let mut sol = solver("apgd", 1e-8);
     for _ in 0..100 {

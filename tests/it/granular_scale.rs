@@ -7,8 +7,9 @@ use cpbench_granular::{SceneKind, SceneSpec};
 use cpbench_problems::io::{load, LoadOptions};
 use cpbench_problems::operator::OperatorKind;
 use cpbench_problems::Instance;
-use cpbench_test_support::{solve, succeed};
-use std::process::Command;
+use cpbench_test_support::solve;
+
+use crate::support::{cpbench, failure, stdout_of};
 
 fn pyramid(frictionless: bool) -> cpbench_granular::Simulation {
     SceneSpec {
@@ -75,26 +76,16 @@ fn apgd_runs_the_same_on_assembled_and_matrix_free_operators() {
 #[test]
 fn no_solve_matrix_free_npz_export() {
     let dir = tempfile::tempdir().unwrap();
-    let exe = env!("CARGO_BIN_EXE_cpbench");
     let gen = |name: &str, extra: &[&str]| -> std::path::PathBuf {
         let out = dir.path().join(name);
-        let o = succeed(
-            Command::new(exe)
-                .args([
-                    "generate", "--scene", "pyramid", "--size", "7", "--steps", "1",
-                ])
-                .args([
-                    "--export-every",
-                    "1",
-                    "--no-solve",
-                    "--format",
-                    "npz",
-                    "--out",
-                ])
-                .arg(&out)
-                .args(extra),
+        let text = stdout_of(
+            cpbench(
+                "generate --scene pyramid --size 7 --steps 1 --export-every 1 --no-solve \
+                 --format npz --out",
+            )
+            .arg(&out)
+            .args(extra),
         );
-        let text = String::from_utf8_lossy(&o.stdout);
         assert!(text.contains("without solving"), "{text}");
         out.join("pyramid-7_step0001__ccp.npz")
     };
@@ -112,25 +103,18 @@ fn no_solve_matrix_free_npz_export() {
     a.matvec(&x, &mut ya);
     b.matvec(&x, &mut yb);
     assert!(max_rel_diff(&ya, &yb) < 1e-12);
-    let refused = |args: &[&str]| -> String {
-        let o = Command::new(exe)
-            .args(["generate", "--scene", "pyramid", "--size", "3", "--out"])
-            .arg(dir.path().join("refused"))
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(!o.status.success());
-        String::from_utf8_lossy(&o.stderr).into_owned()
-    };
-    let e = refused(&[
-        "--steps",
-        "1",
-        "--operator",
-        "matrix-free",
-        "--format",
-        "fclib",
-    ]);
-    assert!(e.contains("not fclib"), "{e}");
-    let e = refused(&["--steps", "2", "--no-solve"]);
-    assert!(e.contains("steps = 1"), "{e}");
+    for (args, needle) in [
+        (
+            "--steps 1 --operator matrix-free --format fclib",
+            "not fclib",
+        ),
+        ("--steps 2 --no-solve", "steps = 1"),
+    ] {
+        let (_, e) = failure(
+            cpbench("generate --scene pyramid --size 3 --out")
+                .arg(dir.path().join("refused"))
+                .args(args.split_whitespace()),
+        );
+        assert!(e.contains(needle), "{e}");
+    }
 }

@@ -1,6 +1,9 @@
 //! Helpers shared by the granular stepper's integration tests (`tests/it/granular.rs`,
-//! `tests/it/ellipsoids.rs`): a registry solver in the loop and a simulation of given bodies.
+//! `tests/it/ellipsoids.rs`, and the pyramids of `tests/it/operators.rs` and
+//! `tests/it/ipm_limits.rs`): a registry solver in the loop, a simulation of given bodies and a
+//! cannonball pyramid.
 
+use cpbench_granular::scenes::PyramidParams;
 use cpbench_granular::{Body, Plane, SimParams, Simulation, World};
 use cpbench_harness::generate::RegistrySolver;
 use cpbench_solvers::ExecSettings;
@@ -20,6 +23,19 @@ pub fn solver(name: &str, tol: f64) -> RegistrySolver {
             ..Default::default()
         },
     )
+    .unwrap()
+}
+
+/// The cannonball pyramid of `layers` layers (default parameters: bottom layer fixed,
+/// `mu = 0.5`), seed 0, with friction, at its first step.
+pub fn pyramid(layers: usize) -> Simulation {
+    PyramidParams {
+        layers,
+        ..Default::default()
+    }
+    .build(0, false)
+    .unwrap()
+    .into_simulation()
     .unwrap()
 }
 

@@ -4,25 +4,21 @@
 //! --memory-limit`), and a time limit stops the solve before a factorisation predicted to pass
 //! it.
 
-use cpbench_granular::scenes::PyramidParams;
 use cpbench_problems::Instance;
 use cpbench_solvers::registry::build;
 use cpbench_solvers::{ExecSettings, Executor, SolveResult, Status};
-use cpbench_test_support::{fixture, succeed};
-use std::process::Command;
+use cpbench_test_support::{counter, fixture, max_abs_diff, succeed};
+
+use crate::support::{column, cpbench, failure, summary};
 
 /// The contact problem of the first step of a cannonball pyramid of `layers` layers (bottom
 /// layer fixed, `mu = 0.5`): a CCP with singular `N` (statically indeterminate).
 fn pyramid(layers: usize) -> Instance {
-    let mut s = PyramidParams {
-        layers,
-        ..Default::default()
-    }
-    .build(0, false)
-    .unwrap()
-    .into_simulation()
-    .unwrap();
-    s.build_instance().unwrap().unwrap().clone()
+    crate::granular_support::pyramid(layers)
+        .build_instance()
+        .unwrap()
+        .unwrap()
+        .clone()
 }
 
 /// `ipm` with `settings` under `exec`.
@@ -31,14 +27,6 @@ fn ipm(settings: serde_json::Value, inst: &Instance, exec: ExecSettings) -> Solv
     Executor::new(exec)
         .run(b.solver.as_mut(), inst, None, &mut [])
         .unwrap()
-}
-
-fn counter(res: &SolveResult, name: &str) -> f64 {
-    res.counters
-        .iter()
-        .find(|(k, _)| k == name)
-        .unwrap_or_else(|| panic!("no counter {name} in {:?}", res.counters))
-        .1
 }
 
 fn exec(tol: f64) -> ExecSettings {
@@ -70,12 +58,7 @@ fn pcg_reaches_the_cholesky_solution_on_a_pyramid() {
     }
     // the same central path: same number of interior-point iterations, same solution
     assert_eq!(pcg.iterations, chol.iterations);
-    let diff = chol
-        .gamma
-        .iter()
-        .zip(&pcg.gamma)
-        .map(|(a, b)| (a - b).abs())
-        .fold(0.0f64, f64::max);
+    let diff = max_abs_diff(&chol.gamma, &pcg.gamma);
     let scale = chol.gamma.iter().fold(0.0f64, |m, v| m.max(v.abs()));
     assert!(
         diff <= 1e-6 * scale,
@@ -186,38 +169,21 @@ fn cli_memory_limit_reaches_the_interior_point() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("res");
     succeed(
-        Command::new(env!("CARGO_BIN_EXE_cpbench"))
-            .args([
-                "run",
-                "--solvers",
-                "ipm",
-                "--no-plots",
-                "--memory-limit",
-                "1K",
-            ])
-            .arg("--instances")
+        cpbench("run --solvers ipm --no-plots --memory-limit 1K --instances")
             .arg(fixture("siconos-fc3d/NESpheres_10_1.dat"))
             .arg("--out")
             .arg(&out),
     );
-    let mut rdr = csv::Reader::from_path(out.join("summary.csv")).unwrap();
-    let header = rdr.headers().unwrap().clone();
-    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
-    let rows: Vec<csv::StringRecord> = rdr.records().map(|r| r.unwrap()).collect();
+    let (h, rows) = summary(&out);
     assert_eq!(rows.len(), 1);
-    assert_eq!(&rows[0][col("status")], "unsupported");
-    let msg = &rows[0][col("message")];
+    assert_eq!(column(&h, &rows[0], "status"), "unsupported");
+    let msg = column(&h, &rows[0], "message");
     assert!(
         msg.contains("> memory limit 1.00 KiB (1024 bytes)"),
         "{msg}"
     );
     // a malformed size is an error naming the flag
-    let o = Command::new(env!("CARGO_BIN_EXE_cpbench"))
-        .args(["run", "--solvers", "ipm", "--memory-limit", "8X", "--out"])
-        .arg(dir.path().join("bad"))
-        .output()
-        .unwrap();
-    assert!(!o.status.success());
-    let err = String::from_utf8_lossy(&o.stderr);
+    let (_, err) =
+        failure(cpbench("run --solvers ipm --memory-limit 8X --out").arg(dir.path().join("bad")));
     assert!(err.contains("--memory-limit 8X"), "{err}");
 }

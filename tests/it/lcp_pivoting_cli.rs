@@ -3,15 +3,15 @@
 //! solve end as `ray_termination`, and a QP solver is refused the non-symmetric files.
 
 use cpbench_test_support::{fixture, succeed};
-use std::process::Command;
+
+use crate::support::cpbench;
 
 #[test]
 fn run_lemke_enum_and_pgs_on_the_lcp_fixtures() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("r");
     succeed(
-        Command::new(env!("CARGO_BIN_EXE_cpbench"))
-            .args(["run", "--instances"])
+        cpbench("run --instances")
             .arg(fixture("lcp"))
             .args(["--solvers", "lemke,enum,pgs", "--tol", "1e-10", "--out"])
             .arg(&out),

@@ -24,4 +24,5 @@ mod permon;
 mod reproduce;
 mod scale;
 mod scale_suite;
+mod support;
 mod variants;

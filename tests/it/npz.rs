@@ -2,34 +2,23 @@
 //! with the same content hash as the source, `generate --format npz` exports steps that a
 //! folder sweep runs.
 
-use cpbench_harness::results::read_summary;
 use cpbench_test_support::{fixture, succeed};
-use std::process::Command;
 
-fn cpbench() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_cpbench"))
-}
+use crate::support::{cpbench, stdout_of, summary_rows};
 
 #[test]
 fn convert_generate_and_run_npz() {
     let dir = tempfile::tempdir().unwrap();
     let npz = dir.path().join("rover.npz");
     let src = fixture("siconos-fc3d/Rover4396.dat");
-    succeed(
-        cpbench()
-            .arg("convert")
-            .arg(&src)
-            .arg(&npz)
-            .arg("--symmetrize"),
-    );
+    succeed(cpbench("convert").arg(&src).arg(&npz).arg("--symmetrize"));
     let hash = |p: &std::path::Path, sym: bool| -> String {
-        let mut c = cpbench();
-        c.arg("info").arg(p);
+        let mut c = cpbench("info");
+        c.arg(p);
         if sym {
             c.arg("--symmetrize");
         }
-        let o = succeed(&mut c);
-        let out = String::from_utf8_lossy(&o.stdout).into_owned();
+        let out = stdout_of(&mut c);
         out.lines()
             .find(|l| l.starts_with("hash"))
             .unwrap_or_else(|| panic!("no hash line in {out}"))
@@ -39,24 +28,19 @@ fn convert_generate_and_run_npz() {
 
     let gen = dir.path().join("gen");
     succeed(
-        cpbench()
-            .args([
-                "generate", "--scene", "fill", "--size", "2", "--steps", "40",
-            ])
-            .args(["--export-every", "20", "--format", "npz", "--out"])
+        cpbench("generate --scene fill --size 2 --steps 40 --export-every 20 --format npz --out")
             .arg(&gen),
     );
     assert!(gen.join("fill-2_step0040__ccp.npz").exists());
     let out = dir.path().join("res");
     succeed(
-        cpbench()
-            .args(["run", "--no-plots", "--solvers", "apgd", "--instances"])
+        cpbench("run --no-plots --solvers apgd --instances")
             .arg(&gen)
             .arg(&npz)
             .arg("--out")
             .arg(&out),
     );
-    let rows = read_summary(&out.join("summary.csv")).unwrap();
+    let rows = summary_rows(&out);
     assert_eq!(rows.len(), 3);
     assert!(rows.iter().all(|r| r.success), "{rows:?}");
     assert!(rows.iter().any(|r| r.instance == "Rover4396__ccp"));

@@ -2,7 +2,6 @@
 //! equal products, and every first-order and Gauss-Seidel solver reaches the same solution on
 //! each, with its own products only (no CSC formed behind the scenes).
 
-use cpbench_granular::scenes::PyramidParams;
 use cpbench_problems::{CscMatrix, Instance, OperatorKind};
 use cpbench_solvers::ExecSettings;
 use cpbench_test_support::{solve, solve_with};
@@ -11,14 +10,7 @@ use cpbench_test_support::{solve, solve_with};
 /// its instance and the matrix-free instance of the same step (`D` restricted to the movable
 /// bodies' rows, `M` their masses and inertias).
 fn pyramid() -> (Instance, Instance) {
-    let mut s = PyramidParams {
-        layers: 7,
-        ..Default::default()
-    }
-    .build(0, false)
-    .unwrap()
-    .into_simulation()
-    .unwrap();
+    let mut s = crate::granular_support::pyramid(7);
     let inst = s.build_instance().unwrap().unwrap().clone();
     let d = s.jacobian().unwrap();
     let minv = s.mass_inverse_diagonal();

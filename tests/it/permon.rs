@@ -3,7 +3,7 @@
 //! `permon-mprgp` recipe, tests/it/reproduce/permon.rs); MPRGP, MPGP, PGS, APGD and SPG-QP agree on
 //! every box-QP generator instance; MPGP solves every Coulomb-cone fixture of the default suite.
 
-use cpbench_harness::check::{check, CheckSpec};
+use cpbench_harness::check::check;
 use cpbench_harness::suite::InstanceSource;
 use cpbench_harness::Suite;
 use cpbench_problems::generators::boxqp::{
@@ -12,6 +12,8 @@ use cpbench_problems::generators::boxqp::{
 use cpbench_problems::{Instance, ProblemClass, ResidualKind};
 use cpbench_solvers::registry::build;
 use cpbench_solvers::{ExecSettings, Executor, SolveResult, Status};
+
+use crate::support::nat_map_spec;
 
 fn solve(name: &str, inst: &Instance, residual: ResidualKind, tol: f64) -> SolveResult {
     let mut b = build(name, None).unwrap();
@@ -108,10 +110,7 @@ fn five_solvers_agree_on_every_box_qp_generator_instance() {
 
 #[test]
 fn mpgp_solves_every_cone_fixture_of_the_default_suite() {
-    let spec = CheckSpec {
-        residual: ResidualKind::NatMapRel2,
-        tol: 1e-6,
-    };
+    let spec = nat_map_spec(1e-6);
     let suite = Suite::default_suite();
     let mut solved = 0;
     for entry in &suite.entries {

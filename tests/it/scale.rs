@@ -5,20 +5,17 @@
 //! regressions naming the changed setting (`exec.max_iter 20000 -> 5`), on a weakened solver
 //! (iteration cap 5); `report` writes report.md with its figures.
 
-use cpbench_test_support::succeed;
+use cpbench_test_support::{fixture, succeed};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-fn cpbench() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_cpbench"))
-}
+use crate::support::{cpbench, error, output};
 
 /// A small suite of repository fixtures (fast in the dev profile; Capsules makes Jacobi slow
 /// enough at 1e-8 for a kill to land mid-run). Returns the suite file's path as a string.
 fn small_suite(dir: &Path) -> String {
-    let fx = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-    let e = |p: &str, class: &str| serde_json::json!({"path": fx.join(p), "class": class, "symmetrize": true});
+    let e = |p: &str, class: &str| serde_json::json!({"path": fixture(p), "class": class, "symmetrize": true});
     let suite = serde_json::json!({"name": "small", "instances": [
         e("fclib/Box_Stacks-i0122-82-5.hdf5", "ccp"),
         e("fclib/Box_Stacks-i0122-82-5.hdf5", "lcp"),
@@ -63,30 +60,43 @@ fn rows(dir: &Path) -> Vec<Vec<String>> {
     out
 }
 
-/// `run --suite SUITE --solvers SOLVERS --no-plots`, the arguments every test here starts from.
-fn run_args<'a>(suite: &'a str, solvers: &'a str) -> Vec<&'a str> {
-    vec!["run", "--suite", suite, "--solvers", solvers, "--no-plots"]
+/// `cpbench run --suite SUITE --solvers SOLVERS --no-plots EXTRA --out OUT`, the command every
+/// test here starts from (`EXTRA` split at white space).
+fn run(suite: &str, solvers: &str, extra: &str, out: &Path) -> Command {
+    let mut c = cpbench("run --suite");
+    c.arg(suite)
+        .args(["--solvers", solvers, "--no-plots"])
+        .args(extra.split_whitespace())
+        .arg("--out")
+        .arg(out);
+    c
 }
 
-fn run_ok(args: &[&str], out: &Path) {
-    succeed(cpbench().args(args).arg("--out").arg(out));
+/// `cpbench check RUN --baseline BASELINE EXTRA`, run to its end.
+fn check(run: &Path, baseline: &Path, extra: &str) -> std::process::Output {
+    output(
+        cpbench("check")
+            .arg(run)
+            .arg("--baseline")
+            .arg(baseline)
+            .args(extra.split_whitespace()),
+    )
 }
 
 #[test]
 fn killed_run_resumes_to_the_same_summary() {
     let d = tempfile::tempdir().unwrap();
     let suite = small_suite(d.path());
-    let mut args = run_args(&suite, "pgs,jacobi,apgd,spgqp");
-    args.extend(["--profile", "high", "--max-iter", "2000", "--jobs", "1"]);
+    let (solvers, extra) = (
+        "pgs,jacobi,apgd,spgqp",
+        "--profile high --max-iter 2000 --jobs 1",
+    );
     // uninterrupted reference
     let full = d.path().join("full");
-    run_ok(&args, &full);
+    succeed(&mut run(&suite, solvers, extra, &full));
     // interrupted: kill -9 once a few rows are on disk
     let part = d.path().join("part");
-    let mut child = cpbench()
-        .args(&args)
-        .arg("--out")
-        .arg(&part)
+    let mut child = run(&suite, solvers, extra, &part)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -112,7 +122,7 @@ fn killed_run_resumes_to_the_same_summary() {
     let before = rows(&part);
     assert!(!before.is_empty() && before.len() < rows(&full).len());
     // rerun into the same folder: finished rows are kept and skipped
-    let o = succeed(cpbench().args(&args).arg("--out").arg(&part));
+    let o = succeed(&mut run(&suite, solvers, extra, &part));
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(
         text.contains(&format!("{} already present", before.len())),
@@ -129,23 +139,20 @@ fn killed_run_resumes_to_the_same_summary() {
 fn shards_merge_to_the_unsharded_rows() {
     let d = tempfile::tempdir().unwrap();
     let suite = small_suite(d.path());
-    let base = run_args(&suite, "pgs,apgd,spgqp");
+    let solvers = "pgs,apgd,spgqp";
     let whole = d.path().join("whole");
-    run_ok(&base, &whole);
+    succeed(&mut run(&suite, solvers, "", &whole));
     let mut dirs = Vec::new();
     for i in 1..=3 {
         let s = d.path().join(format!("s{i}"));
-        let shard = format!("{i}/3");
-        let mut a = base.to_vec();
-        a.extend(["--shard", &shard]);
-        run_ok(&a, &s);
+        succeed(&mut run(&suite, solvers, &format!("--shard {i}/3"), &s));
         dirs.push(s);
     }
     let sizes: Vec<usize> = dirs.iter().map(|p| rows(p).len()).collect();
     assert_eq!(sizes.iter().sum::<usize>(), rows(&whole).len());
     assert!(sizes.iter().all(|&n| n > 0));
     let merged = d.path().join("merged");
-    succeed(cpbench().args(["merge", "--out"]).arg(&merged).args(&dirs));
+    succeed(cpbench("merge --out").arg(&merged).args(&dirs));
     assert_eq!(rows(&merged), rows(&whole));
     // canonical order: the merged file lists rows exactly in the unsharded run's order
     let names = |p: &Path| -> Vec<(String, String)> {
@@ -163,29 +170,14 @@ fn shards_merge_to_the_unsharded_rows() {
 fn check_passes_unchanged_and_fails_on_a_weakened_solver() {
     let d = tempfile::tempdir().unwrap();
     let suite = small_suite(d.path());
-    let args = run_args(&suite, "pgs,apgd");
     let a = d.path().join("a");
-    run_ok(&args, &a);
+    succeed(&mut run(&suite, "pgs,apgd", "", &a));
     let baseline = d.path().join("baseline.csv");
-    let o = cpbench()
-        .arg("check")
-        .arg(&a)
-        .arg("--baseline")
-        .arg(&baseline)
-        .arg("--update")
-        .output()
-        .unwrap();
-    assert!(o.status.success());
+    assert!(check(&a, &baseline, "--update").status.success());
     // unchanged code: a second run passes
     let b = d.path().join("b");
-    run_ok(&args, &b);
-    let o = cpbench()
-        .arg("check")
-        .arg(&b)
-        .arg("--baseline")
-        .arg(&baseline)
-        .output()
-        .unwrap();
+    succeed(&mut run(&suite, "pgs,apgd", "", &b));
+    let o = check(&b, &baseline, "");
     assert_eq!(
         o.status.code(),
         Some(0),
@@ -199,18 +191,8 @@ fn check_passes_unchanged_and_fails_on_a_weakened_solver() {
     );
     // a new variant that fails (over-relaxed Jacobi diverges) is named and fails the check,
     // unless --allow-new; the baseline's rows are still all unchanged
-    run_ok(&run_args(&suite, "jacobi@omega=1.9"), &b);
-    let check_b = |extra: &[&str]| {
-        cpbench()
-            .arg("check")
-            .arg(&b)
-            .arg("--baseline")
-            .arg(&baseline)
-            .args(extra)
-            .output()
-            .unwrap()
-    };
-    let o = check_b(&[]);
+    succeed(&mut run(&suite, "jacobi@omega=1.9", "", &b));
+    let o = check(&b, &baseline, "");
     let text = String::from_utf8_lossy(&o.stdout);
     assert_eq!(o.status.code(), Some(1), "{text}");
     assert!(
@@ -230,33 +212,19 @@ fn check_passes_unchanged_and_fails_on_a_weakened_solver() {
         ),
         "{text}"
     );
-    assert_eq!(check_b(&["--allow-new"]).status.code(), Some(0));
+    assert_eq!(check(&b, &baseline, "--allow-new").status.code(), Some(0));
     // a missing baseline says how to create one
-    let o = cpbench()
-        .arg("check")
-        .arg(&b)
-        .arg("--baseline")
-        .arg(d.path().join("none.csv"))
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(
-        err.contains("none.csv: no such file") && err.contains("--update`"),
-        "{err}"
+    error(
+        cpbench("check")
+            .arg(&b)
+            .arg("--baseline")
+            .arg(d.path().join("none.csv")),
+        &["none.csv: no such file", "--update`"],
     );
     // a weakened solver (iteration cap 5) fails with a readable table
     let w = d.path().join("w");
-    let mut wargs = args.to_vec();
-    wargs.extend(["--max-iter", "5"]);
-    run_ok(&wargs, &w);
-    let o = cpbench()
-        .arg("check")
-        .arg(&w)
-        .arg("--baseline")
-        .arg(&baseline)
-        .output()
-        .unwrap();
+    succeed(&mut run(&suite, "pgs,apgd", "--max-iter 5", &w));
+    let o = check(&w, &baseline, "");
     assert_eq!(o.status.code(), Some(1));
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(
@@ -307,18 +275,8 @@ fn report_writes_markdown_profiles_and_plots() {
     let d = tempfile::tempdir().unwrap();
     let suite = small_suite(d.path());
     let a = d.path().join("a");
-    run_ok(
-        &[
-            "run",
-            "--suite",
-            &suite,
-            "--solvers",
-            "pgs,apgd,spgqp",
-            "--no-plots",
-        ],
-        &a,
-    );
-    succeed(cpbench().arg("report").arg(&a).arg("--baseline").arg(&a));
+    succeed(&mut run(&suite, "pgs,apgd,spgqp", "", &a));
+    succeed(cpbench("report").arg(&a).arg("--baseline").arg(&a));
     let md = std::fs::read_to_string(a.join("report.md")).unwrap();
     // one section per problem class: 4 CCPs and 2 LCPs, every solver takes them all
     for needle in [
@@ -346,7 +304,7 @@ fn report_writes_markdown_profiles_and_plots() {
         assert!(a.join(f).exists(), "{f}");
     }
     // --pool-classes: one section over both classes, files without the class suffix
-    succeed(cpbench().arg("report").arg(&a).arg("--pool-classes"));
+    succeed(cpbench("report").arg(&a).arg("--pool-classes"));
     let md = std::fs::read_to_string(a.join("report.md")).unwrap();
     assert!(md.contains("| apgd | 6 | 0 | 100% | 100% |"), "{md}");
     assert!(!md.contains("class `ccp`"));
@@ -358,13 +316,9 @@ fn report_writes_markdown_profiles_and_plots() {
         assert!(a.join(f).exists(), "{f}");
     }
     // a report tolerance looser than the run's reads the cost from the traces
-    let o = cpbench()
-        .arg("report")
-        .arg(&a)
-        .args(["--tol", "1e-3"])
-        .output()
-        .unwrap();
-    assert!(o.status.success());
+    assert!(output(cpbench("report").arg(&a).args(["--tol", "1e-3"]))
+        .status
+        .success());
     let csv = std::fs::read_to_string(a.join("report/shgeom-ccp.csv")).unwrap();
     assert!(csv.lines().count() == 4, "{csv}");
 }

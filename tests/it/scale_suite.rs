@@ -5,35 +5,26 @@
 
 use cpbench_test_support::succeed;
 use std::path::Path;
-use std::process::Command;
 
-fn cpbench() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_cpbench"))
-}
+use crate::support::{column, cpbench, failure, lossy, manifest, summary};
 
-fn column<'a>(h: &csv::StringRecord, r: &'a csv::StringRecord, name: &str) -> &'a str {
-    let i = h.iter().position(|x| x == name).unwrap_or_else(|| {
-        panic!("no column {name}");
-    });
-    &r[i]
+/// `cpbench run --suite scale` on the two tiny pyramids with the options `extra` into `out`,
+/// asserting success; returns its standard error and output.
+fn run_scale(extra: &str, out: &Path) -> (String, String) {
+    let o = succeed(
+        cpbench(&format!(
+            "run --suite scale --scale-contacts 1e2,300 {extra} --no-plots --out"
+        ))
+        .arg(out),
+    );
+    (lossy(&o.stderr), lossy(&o.stdout))
 }
 
 #[test]
 fn scale_suite_runs_caches_and_reports() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let o = succeed(
-        cpbench()
-            .args(["run", "--suite", "scale", "--scale-contacts", "1e2,300"])
-            .args([
-                "--scale-max-contacts",
-                "1e3",
-                "--no-plots",
-                "--out",
-                out.to_str().unwrap(),
-            ]),
-    );
-    let err = String::from_utf8_lossy(&o.stderr);
+    let (err, _) = run_scale("--scale-max-contacts 1e3", &out);
     assert!(
         err.contains("pyramid-4: 72 contacts, n = 216, generated"),
         "{err}"
@@ -56,8 +47,7 @@ fn scale_suite_runs_caches_and_reports() {
     );
 
     // summary: 2 sizes x 4 solvers, with the new columns
-    let mut rdr = csv::Reader::from_path(out.join("summary.csv")).unwrap();
-    let h = rdr.headers().unwrap().clone();
+    let (h, rows) = summary(&out);
     let n = h.len();
     assert_eq!(
         [&h[n - 6], &h[n - 5], &h[n - 4]],
@@ -67,7 +57,6 @@ fn scale_suite_runs_caches_and_reports() {
         [&h[n - 3], &h[n - 2], &h[n - 1]],
         ["repeats", "time_min_s", "time_max_s"]
     );
-    let rows: Vec<csv::StringRecord> = rdr.records().map(|r| r.unwrap()).collect();
     assert_eq!(rows.len(), 8);
     let mut solvers: Vec<&str> = rows.iter().map(|r| column(&h, r, "solver")).collect();
     solvers.sort();
@@ -90,8 +79,7 @@ fn scale_suite_runs_caches_and_reports() {
         }
     }
     // the manifest: bandwidth, one-at-a-time runs, both instances with their operator
-    let m: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap();
+    let m = manifest(&out);
     assert_eq!(m["suite"], "scale");
     assert!(m["bandwidth_gbs"].as_f64().unwrap() > 0.0, "{m}");
     assert!(m["bandwidth_threads"].as_u64().unwrap() >= 1);
@@ -112,17 +100,11 @@ fn scale_suite_runs_caches_and_reports() {
         .unwrap()
         .modified()
         .unwrap();
-    let o = succeed(
-        cpbench()
-            .args(["run", "--suite", "scale", "--scale-contacts", "1e2,300"])
-            .args(["--no-plots", "--out", out.to_str().unwrap()]),
-    );
-    let err = String::from_utf8_lossy(&o.stderr);
+    let (err, text) = run_scale("", &out);
     assert!(
         err.contains("pyramid-4: 72 contacts, n = 216, read from the cache"),
         "{err}"
     );
-    let text = String::from_utf8_lossy(&o.stdout);
     assert!(text.contains("(0 run now, 8 already present)"), "{text}");
     assert_eq!(
         std::fs::metadata(cache.join(&files[0]))
@@ -133,7 +115,7 @@ fn scale_suite_runs_caches_and_reports() {
     );
 
     // the report draws the scale figure with its table
-    succeed(cpbench().args(["report", out.to_str().unwrap()]));
+    succeed(cpbench("report").arg(&out));
     for f in ["report/scale.png", "report/scale.svg", "report/scale.csv"] {
         assert!(out.join(f).exists(), "{f}");
     }
@@ -212,33 +194,19 @@ fn scale_suite_runs_caches_and_reports() {
 fn factorising_solvers_are_capped() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let o = succeed(
-        cpbench()
-            .args(["run", "--suite", "scale", "--scale-contacts", "1e2,300"])
-            .args([
-                "--scale-factorising-max-contacts",
-                "100",
-                "--solvers",
-                "apgd,ipm",
-                "--max-iter",
-                "5",
-                "--no-plots",
-                "--out",
-                out.to_str().unwrap(),
-            ]),
+    let (err, _) = run_scale(
+        "--scale-factorising-max-contacts 100 --solvers apgd,ipm --max-iter 5",
+        &out,
     );
-    let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("(ipm left out above 1e2 contacts)"), "{err}");
-    let mut rdr = csv::Reader::from_path(out.join("summary.csv")).unwrap();
-    let h = rdr.headers().unwrap().clone();
-    let got: Vec<(String, String, String)> = rdr
-        .records()
+    let (h, rows) = summary(&out);
+    let got: Vec<(String, String, String)> = rows
+        .iter()
         .map(|r| {
-            let r = r.unwrap();
             (
-                column(&h, &r, "n").to_string(),
-                column(&h, &r, "solver").to_string(),
-                column(&h, &r, "iterations").to_string(),
+                column(&h, r, "n").to_string(),
+                column(&h, r, "solver").to_string(),
+                column(&h, r, "iterations").to_string(),
             )
         })
         .collect();
@@ -248,8 +216,7 @@ fn factorising_solvers_are_capped() {
         [s("216", "apgd", "5"), s("216", "ipm", got[1].2.as_str())]
     );
     assert_eq!(got[2..], [s("900", "apgd", "5")]);
-    let m: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap();
+    let m = manifest(&out);
     let labels: Vec<&str> = m["solvers"]
         .as_array()
         .unwrap()
@@ -264,36 +231,19 @@ fn factorising_solvers_are_capped() {
 #[test]
 fn scale_flags_are_checked() {
     let dir = tempfile::tempdir().unwrap();
-    let o = cpbench()
-        .args([
-            "run",
-            "--suite",
-            "default",
-            "--scale-max-contacts",
-            "1e3",
-            "--out",
-        ])
-        .arg(dir.path().join("a"))
-        .output()
-        .unwrap();
-    assert!(!o.status.success());
-    assert!(String::from_utf8_lossy(&o.stderr).contains("apply to --suite scale only"));
-    let o = cpbench()
-        .args([
-            "run",
-            "--suite",
-            "scale",
-            "--scale-max-contacts",
-            "10",
-            "--out",
-        ])
-        .arg(dir.path().join("b"))
-        .output()
-        .unwrap();
-    assert!(!o.status.success());
-    assert!(
-        String::from_utf8_lossy(&o.stderr).contains("no scale size has at most 10 contacts"),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    for (args, out, needle) in [
+        (
+            "--suite default --scale-max-contacts 1e3",
+            "a",
+            "apply to --suite scale only",
+        ),
+        (
+            "--suite scale --scale-max-contacts 10",
+            "b",
+            "no scale size has at most 10 contacts",
+        ),
+    ] {
+        let (_, err) = failure(cpbench(&format!("run {args} --out")).arg(dir.path().join(out)));
+        assert!(err.contains(needle), "{err}");
+    }
 }

@@ -2,13 +2,11 @@
 //! through the CLI (issue 12's "done when" items).
 
 use cpbench_harness::manifest::Manifest;
-use cpbench_harness::results::read_summary;
 use cpbench_test_support::{fixture, succeed};
-use std::process::Command;
 
-fn cpbench() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_cpbench"))
-}
+use crate::support::{
+    cpbench, error, lossy, output, run_fixtures, stdout_of, summary_rows, typed_error,
+};
 
 /// `pgs, pgs@omega=0.8, pgs@omega=1.3` on three files: three rows per file with their own
 /// settings, three traces per file, the manifest keeps the three variants, the plots exist;
@@ -18,28 +16,20 @@ fn cpbench() -> Command {
 fn three_variants_of_one_solver_coexist() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("res");
-    let files = [
-        "lcp/lcp_mmc.dat",
-        "siconos-fc3d/NESpheres_10_1.dat",
-        "fclib/Spheres-i099-356-679.hdf5",
-    ];
-    let mut cmd = cpbench();
-    cmd.args([
-        "run",
-        "--solvers",
-        "pgs,pgs@omega=0.8,pgs@omega=1.3",
-        "--instances",
-    ]);
-    for f in files {
-        cmd.arg(fixture(f));
-    }
-    let o = succeed(cmd.arg("--out").arg(&out));
-    let rows = read_summary(&out.join("summary.csv")).unwrap();
+    let (o, rows) = run_fixtures(
+        &mut cpbench("run --solvers pgs,pgs@omega=0.8,pgs@omega=1.3"),
+        &[
+            "lcp/lcp_mmc.dat",
+            "siconos-fc3d/NESpheres_10_1.dat",
+            "fclib/Spheres-i099-356-679.hdf5",
+        ],
+        &out,
+    );
     assert_eq!(rows.len(), 9);
     // the run ends with its report: report.md is written and the console's last lines are
     // the report's summary, one sentence per profile and class, as in report.md
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
-    let text = String::from_utf8_lossy(&o.stdout);
+    let text = lossy(&o.stdout);
     let tail: Vec<&str> = text
         .lines()
         .skip_while(|l| !l.starts_with("report: "))
@@ -72,21 +62,20 @@ fn three_variants_of_one_solver_coexist() {
     let labels: Vec<&str> = m.solvers.iter().map(|s| s.label()).collect();
     assert_eq!(labels, ["pgs", "pgs@omega=0.8", "pgs@omega=1.3"]);
 
+    // `cpbench run --no-plots [--rerun] --instances lcp_mmc.dat ARGS --out OUT`
+    let mmc = |rerun: &str, args: &[&str]| {
+        let mut c = cpbench(&format!("run --no-plots {rerun} --instances"));
+        c.arg(fixture("lcp/lcp_mmc.dat"))
+            .args(args)
+            .arg("--out")
+            .arg(&out);
+        c
+    };
     // a variants file (inline) and a sweep join the folder; the manifest keeps all variants
-    succeed(
-        cpbench()
-            .args(["run", "--no-plots", "--instances"])
-            .arg(fixture("lcp/lcp_mmc.dat"))
-            .args([
-                "--variants",
-                r#"{"pgs-slow": {"solver": "pgs", "omega": 0.5}}"#,
-                "--solvers",
-                "pgs-slow,jacobi@lambda=0.5:1:0.5",
-                "--out",
-            ])
-            .arg(&out),
-    );
-    let rows = read_summary(&out.join("summary.csv")).unwrap();
+    let variants = r#"{"pgs-slow": {"solver": "pgs", "omega": 0.5}}"#;
+    let sweep = "pgs-slow,jacobi@lambda=0.5:1:0.5";
+    succeed(&mut mmc("", &["--variants", variants, "--solvers", sweep]));
+    let rows = summary_rows(&out);
     assert_eq!(rows.len(), 12);
     let m = Manifest::read(&out).unwrap();
     let labels: Vec<&str> = m.solvers.iter().map(|s| s.label()).collect();
@@ -105,39 +94,15 @@ fn three_variants_of_one_solver_coexist() {
     assert_eq!(omega(slow), 0.5);
 
     // plain `pgs` with other settings into the same folder: refused, naming the way out
-    let o = cpbench()
-        .args(["run", "--no-plots", "--instances"])
-        .arg(fixture("lcp/lcp_mmc.dat"))
-        .args([
-            "--solvers",
-            "pgs",
-            "--settings",
-            r#"{"pgs": {"omega": 0.9}}"#,
-            "--out",
-        ])
-        .arg(&out)
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(
-        err.contains("other settings") && err.contains("--rerun"),
-        "{err}"
-    );
-    succeed(
-        cpbench()
-            .args(["run", "--no-plots", "--rerun", "--instances"])
-            .arg(fixture("lcp/lcp_mmc.dat"))
-            .args([
-                "--solvers",
-                "pgs",
-                "--settings",
-                r#"{"pgs": {"omega": 0.9}}"#,
-                "--out",
-            ])
-            .arg(&out),
-    );
-    let rows = read_summary(&out.join("summary.csv")).unwrap();
+    let other = [
+        "--solvers",
+        "pgs",
+        "--settings",
+        r#"{"pgs": {"omega": 0.9}}"#,
+    ];
+    error(&mut mmc("", &other), &["other settings", "--rerun"]);
+    succeed(&mut mmc("--rerun", &other));
+    let rows = summary_rows(&out);
     let pgs: Vec<_> = rows
         .iter()
         .filter(|r| r.solver == "pgs" && r.instance == "lcp_mmc")
@@ -160,24 +125,23 @@ fn a_folder_sweep_keeps_going_and_refusals_are_announced() {
     }
     std::fs::write(data.join("broken.dat"), "3\n1 2\nnot a number\n").unwrap();
     let out = dir.path().join("res");
-    let o = cpbench()
-        .args(["run", "--no-plots", "--solvers", "pgs,nsgs", "--instances"])
-        .arg(&data)
-        .arg("--out")
-        .arg(&out)
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    let stdout = String::from_utf8_lossy(&o.stdout);
-    assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(err.contains("1 of 3 inputs did not load"), "{err}");
-    assert!(
-        err.contains("skipped as unsupported (2 pairs")
-            && err.contains("nsgs on 2 instances (lcp_deudeu, lcp_mmc)"),
-        "{err}"
+    let sweep = || {
+        let mut c = cpbench("run --no-plots --solvers pgs,nsgs --instances");
+        c.arg(&data).arg("--out").arg(&out);
+        c
+    };
+    let o = output(&mut sweep());
+    typed_error(
+        &o,
+        &[
+            "1 of 3 inputs did not load",
+            "skipped as unsupported (2 pairs",
+            "nsgs on 2 instances (lcp_deudeu, lcp_mmc)",
+        ],
     );
+    let stdout = lossy(&o.stdout);
     assert!(stdout.contains("does not support class lcp"), "{stdout}");
-    let rows = read_summary(&out.join("summary.csv")).unwrap();
+    let rows = summary_rows(&out);
     assert_eq!(rows.len(), 5);
     let bad: Vec<_> = rows
         .iter()
@@ -200,33 +164,19 @@ fn a_folder_sweep_keeps_going_and_refusals_are_announced() {
 
     // the bad file fixed: the next run drops the load_error row and solves it
     std::fs::copy(fixture("lcp/lcp_CPS_1.dat"), data.join("broken.dat")).unwrap();
-    succeed(
-        cpbench()
-            .args(["run", "--no-plots", "--solvers", "pgs,nsgs", "--instances"])
-            .arg(&data)
-            .arg("--out")
-            .arg(&out),
-    );
-    let rows = read_summary(&out.join("summary.csv")).unwrap();
+    succeed(&mut sweep());
+    let rows = summary_rows(&out);
     assert!(rows.iter().all(|r| r.status.as_str() != "load_error"));
     assert_eq!(rows.len(), 6);
 
     std::fs::write(data.join("broken.dat"), "garbage\n").unwrap();
-    let o = cpbench()
-        .args([
-            "run",
-            "--no-plots",
-            "--fail-fast",
-            "--solvers",
-            "pgs",
-            "--instances",
-        ])
-        .arg(&data)
-        .arg("--out")
-        .arg(dir.path().join("ff"))
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(2));
+    error(
+        cpbench("run --no-plots --fail-fast --solvers pgs --instances")
+            .arg(&data)
+            .arg("--out")
+            .arg(dir.path().join("ff")),
+        &[],
+    );
     assert!(!dir.path().join("ff/summary.csv").exists());
 }
 
@@ -238,24 +188,17 @@ fn a_folder_sweep_keeps_going_and_refusals_are_announced() {
 fn a_sweep_figure_holds_the_summary_rows() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("res");
-    let mut cmd = cpbench();
-    cmd.args([
-        "run",
-        "--solvers",
-        "pgs@omega=0.8:1.2:0.2,jacobi@lambda=0.5:1:0.5",
-        "--no-report",
-        "--instances",
-    ]);
-    for f in ["siconos-fc3d/NESpheres_10_1.dat", "lcp/lcp_mmc.dat"] {
-        cmd.arg(fixture(f));
-    }
-    succeed(cmd.arg("--out").arg(&out));
+    run_fixtures(
+        &mut cpbench("run --solvers pgs@omega=0.8:1.2:0.2,jacobi@lambda=0.5:1:0.5 --no-report"),
+        &["siconos-fc3d/NESpheres_10_1.dat", "lcp/lcp_mmc.dat"],
+        &out,
+    );
     assert!(
         !out.join("report.md").exists(),
         "--no-report wrote a report"
     );
-    succeed(cpbench().arg("report").arg(&out));
-    let rows = read_summary(&out.join("summary.csv")).unwrap();
+    succeed(cpbench("report").arg(&out));
+    let rows = summary_rows(&out);
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(md.contains("### Sweeps"), "{md}");
     for (base, key, n_var) in [("pgs", "omega", 3), ("jacobi", "lambda", 2)] {
@@ -312,27 +255,16 @@ fn a_sweep_figure_holds_the_summary_rows() {
         assert_eq!(seen, 2 * n_var);
     }
     // sweep-plot: one setting, one measure; another setting is refused with the list
-    let o = succeed(
-        cpbench()
-            .args(["sweep-plot"])
+    let text = stdout_of(
+        cpbench("sweep-plot")
             .arg(&out)
             .args(["--setting", "omega", "--measure", "time", "--out"])
             .arg(dir.path().join("fig")),
     );
-    assert!(String::from_utf8_lossy(&o.stdout).contains("sweep-pgs-omega-time.png"));
+    assert!(text.contains("sweep-pgs-omega-time.png"));
     assert!(dir.path().join("fig/sweep-pgs-omega.csv").exists());
-    let o = cpbench()
-        .args(["sweep-plot"])
-        .arg(&out)
-        .args(["--setting", "beta"])
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(
-        err.contains("sweeps there: ")
-            && err.contains("lambda of jacobi")
-            && err.contains("omega of pgs"),
-        "{err}"
+    error(
+        cpbench("sweep-plot").arg(&out).args(["--setting", "beta"]),
+        &["sweeps there: ", "lambda of jacobi", "omega of pgs"],
     );
 }

@@ -13,6 +13,37 @@ use cpbench_granular::narrow::Partner;
 use cpbench_granular::rng::SplitMix64;
 use cpbench_granular::{GranularError, Plane};
 
+/// The contact of A (`pa`, `ea`) and B (`pb`, `eb`) at any distance under `prm`; panics when
+/// there is none or on an error.
+fn contact(
+    pa: &Pose,
+    ea: &Ellipsoid,
+    pb: &Pose,
+    eb: &Ellipsoid,
+    prm: &DistanceParams,
+) -> EllipsoidContact {
+    ellipsoid_ellipsoid(pa, ea, pb, eb, f64::INFINITY, prm)
+        .unwrap()
+        .unwrap()
+}
+
+/// Two random ellipsoids from `rng`, A at the origin, and B placed so that its support point
+/// in `-n` (`n` a random unit vector) is `s_A(n) + delta n`: the common normal is `n` and the
+/// gap is `delta` (exact for `delta >= 0`; for small overlaps `n` is the local optimum and
+/// translating B by `-delta n` makes the bodies touch). Returns `(ea, pa, eb, pb, n)`.
+fn pair_at_gap(
+    rng: &mut SplitMix64,
+    delta: f64,
+) -> (Ellipsoid, Pose, Ellipsoid, Pose, Vector3<f64>) {
+    let (ea, eb) = (random_shape(rng), random_shape(rng));
+    let pa = Pose::new(Vector3::zeros(), random_rot(rng));
+    let rot_b = random_rot(rng);
+    let n = random_unit(rng);
+    let sa = ea.support(&pa, &n);
+    let sb0 = eb.support(&Pose::new(Vector3::zeros(), rot_b), &(-n));
+    (ea, pa, eb, Pose::new(sa + delta * n - sb0, rot_b), n)
+}
+
 fn random_rot(rng: &mut SplitMix64) -> UnitQuaternion<f64> {
     let q = cpbench_granular::nalgebra::Quaternion::new(
         rng.normal(),
@@ -48,16 +79,10 @@ fn surf(e: &Ellipsoid, p: &Pose, th: f64, ph: f64) -> Vector3<f64> {
 }
 
 fn samples(e: &Ellipsoid, p: &Pose, nt: usize) -> Vec<Vector3<f64>> {
-    let np = 2 * nt;
-    let mut v = Vec::with_capacity(nt * np);
-    for i in 0..nt {
-        let th = std::f64::consts::PI * (i as f64 + 0.5) / nt as f64;
-        for j in 0..np {
-            let ph = 2.0 * std::f64::consts::PI * j as f64 / np as f64;
-            v.push(surf(e, p, th, ph));
-        }
-    }
-    v
+    param_samples(e, p, nt)
+        .into_iter()
+        .map(|(_, _, x)| x)
+        .collect()
 }
 
 /// Euclidean projection of `y` onto the solid ellipsoid (Eberly, "Distance from a point to an
@@ -222,6 +247,20 @@ fn sampled_penetration(ea: &Ellipsoid, pa: &Pose, eb: &Ellipsoid, pb: &Pose, nd:
         }
     }
     best
+}
+
+/// Asserts that the gap of the overlapping pair's contact `c` is minus the sampled penetration
+/// depth (800 directions) to 1e-8; returns `|gap + depth|`.
+fn gap_is_sampled_depth(
+    c: &EllipsoidContact,
+    ea: &Ellipsoid,
+    pa: &Pose,
+    eb: &Ellipsoid,
+    pb: &Pose,
+) -> f64 {
+    let pd = sampled_penetration(ea, pa, eb, pb, 800);
+    assert!((c.gap + pd).abs() < 1e-8, "gap {} vs sampled -{pd}", c.gap);
+    (c.gap + pd).abs()
 }
 
 fn check_witnesses(c: &EllipsoidContact, ea: &Ellipsoid, pa: &Pose, eb: &Ellipsoid, pb: &Pose) {
@@ -389,9 +428,7 @@ fn separated_pairs_match_brute_force() {
         if dist < rsum {
             n_close += 1;
         }
-        let c = ellipsoid_ellipsoid(&pa, &ea, &pb, &eb, f64::INFINITY, &prm)
-            .unwrap()
-            .unwrap();
+        let c = contact(&pa, &ea, &pb, &eb, &prm);
         assert!(
             c.gap <= coarse + 1e-12,
             "gap {} above sampled {coarse}",
@@ -427,9 +464,7 @@ fn spheres_are_exact() {
         let dist = (r1 + r2) * if k % 2 == 0 { 1.3 } else { 0.8 };
         let dir = random_unit(&mut rng);
         let p2 = Pose::new(p1.position + dist * dir, random_rot(&mut rng));
-        let c = ellipsoid_ellipsoid(&p1, &s1, &p2, &s2, f64::INFINITY, &prm)
-            .unwrap()
-            .unwrap();
+        let c = contact(&p1, &s1, &p2, &s2, &prm);
         let exact = dist - r1 - r2;
         assert!((c.gap - exact).abs() < 1e-12, "{} vs {exact}", c.gap);
         assert!((c.n - dir).norm() < 1e-9);
@@ -451,12 +486,8 @@ fn swapping_bodies_flips_the_normal() {
             pa.position + s * rsum * random_unit(&mut rng),
             random_rot(&mut rng),
         );
-        let ab = ellipsoid_ellipsoid(&pa, &ea, &pb, &eb, f64::INFINITY, &prm)
-            .unwrap()
-            .unwrap();
-        let ba = ellipsoid_ellipsoid(&pb, &eb, &pa, &ea, f64::INFINITY, &prm)
-            .unwrap()
-            .unwrap();
+        let ab = contact(&pa, &ea, &pb, &eb, &prm);
+        let ba = contact(&pb, &eb, &pa, &ea, &prm);
         assert!((ab.gap - ba.gap).abs() < 1e-10, "{} vs {}", ab.gap, ba.gap);
         assert!((ab.n + ba.n).norm() < 1e-6, "{:?} vs {:?}", ab.n, ba.n);
         assert!((ab.point_a - ba.point_b).norm() < 1e-6);
@@ -472,27 +503,14 @@ fn touching_and_overlapping_pairs() {
     let prm = DistanceParams::default();
     let mut worst_sampled: f64 = 0.0;
     for k in 0..24 {
-        let (ea, eb) = (random_shape(&mut rng), random_shape(&mut rng));
-        let pa = Pose::new(Vector3::zeros(), random_rot(&mut rng));
-        let rot_b = random_rot(&mut rng);
-        let n = random_unit(&mut rng);
         let delta = [1e-3, 0.0, -1e-6, -1e-3, -1e-2, -3e-2][k % 6];
-        // Place B so that its support point in -n is s_A(n) + delta n: the common normal is n
-        // and the gap is delta (exact for delta >= 0; for small overlaps n is the local
-        // optimum and translating B by -delta n makes the bodies touch).
-        let sa = ea.support(&pa, &n);
-        let sb0 = eb.support(&Pose::new(Vector3::zeros(), rot_b), &(-n));
-        let pb = Pose::new(sa + delta * n - sb0, rot_b);
-        let c = ellipsoid_ellipsoid(&pa, &ea, &pb, &eb, f64::INFINITY, &prm)
-            .unwrap()
-            .unwrap();
+        let (ea, pa, eb, pb, n) = pair_at_gap(&mut rng, delta);
+        let c = contact(&pa, &ea, &pb, &eb, &prm);
         assert!((c.gap - delta).abs() < 1e-10, "gap {} vs {delta}", c.gap);
         assert!((c.n - n).norm() < 1e-6);
         check_witnesses(&c, &ea, &pa, &eb, &pb);
         if delta < -1e-4 {
-            let pd = sampled_penetration(&ea, &pa, &eb, &pb, 800);
-            assert!((c.gap + pd).abs() < 1e-8, "gap {} vs sampled -{pd}", c.gap);
-            worst_sampled = worst_sampled.max((c.gap + pd).abs());
+            worst_sampled = worst_sampled.max(gap_is_sampled_depth(&c, &ea, &pa, &eb, &pb));
         }
     }
     println!("touching/overlap: max |gap + sampled penetration| = {worst_sampled:.3e} m");
@@ -501,20 +519,15 @@ fn touching_and_overlapping_pairs() {
 #[test]
 fn deep_overlaps_match_sampled_penetration() {
     let mut rng = SplitMix64::new(77);
-    let prm = DistanceParams::default();
     let mut worst: f64 = 0.0;
     for _ in 0..8 {
         let (ea, eb) = (random_shape(&mut rng), random_shape(&mut rng));
         let pa = Pose::new(Vector3::zeros(), random_rot(&mut rng));
         let pb = Pose::new(0.3 * random_unit(&mut rng), random_rot(&mut rng));
-        let c = ellipsoid_ellipsoid(&pa, &ea, &pb, &eb, f64::INFINITY, &prm)
-            .unwrap()
-            .unwrap();
-        let pd = sampled_penetration(&ea, &pa, &eb, &pb, 800);
+        let c = contact(&pa, &ea, &pb, &eb, &DistanceParams::default());
         assert!(c.gap < 0.0);
-        assert!((c.gap + pd).abs() < 1e-8, "gap {} vs sampled -{pd}", c.gap);
+        worst = worst.max(gap_is_sampled_depth(&c, &ea, &pa, &eb, &pb));
         check_witnesses(&c, &ea, &pa, &eb, &pb);
-        worst = worst.max((c.gap + pd).abs());
     }
     println!("deep overlaps: max |gap + sampled penetration| = {worst:.3e} m");
 }
@@ -542,14 +555,8 @@ fn envelope_and_timing() {
     // Timing of near-contact calls (gaps within +-2 % of the size).
     let mut cases = Vec::new();
     for k in 0..200 {
-        let (ea, eb) = (random_shape(&mut rng), random_shape(&mut rng));
-        let pa = Pose::new(Vector3::zeros(), random_rot(&mut rng));
-        let rot_b = random_rot(&mut rng);
-        let n = random_unit(&mut rng);
-        let delta = 0.02 * (k as f64 / 100.0 - 1.0);
-        let sa = ea.support(&pa, &n);
-        let sb0 = eb.support(&Pose::new(Vector3::zeros(), rot_b), &(-n));
-        cases.push((ea, pa, eb, Pose::new(sa + delta * n - sb0, rot_b)));
+        let (ea, pa, eb, pb, _) = pair_at_gap(&mut rng, 0.02 * (k as f64 / 100.0 - 1.0));
+        cases.push((ea, pa, eb, pb));
     }
     // gaps [-2 %, 0) overlap, [0, 2 %) separated; with and without restarts
     let local = DistanceParams {
@@ -558,12 +565,8 @@ fn envelope_and_timing() {
     };
     let mut same = 0;
     for (ea, pa, eb, pb) in &cases {
-        let g = ellipsoid_ellipsoid(pa, ea, pb, eb, f64::INFINITY, &prm)
-            .unwrap()
-            .unwrap();
-        let l = ellipsoid_ellipsoid(pa, ea, pb, eb, f64::INFINITY, &local)
-            .unwrap()
-            .unwrap();
+        let g = contact(pa, ea, pb, eb, &prm);
+        let l = contact(pa, ea, pb, eb, &local);
         assert!(l.gap <= g.gap + 1e-15);
         if (g.gap - l.gap).abs() < 1e-12 {
             same += 1;
@@ -584,9 +587,7 @@ fn envelope_and_timing() {
         let (mut acc, mut its) = (0.0, 0);
         for _ in 0..reps {
             for (ea, pa, eb, pb) in &cases[range.clone()] {
-                let c = ellipsoid_ellipsoid(pa, ea, pb, eb, f64::INFINITY, p)
-                    .unwrap()
-                    .unwrap();
+                let c = contact(pa, ea, pb, eb, p);
                 acc += c.gap;
                 its += c.iterations;
             }

@@ -503,12 +503,25 @@ fn check_instance(s: &mut PlanarSimulation) {
     }
 }
 
+/// The disc hopper's parameters with `n` discs, the defaults otherwise.
+fn hopper(n: usize) -> DiscHopperParams {
+    DiscHopperParams {
+        n,
+        ..Default::default()
+    }
+}
+
+/// The impact beam's parameters with `n` discs a row, the defaults otherwise.
+fn beam(n: usize) -> BeamImpactParams {
+    BeamImpactParams {
+        n,
+        ..Default::default()
+    }
+}
+
 #[test]
 fn disc_hopper_discs_leave_through_the_orifice() {
-    let hp = DiscHopperParams {
-        n: 60,
-        ..Default::default()
-    };
+    let hp = hopper(60);
     let mut s = hp.build(7).unwrap().into_simulation().unwrap();
     assert_eq!(s.label(), "disc-hopper-60");
     let below = |s: &PlanarSimulation| s.discs().iter().filter(|d| d.pos.y < 0.0).count();
@@ -541,10 +554,7 @@ fn disc_hopper_discs_leave_through_the_orifice() {
 
 #[test]
 fn beam_impact_breaks_bonds_near_the_impact_keeps_the_ends_and_loses_energy() {
-    let bp = BeamImpactParams {
-        n: 20,
-        ..Default::default()
-    };
+    let bp = beam(20);
     let mut s = bp.build(3).unwrap().into_simulation().unwrap();
     let nb = s.bonds().bonds().len();
     // rows 3 x 19, columns 2 x 20, diagonals 2 x 2 x 19
@@ -601,31 +611,19 @@ fn bad_input_is_a_typed_error() {
         PlanarSceneKind::parse("beam-impact").unwrap(),
         PlanarSceneKind::BeamImpact
     );
-    assert!(DiscHopperParams {
-        n: 0,
-        ..Default::default()
-    }
-    .build(1)
-    .is_err());
-    assert!(DiscHopperParams {
+    assert!(hopper(0).build(1).is_err());
+    let narrow = DiscHopperParams {
         orifice: 0.01,
         ..Default::default()
-    }
-    .build(1)
-    .is_err());
-    assert!(BeamImpactParams {
-        n: 3,
-        ..Default::default()
-    }
-    .build(1)
-    .is_err());
+    };
+    assert!(narrow.build(1).is_err());
+    assert!(beam(3).build(1).is_err());
     // h beyond 0.2 sqrt(m / k_n) = 2.8e-5 s: the explicit springs would be unstable
-    assert!(BeamImpactParams {
+    let stiff = BeamImpactParams {
         h: 3e-5,
         ..Default::default()
-    }
-    .build(1)
-    .is_err());
+    };
+    assert!(stiff.build(1).is_err());
     assert!(PlanarSceneKind::DiscHopper.build(5, 1, false).is_ok());
     let d = vec![disc(0.0, 0.0, 0.1, 1.0), disc(0.2, 0.0, 0.1, 1.0)];
     let mut b = BondSet::new();
@@ -635,44 +633,21 @@ fn bad_input_is_a_typed_error() {
     assert!(b.add_bond(&d, 0, 1, 1.0, f64::NAN).is_err());
     let i = b.add_bond(&d, 0, 1, 1.0, 0.1).unwrap();
     assert!(b.add_bending(&d, i, i, 1.0, 0.1).is_err());
+    // whether a simulation of `discs` and `walls` without bonds under `p` is refused
+    let refused = |discs: Vec<_>, walls: Vec<Wall>, p: PlanarParams| {
+        PlanarSimulation::new(discs, walls, BondSet::new(), p, "x", BTreeMap::new(), None).is_err()
+    };
     let p = PlanarParams {
         h: 0.0,
         ..Default::default()
     };
-    let err = PlanarSimulation::new(
-        d.clone(),
-        vec![],
-        BondSet::new(),
-        p,
-        "x",
-        BTreeMap::new(),
-        None,
-    );
-    assert!(err.is_err());
+    assert!(refused(d.clone(), vec![], p));
     let mut bad = d.clone();
     bad[0].radius = -1.0;
-    let err = PlanarSimulation::new(
-        bad,
-        vec![],
-        BondSet::new(),
-        PlanarParams::default(),
-        "x",
-        BTreeMap::new(),
-        None,
-    );
-    assert!(err.is_err());
+    assert!(refused(bad, vec![], PlanarParams::default()));
     let seg = Wall::Segment {
         a: Vector2::zeros(),
         b: Vector2::zeros(),
     };
-    let err = PlanarSimulation::new(
-        d,
-        vec![seg],
-        BondSet::new(),
-        PlanarParams::default(),
-        "x",
-        BTreeMap::new(),
-        None,
-    );
-    assert!(err.is_err());
+    assert!(refused(d, vec![seg], PlanarParams::default()));
 }

@@ -34,6 +34,39 @@ fn opts(class: ClassChoice, symmetrize: bool) -> LoadOptions {
     }
 }
 
+/// A Siconos fc3d text `bytes` named `name`, loaded with the default options.
+fn fc3d(name: &str, bytes: &[u8]) -> Result<Instance, ProblemError> {
+    load_bytes(name, bytes, Format::SiconosFc3d, &LoadOptions::default())
+}
+
+/// The path, location and message of a [`ProblemError::Parse`]; panics naming `what` on any
+/// other error.
+fn parse_parts<'a>(what: &str, e: &'a ProblemError) -> (&'a Path, Option<&'a str>, &'a str) {
+    match e {
+        ProblemError::Parse {
+            path,
+            location,
+            message,
+        } => (path, location.as_deref(), message),
+        _ => panic!("{what}: expected a parse error, got {e:?}"),
+    }
+}
+
+/// The location and message of the [`ProblemError::Parse`] that `r` must be; panics naming
+/// `what` on a success or another error.
+fn parse_error<T: std::fmt::Debug>(
+    what: &str,
+    r: Result<T, ProblemError>,
+) -> (Option<String>, String) {
+    match r {
+        Ok(v) => panic!("{what}: expected a parse error, got {v:?}"),
+        Err(e) => {
+            let (_, location, message) = parse_parts(what, &e);
+            (location.map(str::to_string), message.to_string())
+        }
+    }
+}
+
 fn temp_dir(tag: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!(
         "cpbench-io-test-{tag}-{}-{:?}",
@@ -363,37 +396,25 @@ fn spacedim_2_is_read_as_2d_cones_and_checked() {
     // the synthetic file says spacedim 2 but holds 6 unknowns and 2 friction coefficients
     // (3 per contact): a typed error naming the mu dataset
     let path = fixtures().join("synthetic/spacedim2.hdf5");
-    match load(&path, &LoadOptions::default()) {
-        Err(ProblemError::Parse {
-            location, message, ..
-        }) => {
-            assert_eq!(
-                location.as_deref(),
-                Some("HDF5 object /fclib_local/vectors/mu")
-            );
-            assert!(
-                message.contains("2 friction coefficients for 6 unknowns (expected 2 per contact)"),
-                "{message}"
-            );
-        }
-        other => panic!("{other:?}"),
-    }
+    let (location, message) = parse_error("spacedim2.hdf5", load(&path, &LoadOptions::default()));
+    assert_eq!(
+        location.as_deref(),
+        Some("HDF5 object /fclib_local/vectors/mu")
+    );
+    assert!(
+        message.contains("2 friction coefficients for 6 unknowns (expected 2 per contact)"),
+        "{message}"
+    );
     // a 2-D Siconos text: one contact, W = I, q = 0, mu = 0.5
     let text = b"2\n1\n0\n2\n2\n2 2\n1 0 0 1\n0 0\n0.5\n";
-    let i = load_bytes("d2.dat", text, Format::SiconosFc3d, &LoadOptions::default()).unwrap();
+    let i = fc3d("d2.dat", text).unwrap();
     assert_eq!(i.constraints().cone_dim(), Some(2));
     assert_eq!((i.n(), i.n_blocks()), (2, 1));
     // d = 4 is refused at the first token
     let text = b"4\n1\n0\n4\n4\n4 4\n1 0 0 0 0 1 0 0 0 0 1 0 0 0 0 1\n0 0 0 0\n0.5\n";
-    match load_bytes("d4.dat", text, Format::SiconosFc3d, &LoadOptions::default()) {
-        Err(ProblemError::Parse {
-            location, message, ..
-        }) => {
-            assert_eq!(location.as_deref(), Some("line 1, token 1"));
-            assert!(message.contains("only 3-D and 2-D"), "{message}");
-        }
-        other => panic!("{other:?}"),
-    }
+    let (location, message) = parse_error("d4.dat", fc3d("d4.dat", text));
+    assert_eq!(location.as_deref(), Some("line 1, token 1"));
+    assert!(message.contains("only 3-D and 2-D"), "{message}");
 }
 
 #[test]
@@ -402,13 +423,7 @@ fn fc2d_sparse_print_out_errors_are_located() {
     let good = "2\n1\n2\n2\n2\n2\nCSparse Version 3.1.9, May 4, 2016.  Copyright (c) T. Davis\n\
                 2-by-2, nzmax: 2 nnz: 2, 1-norm: 2\n    col 0 : locations 0 to 0\n      0 : 2\n\
                     col 1 : locations 1 to 1\n      1 : 1.5\n-1 0\n0.5\n";
-    let i = load_bytes(
-        "s.dat",
-        good.as_bytes(),
-        Format::SiconosFc3d,
-        &LoadOptions::default(),
-    )
-    .unwrap();
+    let i = fc3d("s.dat", good.as_bytes()).unwrap();
     assert_eq!((i.n_mat().get(0, 0), i.n_mat().get(1, 1)), (2.0, 1.5));
     assert_eq!(
         i.provenance().parameters["matrix_storage"],
@@ -417,13 +432,7 @@ fn fc2d_sparse_print_out_errors_are_located() {
     // the triplet print-out of the same matrix
     let trip = "2\n1\n2\n2\n2\n1\nCSparse Version 3.1.9\ntriplet: 2-by-2, nzmax: 2 nnz: 2\n\
                 0 0 : 2\n1 1 : 1.5\n-1 0\n0.5\n";
-    let t = load_bytes(
-        "t.dat",
-        trip.as_bytes(),
-        Format::SiconosFc3d,
-        &LoadOptions::default(),
-    )
-    .unwrap();
+    let t = fc3d("t.dat", trip.as_bytes()).unwrap();
     assert_eq!(t.hash(), i.hash());
     let cases = [
         // truncated inside the last entry
@@ -470,21 +479,10 @@ fn fc2d_sparse_print_out_errors_are_located() {
         ),
     ];
     for (text, loc, msg) in cases {
-        match load_bytes(
-            "b.dat",
-            text.as_bytes(),
-            Format::SiconosFc3d,
-            &LoadOptions::default(),
-        ) {
-            Err(ProblemError::Parse {
-                location, message, ..
-            }) => {
-                let l = location.unwrap_or_default();
-                assert!(l.starts_with(loc), "{l} / {message}");
-                assert!(message.contains(msg), "{message}");
-            }
-            other => panic!("{text}: {other:?}"),
-        }
+        let (location, message) = parse_error(&text, fc3d("b.dat", text.as_bytes()));
+        let l = location.unwrap_or_default();
+        assert!(l.starts_with(loc), "{l} / {message}");
+        assert!(message.contains(msg), "{message}");
     }
 }
 
@@ -560,13 +558,7 @@ fn asymmetric_files_need_symmetrize() {
 #[test]
 fn load_bytes_names_from_the_file_name() {
     let bytes = std::fs::read(fixtures().join("siconos-fc3d/NESpheres_10_1.dat")).unwrap();
-    let i = load_bytes(
-        "NESpheres_10_1.dat",
-        &bytes,
-        Format::SiconosFc3d,
-        &LoadOptions::default(),
-    )
-    .unwrap();
+    let i = fc3d("NESpheres_10_1.dat", &bytes).unwrap();
     assert_eq!(i.name(), "NESpheres_10_1__ccp");
     assert_eq!(i.provenance().source, "NESpheres_10_1.dat");
     let bytes = std::fs::read(fixtures().join("fclib/CubeH8.hdf5")).unwrap();
@@ -816,22 +808,16 @@ fn corrupted_bundles_give_typed_errors() {
         r.replace("-5.0000000000000000e0", "-4.0000000000000000e0"),
     )
     .unwrap();
-    match read_bundle(&b, v) {
-        Err(ProblemError::Parse { location, .. }) => assert_eq!(location.as_deref(), Some("hash")),
-        other => panic!("{other:?}"),
-    }
+    let (location, _) = parse_error("edited r.mtx", read_bundle(&b, v));
+    assert_eq!(location.as_deref(), Some("hash"));
     // malformed JSON: located by line and column
     std::fs::write(
         b.join("instance.json"),
         "{\n \"format_version\": 1,\n oops }",
     )
     .unwrap();
-    match read_bundle(&b, v) {
-        Err(ProblemError::Parse { location, .. }) => {
-            assert!(location.unwrap().starts_with("line 3"))
-        }
-        other => panic!("{other:?}"),
-    }
+    let (location, _) = parse_error("malformed instance.json", read_bundle(&b, v));
+    assert!(location.unwrap().starts_with("line 3"));
     // missing file
     std::fs::remove_file(b.join("instance.json")).unwrap();
     assert!(matches!(read_bundle(&b, v), Err(ProblemError::Io { .. })));
@@ -862,51 +848,31 @@ fn malformed_inputs_give_typed_errors() {
         &rover[..rover.len() / 2],
         Format::SiconosFc3d,
     );
-    match &e {
-        ProblemError::Parse {
-            path,
-            location,
-            message,
-        } => {
-            assert_eq!(path, Path::new("Rover4396.dat"));
-            assert!(location.as_ref().unwrap().contains("end of file"), "{e}");
-            assert!(
-                message.contains("file ends early") || message.contains("end of file"),
-                "{e}"
-            );
-        }
-        _ => panic!("{e:?}"),
-    }
+    let (path, location, message) = parse_parts("truncated Rover4396.dat", &e);
+    assert_eq!(path, Path::new("Rover4396.dat"));
+    assert!(location.unwrap().contains("end of file"), "{e}");
+    assert!(
+        message.contains("file ends early") || message.contains("end of file"),
+        "{e}"
+    );
 
     // NaN injected in the matrix of a .dat
     let text = String::from_utf8(rover.clone()).unwrap();
     let bad = text.replacen("-1.515988037597431909581092e-04", "nan", 1);
     let e = load_err("Rover4396.dat", bad.as_bytes(), Format::SiconosFc3d);
-    match &e {
-        ProblemError::Parse {
-            location, message, ..
-        } => {
-            assert_eq!(location.as_deref(), Some("line 7, token 9"), "{e}");
-            assert!(message.contains("non-finite"), "{e}");
-        }
-        _ => panic!("{e:?}"),
-    }
+    let (_, location, message) = parse_parts("NaN in Rover4396.dat", &e);
+    assert_eq!(location, Some("line 7, token 9"), "{e}");
+    assert!(message.contains("non-finite"), "{e}");
 
     // wrong sizes: 8 contacts declared, matrix of size 27
     let bad = nes.replacen("3\n9\n", "3\n8\n", 1);
     let e = load_err("NESpheres_10_1.dat", bad.as_bytes(), Format::SiconosFc3d);
-    match &e {
-        ProblemError::Parse {
-            location, message, ..
-        } => {
-            assert_eq!(location.as_deref(), Some("line 5, token 5"), "{e}");
-            assert!(
-                message.contains("27 x 27") && message.contains("24 x 24"),
-                "{e}"
-            );
-        }
-        _ => panic!("{e:?}"),
-    }
+    let (_, location, message) = parse_parts("wrong sizes in NESpheres_10_1.dat", &e);
+    assert_eq!(location, Some("line 5, token 5"), "{e}");
+    assert!(
+        message.contains("27 x 27") && message.contains("24 x 24"),
+        "{e}"
+    );
 
     // truncated HDF5 files (first half of the bytes)
     for file in [
@@ -917,26 +883,17 @@ fn malformed_inputs_give_typed_errors() {
     ] {
         let bytes = std::fs::read(f.join("fclib").join(file)).unwrap();
         let e = load_err(file, &bytes[..bytes.len() / 2], Format::FclibHdf5);
-        match &e {
-            ProblemError::Parse { path, location, .. } => {
-                assert_eq!(path, Path::new(file));
-                assert!(location.as_ref().unwrap().starts_with("HDF5"), "{e}");
-            }
-            _ => panic!("{file}: {e:?}"),
-        }
+        let (path, location, _) = parse_parts(file, &e);
+        assert_eq!(path, Path::new(file));
+        assert!(location.unwrap().starts_with("HDF5"), "{e}");
     }
 
     // MatrixMarket with an out-of-range index
     let mtx = b"%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 1.0\n4 2 1.0\n";
-    match io::mtx::read_matrix(Path::new("bad.mtx"), mtx) {
-        Err(ProblemError::Parse {
-            location, message, ..
-        }) => {
-            assert_eq!(location.as_deref(), Some("line 4"));
-            assert!(message.contains("out of range"), "{message}");
-        }
-        other => panic!("{other:?}"),
-    }
+    let (location, message) =
+        parse_error("bad.mtx", io::mtx::read_matrix(Path::new("bad.mtx"), mtx));
+    assert_eq!(location.as_deref(), Some("line 4"));
+    assert!(message.contains("out of range"), "{message}");
 
     // garbage text: not detected, and a typed error when forced into any reader
     let garbage = b"Lorem ipsum dolor sit amet\n\x00\xff\xfe 1 2 3\n";

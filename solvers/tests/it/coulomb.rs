@@ -20,6 +20,15 @@ fn one_contact(w: &[f64], q: [f64; 3], mu: f64) -> Instance {
     .unwrap()
 }
 
+/// The fixture `rel` read as a Coulomb problem.
+fn coulomb_file(rel: &str) -> Instance {
+    let opts = LoadOptions {
+        class: ClassChoice::Coulomb,
+        ..Default::default()
+    };
+    load(&fixture(rel), &opts).unwrap()
+}
+
 const EYE: [f64; 9] = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
 
 #[test]
@@ -113,10 +122,6 @@ fn ccp_coulomb_gap_zero_when_sticking_positive_when_sliding() {
 
 #[test]
 fn real_fixtures_reach_1e_8() {
-    let opts = LoadOptions {
-        class: ClassChoice::Coulomb,
-        ..Default::default()
-    };
     // NESpheres_10_1 (9 contacts) and FC3D_Example1_SBM (3) are symmetric; Rover4396 keeps
     // its non-symmetric W (asymmetry 3.8e-5), which nsgs handles and desaxce refuses.
     // fclib's Box_Stacks (82 contacts) and Spheres (356) are global problems, condensed.
@@ -127,7 +132,7 @@ fn real_fixtures_reach_1e_8() {
         "fclib/Box_Stacks-i0122-82-5.hdf5",
         "fclib/Spheres-i099-356-679.hdf5",
     ] {
-        let inst = load(&fixture(f), &opts).unwrap();
+        let inst = coulomb_file(f);
         assert_eq!(inst.class(), ProblemClass::Coulomb);
         let a = solve("nsgs", &inst, 1e-8, 10_000);
         assert_eq!(a.status, Status::Converged, "nsgs {f}");
@@ -153,11 +158,7 @@ fn fc3d_error_matches_siconos_on_a_known_solution() {
     // Siconos 4.4 NSGS on FC3D_Example1_SBM reports error 4.7e-18 relative to ||q|| = 5.745
     // (reference.csv); our error of our own NSGS solution must be at that level too, and
     // ||q|| must be Siconos' normalisation: error * ||q|| is the absolute error.
-    let opts = LoadOptions {
-        class: ClassChoice::Coulomb,
-        ..Default::default()
-    };
-    let inst = load(&fixture("siconos-fc3d/FC3D_Example1_SBM.dat"), &opts).unwrap();
+    let inst = coulomb_file("siconos-fc3d/FC3D_Example1_SBM.dat");
     let nq = cpbench_problems::linalg::norm2(inst.r());
     assert!((nq - 5.745).abs() < 1e-3, "{nq}");
     let a = solve("nsgs", &inst, 1e-14, 10_000);
@@ -183,16 +184,12 @@ fn nsn_ac_one_contact_and_fixtures() {
     for (x, y) in b.gamma.iter().zip([1.0, -1.0 / s5, -0.5 / s5]) {
         assert!((x - y).abs() < 1e-10, "{:?}", b.gamma);
     }
-    let opts = LoadOptions {
-        class: ClassChoice::Coulomb,
-        ..Default::default()
-    };
     for f in [
         "siconos-fc3d/NESpheres_10_1.dat",
         "siconos-fc3d/Rover4396.dat",
         "fclib/Spheres-i099-356-679.hdf5",
     ] {
-        let inst = load(&fixture(f), &opts).unwrap();
+        let inst = coulomb_file(f);
         let r = solve("nsn-ac", &inst, 1e-10, 200);
         assert_eq!(r.status, Status::Converged, "nsn-ac {f}: {:?}", r.message);
         assert!(r.residuals.fc3d_error <= 1e-10, "{f}");

@@ -5,7 +5,7 @@
 use cpbench_problems::{ConstraintSet, Instance};
 use cpbench_solvers::registry::build;
 use cpbench_solvers::{ExecSettings, Executor, ObserverMode, SolveResult, Status, TraceRecorder};
-use cpbench_test_support::{dense, lcp2, solve, solve_with};
+use cpbench_test_support::{counter, dense, lcp2, solve, solve_with};
 
 fn ipm(inst: &Instance, tol: f64) -> SolveResult {
     solve("ipm", inst, tol, 100)
@@ -19,6 +19,22 @@ fn assert_close(x: &[f64], want: &[f64], tol: f64) {
         );
     }
 }
+
+/// `N = I` (5 x 5), `r = (-3, 1, 5, -7, 0.5)` and every kind of bound (finite, one-sided,
+/// fixed): the solution is `x = clamp(-r, lo, hi)` = [`EVERY_BOUND_X`].
+fn every_bound_box_qp() -> Instance {
+    let r = vec![-3.0, 1.0, 5.0, -7.0, 0.5];
+    let lo = vec![0.0, 0.0, f64::NEG_INFINITY, 1.0, 0.25];
+    let hi = vec![2.0, 2.0, 1.0, f64::INFINITY, 0.25];
+    let mut id = vec![0.0; 25];
+    for i in 0..5 {
+        id[i * 6] = 1.0;
+    }
+    dense(5, &id, r, ConstraintSet::Box { lo, hi })
+}
+
+/// The solution of [`every_bound_box_qp`].
+const EVERY_BOUND_X: [f64; 5] = [2.0, 0.0, -5.0, 7.0, 0.25];
 
 #[test]
 fn lcp_with_known_solution() {
@@ -34,17 +50,9 @@ fn lcp_with_known_solution() {
 #[test]
 fn box_qp_with_every_kind_of_bound() {
     // N = I: x = clamp(-r, lo, hi) per component.
-    let r = vec![-3.0, 1.0, 5.0, -7.0, 0.5];
-    let lo = vec![0.0, 0.0, f64::NEG_INFINITY, 1.0, 0.25];
-    let hi = vec![2.0, 2.0, 1.0, f64::INFINITY, 0.25];
-    let mut id = vec![0.0; 25];
-    for i in 0..5 {
-        id[i * 6] = 1.0;
-    }
-    let inst = dense(5, &id, r, ConstraintSet::Box { lo, hi });
-    let res = ipm(&inst, 1e-10);
+    let res = ipm(&every_bound_box_qp(), 1e-10);
     assert_eq!(res.status, Status::Converged, "{:?}", res.message);
-    assert_close(&res.gamma, &[2.0, 0.0, -5.0, 7.0, 0.25], 1e-9);
+    assert_close(&res.gamma, &EVERY_BOUND_X, 1e-9);
 }
 
 #[test]
@@ -183,14 +191,6 @@ fn ipm_pcg(inst: &Instance, tol: f64) -> SolveResult {
     ex.run(b.solver.as_mut(), inst, None, &mut []).unwrap()
 }
 
-fn counter(res: &SolveResult, name: &str) -> f64 {
-    res.counters
-        .iter()
-        .find(|(k, _)| k == name)
-        .unwrap_or_else(|| panic!("no counter {name} in {:?}", res.counters))
-        .1
-}
-
 #[test]
 fn pcg_variant_reaches_the_analytic_solutions() {
     // LCP: x = (1/2, 0)
@@ -208,16 +208,9 @@ fn pcg_variant_reaches_the_analytic_solutions() {
         res.matvecs
     );
     // box QP with every kind of bound, a fixed variable included (x = clamp(-r, lo, hi))
-    let r = vec![-3.0, 1.0, 5.0, -7.0, 0.5];
-    let lo = vec![0.0, 0.0, f64::NEG_INFINITY, 1.0, 0.25];
-    let hi = vec![2.0, 2.0, 1.0, f64::INFINITY, 0.25];
-    let mut id = vec![0.0; 25];
-    for i in 0..5 {
-        id[i * 6] = 1.0;
-    }
-    let res = ipm_pcg(&dense(5, &id, r, ConstraintSet::Box { lo, hi }), 1e-10);
+    let res = ipm_pcg(&every_bound_box_qp(), 1e-10);
     assert_eq!(res.status, Status::Converged, "{:?}", res.message);
-    assert_close(&res.gamma, &[2.0, 0.0, -5.0, 7.0, 0.25], 1e-9);
+    assert_close(&res.gamma, &EVERY_BOUND_X, 1e-9);
     // one contact: sliding (P_K(1, -2, 0), mu = 0.5) and mu = 0 (tangents fixed)
     let id3 = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
     let cone = |mu: f64| ConstraintSet::coulomb(vec![mu]);

@@ -8,12 +8,12 @@
 //! `SICONOS_LCP_PSOR` with tolerance 1e-10 and 1e5 iterations; LCP error
 //! `||z - max(0, z - w)|| / ||q||`).
 
+use crate::support::traced;
 use cpbench_problems::generators::lcp::{random_lcp, LcpFamily};
 use cpbench_problems::io::{load, LoadOptions};
 use cpbench_problems::{ConstraintSet, Instance};
-use cpbench_solvers::registry::build;
-use cpbench_solvers::{ExecSettings, Executor, ObserverMode, SolveResult, Status, TraceRecorder};
-use cpbench_test_support::{dense, fixture, random_psd, TestRng};
+use cpbench_solvers::{ExecSettings, SolveResult, Status, TraceRecorder};
+use cpbench_test_support::{counter, dense, fixture, max_abs_diff, random_psd, TestRng};
 
 fn exec(tol: f64, max_iter: u64) -> ExecSettings {
     ExecSettings {
@@ -25,30 +25,7 @@ fn exec(tol: f64, max_iter: u64) -> ExecSettings {
 }
 
 fn run(name: &str, inst: &Instance, ex: ExecSettings) -> (SolveResult, TraceRecorder) {
-    run_from(name, None, inst, None, ex)
-}
-
-fn run_from(
-    name: &str,
-    settings: Option<serde_json::Value>,
-    inst: &Instance,
-    start: Option<&[f64]>,
-    ex: ExecSettings,
-) -> (SolveResult, TraceRecorder) {
-    let mut b = build(name, settings.as_ref()).unwrap();
-    let mut rec = TraceRecorder::new(ObserverMode::Always);
-    let res = Executor::new(ex)
-        .run(b.solver.as_mut(), inst, start, &mut [&mut rec])
-        .unwrap();
-    (res, rec)
-}
-
-fn counter(res: &SolveResult, name: &str) -> f64 {
-    res.counters
-        .iter()
-        .find(|(k, _)| k == name)
-        .map(|(_, v)| *v)
-        .unwrap_or_else(|| panic!("no counter {name}"))
+    traced(name, None, inst, None, ex)
 }
 
 fn lcp_file(name: &str) -> Instance {
@@ -57,13 +34,6 @@ fn lcp_file(name: &str) -> Instance {
         &LoadOptions::default(),
     )
     .unwrap()
-}
-
-fn max_abs_diff(a: &[f64], b: &[f64]) -> f64 {
-    a.iter()
-        .zip(b)
-        .map(|(x, y)| (x - y).abs())
-        .fold(0.0, f64::max)
 }
 
 #[test]
@@ -118,9 +88,9 @@ fn both_solvers_find_the_known_solution_of_the_p_and_psd_families() {
                 _ => 1.0,
             };
             let settings = serde_json::json!({ "omega": omega });
-            let (res, _) = run_from(
+            let (res, _) = traced(
                 "psor",
-                Some(settings),
+                Some(&settings),
                 &g.instance,
                 None,
                 exec(1e-8, 100_000),
@@ -199,7 +169,7 @@ fn newton_fb_on_the_nonmonotone_family() {
             }
         })
         .collect();
-    let (res, _) = run_from(
+    let (res, _) = traced(
         "newton-fb",
         None,
         &g.instance,

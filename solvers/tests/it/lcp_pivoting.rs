@@ -149,10 +149,8 @@ fn ray_termination_where_siconos_fails_too() {
     assert_eq!(pivots(&res), 4);
     let e = run(&mut enumerative(), &inst);
     assert_eq!(e.status, Status::Stalled);
-    assert!(e
-        .message
-        .unwrap()
-        .starts_with("no solution among the 2^n = 8"));
+    let msg = e.message.unwrap();
+    assert!(msg.starts_with("no solution among the 2^n = 8"), "{msg}");
     // M = [[-1]], q = [-1]: w = -z - 1 < 0 for every z >= 0
     let inst = general(1, &[-1.0], vec![-1.0]);
     let res = run(&mut lemke(), &inst);
@@ -184,10 +182,8 @@ fn enum_lists_all_three_solutions() {
     let big = general(21, &vec![0.0; 441], vec![1.0; 21]);
     let res = run(&mut enumerative(), &big);
     assert_eq!(res.status, Status::Unsupported);
-    assert!(res
-        .message
-        .unwrap()
-        .contains("n <= 20; this LCP has n = 21"));
+    let msg = res.message.unwrap();
+    assert!(msg.contains("n <= 20; this LCP has n = 21"), "{msg}");
 }
 
 #[test]

@@ -14,3 +14,4 @@ mod mprgp;
 mod registry;
 mod siconos_global;
 mod small_problems;
+mod support;

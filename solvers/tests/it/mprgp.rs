@@ -2,33 +2,22 @@
 //! two properties Dostal's analysis guarantees for `alpha <= 2/||N||`: every iterate is
 //! feasible and the objective never increases.
 
+use crate::support::traced;
 use cpbench_problems::generators::boxqp::{permon_ex1, random_box_qp};
 use cpbench_problems::{ConstraintSet, Instance, ProblemClass, ResidualKind};
 use cpbench_solvers::registry::build;
-use cpbench_solvers::{ExecSettings, Executor, ObserverMode, SolveResult, Status, TraceRecorder};
-use cpbench_test_support::{dense, random_psd, TestRng};
+use cpbench_solvers::{ExecSettings, SolveResult, Status, TraceRecorder};
+use cpbench_test_support::{counter, dense, max_abs_diff, random_psd, TestRng};
 use proptest::prelude::*;
 
+/// [`traced`] from zero.
 fn run(
     name: &str,
     settings: Option<serde_json::Value>,
     inst: &Instance,
     exec: ExecSettings,
 ) -> (SolveResult, TraceRecorder) {
-    let mut b = build(name, settings.as_ref()).unwrap();
-    let mut rec = TraceRecorder::new(ObserverMode::Always);
-    let res = Executor::new(exec)
-        .run(b.solver.as_mut(), inst, None, &mut [&mut rec])
-        .unwrap();
-    (res, rec)
-}
-
-fn counter(res: &SolveResult, name: &str) -> f64 {
-    res.counters
-        .iter()
-        .find(|(k, _)| k == name)
-        .map(|(_, v)| *v)
-        .unwrap_or_else(|| panic!("no counter {name}"))
+    traced(name, settings.as_ref(), inst, None, exec)
 }
 
 #[test]
@@ -76,12 +65,7 @@ fn random_box_qps_are_solved_to_their_known_solution() {
                 },
             );
             assert_eq!(res.status, Status::Converged, "{name} seed {seed}");
-            let err = res
-                .gamma
-                .iter()
-                .zip(&q.solution)
-                .map(|(a, b)| (a - b).abs())
-                .fold(0.0, f64::max);
+            let err = max_abs_diff(&res.gamma, &q.solution);
             assert!(err < 1e-8 * kappa, "{name} seed {seed}: |x - x*| = {err:e}");
             let rel = (res.residuals.objective - q.objective).abs() / q.objective.abs();
             assert!(

@@ -186,31 +186,21 @@ fn type_errors_and_unknown_names_are_named() {
 
 #[test]
 fn exec_settings_are_validated_with_named_fields() {
-    let bad = ExecSettings {
-        tol: 0.0,
-        ..Default::default()
+    // the error of the default settings edited by `edit`
+    let err = |edit: fn(&mut ExecSettings)| {
+        let mut bad = ExecSettings::default();
+        edit(&mut bad);
+        bad.validate().unwrap_err().to_string()
     };
     assert_eq!(
-        bad.validate().unwrap_err().to_string(),
+        err(|s| s.tol = 0.0),
         "invalid setting tol = 0 for the executor: must be > 0, finite"
     );
-    let bad = ExecSettings {
-        max_iter: 0,
-        ..Default::default()
-    };
     assert_eq!(
-        bad.validate().unwrap_err().to_string(),
+        err(|s| s.max_iter = 0),
         "invalid setting max_iter = 0 for the executor: must be >= 1"
     );
-    let bad = ExecSettings {
-        max_time_s: Some(-1.0),
-        ..Default::default()
-    };
-    assert!(bad
-        .validate()
-        .unwrap_err()
-        .to_string()
-        .contains("max_time_s = -1"));
+    assert!(err(|s| s.max_time_s = Some(-1.0)).contains("max_time_s = -1"));
 }
 
 /// Every field of every registered solver's default settings (and of the executor's) has a

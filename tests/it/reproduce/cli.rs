@@ -1,17 +1,13 @@
 //! `cpbench reproduce` from the command line: `--list`, a recipe by id, an unknown id.
 
 use cpbench_reproduce::recipes;
-use std::process::Command;
+use cpbench_test_support::succeed;
 
-fn cpbench() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_cpbench"))
-}
+use crate::support::{cpbench, output, typed_error};
 
 #[test]
 fn list_names_every_recipe_with_its_run_times() {
-    let out = cpbench().args(["reproduce", "--list"]).output().unwrap();
-    assert!(out.status.success());
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = String::from_utf8(succeed(&mut cpbench("reproduce --list")).stdout).unwrap();
     for r in recipes() {
         let i = r.info();
         let line = text
@@ -40,17 +36,8 @@ fn list_names_every_recipe_with_its_run_times() {
 #[test]
 fn a_recipe_runs_by_id_and_an_unknown_id_is_an_error() {
     let dir = tempfile::tempdir().unwrap();
-    let out = cpbench()
-        .args(["reproduce", "permon-mprgp", "--quick", "--quiet", "--out"])
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
+    let o = succeed(cpbench("reproduce permon-mprgp --quick --quiet --out").arg(dir.path()));
+    let text = String::from_utf8(o.stdout).unwrap();
     assert!(
         text.contains("permon-mprgp: 185 of 185 published numbers matched"),
         "{text}"
@@ -60,12 +47,8 @@ fn a_recipe_runs_by_id_and_an_unknown_id_is_an_error() {
         "cpbench reproduce permon-mprgp --quick --out {} --rerun",
         dir.path().display()
     )));
-    let bad = cpbench().args(["reproduce", "nope"]).output().unwrap();
-    assert_eq!(bad.status.code(), Some(2));
+    let bad = output(&mut cpbench("reproduce nope"));
+    typed_error(&bad, &["unknown recipe 'nope'", "permon-mprgp"]);
     let err = String::from_utf8(bad.stderr).unwrap();
-    assert!(
-        err.contains("unknown recipe 'nope'") && err.contains("permon-mprgp"),
-        "{err}"
-    );
     assert!(!err.contains("panicked"));
 }

@@ -1,6 +1,8 @@
 //! Helpers shared by the recipe tests.
 
+use cpbench_reproduce::sim::{read_steps, trace_path, StepRow};
 use cpbench_reproduce::{find, reproduce, Context, Reproduced, Verdict};
+use std::path::Path;
 
 /// Run recipe `id` at its quick size into a temporary folder; returns the outcome and the
 /// folder (kept alive by the returned guard).
@@ -50,6 +52,11 @@ pub fn quick(id: &str) -> (Reproduced, tempfile::TempDir) {
         );
     }
     (done, dir)
+}
+
+/// The per-step rows of the trace of `scene` and `label` in the recipe folder `dir`.
+pub fn steps(dir: &Path, scene: &str, label: &str) -> Vec<StepRow> {
+    read_steps(&trace_path(dir, scene, label)).unwrap()
 }
 
 /// The comparison whose quantity is `q`.

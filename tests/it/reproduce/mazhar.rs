@@ -1,9 +1,8 @@
 //! `mazhar2015-apgd`: small fills; APGD needs fewer iterations than Gauss-Seidel and Jacobi at
 //! the tightest tolerance, every APGD solve converged.
 
-use super::common::quick;
+use super::common::{quick, steps};
 use cpbench_reproduce::mazhar::{sim_size, size, SOLVERS, TOLS};
-use cpbench_reproduce::sim::{read_steps, trace_path};
 use cpbench_reproduce::Verdict;
 
 #[test]
@@ -61,12 +60,7 @@ fn mazhar_quick_apgd_needs_fewer_iterations_than_gs_and_jacobi() {
     }
     let sz = sim_size(true);
     for label in ["apgd-warm", "pgs-warm", "apgd-cold", "pgs-cold"] {
-        let rows = read_steps(&trace_path(
-            dir.path(),
-            &format!("sim-fill-{}", sz.n),
-            label,
-        ))
-        .unwrap();
+        let rows = steps(dir.path(), &format!("sim-fill-{}", sz.n), label);
         assert_eq!(rows.len() as u64, sz.steps, "{label}");
         assert!(rows.iter().any(|r| r.contacts > 0), "{label}");
         // the time to simulate has both parts
@@ -75,12 +69,7 @@ fn mazhar_quick_apgd_needs_fewer_iterations_than_gs_and_jacobi() {
     // the ratio is the time to simulate of GS over APGD's, from the traces (one repeat:
     // solver time plus the other phases, summed over the steps with contacts / all steps)
     let sim_time = |label: &str| -> f64 {
-        let rows = read_steps(&trace_path(
-            dir.path(),
-            &format!("sim-fill-{}", sz.n),
-            label,
-        ))
-        .unwrap();
+        let rows = steps(dir.path(), &format!("sim-fill-{}", sz.n), label);
         rows.iter()
             .filter(|r| r.contacts > 0)
             .map(|r| r.solve_s)

@@ -1,9 +1,8 @@
 //! `melanz2017-fill`: DVIDE's TEST_FILL at n = 2 (40 spheres) with APGD, the interior point
 //! method (as PDIP), PGJ and PGS, cold-started, res3 <= 1e-3.
 
-use super::common::quick;
+use super::common::{quick, steps};
 use cpbench_reproduce::melanz::{QUICK, TOL};
-use cpbench_reproduce::sim::{read_steps, trace_path};
 
 #[test]
 fn fill_runs_converge_and_the_pile_settles() {
@@ -11,12 +10,7 @@ fn fill_runs_converge_and_the_pile_settles() {
     let spheres = (QUICK.n * QUICK.n * 10) as f64;
     let mut mean_it = Vec::new();
     for label in ["apgd", "ipm-pcg", "pgj", "pgs"] {
-        let rows = read_steps(&trace_path(
-            dir.path(),
-            &format!("fill3dof-{}", QUICK.n),
-            label,
-        ))
-        .unwrap();
+        let rows = steps(dir.path(), &format!("fill3dof-{}", QUICK.n), label);
         assert_eq!(rows.len() as u64, QUICK.steps, "{label}");
         let with: Vec<_> = rows.iter().filter(|r| r.contacts > 0).collect();
         assert!(
