@@ -424,20 +424,29 @@ impl Recipe for Acary2018Fclib {
                 rows = run(insts, &cfg)?.rows;
             }
         }
-        analyse(ctx, precisions, cap, &files, &facts, &labels, &rows)
+        let study = Study {
+            ctx,
+            precisions,
+            cap,
+            files: &files,
+            facts: &facts,
+            labels: &labels,
+        };
+        study.analyse(&rows)
     }
 }
 
 /// The recipe's set-up text: the files run, the paper's sets, the solvers, the stopping test
 /// and limits, and how the profiles are drawn.
-fn setup_text(
-    ctx: &Context,
-    precisions: &[f64],
-    cap: f64,
-    files: &[(&str, &str, &str)],
-    facts: &[Fact],
-    labels: &[String],
-) -> String {
+fn setup_text(study: &Study) -> String {
+    let Study {
+        ctx,
+        precisions,
+        cap,
+        files,
+        facts,
+        labels,
+    } = *study;
     let mut setup = String::new();
     let _ = writeln!(
         setup,
@@ -612,68 +621,153 @@ fn draw_profiles(
     Ok(figures)
 }
 
-#[allow(clippy::too_many_arguments)]
-fn analyse(
-    ctx: &Context,
-    precisions: &[f64],
+/// What the analysis of a run needs: the context, the precisions, the time cap, the files
+/// `(set, file, path)`, the facts of each file and the solvers' labels.
+#[derive(Clone, Copy)]
+struct Study<'a> {
+    ctx: &'a Context,
+    precisions: &'a [f64],
     cap: f64,
-    files: &[(&str, &str, &str)],
-    facts: &[Fact],
-    labels: &[String],
-    all_rows: &[SummaryRow],
-) -> Result<Outcome> {
-    let names: Vec<&str> = facts.iter().map(|f| f.1.as_str()).collect();
-    let set_name = |inst: &str| -> String {
-        facts
+    files: &'a [(&'a str, &'a str, &'a str)],
+    facts: &'a [Fact],
+    labels: &'a [String],
+}
+
+/// The three tables of the outcome.
+struct Tables {
+    per_problem: MdTable,
+    per_solver: MdTable,
+    sets_table: MdTable,
+}
+
+/// What the conclusions need from every precision: per (set, precision) the fastest solver of
+/// each file, and on how many files neither NSGS variant reached the precision (of how many).
+#[derive(Default)]
+struct Tally {
+    fastest_by: BTreeMap<(String, String), Vec<FileBest>>,
+    nsgs_fail: BTreeMap<(String, String), (usize, usize)>,
+}
+
+impl Study<'_> {
+    /// The test set of instance `inst` (`?` when it is not one of the files).
+    fn set_name(&self, inst: &str) -> String {
+        self.facts
             .iter()
             .find(|f| f.1 == inst)
             .map_or_else(|| "?".to_string(), |f| f.0.clone())
-    };
-    let mut out = Outcome {
-        setup: setup_text(ctx, precisions, cap, files, facts, labels),
-        ..Outcome::default()
-    };
+    }
 
-    let mut per_problem = MdTable::new(
-        "Per file and precision: solver time [s] to the precision (`fail`: not reached within \
-         the limit; the row's status in summary.csv says why)",
-        &[
-            &["set", "file", "precision", "fastest"][..],
-            &labels.iter().map(String::as_str).collect::<Vec<_>>()[..],
-        ]
-        .concat(),
-    );
-    let mut per_solver = MdTable::new(
-        "Per solver and precision: problems solved, fastest on, rho(2), rho(10) (performance \
-         profile values)",
-        &[
-            "precision",
-            "solver",
-            "solved",
-            "fastest on",
-            "rho(2)",
-            "rho(10)",
-        ],
-    );
-    let mut sets_table = MdTable::new(
-        "Time of the fastest solver per problem: ours (these files, this machine, capped \
-         limits) beside the paper's (whole set, Siconos on a cluster)",
-        &[
-            "set",
-            "precision",
-            "files",
-            "unsolved",
-            "our mean / std [s]",
-            "paper's time limit [s]",
-            "paper's mean / std [s]",
-        ],
-    );
-    // per precision: problems' fastest, the profiles (pooled, and per set as the paper draws
-    // them); what the claims need: per (set, precision) the fastest solver of each file, and
-    // whether NSGS reached the precision
-    let mut fastest_by: BTreeMap<(String, String), Vec<FileBest>> = BTreeMap::new();
-    let mut nsgs_fail: BTreeMap<(String, String), (usize, usize)> = BTreeMap::new();
-    for &tol in precisions {
+    /// The outcome of the run's rows `all_rows`: tables, profiles, comparisons and notes.
+    /// Errors: a precision without rows, I/O and plotting errors.
+    fn analyse(&self, all_rows: &[SummaryRow]) -> Result<Outcome> {
+        let mut out = Outcome {
+            setup: setup_text(self),
+            ..Outcome::default()
+        };
+        let labels = self.labels;
+        let per_problem = MdTable::new(
+            "Per file and precision: solver time [s] to the precision (`fail`: not reached within \
+             the limit; the row's status in summary.csv says why)",
+            &[
+                &["set", "file", "precision", "fastest"][..],
+                &labels.iter().map(String::as_str).collect::<Vec<_>>()[..],
+            ]
+            .concat(),
+        );
+        let per_solver = MdTable::new(
+            "Per solver and precision: problems solved, fastest on, rho(2), rho(10) (performance \
+             profile values)",
+            &[
+                "precision",
+                "solver",
+                "solved",
+                "fastest on",
+                "rho(2)",
+                "rho(10)",
+            ],
+        );
+        let sets_table = MdTable::new(
+            "Time of the fastest solver per problem: ours (these files, this machine, capped \
+             limits) beside the paper's (whole set, Siconos on a cluster)",
+            &[
+                "set",
+                "precision",
+                "files",
+                "unsolved",
+                "our mean / std [s]",
+                "paper's time limit [s]",
+                "paper's mean / std [s]",
+            ],
+        );
+        let mut tables = Tables {
+            per_problem,
+            per_solver,
+            sets_table,
+        };
+        let mut tally = Tally::default();
+        for &tol in self.precisions {
+            self.precision(tol, all_rows, &mut tables, &mut tally, &mut out)?;
+        }
+        self.conclusions(&tally, &mut out);
+        out.tables.push(tables.sets_table);
+        out.tables.push(tables.per_solver);
+        out.tables.push(tables.per_problem);
+        let cap = self.cap;
+        out.notes.push(
+            "The mean times are set beside the paper's as claims, not as numbers within 10 %: \
+             they come from different code (cpbench's solvers, not Siconos'), another machine, \
+             capped time limits and a few files instead of whole sets; only the orders of \
+             magnitude can be read side by side."
+                .into(),
+        );
+        out.notes.push(format!(
+            "Time limits are the paper's capped at {cap} s per solve; a solver stopped by the cap \
+             that the paper's limit would have let finish counts as a failure here, which can \
+             only make 'unsolved' larger and NSGS fail more often than with the paper's limits."
+        ));
+        out.notes.push(
+            "Siconos' proximal-point (PPA) solvers, which the paper finds the most efficient at \
+             1e-8 on Bridge_PR, Chain, Capsules and BoxesStack (generally followed by NSGS), are \
+             not implemented in cpbench."
+                .into(),
+        );
+        out.not_compared.push(
+            "the paper's profiles over whole test sets and its Siconos solver families (PPA, \
+             VI-FP/EG, PSOR, NSN-FB/JM): FCLib v1.0 is not here (a few files of 4 of its 15 sets \
+             are), and cpbench has no PPA or VI solvers; every conclusion is therefore \
+             \"not decided\" with our measurement beside it"
+                .into(),
+        );
+        out.not_compared.push(
+            "the fastest-solver mean / std times of Table fclib-simulation: another code, machine, \
+             limit and file subset; set beside ours, not compared as numbers"
+                .into(),
+        );
+        Ok(out)
+    }
+
+    /// One precision `tol`: its profiles and figures, its rows of the per-problem and
+    /// per-solver tables, its per-set rows and comparisons, and the tally for the conclusions.
+    fn precision(
+        &self,
+        tol: f64,
+        all_rows: &[SummaryRow],
+        tables: &mut Tables,
+        tally: &mut Tally,
+        out: &mut Outcome,
+    ) -> Result<()> {
+        let (ctx, labels) = (self.ctx, self.labels);
+        let names: Vec<&str> = self.facts.iter().map(|f| f.1.as_str()).collect();
+        let set_name = |inst: &str| self.set_name(inst);
+        let Tables {
+            per_problem,
+            per_solver,
+            ..
+        } = tables;
+        let Tally {
+            fastest_by,
+            nsgs_fail,
+        } = tally;
         let pname = profile_name(tol);
         let rows: Vec<&SummaryRow> = all_rows
             .iter()
@@ -737,7 +831,21 @@ fn analyse(
                 format!("{:.2}", rho[90]),
             ]);
         }
-        // per set
+        self.per_set(tol, &best, &mut tables.sets_table, out);
+        Ok(())
+    }
+
+    /// The per-set rows of precision `tol` (`best`: the fastest row of each file) and the
+    /// comparisons with the paper's Table fclib-simulation.
+    fn per_set(
+        &self,
+        tol: f64,
+        best: &BTreeMap<String, Option<&SummaryRow>>,
+        sets_table: &mut MdTable,
+        out: &mut Outcome,
+    ) {
+        let cap = self.cap;
+        let set_name = |inst: &str| self.set_name(inst);
         let mut sets: Vec<String> = best.keys().map(|i| set_name(i)).collect();
         sets.dedup();
         sets.sort();
@@ -769,7 +877,7 @@ fn analyse(
                     format!("{} s / {} s ({} files)", s3(m), s3(sd), mine.len()),
                     format!(
                         "{} s / {} s over the whole set (Siconos, cluster); times on another \
-                         machine, code and file subset: not comparable as numbers",
+                     machine, code and file subset: not comparable as numbers",
                         p.3, p.4
                     ),
                     None,
@@ -804,7 +912,7 @@ fn analyse(
                     ),
                     format!(
                         "\"# of unsolved problems\": 0 for {set} at {tol:e} with the prescribed \
-                         time limit {} s",
+                     time limit {} s",
                         p.2
                     ),
                     verdict,
@@ -813,160 +921,135 @@ fn analyse(
             }
         }
     }
-    // the conclusions: quoted verbatim, our measurement beside each, decided nowhere (our
-    // files are a few of each set, our solvers are not Siconos' families, our limits capped)
-    let fmt_fastest = |set: &str, tol: &str| -> String {
-        match fastest_by.get(&(set.to_string(), tol.to_string())) {
-            None => "no file here".into(),
-            Some(v) => v
-                .iter()
-                .map(|(i, b)| match b {
-                    Some((sv, t)) => format!("`{i}`: `{sv}` {t:.2e} s"),
-                    None => format!("`{i}`: unsolved"),
-                })
-                .collect::<Vec<_>>()
-                .join("; "),
+
+    /// The paper's conclusions, quoted verbatim, with our measurement beside each; decided
+    /// nowhere (our files are a few of each set, our solvers are not Siconos' families, our
+    /// limits capped).
+    fn conclusions(&self, tally: &Tally, out: &mut Outcome) {
+        let (precisions, cap) = (self.precisions, self.cap);
+        let Tally {
+            fastest_by,
+            nsgs_fail,
+        } = tally;
+        let fmt_fastest = |set: &str, tol: &str| -> String {
+            match fastest_by.get(&(set.to_string(), tol.to_string())) {
+                None => "no file here".into(),
+                Some(v) => v
+                    .iter()
+                    .map(|(i, b)| match b {
+                        Some((sv, t)) => format!("`{i}`: `{sv}` {t:.2e} s"),
+                        None => format!("`{i}`: unsolved"),
+                    })
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            }
+        };
+        let push_claim = |out: &mut Outcome, key: &str, quantity: &str, ours: f64, text: String| {
+            let (quote, loc) = claim_text(key);
+            out.comparisons.push(Comparison::claim(
+                quantity,
+                ours,
+                text,
+                format!("\"{quote}\""),
+                None,
+                loc,
+            ));
+        };
+        if precisions.contains(&1e-4) {
+            push_claim(
+                out,
+                "rigid_1e4",
+                "fastest solver at 1e-4 on the files of the named rigid sets",
+                f64::NAN,
+                format!(
+                    "{}. Not decided: of the six sets named, only KaplasTower has a file here, and \
+                     that file has mu 0.3 where the set's problems have 0.7 (Capsules and \
+                     BoxesStack, which we hold, were run by the paper at 1e-8 only)",
+                    fmt_fastest("KaplasTower", "1e-4")
+                ),
+            );
         }
-    };
-    let push_claim = |out: &mut Outcome, key: &str, quantity: &str, ours: f64, text: String| {
-        let (quote, loc) = claim_text(key);
-        out.comparisons.push(Comparison::claim(
-            quantity,
-            ours,
-            text,
-            format!("\"{quote}\""),
-            None,
-            loc,
-        ));
-    };
-    if precisions.contains(&1e-4) {
-        push_claim(
-            &mut out,
-            "rigid_1e4",
-            "fastest solver at 1e-4 on the files of the named rigid sets",
-            f64::NAN,
-            format!(
-                "{}. Not decided: of the six sets named, only KaplasTower has a file here, and \
-                 that file has mu 0.3 where the set's problems have 0.7 (Capsules and \
-                 BoxesStack, which we hold, were run by the paper at 1e-8 only)",
-                fmt_fastest("KaplasTower", "1e-4")
-            ),
-        );
-    }
-    if precisions.contains(&1e-8) {
-        push_claim(
-            &mut out,
-            "ppa_1e8",
-            "fastest solver at 1e-8 on the Capsules and BoxesStack files",
-            f64::NAN,
-            format!(
-                "Capsules: {}. BoxesStack: {}. Not decided: cpbench has no proximal-point \
-                 (PPA) solver, so neither PPA's rank nor NSGS's place behind it can be measured",
-                fmt_fastest("Capsules", "1e-8"),
-                fmt_fastest("BoxesStack", "1e-8")
-            ),
-        );
-        let fails: Vec<String> = ["Cubes_H8", "Capsules", "BoxesStack"]
+        if precisions.contains(&1e-8) {
+            push_claim(
+                out,
+                "ppa_1e8",
+                "fastest solver at 1e-8 on the Capsules and BoxesStack files",
+                f64::NAN,
+                format!(
+                    "Capsules: {}. BoxesStack: {}. Not decided: cpbench has no proximal-point \
+                     (PPA) solver, so neither PPA's rank nor NSGS's place behind it can be measured",
+                    fmt_fastest("Capsules", "1e-8"),
+                    fmt_fastest("BoxesStack", "1e-8")
+                ),
+            );
+            let fails: Vec<String> = ["Cubes_H8", "Capsules", "BoxesStack"]
+                .iter()
+                .filter_map(|set| {
+                    nsgs_fail
+                        .get(&(set.to_string(), "1e-8".to_string()))
+                        .map(|(f, n)| format!("{set} {f} of {n}"))
+                })
+                .collect();
+            push_claim(
+                out,
+                "nsgs_1e8",
+                "files where neither NSGS variant reached 1e-8 within our limit",
+                f64::NAN,
+                format!(
+                    "{}. Not decided: the claim is that some problems of each whole set resist \
+                     NSGS within the paper's limits (50 to 400 s); a few files of a set cannot \
+                     show that none do, and our limit is capped at {cap} s, so a failure here \
+                     does not show one under the paper's limit either",
+                    if fails.is_empty() {
+                        "no file of Cubes_H8, Capsules or BoxesStack here".to_string()
+                    } else {
+                        fails.join(", ")
+                    }
+                ),
+            );
+        }
+        let flex: Vec<String> = precisions
             .iter()
-            .filter_map(|set| {
-                nsgs_fail
-                    .get(&(set.to_string(), "1e-8".to_string()))
-                    .map(|(f, n)| format!("{set} {f} of {n}"))
-            })
+            .map(|t| format!("{t:e}: {}", fmt_fastest("Cubes_H8", &format!("{t:e}"))))
             .collect();
         push_claim(
-            &mut out,
-            "nsgs_1e8",
-            "files where neither NSGS variant reached 1e-8 within our limit",
+            out,
+            "newton_flexible",
+            "fastest solver on the flexible (Cubes_H8) file",
             f64::NAN,
             format!(
-                "{}. Not decided: the claim is that some problems of each whole set resist \
-                 NSGS within the paper's limits (50 to 400 s); a few files of a set cannot \
-                 show that none do, and our limit is capped at {cap} s, so a failure here \
-                 does not show one under the paper's limit either",
-                if fails.is_empty() {
-                    "no file of Cubes_H8, Capsules or BoxesStack here".to_string()
-                } else {
-                    fails.join(", ")
+                "{}. Not decided: the only flexible file here is `CubeH8.hdf5`, one 1-contact \
+                 problem of the 115 of the Cubes_H8 sets (none of LowWall_FEM), which every solver \
+                 solves in about 1e-5 s, where the timer's resolution orders the solvers",
+                flex.join("; ")
+            ),
+        );
+        let mut winners: Vec<String> = Vec::new();
+        for ((set, tol), v) in fastest_by {
+            let mut wins: BTreeMap<&str, usize> = BTreeMap::new();
+            for (_, b) in v {
+                if let Some((sv, _)) = b {
+                    *wins.entry(sv.as_str()).or_default() += 1;
                 }
+            }
+            let top = wins
+                .iter()
+                .max_by_key(|(_, w)| **w)
+                .map_or("none".to_string(), |(sv, w)| {
+                    format!("`{sv}` ({w} of {})", v.len())
+                });
+            winners.push(format!("{set} {tol}: {top}"));
+        }
+        push_claim(
+            out,
+            "no_universal",
+            "fastest solver per set and precision (most files won)",
+            f64::NAN,
+            format!(
+                "{}. Not decided: the claim is about Siconos' solver families on the whole test \
+                 sets; we hold a few files of four of the fifteen sets and other solvers",
+                winners.join("; ")
             ),
         );
     }
-    let flex: Vec<String> = precisions
-        .iter()
-        .map(|t| format!("{t:e}: {}", fmt_fastest("Cubes_H8", &format!("{t:e}"))))
-        .collect();
-    push_claim(
-        &mut out,
-        "newton_flexible",
-        "fastest solver on the flexible (Cubes_H8) file",
-        f64::NAN,
-        format!(
-            "{}. Not decided: the only flexible file here is `CubeH8.hdf5`, one 1-contact \
-             problem of the 115 of the Cubes_H8 sets (none of LowWall_FEM), which every solver \
-             solves in about 1e-5 s, where the timer's resolution orders the solvers",
-            flex.join("; ")
-        ),
-    );
-    let mut winners: Vec<String> = Vec::new();
-    for ((set, tol), v) in &fastest_by {
-        let mut wins: BTreeMap<&str, usize> = BTreeMap::new();
-        for (_, b) in v {
-            if let Some((sv, _)) = b {
-                *wins.entry(sv.as_str()).or_default() += 1;
-            }
-        }
-        let top = wins
-            .iter()
-            .max_by_key(|(_, w)| **w)
-            .map_or("none".to_string(), |(sv, w)| {
-                format!("`{sv}` ({w} of {})", v.len())
-            });
-        winners.push(format!("{set} {tol}: {top}"));
-    }
-    push_claim(
-        &mut out,
-        "no_universal",
-        "fastest solver per set and precision (most files won)",
-        f64::NAN,
-        format!(
-            "{}. Not decided: the claim is about Siconos' solver families on the whole test \
-             sets; we hold a few files of four of the fifteen sets and other solvers",
-            winners.join("; ")
-        ),
-    );
-    out.tables.push(sets_table);
-    out.tables.push(per_solver);
-    out.tables.push(per_problem);
-    out.notes.push(
-        "The mean times are set beside the paper's as claims, not as numbers within 10 %: \
-         they come from different code (cpbench's solvers, not Siconos'), another machine, \
-         capped time limits and a few files instead of whole sets; only the orders of \
-         magnitude can be read side by side."
-            .into(),
-    );
-    out.notes.push(format!(
-        "Time limits are the paper's capped at {cap} s per solve; a solver stopped by the cap \
-         that the paper's limit would have let finish counts as a failure here, which can \
-         only make 'unsolved' larger and NSGS fail more often than with the paper's limits."
-    ));
-    out.notes.push(
-        "Siconos' proximal-point (PPA) solvers, which the paper finds the most efficient at \
-         1e-8 on Bridge_PR, Chain, Capsules and BoxesStack (generally followed by NSGS), are \
-         not implemented in cpbench."
-            .into(),
-    );
-    out.not_compared.push(
-        "the paper's profiles over whole test sets and its Siconos solver families (PPA, \
-         VI-FP/EG, PSOR, NSN-FB/JM): FCLib v1.0 is not here (a few files of 4 of its 15 sets \
-         are), and cpbench has no PPA or VI solvers; every conclusion is therefore \
-         \"not decided\" with our measurement beside it"
-            .into(),
-    );
-    out.not_compared.push(
-        "the fastest-solver mean / std times of Table fclib-simulation: another code, machine, \
-         limit and file subset; set beside ours, not compared as numbers"
-            .into(),
-    );
-    Ok(out)
 }

@@ -174,17 +174,35 @@ impl Comparison {
         rel_tol: f64,
         source: impl Into<String>,
     ) -> Self {
-        Self {
-            quantity: quantity.into(),
+        let published = Published::Value {
+            value: published,
+            rel_tol,
+            printed: None,
+            reason: None,
+        };
+        Self::with(
+            quantity.into(),
             ours,
-            ours_text: ours_text.into(),
-            published: Published::Value {
-                value: published,
-                rel_tol,
-                printed: None,
-                reason: None,
-            },
-            source: source.into(),
+            ours_text.into(),
+            published,
+            source.into(),
+        )
+    }
+
+    /// The comparison of `ours` (printed as `ours_text`) with `published`.
+    fn with(
+        quantity: String,
+        ours: f64,
+        ours_text: String,
+        published: Published,
+        source: String,
+    ) -> Self {
+        Self {
+            quantity,
+            ours,
+            ours_text,
+            published,
+            source,
         }
     }
 
@@ -286,16 +304,17 @@ impl Comparison {
         holds: Option<bool>,
         source: impl Into<String>,
     ) -> Self {
-        Self {
-            quantity: quantity.into(),
+        let published = Published::Claim {
+            text: claim.into(),
+            holds,
+        };
+        Self::with(
+            quantity.into(),
             ours,
-            ours_text: ours_text.into(),
-            published: Published::Claim {
-                text: claim.into(),
-                holds,
-            },
-            source: source.into(),
-        }
+            ours_text.into(),
+            published,
+            source.into(),
+        )
     }
 
     /// Whether the published side is matched ([`Verdict`]).

@@ -114,6 +114,11 @@ pub fn max_abs_diff(a: &[f64], b: &[f64]) -> f64 {
         .fold(0.0, f64::max)
 }
 
+/// [`max_abs_diff`] relative to `max_i |a_i|` (NaN when `a` is empty or all zero).
+pub fn max_rel_diff(a: &[f64], b: &[f64]) -> f64 {
+    max_abs_diff(a, b) / a.iter().fold(0.0f64, |m, v| m.max(v.abs()))
+}
+
 /// Runs `cmd` (a CLI invocation) to its end and asserts it succeeded; the failure message
 /// names the command and carries its stderr. Returns the output (stdout, stderr, status).
 pub fn succeed(cmd: &mut std::process::Command) -> std::process::Output {

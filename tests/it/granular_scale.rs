@@ -7,7 +7,7 @@ use cpbench_granular::{SceneKind, SceneSpec};
 use cpbench_problems::io::{load, LoadOptions};
 use cpbench_problems::operator::OperatorKind;
 use cpbench_problems::Instance;
-use cpbench_test_support::solve;
+use cpbench_test_support::{max_rel_diff, solve};
 
 use crate::support::{cpbench, failure, stdout_of};
 
@@ -30,14 +30,6 @@ fn instance(sim: &mut cpbench_granular::Simulation, kind: OperatorKind) -> Insta
     let inst = sim.build_instance().unwrap().unwrap().clone();
     assert_eq!(inst.operator_kind(), kind);
     inst
-}
-
-fn max_rel_diff(a: &[f64], b: &[f64]) -> f64 {
-    let scale = a.iter().fold(0.0f64, |m, v| m.max(v.abs()));
-    a.iter()
-        .zip(b)
-        .fold(0.0f64, |m, (x, y)| m.max((x - y).abs()))
-        / scale
 }
 
 /// APGD from zero: a fixed budget of 150 iterations gives the same iterate on every storage
