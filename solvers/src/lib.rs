@@ -17,7 +17,7 @@
 //! | `nsgs` | non-smooth Gauss-Seidel for the true Coulomb problem | Acary & Brogliato 2008; De Saxce & Feng 1991 |
 //! | `newton-fb` | semismooth Newton on the Fischer-Burmeister function (general LCP) | De Luca, Facchinei & Kanzow 1996 |
 //! | `psor` | projected SOR for the general LCP (positive diagonal) | Cryer 1971; Cottle, Pang & Stone 1992 |
-//! | `nsn-ac` | semismooth Newton on the Alart-Curnier function (Coulomb; dense) | Alart & Curnier 1991 |
+//! | `nsn-ac`, `nsn-jm`, `nsn-nm` | semismooth Newton on the Alart-Curnier, Jean-Moreau and natural-map functions (Coulomb; sparse LU) | Alart & Curnier 1991; Acary, Bremond & Huber 2018 |
 //! | `lemke` | Lemke's complementary pivoting, lexicographic ratio test (general LCP) | Cottle, Pang & Stone 1992 |
 //! | `enum` | enumeration of the `2^n` complementary bases (general LCP, `n <= 20`) | Murty 1988; Siconos ENUM |
 //! | `desaxce-<ccp solver>` | De Saxce's fixed point on `s = mu ||u_T||` around a CCP solver (Coulomb) | De Saxce & Feng 1991; Acary et al. 2011 |
@@ -28,7 +28,7 @@
 //!
 //! 2-D friction cones (`d = 2`): `pgs`, `jacobi`, `apgd`, `spgqp`, `mprgp`, `mpgp`,
 //! `clarabel` and `nsgs` (exact planar one-contact solver) work on them directly; `ipm`,
-//! `nsn-ac` and the `desaxce-*` drivers through the exact 3-D embedding of [`embed`].
+//! `nsn-*` and the `desaxce-*` drivers through the exact 3-D embedding of [`embed`].
 //!
 //! Registry names may carry a preset, `name:preset` (see [`registry::PRESETS`]), e.g.
 //! `mprgp:permon-opt` for PERMON's settings with the `opt` expansion.
@@ -62,6 +62,7 @@ pub mod registry;
 pub mod result;
 pub mod settings;
 pub mod solver;
+mod sparse_lu;
 pub mod spgqp;
 pub mod state;
 pub mod status;

@@ -23,7 +23,7 @@ use crate::mpgp::{Mpgp, MpgpSettings};
 use crate::mprgp::{Expansion, Mprgp, MprgpSettings};
 use crate::newton_fb::{NewtonFb, NewtonFbSettings};
 use crate::nsgs::{Nsgs, NsgsSettings};
-use crate::nsn::{NsnAc, NsnAcSettings};
+use crate::nsn::{Nsn, NsnSettings};
 use crate::pgs::{Pgs, PgsSettings};
 use crate::psor::{Psor, PsorSettings};
 use crate::settings::{enum_values, parse, FieldDoc, SolverSettings};
@@ -210,9 +210,15 @@ pub const SOLVERS: &[SolverEntry] = &[
     entry!("nsgs", NsgsSettings => Nsgs::new, &[Coulomb], FirstOrder, false,
         "non-smooth Gauss-Seidel for the true Coulomb problem",
         "Acary & Brogliato 2008; De Saxce & Feng 1991"),
-    entry!("nsn-ac", NsnAcSettings => NsnAc::new, &[Coulomb], Factorising, false,
-        "semismooth Newton on the Alart-Curnier function (Coulomb; dense)",
-        "Alart & Curnier 1991"),
+    entry!("nsn-ac", NsnSettings => Nsn::alart_curnier, &[Coulomb], Factorising, false,
+        "semismooth Newton on the Alart-Curnier function (Coulomb; sparse LU)",
+        "Alart & Curnier 1991; Acary, Bremond & Huber 2018"),
+    entry!("nsn-jm", NsnSettings => Nsn::jean_moreau, &[Coulomb], Factorising, false,
+        "semismooth Newton on the Jean-Moreau function (Coulomb; sparse LU)",
+        "Acary, Bremond & Huber 2018, sec. 4"),
+    entry!("nsn-nm", NsnSettings => Nsn::natural_map, &[Coulomb], Factorising, false,
+        "semismooth Newton on the natural map with De Saxce's velocity (Coulomb; sparse LU)",
+        "Acary, Bremond & Huber 2018, sec. 4"),
     entry!("lemke", LemkeSettings => Lemke::new, &[Lcp], Factorising, true,
         "Lemke's complementary pivoting, lexicographic ratio test (general LCP)",
         "Cottle, Pang & Stone 1992, sec. 4.4, 4.9"),

@@ -49,11 +49,8 @@ use crate::solver::{Solver, StepOutcome, StepResult};
 use crate::state::IterState;
 use crate::status::SolverError;
 use cpbench_problems::{CscMatrix, ProblemClass};
-use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
 use faer::linalg::solvers::Solve;
-use faer::sparse::linalg::lu::{factorize_symbolic_lu, NumericLu, SymbolicLu};
-use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
-use faer::{Conj, Mat, MatMut, Par};
+use faer::Mat;
 use serde::{Deserialize, Serialize};
 
 /// Settings of [`NewtonFb`]. Defaults: DFK's `sigma = 1e-4`, `rho = 1e-8`, `p = 2.1`; at most
@@ -102,23 +99,18 @@ impl SolverSettings for NewtonFbSettings {
     }
 }
 
-/// The sparse factorisation of `H = D_a + D_b M` in one fixed pattern.
+/// The sparse factorisation of `H = D_a + D_b M` in one fixed pattern: `M`'s plus the
+/// diagonal.
 struct SparseLu {
-    col_ptr: Vec<usize>,
-    row_idx: Vec<usize>,
-    values: Vec<f64>,
-    /// Position in `values` of each stored entry of `M` (in `M`'s storage order).
+    lu: crate::sparse_lu::SparseLu,
+    /// Position in the values of each stored entry of `M` (in `M`'s storage order).
     m_pos: Vec<usize>,
-    /// Position in `values` of each diagonal entry.
+    /// Position in the values of each diagonal entry.
     diag_pos: Vec<usize>,
-    symbolic: SymbolicLu<usize>,
-    numeric: NumericLu<usize, f64>,
-    mem: MemBuffer,
 }
 
 impl SparseLu {
-    /// The pattern of `M` plus the diagonal, its symbolic LU and the scratch of the numeric
-    /// factorisation and solve.
+    /// The pattern of `M` plus the diagonal and its reusable LU ([`crate::sparse_lu`]).
     fn new(m: &CscMatrix) -> Result<Self, SolverError> {
         let n = m.ncols();
         let (cp, ri) = (m.col_ptr(), m.row_idx());
@@ -150,53 +142,17 @@ impl SparseLu {
             }
             col_ptr.push(row_idx.len());
         }
-        let sym = SymbolicSparseColMatRef::new_checked(n, n, &col_ptr, None, &row_idx);
-        let symbolic = factorize_symbolic_lu(sym, Default::default()).map_err(|e| {
-            SolverError::Numerical(format!(
-                "symbolic sparse LU: {}",
-                cpbench_problems::linalg::plain_debug(&e)
-            ))
-        })?;
-        let par = Par::Seq;
-        let req = StackReq::any_of(&[
-            symbolic.factorize_numeric_lu_scratch::<f64>(par, Default::default()),
-            symbolic.solve_in_place_scratch::<f64>(1, par),
-        ]);
-        let mem = MemBuffer::try_new(req)
-            .map_err(|_| SolverError::Numerical("out of memory for the sparse LU".into()))?;
-        let nnz = row_idx.len();
         Ok(Self {
-            col_ptr,
-            row_idx,
-            values: vec![0.0; nnz],
+            lu: crate::sparse_lu::SparseLu::new(n, col_ptr, row_idx)?,
             m_pos,
             diag_pos,
-            symbolic,
-            numeric: NumericLu::new(),
-            mem,
         })
     }
 
     /// Factorise `H` (values already set) and solve `H x = rhs` in place; `false` when the
     /// factorisation finds `H` singular.
     fn solve(&mut self, rhs: &mut [f64]) -> bool {
-        let n = rhs.len();
-        let sym = SymbolicSparseColMatRef::new_checked(n, n, &self.col_ptr, None, &self.row_idx);
-        let a = SparseColMatRef::new(sym, &self.values);
-        let stack = MemStack::new(&mut self.mem);
-        let Ok(lu) = self.symbolic.factorize_numeric_lu(
-            &mut self.numeric,
-            a,
-            Par::Seq,
-            stack,
-            Default::default(),
-        ) else {
-            return false;
-        };
-        let stack = MemStack::new(&mut self.mem);
-        let x = MatMut::from_column_major_slice_mut(rhs, n, 1);
-        lu.solve_in_place_with_conj(Conj::No, x, Par::Seq, stack);
-        true
+        self.lu.solve(rhs)
     }
 }
 
@@ -360,13 +316,14 @@ impl NewtonFb {
                 true
             }
             Some(LinearSolver::Sparse(lu)) => {
-                lu.values.fill(0.0);
+                let values = lu.lu.values_mut();
+                values.fill(0.0);
                 let (cp, ri, va) = (m.col_ptr(), m.row_idx(), m.values());
                 for j in 0..n {
                     for k in cp[j]..cp[j + 1] {
-                        lu.values[lu.m_pos[k]] = self.db[ri[k]] * va[k];
+                        values[lu.m_pos[k]] = self.db[ri[k]] * va[k];
                     }
-                    lu.values[lu.diag_pos[j]] += self.da[j];
+                    values[lu.diag_pos[j]] += self.da[j];
                 }
                 for (di, p) in self.d.iter_mut().zip(&self.phi) {
                     *di = -p;
@@ -558,8 +515,8 @@ mod tests {
             CscMatrix::from_triplets(3, 3, &[(0, 1, 1.0), (1, 0, 2.0), (2, 1, 3.0), (2, 2, 4.0)])
                 .unwrap();
         let lu = SparseLu::new(&m).unwrap();
-        assert_eq!(lu.col_ptr, vec![0, 2, 5, 6]);
-        assert_eq!(lu.row_idx, vec![0, 1, 0, 1, 2, 2]);
+        assert_eq!(lu.lu.col_ptr(), vec![0, 2, 5, 6]);
+        assert_eq!(lu.lu.row_idx(), vec![0, 1, 0, 1, 2, 2]);
         assert_eq!(lu.diag_pos, vec![0, 3, 5]);
         assert_eq!(lu.m_pos, vec![1, 2, 4, 5]);
     }

@@ -1,179 +1,295 @@
-//! NSN-AC: damped semismooth Newton on the Alart-Curnier function for the true Coulomb problem
-//! (Alart & Curnier 1991, CMAME 92, "A mixed formulation for frictional contact problems prone
-//! to Newton like solution methods"; Christensen, Klarbring, Pang & Stromberg 1998, IJNME 42;
-//! Acary & Brogliato 2008, section 13.5; Siconos' `SICONOS_FRICTION_3D_NSN_AC`).
+//! The semismooth Newton family for the true Coulomb problem: `nsn-ac` (Alart-Curnier), `nsn-jm`
+//! (Jean-Moreau), `nsn-nm` (natural map with De Saxce's velocity). Alart & Curnier 1991, CMAME
+//! 92, "A mixed formulation for frictional contact problems prone to Newton like solution
+//! methods"; Christensen, Klarbring, Pang & Stromberg 1998, IJNME 42; Acary, Bremond & Huber
+//! 2018, "On solving contact problems with Coulomb friction: formulations and numerical
+//! comparisons", sec. 4 and 5; Siconos' `SICONOS_FRICTION_3D_NSN_AC`, `_NSN_JM`, `_NSN_NM`.
 //!
-//! In fclib's notation, as in Alart & Curnier: `u = W r + q` is cpbench's `u = N gamma + r`
-//! (`W = N`, the reaction `r` is our unknown `gamma`, fclib's `q` our linear term `r`); in the
-//! code `r` is the reaction and `u` the velocity. With `u = W r + q` and a step `rho_c > 0` per contact (`1 / lambda_max(sym(W_cc))`), the
-//! Alart-Curnier function of contact `c` is
+//! Notation: fclib's `u = W r + q` is cpbench's `u = N gamma + r` (`W = N`, the reaction `r` is
+//! our unknown `gamma`, fclib's `q` our linear term `r`); in this module `r` is the reaction
+//! and `u` the velocity. `W` is used as stored (symmetric or not).
 //!
-//! ```text
-//! F_n = r_n - max(0, r_n - rho u_n)
-//! F_T = r_T - P_D(r_T - rho u_T, mu max(0, r_n - rho u_n))    (P_D: onto the disk of radius R)
-//! ```
+//! The contact functions `F_c(r_c, u_c)` and their Jacobian elements `A_c = dF_c/dr_c`,
+//! `B_c = dF_c/du_c` are in [`functions`]. `F(r) = 0` exactly when `r` solves the Coulomb
+//! problem. One iteration:
 //!
-//! and `F(r) = 0` exactly when `r` solves the Coulomb problem. One step: the generalised
-//! Jacobian `J = A + B W` (`A = dF/dr`, `B = dF/du`, 3x3 blocks per contact), the Newton
-//! direction `J d = -F` by a dense LU (so the solver is for `n` up to a few thousand), and an
-//! Armijo backtracking on `1/2 ||F||^2` (at most a third of `max_halvings` halvings, one
-//! product each). When the LU fails or its line search does (a rank-deficient `W` makes `J`
-//! singular), the Levenberg-Marquardt direction `(J^T J + ||F|| I) d = -J^T F` (Fan & Yuan
-//! 2005, Computing 74) with up to `max_halvings` halvings; when that fails too, `Stalled`.
+//! 1. `u = W r + q` (one counted product), `F` and the blocks `A_c`, `B_c`;
+//! 2. the Newton matrix `J = A + B W`, assembled **sparse**: its pattern (the 3x3 blocks of
+//!    `W`'s block rows plus the diagonal blocks, `nnz <= 3 nnz(W) + 9 nc`: linear in the
+//!    contacts) and faer's symbolic LU are built once in `init`; each iteration writes the
+//!    values in place and runs the numeric LU with partial pivoting ([`crate::sparse_lu`]);
+//!    up to `dense_max_n` unknowns a dense LU is used instead;
+//! 3. `J d = -F`; a line search on the merit `theta = 1/2 ||F||^2` along `d`: Armijo
+//!    backtracking `theta(r + t d) <= theta + sigma t theta'` (halving `t`), or
+//!    Goldstein-Price (`theta + (1 - sigma) t theta' <= theta(r + t d) <= theta + sigma t
+//!    theta'`, bisection between the bounds), with `theta' = -2 theta` for a Newton
+//!    direction;
+//! 4. when `J` is singular (a rank-deficient `W` makes the rows of sticking contacts
+//!    dependent), `d` not finite, or its line search fails: the regularised directions
+//!    `(J + lambda I) d = -F` with `lambda = ||F||` times `1e-2, 1, 1e2, 1e4` in turn (the
+//!    Levenberg-Marquardt parameter of Fan & Yuan 2005, Computing 74, applied to `J` itself),
+//!    each with Armijo when it descends (slope `F . J d`, one counted product); then the
+//!    steepest descent direction of the merit, `d = -J^T F` (`theta' = -||J^T F||^2`), with
+//!    Armijo and twice the halvings; when that fails too, the solve ends `stalled`.
 //!
-//! `step` allocates the dense `n x n` Jacobian and its LU (faer); the vectors are allocated
-//! in `init`. Each Newton step counts one product for `u` and one per line-search trial.
+//! The steps `rho` per contact ([`RhoStrategy`], Siconos' `SICONOS_FRICTION_3D_NSN_RHO_STRATEGY`):
+//! `spectral-norm` `rho_n = rho_t = 1 / lambda_max(sym(W_cc))` (the default, as before),
+//! `split-spectral-norm` `rho_n = 1 / W_cc[n, n]`, `rho_t = 1 / lambda_max(sym(W_cc)_TT)`,
+//! `constant` `rho_n = rho_t = rho`.
+//!
+//! 3-D contacts only; 2-D instances go through the exact 3-D embedding ([`crate::embed`]).
+//! Counters: `halvings`, `gradient_steps` (iterations on the descent direction),
+//! `factorisations`, `pattern_nnz` (stored entries of `J`). `step` allocates nothing on the
+//! sparse path; the dense path (small `n`) allocates its `n x n` matrix.
+
+pub mod functions;
 
 use crate::kernels::{coulomb_mu, lambda_max3, sym_part3};
 use crate::problem::Problem;
 use crate::settings::{SolverSettings, Validator};
 use crate::solver::{Solver, StepOutcome, StepResult};
+use crate::sparse_lu::SparseLu;
 use crate::state::IterState;
 use crate::status::SolverError;
-use cpbench_problems::ProblemClass;
+use cpbench_problems::{CscMatrix, ProblemClass};
 use faer::linalg::solvers::Solve;
-use faer::{Col, Mat, Side};
+use faer::Mat;
+pub use functions::Function;
 use serde::{Deserialize, Serialize};
 
-/// Settings of [`NsnAc`]. Defaults: Armijo constant `1e-4`, at most 30 halvings, `n <= 4000`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct NsnAcSettings {
-    /// Armijo sufficient-decrease constant `sigma`, in `(0, 1/2)`.
-    pub sigma: f64,
-    /// Largest number of step halvings per Newton step (`>= 1`).
-    pub max_halvings: u32,
-    /// Largest `n` accepted (the Jacobian is dense: `8 n^2` bytes).
-    pub max_n: usize,
+/// The shifts of the regularised directions `(J + lambda I) d = -F` tried in turn when the
+/// Newton direction fails, as multiples of `||F||`.
+const SHIFT_SCALES: [f64; 4] = [1e-2, 1.0, 1e2, 1e4];
+
+/// The line search on the merit `1/2 ||F||^2`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LineSearch {
+    /// The full Newton step, whatever the merit does (non-monotone).
+    None,
+    /// Backtracking by halving until the Armijo condition holds.
+    Armijo,
+    /// Goldstein-Price: both the sufficient-decrease and the not-too-short condition, by
+    /// bisection (a unit step that satisfies Armijo but not the lower bound is accepted).
+    GoldsteinPrice,
 }
 
-impl Default for NsnAcSettings {
+/// The steps `rho_n`, `rho_t` of each contact.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RhoStrategy {
+    /// `rho_n = rho_t = 1 / lambda_max(sym(W_cc))`.
+    SpectralNorm,
+    /// `rho_n = 1 / W_cc[n, n]`, `rho_t = 1 / lambda_max` of the tangential 2x2 block of
+    /// `sym(W_cc)`.
+    SplitSpectralNorm,
+    /// `rho_n = rho_t = rho` (the setting `rho`).
+    Constant,
+}
+
+/// Settings of the `nsn-*` solvers (shared; the function is the solver's name). Defaults:
+/// Armijo with `sigma = 1e-4` and at most 20 halvings, spectral-norm steps, the sparse LU
+/// above 90 unknowns (30 contacts).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct NsnSettings {
+    /// The line search on the merit `1/2 ||F||^2`.
+    pub line_search: LineSearch,
+    /// Sufficient-decrease constant `sigma`, in `(0, 1/2)`.
+    pub sigma: f64,
+    /// Largest number of step halvings per Newton direction (`>= 1`; the descent fallback
+    /// gets twice as many).
+    pub max_halvings: u32,
+    /// How the steps `rho` of each contact are set.
+    pub rho_strategy: RhoStrategy,
+    /// The step of the `constant` strategy (`> 0`).
+    pub rho: f64,
+    /// Largest `n` factorised by a dense LU (`8 n^2` bytes); above, the sparse LU.
+    pub dense_max_n: usize,
+}
+
+impl Default for NsnSettings {
     fn default() -> Self {
         Self {
+            line_search: LineSearch::Armijo,
             sigma: 1e-4,
-            max_halvings: 30,
-            max_n: 4000,
+            max_halvings: 20,
+            rho_strategy: RhoStrategy::SpectralNorm,
+            rho: 1.0,
+            dense_max_n: 90,
         }
     }
 }
 
-impl SolverSettings for NsnAcSettings {
-    const SOLVER: &'static str = "nsn-ac";
+impl SolverSettings for NsnSettings {
+    const SOLVER: &'static str = "nsn-*";
 
     fn check(&self, v: &mut Validator) {
-        v.in_open("sigma", self.sigma, 0.0, 0.5).at_least(
-            "max_halvings",
-            self.max_halvings.into(),
-            1,
-        );
+        v.in_open("sigma", self.sigma, 0.0, 0.5)
+            .at_least("max_halvings", self.max_halvings.into(), 1)
+            .positive("rho", self.rho);
     }
 }
 
-/// Semismooth Newton on the Alart-Curnier function ([`ProblemClass::Coulomb`] only).
-#[derive(Clone, Debug)]
-pub struct NsnAc {
-    settings: NsnAcSettings,
-    rho: Vec<f64>,
-    u: Vec<f64>,
-    f: Vec<f64>,
-    trial: Vec<f64>,
-    /// Per contact `[A_c | B_c]`, row-major 3x3 each.
-    ab: Vec<([f64; 9], [f64; 9])>,
-    halvings: u64,
-    lm_steps: u64,
+/// The Newton matrix `J = A + B W` in a fixed sparse pattern, with the map from `W`'s entries
+/// and the diagonal blocks to its values.
+struct SparseJacobian {
+    lu: SparseLu,
+    /// For stored entry `p` of `W` (row `i`, column `j`) and `k = 0, 1, 2`: the position of
+    /// `J[3 c(i) + k, j]`.
+    w_pos: Vec<usize>,
+    /// For contact `c` and `(k, l)`: the position of `J[3c + k, 3c + l]`.
+    a_pos: Vec<usize>,
 }
 
-impl NsnAc {
-    /// A semismooth Newton solver; errors on invalid settings.
-    pub fn new(settings: NsnAcSettings) -> Result<Self, SolverError> {
+impl SparseJacobian {
+    /// The pattern of `J` for `W` (`n = 3 nc`): in column `j`, the three rows of every contact
+    /// with an entry of `W` in that column, and the rows of `j`'s own contact.
+    fn new(w: &CscMatrix) -> Result<Self, SolverError> {
+        let n = w.ncols();
+        let nc = n / 3;
+        let (cp, ri) = (w.col_ptr(), w.row_idx());
+        let mut col_ptr = Vec::with_capacity(n + 1);
+        let mut row_idx: Vec<usize> = Vec::with_capacity(3 * w.nnz() + 9 * nc);
+        let mut contacts: Vec<usize> = Vec::new();
+        col_ptr.push(0);
+        for j in 0..n {
+            contacts.clear();
+            contacts.push(j / 3);
+            contacts.extend(ri[cp[j]..cp[j + 1]].iter().map(|&i| i / 3));
+            contacts.sort_unstable();
+            contacts.dedup();
+            for &c in &contacts {
+                row_idx.extend(3 * c..3 * c + 3);
+            }
+            col_ptr.push(row_idx.len());
+        }
+        // positions: binary search of the contact's first row within its column
+        let find = |j: usize, row: usize| -> usize {
+            let s = &row_idx[col_ptr[j]..col_ptr[j + 1]];
+            col_ptr[j] + s.binary_search(&row).expect("row in the pattern")
+        };
+        let mut w_pos = vec![0; 3 * w.nnz()];
+        for j in 0..n {
+            for p in cp[j]..cp[j + 1] {
+                let first = find(j, 3 * (ri[p] / 3));
+                for k in 0..3 {
+                    w_pos[3 * p + k] = first + k;
+                }
+            }
+        }
+        let mut a_pos = vec![0; 9 * nc];
+        for c in 0..nc {
+            for l in 0..3 {
+                let first = find(3 * c + l, 3 * c);
+                for k in 0..3 {
+                    a_pos[9 * c + 3 * k + l] = first + k;
+                }
+            }
+        }
+        Ok(Self {
+            lu: SparseLu::new(n, col_ptr, row_idx)?,
+            w_pos,
+            a_pos,
+        })
+    }
+
+    /// Write `J + shift I = A + shift I + B W` into the values (`ab[c] = (A_c, B_c)`).
+    fn assemble(&mut self, w: &CscMatrix, ab: &[([f64; 9], [f64; 9])], shift: f64) {
+        let values = self.lu.values_mut();
+        values.fill(0.0);
+        for (c, (a, _)) in ab.iter().enumerate() {
+            for (e, &pos) in self.a_pos[9 * c..9 * c + 9].iter().enumerate() {
+                values[pos] += a[e] + if e % 4 == 0 { shift } else { 0.0 };
+            }
+        }
+        let (ri, va) = (w.row_idx(), w.values());
+        for (p, (&i, &v)) in ri.iter().zip(va).enumerate() {
+            let (b, li) = (&ab[i / 3].1, i % 3);
+            for k in 0..3 {
+                values[self.w_pos[3 * p + k]] += b[3 * k + li] * v;
+            }
+        }
+    }
+
+    /// `out = J^T f` from the stored values.
+    fn transpose_times(&self, f: &[f64], out: &mut [f64]) {
+        let (cp, ri, va) = (self.lu.col_ptr(), self.lu.row_idx(), self.lu.values());
+        for (j, o) in out.iter_mut().enumerate() {
+            *o = (cp[j]..cp[j + 1]).map(|p| va[p] * f[ri[p]]).sum();
+        }
+    }
+}
+
+/// The linear algebra of the Newton equation.
+enum Linear {
+    /// Dense LU of `J` (small `n`); `J` is kept for the descent direction.
+    Dense(Mat<f64>),
+    /// Sparse LU in a fixed pattern.
+    Sparse(Box<SparseJacobian>),
+}
+
+/// Semismooth Newton on a contact function ([`ProblemClass::Coulomb`] only).
+pub struct Nsn {
+    name: &'static str,
+    function: Function,
+    settings: NsnSettings,
+    rho: Vec<[f64; 2]>,
+    u: Vec<f64>,
+    f: Vec<f64>,
+    d: Vec<f64>,
+    trial: Vec<f64>,
+    /// Per contact `(A_c, B_c)`, row-major 3x3 each.
+    ab: Vec<([f64; 9], [f64; 9])>,
+    linear: Option<Linear>,
+    halvings: u64,
+    shifted_steps: u64,
+    gradient_steps: u64,
+    factorisations: u64,
+}
+
+impl Nsn {
+    /// `nsn-ac`: the Alart-Curnier function. Errors: invalid settings.
+    pub fn alart_curnier(settings: NsnSettings) -> Result<Self, SolverError> {
+        Self::new("nsn-ac", Function::AlartCurnier, settings)
+    }
+
+    /// `nsn-jm`: the Jean-Moreau function. Errors: invalid settings.
+    pub fn jean_moreau(settings: NsnSettings) -> Result<Self, SolverError> {
+        Self::new("nsn-jm", Function::JeanMoreau, settings)
+    }
+
+    /// `nsn-nm`: the natural map with De Saxce's velocity. Errors: invalid settings.
+    pub fn natural_map(settings: NsnSettings) -> Result<Self, SolverError> {
+        Self::new("nsn-nm", Function::NaturalMap, settings)
+    }
+
+    fn new(
+        name: &'static str,
+        function: Function,
+        settings: NsnSettings,
+    ) -> Result<Self, SolverError> {
         settings.validate()?;
         Ok(Self {
+            name,
+            function,
             settings,
             rho: Vec::new(),
             u: Vec::new(),
             f: Vec::new(),
+            d: Vec::new(),
             trial: Vec::new(),
             ab: Vec::new(),
+            linear: None,
             halvings: 0,
-            lm_steps: 0,
+            shifted_steps: 0,
+            gradient_steps: 0,
+            factorisations: 0,
         })
     }
-}
 
-/// Alart-Curnier function of one contact into `f`; with `jac`, also `A = dF/dr`, `B = dF/du`
-/// (row-major) of one element of the generalised Jacobian.
-#[inline]
-fn ac_contact(
-    r: &[f64],
-    u: &[f64],
-    mu: f64,
-    rho: f64,
-    f: &mut [f64],
-    jac: Option<(&mut [f64; 9], &mut [f64; 9])>,
-) {
-    let xn = r[0] - rho * u[0];
-    let y = [r[1] - rho * u[1], r[2] - rho * u[2]];
-    let rad = mu * xn.max(0.0);
-    let ny = y[0].hypot(y[1]);
-    f[0] = r[0] - xn.max(0.0);
-    let (p, inside) = if ny <= rad {
-        (y, true)
-    } else {
-        (
-            if ny > 0.0 {
-                [rad * y[0] / ny, rad * y[1] / ny]
-            } else {
-                [0.0, 0.0]
-            },
-            false,
-        )
-    };
-    f[1] = r[1] - p[0];
-    f[2] = r[2] - p[1];
-    let Some((a, b)) = jac else { return };
-    a.iter_mut().for_each(|v| *v = 0.0);
-    b.iter_mut().for_each(|v| *v = 0.0);
-    // normal row
-    if xn > 0.0 {
-        b[0] = rho;
-    } else {
-        a[0] = 1.0;
-    }
-    // dP/dy (2x2) and dP/dR (2)
-    let (dpdy, dpdr) = if inside {
-        ([1.0, 0.0, 0.0, 1.0], [0.0, 0.0])
-    } else if ny > 0.0 {
-        let (e0, e1) = (y[0] / ny, y[1] / ny);
-        let s = rad / ny;
-        (
-            [
-                s * (1.0 - e0 * e0),
-                -s * e0 * e1,
-                -s * e0 * e1,
-                s * (1.0 - e1 * e1),
-            ],
-            [e0, e1],
-        )
-    } else {
-        ([0.0; 4], [0.0, 0.0])
-    };
-    let drdx = if xn > 0.0 { mu } else { 0.0 };
-    for i in 0..2 {
-        let row = 3 * (i + 1);
-        // dF_T/dr_n = -dP/dR dR/dx_n; dF_T/du_n = dP/dR dR/dx_n rho
-        a[row] = -dpdr[i] * drdx;
-        b[row] = dpdr[i] * drdx * rho;
-        for j in 0..2 {
-            let d = dpdy[2 * i + j];
-            a[row + 1 + j] = if i == j { 1.0 } else { 0.0 } - d;
-            b[row + 1 + j] = rho * d;
-        }
-    }
-}
-
-impl NsnAc {
-    /// `F(r)` into `self.f` (after `u = W r + q` into `self.u`, one counted product) and
-    /// `1/2 ||F||^2`; with `jac`, also the per-contact blocks.
+    /// `F(r)` into `self.f` (after `u = W r + q` into `self.u`, one counted product) and the
+    /// merit `1/2 ||F||^2`; with `jac`, also the blocks `(A_c, B_c)`.
     fn eval(&mut self, problem: &Problem, r: &[f64], mu: &[f64], jac: bool) -> f64 {
         problem.gradient(r, &mut self.u);
         let mut theta = 0.0;
@@ -181,52 +297,185 @@ impl NsnAc {
             let o = 3 * c;
             let (rr, uu) = (&r[o..o + 3], &self.u[o..o + 3]);
             let fc = &mut self.f[o..o + 3];
-            if jac {
+            let blocks = if jac {
                 let (a, b) = &mut self.ab[c];
-                ac_contact(rr, uu, m, self.rho[c], fc, Some((a, b)));
+                Some((a, b))
             } else {
-                ac_contact(rr, uu, m, self.rho[c], fc, None);
-            }
+                None
+            };
+            functions::eval(self.function, rr, uu, m, self.rho[c], fc, blocks);
             theta += fc.iter().map(|v| v * v).sum::<f64>();
         }
         0.5 * theta
     }
-}
 
-impl NsnAc {
-    /// Armijo backtracking along `d` from `state.gamma` on `1/2 ||F||^2` (value `theta0` at
-    /// `t = 0`), at most `halvings` halvings; on success `state.gamma` moves.
+    /// The merit at `r + t d` (into `self.trial`), one product.
+    fn merit_at(&mut self, problem: &Problem, r: &[f64], mu: &[f64], t: f64) -> f64 {
+        for ((x, ri), di) in self.trial.iter_mut().zip(r).zip(&self.d) {
+            *x = ri + t * di;
+        }
+        let trial = std::mem::take(&mut self.trial);
+        let theta = self.eval(problem, &trial, mu, false);
+        self.trial = trial;
+        theta
+    }
+
+    /// A line search of `kind` with at most `halvings` halvings along `self.d` from
+    /// `state.gamma` (merit `theta0`, slope `slope < 0`); on success `state.gamma` moves and `true` is returned.
     fn line_search(
         &mut self,
         problem: &Problem,
         state: &mut IterState,
         mu: &[f64],
-        d: &[f64],
         theta0: f64,
-        halvings: u32,
+        slope: f64,
+        (kind, halvings): (LineSearch, u32),
     ) -> bool {
-        let mut t = 1.0;
-        for _ in 0..=halvings {
-            for (i, x) in self.trial.iter_mut().enumerate() {
-                *x = state.gamma[i] + t * d[i];
+        let sigma = self.settings.sigma;
+        if kind == LineSearch::None {
+            for (x, d) in state.gamma.iter_mut().zip(&self.d) {
+                *x += d;
             }
-            let trial = std::mem::take(&mut self.trial);
-            let theta = self.eval(problem, &trial, mu, false);
-            self.trial = trial;
-            if theta <= (1.0 - 2.0 * self.settings.sigma * t) * theta0 {
+            return true;
+        }
+        let (mut lo, mut hi, mut t) = (0.0f64, f64::INFINITY, 1.0f64);
+        for _ in 0..=halvings {
+            let theta = self.merit_at(problem, &state.gamma, mu, t);
+            if !(theta <= theta0 + sigma * t * slope) {
+                hi = t;
+            } else if kind == LineSearch::GoldsteinPrice
+                && theta < theta0 + (1.0 - sigma) * t * slope
+                && t < 1.0
+            {
+                lo = t;
+            } else {
                 state.gamma.copy_from_slice(&self.trial);
                 return true;
             }
-            t *= 0.5;
+            t = if hi.is_finite() {
+                0.5 * (lo + hi)
+            } else {
+                2.0 * t
+            };
             self.halvings += 1;
         }
         false
     }
+
+    /// The Newton direction `(J + shift I) d = -F` into `self.d` (`J` assembled from
+    /// `self.ab`); `false` when the matrix is singular or `d` is not finite.
+    fn newton_direction(&mut self, w: &CscMatrix, shift: f64) -> bool {
+        self.factorisations += 1;
+        for (d, f) in self.d.iter_mut().zip(&self.f) {
+            *d = -f;
+        }
+        match self.linear.as_mut().expect("set in init") {
+            Linear::Sparse(jac) => {
+                jac.assemble(w, &self.ab, shift);
+                if !jac.lu.solve(&mut self.d) {
+                    return false;
+                }
+            }
+            Linear::Dense(jm) => {
+                dense_jacobian(jm, w, &self.ab, shift);
+                let rhs = faer::ColRef::from_slice(&self.d);
+                let x = jm.partial_piv_lu().solve(rhs);
+                for (d, v) in self.d.iter_mut().zip(x.iter()) {
+                    *d = *v;
+                }
+            }
+        }
+        self.d.iter().all(|v| v.is_finite())
+    }
+
+    /// The merit's slope along `self.d`, `(J^T F) . d = F . (J d)`, with `J` from the blocks
+    /// (one product with `W`: `J d = A d + B (W d)`, counted).
+    fn slope(&mut self, problem: &Problem) -> f64 {
+        problem.instance().matvec(&self.d, &mut self.trial);
+        problem.add_matvecs(1);
+        let mut s = 0.0;
+        for (c, (a, b)) in self.ab.iter().enumerate() {
+            let o = 3 * c;
+            let (dc, wd) = (&self.d[o..o + 3], &self.trial[o..o + 3]);
+            for k in 0..3 {
+                let jd: f64 = (0..3)
+                    .map(|l| a[3 * k + l] * dc[l] + b[3 * k + l] * wd[l])
+                    .sum();
+                s += self.f[o + k] * jd;
+            }
+        }
+        s
+    }
+
+    /// The steepest descent direction of the merit, `d = -J^T F`, into `self.d`; returns
+    /// the slope `-||J^T F||^2`. `J` is the last matrix assembled (with its shift).
+    fn descent_direction(&mut self) -> f64 {
+        match self.linear.as_ref().expect("set in init") {
+            Linear::Sparse(jac) => jac.transpose_times(&self.f, &mut self.d),
+            Linear::Dense(jm) => {
+                for (j, d) in self.d.iter_mut().enumerate() {
+                    *d = (0..self.f.len()).map(|i| jm[(i, j)] * self.f[i]).sum();
+                }
+            }
+        }
+        let mut s = 0.0;
+        for d in &mut self.d {
+            *d = -*d;
+            s += *d * *d;
+        }
+        -s
+    }
 }
 
-impl Solver for NsnAc {
+/// `J + shift I = A + shift I + B W` written into the dense `jm` (`n x n`).
+fn dense_jacobian(jm: &mut Mat<f64>, w: &CscMatrix, ab: &[([f64; 9], [f64; 9])], shift: f64) {
+    jm.fill(0.0);
+    for (c, (a, _)) in ab.iter().enumerate() {
+        for k in 0..3 {
+            for l in 0..3 {
+                jm[(3 * c + k, 3 * c + l)] += a[3 * k + l] + if k == l { shift } else { 0.0 };
+            }
+        }
+    }
+    for col in 0..w.ncols() {
+        let (rows, vals) = w.col(col);
+        for (&i, &v) in rows.iter().zip(vals) {
+            let (b, li) = (&ab[i / 3].1, i % 3);
+            for k in 0..3 {
+                jm[(3 * (i / 3) + k, col)] += b[3 * k + li] * v;
+            }
+        }
+    }
+}
+
+/// The steps of contact `c` by `strategy` from its diagonal block `W_cc` (row-major).
+fn contact_rho(strategy: RhoStrategy, rho: f64, wcc: &[f64; 9]) -> [f64; 2] {
+    let inv = |l: f64| {
+        if l > 0.0 && l.is_finite() {
+            1.0 / l
+        } else {
+            1.0
+        }
+    };
+    let s = sym_part3(wcc);
+    match strategy {
+        RhoStrategy::Constant => [rho, rho],
+        RhoStrategy::SpectralNorm => {
+            let r = inv(lambda_max3(&s));
+            [r, r]
+        }
+        RhoStrategy::SplitSpectralNorm => {
+            // the larger eigenvalue of the tangential 2x2 block [s4 s5; s7 s8]
+            let (a, b, d) = (s[4], s[5], s[8]);
+            let l = 0.5 * (a + d) + (0.25 * (a - d) * (a - d) + b * b).sqrt();
+            [inv(s[0]), inv(l)]
+        }
+    }
+}
+
+impl Solver for Nsn {
     fn name(&self) -> &'static str {
-        "nsn-ac"
+        self.name
     }
 
     fn supports(&self, class: ProblemClass) -> bool {
@@ -234,100 +483,72 @@ impl Solver for NsnAc {
     }
 
     fn init(&mut self, problem: &Problem, _state: &mut IterState) -> Result<(), SolverError> {
+        let inst = problem.instance();
         let n = problem.n();
-        if n > self.settings.max_n {
-            return Err(SolverError::InvalidSetting {
-                name: "max_n",
-                value: self.settings.max_n.to_string(),
-                reason: "the instance is larger than max_n (dense Jacobian)",
-            });
-        }
         let nc = n / 3;
+        let s = &self.settings;
         self.rho = (0..nc)
-            .map(|c| {
-                let l = lambda_max3(&sym_part3(&problem.instance().diag_block(c)));
-                if l > 0.0 {
-                    1.0 / l
-                } else {
-                    1.0
-                }
-            })
+            .map(|c| contact_rho(s.rho_strategy, s.rho, &inst.diag_block(c)))
             .collect();
         self.u = vec![0.0; n];
         self.f = vec![0.0; n];
+        self.d = vec![0.0; n];
         self.trial = vec![0.0; n];
         self.ab = vec![([0.0; 9], [0.0; 9]); nc];
+        self.linear = Some(if n <= s.dense_max_n {
+            Linear::Dense(Mat::zeros(n, n))
+        } else {
+            Linear::Sparse(Box::new(SparseJacobian::new(inst.n_mat())?))
+        });
         self.halvings = 0;
-        self.lm_steps = 0;
+        self.shifted_steps = 0;
+        self.gradient_steps = 0;
+        self.factorisations = 0;
         Ok(())
     }
 
     fn step(&mut self, problem: &Problem, state: &mut IterState) -> StepResult {
         let inst = problem.instance();
         let mu = coulomb_mu(self, inst)?;
-        let n = problem.n();
         let theta0 = self.eval(problem, &state.gamma, mu, true);
         if theta0 == 0.0 {
             return Ok(StepOutcome::Stalled);
         }
-        // J = A + B W, assembled column by column of W
-        let w = inst.n_mat();
-        let mut jm = Mat::<f64>::zeros(n, n);
-        for (c, (a, _)) in self.ab.iter().enumerate() {
-            let o = 3 * c;
-            for i in 0..3 {
-                for j in 0..3 {
-                    jm[(o + i, o + j)] += a[3 * i + j];
+        let (kind, h) = (self.settings.line_search, self.settings.max_halvings);
+        if self.newton_direction(inst.n_mat(), 0.0)
+            && self.line_search(problem, state, mu, theta0, -2.0 * theta0, (kind, h))
+        {
+            return Ok(StepOutcome::Continue);
+        }
+        // J singular (a rank-deficient W makes the rows of sticking contacts dependent), d not
+        // finite, or no decrease: the regularised direction (J + ||F|| I) d = -F (the shift of
+        // Levenberg-Marquardt's lambda = ||F||, Fan & Yuan 2005), Armijo along it when it
+        // descends
+        let norm_f = (2.0 * theta0).sqrt();
+        for scale in SHIFT_SCALES {
+            self.shifted_steps += 1;
+            if self.newton_direction(inst.n_mat(), scale * norm_f) {
+                let slope = self.slope(problem);
+                if slope < 0.0
+                    && self.line_search(problem, state, mu, theta0, slope, (LineSearch::Armijo, h))
+                {
+                    return Ok(StepOutcome::Continue);
                 }
             }
         }
-        for col in 0..n {
-            let (rows, vals) = w.col(col);
-            for (&i, &v) in rows.iter().zip(vals) {
-                let (c, li) = (i / 3, i % 3);
-                let b = &self.ab[c].1;
-                for k in 0..3 {
-                    let bk = b[3 * k + li];
-                    if bk != 0.0 {
-                        jm[(3 * c + k, col)] += bk * v;
-                    }
-                }
-            }
-        }
-        let rhs = Col::<f64>::from_fn(n, |i| -self.f[i]);
-        // 1. the Newton direction (LU); 2. when it fails or its line search does, the
-        // Levenberg-Marquardt direction (J^T J + lambda I) d = -J^T F, lambda = ||F||
-        // (Fan & Yuan 2005), which is a descent direction for the merit also where J is
-        // singular (rank-deficient W makes the rows of sticking contacts dependent).
-        // A singular J gives non-finite entries in the LU solve: the finiteness test catches it.
-        let d: Vec<f64> = jm.partial_piv_lu().solve(&rhs).iter().copied().collect();
-        if d.iter().all(|v| v.is_finite())
+        // J singular, d not finite, or no decrease along d: steepest descent of the merit
+        self.gradient_steps += 1;
+        let slope = self.descent_direction();
+        if slope < 0.0
             && self.line_search(
                 problem,
                 state,
                 mu,
-                &d,
                 theta0,
-                self.settings.max_halvings / 3,
+                slope,
+                (LineSearch::Armijo, 2 * h),
             )
         {
-            return Ok(StepOutcome::Continue);
-        }
-        self.lm_steps += 1;
-        let lambda = (2.0 * theta0).sqrt();
-        let mut h = jm.transpose() * &jm;
-        for i in 0..n {
-            h[(i, i)] += lambda;
-        }
-        let g = jm.transpose() * &rhs;
-        let Ok(llt) = h.llt(Side::Lower) else {
-            return Ok(StepOutcome::Stalled);
-        };
-        let d: Vec<f64> = llt.solve(&g).iter().copied().collect();
-        if d.iter().any(|v| !v.is_finite()) {
-            return Ok(StepOutcome::Stalled);
-        }
-        if self.line_search(problem, state, mu, &d, theta0, self.settings.max_halvings) {
             Ok(StepOutcome::Continue)
         } else {
             Ok(StepOutcome::Stalled)
@@ -335,9 +556,17 @@ impl Solver for NsnAc {
     }
 
     fn counters(&self) -> Vec<(&'static str, f64)> {
+        let nnz = match &self.linear {
+            Some(Linear::Sparse(j)) => j.lu.row_idx().len(),
+            Some(Linear::Dense(m)) => m.nrows() * m.ncols(),
+            None => 0,
+        };
         vec![
             ("halvings", self.halvings as f64),
-            ("lm_steps", self.lm_steps as f64),
+            ("shifted_steps", self.shifted_steps as f64),
+            ("gradient_steps", self.gradient_steps as f64),
+            ("factorisations", self.factorisations as f64),
+            ("pattern_nnz", nnz as f64),
         ]
     }
 }
