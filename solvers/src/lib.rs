@@ -20,6 +20,8 @@
 //! | `nsn-ac`, `nsn-jm`, `nsn-nm` | semismooth Newton on the Alart-Curnier, Jean-Moreau and natural-map functions (Coulomb; sparse LU) | Alart & Curnier 1991; Acary, Bremond & Huber 2018 |
 //! | `lemke` | Lemke's complementary pivoting, lexicographic ratio test (general LCP) | Cottle, Pang & Stone 1992 |
 //! | `enum` | enumeration of the `2^n` complementary bases (general LCP, `n <= 20`) | Murty 1988; Siconos ENUM |
+//! | `vi-fpp` | fixed-point projection on the Coulomb VI, self-adaptive step | Acary, Bremond & Huber 2018; Siconos VI_FPP |
+//! | `vi-eg` | extragradient on the Coulomb VI, Khobotov's self-adaptive step | Korpelevich 1976; Khobotov 1987; Marcotte 1991 |
 //! | `desaxce-<ccp solver>` | De Saxce's fixed point on `s = mu ||u_T||` around a CCP solver (Coulomb) | De Saxce & Feng 1991; Acary et al. 2011 |
 //!
 //! The authoritative list (with classes, cost models and settings ranges) is the registry's
@@ -27,8 +29,9 @@
 //! place, [`settings::SolverSettings`].
 //!
 //! 2-D friction cones (`d = 2`): `pgs`, `jacobi`, `apgd`, `spgqp`, `mprgp`, `mpgp`,
-//! `clarabel` and `nsgs` (exact planar one-contact solver) work on them directly; `ipm`,
-//! `nsn-*` and the `desaxce-*` drivers through the exact 3-D embedding of [`embed`].
+//! `clarabel`, `nsgs` (exact planar one-contact solver), `vi-fpp` and `vi-eg` work on them
+//! directly; `ipm`, `nsn-*` and the `desaxce-*` drivers through the exact 3-D embedding of
+//! [`embed`].
 //!
 //! Registry names may carry a preset, `name:preset` (see [`registry::PRESETS`]), e.g.
 //! `mprgp:permon-opt` for PERMON's settings with the `opt` expansion.
@@ -66,6 +69,7 @@ mod sparse_lu;
 pub mod spgqp;
 pub mod state;
 pub mod status;
+pub mod vi;
 
 pub use driven::{DrivenAnswer, DrivenSolver, Monitor};
 pub use executor::{ExecSettings, Executor};

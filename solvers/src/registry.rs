@@ -30,6 +30,7 @@ use crate::settings::{enum_values, parse, FieldDoc, SolverSettings};
 use crate::solver::Solver;
 use crate::spgqp::{SpgQp, SpgQpSettings};
 use crate::status::SolverError;
+use crate::vi::{Vi, ViSettings};
 use cpbench_problems::ProblemClass;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -219,6 +220,12 @@ pub const SOLVERS: &[SolverEntry] = &[
     entry!("nsn-nm", NsnSettings => Nsn::natural_map, &[Coulomb], Factorising, false,
         "semismooth Newton on the natural map with De Saxce's velocity (Coulomb; sparse LU)",
         "Acary, Bremond & Huber 2018, sec. 4"),
+    entry!("vi-fpp", ViSettings => Vi::fpp, &[Coulomb], FirstOrder, false,
+        "fixed-point projection on the Coulomb VI, self-adaptive step (Khobotov ratio)",
+        "Acary, Bremond & Huber 2018; Siconos VI_FPP"),
+    entry!("vi-eg", ViSettings => Vi::eg, &[Coulomb], FirstOrder, false,
+        "extragradient on the Coulomb VI, self-adaptive step of Khobotov / Marcotte",
+        "Korpelevich 1976; Khobotov 1987; Marcotte 1991; Siconos VI_EG"),
     entry!("lemke", LemkeSettings => Lemke::new, &[Lcp], Factorising, true,
         "Lemke's complementary pivoting, lexicographic ratio test (general LCP)",
         "Cottle, Pang & Stone 1992, sec. 4.4, 4.9"),

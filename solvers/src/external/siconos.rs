@@ -41,7 +41,7 @@ pub struct SiconosEntry {
 }
 
 /// The built-in Siconos solvers.
-pub const SICONOS_SOLVERS: [SiconosEntry; 6] = [
+pub const SICONOS_SOLVERS: [SiconosEntry; 8] = [
     SiconosEntry {
         name: "nsgs",
         solver_id: "SICONOS_FRICTION_3D_NSGS",
@@ -65,6 +65,22 @@ pub const SICONOS_SOLVERS: [SiconosEntry; 6] = [
         class: ProblemClass::Coulomb,
         cone_dim: Some(3),
         description: "Siconos' ADMM for the 3-D Coulomb problem",
+    },
+    SiconosEntry {
+        name: "vi-fpp",
+        solver_id: "SICONOS_FRICTION_3D_VI_FPP",
+        driver: "fc3d_driver",
+        class: ProblemClass::Coulomb,
+        cone_dim: Some(3),
+        description: "Siconos' fixed-point projection on the 3-D Coulomb VI, self-adaptive step",
+    },
+    SiconosEntry {
+        name: "vi-eg",
+        solver_id: "SICONOS_FRICTION_3D_VI_EG",
+        driver: "fc3d_driver",
+        class: ProblemClass::Coulomb,
+        cone_dim: Some(3),
+        description: "Siconos' extragradient on the 3-D Coulomb VI, self-adaptive step",
     },
     SiconosEntry {
         name: "lemke",

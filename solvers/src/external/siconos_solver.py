@@ -33,6 +33,8 @@ SOLVERS = {
     "nsgs": ("fc3d", "SICONOS_FRICTION_3D_NSGS"),
     "nsn-ac": ("fc3d", "SICONOS_FRICTION_3D_NSN_AC"),
     "admm": ("fc3d", "SICONOS_FRICTION_3D_ADMM"),
+    "vi-fpp": ("fc3d", "SICONOS_FRICTION_3D_VI_FPP"),
+    "vi-eg": ("fc3d", "SICONOS_FRICTION_3D_VI_EG"),
     "fc2d-nsgs": ("fc2d", "SICONOS_FRICTION_2D_NSGS"),
     "lemke": ("lcp", "SICONOS_LCP_LEMKE"),
     "newton-fb": ("lcp", "SICONOS_LCP_NEWTON_FB_FBLSA"),

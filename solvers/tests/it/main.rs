@@ -15,3 +15,4 @@ mod registry;
 mod siconos_global;
 mod small_problems;
 mod support;
+mod vi;

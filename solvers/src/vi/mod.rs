@@ -1,0 +1,467 @@
+//! Projection methods for the variational inequality of the true Coulomb problem:
+//! `vi-fpp` (fixed-point projection with a self-adaptive step) and `vi-eg` (Korpelevich's
+//! extragradient with the self-adaptive step of Khobotov and Marcotte).
+//!
+//! Notation: fclib and Siconos write `u = W r + q` with the reaction `r` as unknown; that is
+//! cpbench's `u = N gamma + r` (`W = N`, fclib's `r` our `gamma`, fclib's `q` our linear term
+//! `r`). This module uses fclib's letters throughout (`r` the reaction, `q` the data, `u` the
+//! velocity), as the papers do.
+//!
+//! **The VI** (Acary, Bremond & Huber 2018, "On solving contact problems with Coulomb friction:
+//! formulations and numerical comparisons", in *Advanced Topics in Nonsmooth Dynamics*,
+//! Springer, section "Variational inequality formulation" and its projection methods; De Saxce
+//! & Feng 1991 for the modified velocity): with `K` the product of the Coulomb cones `K_mu_c`
+//! (3-D blocks, or 2-D blocks `|r_t| <= mu r_n`) and De Saxce's modified velocity
+//!
+//! ```text
+//! F(r) = W r + q + g(W r + q),    g(u)_c = (mu_c ||u_T,c||, 0, 0)    (0 on the tangents)
+//! ```
+//!
+//! the Coulomb problem is: find `r in K` with `F(r)^T (s - r) >= 0` for every `s in K`, i.e.
+//! `r = P_K(r - rho F(r))` for any `rho > 0` (the natural map of docs/formulation.md section 4,
+//! whose norm over `max(||q||, ||r||, ||u||)` is the fc3d error). `W` is used as stored (not
+//! symmetrised); `F` is not monotone in general, so neither method has a convergence guarantee
+//! on the Coulomb problem (Acary et al. 2018 report both converging, slowly, on most fclib
+//! problems).
+//!
+//! **vi-fpp** (fixed-point projection; Siconos `SICONOS_FRICTION_3D_VI_FPP`, that is
+//! `variationalInequality_FixedPointProjection` with its default line search, "Armijo rule with
+//! Khobotov ratio"): from `r_k`,
+//!
+//! ```text
+//! z(rho) = P_K(r_k - rho F(r_k))
+//! accept rho when  rho ||F(z) - F(r_k)|| <= L ||z - r_k||,  else rho <- tau rho (at most
+//!                  ls_max_iter trials; the last trial is taken when none passes)
+//! r_{k+1} = z(rho)
+//! rho <- rho / tau  when  rho ||F(z) - F(r_k)|| < L_min ||z - r_k||   (an easy step)
+//! ```
+//!
+//! **vi-eg** (extragradient; Korpelevich 1976, "The extragradient method for finding saddle
+//! points and other problems", Matecon 12; the step rule of Khobotov 1987, USSR Comput. Math.
+//! Math. Phys. 27(5), 120-127, and Marcotte 1991, INFOR 29, 258-270): the same search for the
+//! predictor `z`, then the corrector
+//!
+//! ```text
+//! r_{k+1} = P_K(r_k - rho F(z))
+//! ```
+//!
+//! with the same growth rule. For a monotone Lipschitz `F` Khobotov's test `rho ||F(z) - F(r)||
+//! <= L ||z - r||`, `L < 1`, makes every step decrease the distance to the solution set.
+//! Siconos' `SICONOS_FRICTION_3D_VI_EG` (`variationalInequality_ExtraGradient`, default line
+//! search) has the same predictor and step rule but starts its corrector from the predictor,
+//! `r_{k+1} = P_K(z - rho F(z))` (its iterate is overwritten by `z` in the search): two
+//! projection steps of one `rho`, not Korpelevich's correction of `r_k`. On the fclib fixtures
+//! it needs fewer iterations than `vi-eg` (Box_Stacks 115 against 724, Spheres 587 against
+//! 2764 to the fc3d error 1e-8), so `siconos:vi-eg` and `vi-eg` are different methods.
+//!
+//! **Defaults** are Siconos' (`variationalInequality_FixedPointProjection_setDefaultSolverOptions`
+//! and `variationalInequality_ExtraGradient_setDefaultSolverOptions`, which the fc3d wrappers
+//! `fc3d_VI_FixedPointProjection` / `fc3d_VI_ExtraGradient` use unchanged): starting step
+//! `rho = 1` (`dparam[SICONOS_VI_EG_DPARAM_RHO] = -1`: variable step from 1), `tau = 2/3`,
+//! growth `3/2` (`TAUINV`), `L = 0.9`, `L_min = 0.3`, at most 10 trials (`ls_itermax = 10` in
+//! the solvers). Differences from Siconos: a trial passes with `<=` (Siconos: `<`), so that a
+//! fixed point (`z = r_k`, both sides 0) is accepted instead of shrinking `rho`; `F` at the
+//! accepted point is kept for the next iteration (Siconos evaluates it again), so an
+//! iteration of `vi-fpp` costs one product per trial and one of `vi-eg` one more (the corrector);
+//! the step is refused below a floor (`rho_min`, relative to `1 / max_c lambda_max(sym W_cc)`):
+//! the step then returns `Stalled` instead of looping on an ever smaller `rho`, and a step that
+//! leaves `r` exactly unchanged does the same. Stopping is the executor's (fc3d error by
+//! default), not Siconos' "light" error `||r_{k+1} - r_k|| / ||r_{k+1}||`.
+//!
+//! Both cone dimensions are handled natively: the block size (3, or 2 for fc2d problems) is read
+//! from the instance; the projection is [`project_coulomb_cone`] and the De Saxce shift uses
+//! `||u_T|| = |u_t|` on 2-D blocks. `step` allocates nothing (vectors allocated in `init`).
+
+use crate::kernels::{coulomb_mu, lambda_max, sym_part3};
+use crate::observer::IterInfo;
+use crate::problem::Problem;
+use crate::settings::{SolverSettings, Validator};
+use crate::solver::{Solver, StepOutcome, StepResult};
+use crate::state::IterState;
+use crate::status::SolverError;
+use cpbench_problems::constraints::project_coulomb_cone;
+use cpbench_problems::ProblemClass;
+use serde::{Deserialize, Serialize};
+
+/// Settings of [`Vi`] (both `vi-fpp` and `vi-eg`). Defaults: Siconos' (module docs): `rho0 = 1`,
+/// `tau = 2/3`, `grow = 3/2`, `l = 0.9`, `l_min = 0.3`, 10 trials, floor `1e-10`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ViSettings {
+    /// Starting step `rho > 0` (Siconos: 1, `dparam[SICONOS_VI_EG_DPARAM_RHO] = -1`).
+    pub rho0: f64,
+    /// Factor `tau` in `(0, 1)` applied to `rho` after a failed trial (Siconos `LS_TAU`, 2/3).
+    pub tau: f64,
+    /// Factor `> 1` applied to `rho` after an easy step (Siconos `LS_TAUINV`, 3/2).
+    pub grow: f64,
+    /// Khobotov's constant `L`, in `(0, 1)`, of the trial test
+    /// `rho ||F(z) - F(r)|| <= L ||z - r||` (Siconos `LS_L`, 0.9).
+    pub l: f64,
+    /// Growth threshold `L_min`, in `(0, L]`, of the test `rho ||F(z) - F(r)|| < L_min ||z - r||`
+    /// after which `rho` grows (Siconos `LS_LMIN`, 0.3).
+    pub l_min: f64,
+    /// Largest number of step trials per iteration (`>= 1`; Siconos' `ls_itermax`, 10); when
+    /// none passes, the last (smallest) step is taken.
+    pub ls_max_iter: u32,
+    /// Floor of `rho` relative to `1 / max_c lambda_max(sym W_cc)`, below which a step reports
+    /// `Stalled` (`> 0`).
+    pub rho_min: f64,
+}
+
+impl Default for ViSettings {
+    fn default() -> Self {
+        Self {
+            rho0: 1.0,
+            tau: 2.0 / 3.0,
+            grow: 1.5,
+            l: 0.9,
+            l_min: 0.3,
+            ls_max_iter: 10,
+            rho_min: 1e-10,
+        }
+    }
+}
+
+impl SolverSettings for ViSettings {
+    const SOLVER: &'static str = "vi";
+
+    fn check(&self, v: &mut Validator) {
+        v.positive("rho0", self.rho0)
+            .in_open("tau", self.tau, 0.0, 1.0)
+            .require(
+                "grow",
+                self.grow > 1.0 && self.grow.is_finite(),
+                self.grow,
+                || "> 1, finite".into(),
+            )
+            .in_open("l", self.l, 0.0, 1.0)
+            .in_open_closed("l_min", self.l_min, 0.0, self.l)
+            .at_least("ls_max_iter", self.ls_max_iter.into(), 1)
+            .positive("rho_min", self.rho_min);
+    }
+}
+
+/// Which projection method a [`Vi`] runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ViMethod {
+    /// Fixed-point projection, `r <- P_K(r - rho F(r))` (`vi-fpp`).
+    FixedPoint,
+    /// Extragradient, `z = P_K(r - rho F(r))`, `r <- P_K(r - rho F(z))` (`vi-eg`).
+    ExtraGradient,
+}
+
+/// The VI projection methods for the Coulomb problem ([`ProblemClass::Coulomb`] only; module
+/// docs).
+#[derive(Clone, Debug)]
+pub struct Vi {
+    settings: ViSettings,
+    method: ViMethod,
+    /// The iterate `r` at which `u` was computed (to detect a changed state).
+    r: Vec<f64>,
+    /// `u = W r + q` at [`Vi::r`].
+    u: Vec<f64>,
+    /// Trial point `z` and `u` at it.
+    z: Vec<f64>,
+    uz: Vec<f64>,
+    /// Whether `u` holds the velocity at `r`.
+    u_valid: bool,
+    /// Current step and its floor (absolute).
+    rho: f64,
+    rho_floor: f64,
+    /// Counters: failed trials (shrinks), growths, iterations whose every trial failed.
+    shrinks: u64,
+    grows: u64,
+    ls_failures: u64,
+    /// Trials of the last iteration.
+    last_trials: u32,
+}
+
+impl Vi {
+    /// A VI solver running `method`; errors on invalid settings.
+    pub fn new(method: ViMethod, settings: ViSettings) -> Result<Self, SolverError> {
+        settings.validate()?;
+        Ok(Self {
+            rho: settings.rho0,
+            settings,
+            method,
+            r: Vec::new(),
+            u: Vec::new(),
+            z: Vec::new(),
+            uz: Vec::new(),
+            u_valid: false,
+            rho_floor: 0.0,
+            shrinks: 0,
+            grows: 0,
+            ls_failures: 0,
+            last_trials: 0,
+        })
+    }
+
+    /// `vi-fpp` ([`ViMethod::FixedPoint`]).
+    pub fn fpp(settings: ViSettings) -> Result<Self, SolverError> {
+        Self::new(ViMethod::FixedPoint, settings)
+    }
+
+    /// `vi-eg` ([`ViMethod::ExtraGradient`]).
+    pub fn eg(settings: ViSettings) -> Result<Self, SolverError> {
+        Self::new(ViMethod::ExtraGradient, settings)
+    }
+}
+
+/// De Saxce's shift of one contact's velocity block: `mu ||u_T||` (`|u_t|` on a 2-D block).
+#[inline]
+fn shift(u: &[f64], mu: f64) -> f64 {
+    if u.len() == 2 {
+        mu * u[1].abs()
+    } else {
+        mu * u[1].hypot(u[2])
+    }
+}
+
+/// `out = P_K(x - rho F)` with `F = u + g(u)` from the velocity `uf` (blockwise, block size
+/// `bs`, one `mu` per block).
+fn project_step(x: &[f64], uf: &[f64], rho: f64, mu: &[f64], bs: usize, out: &mut [f64]) {
+    for (((o, xc), uc), &m) in out
+        .chunks_exact_mut(bs)
+        .zip(x.chunks_exact(bs))
+        .zip(uf.chunks_exact(bs))
+        .zip(mu)
+    {
+        let s = shift(uc, m);
+        o[0] = xc[0] - rho * (uc[0] + s);
+        for i in 1..bs {
+            o[i] = xc[i] - rho * uc[i];
+        }
+        project_coulomb_cone(o, m);
+    }
+}
+
+/// `(||F(z) - F(r)||, ||z - r||)` from the velocities `uz`, `ur` at `z`, `r`.
+fn khobotov_norms(
+    z: &[f64],
+    r: &[f64],
+    uz: &[f64],
+    ur: &[f64],
+    mu: &[f64],
+    bs: usize,
+) -> (f64, f64) {
+    let (mut df2, mut dx2) = (0.0, 0.0);
+    for ((((zc, rc), uzc), urc), &m) in z
+        .chunks_exact(bs)
+        .zip(r.chunks_exact(bs))
+        .zip(uz.chunks_exact(bs))
+        .zip(ur.chunks_exact(bs))
+        .zip(mu)
+    {
+        let d0 = (uzc[0] + shift(uzc, m)) - (urc[0] + shift(urc, m));
+        df2 += d0 * d0;
+        for i in 1..bs {
+            let d = uzc[i] - urc[i];
+            df2 += d * d;
+        }
+        for i in 0..bs {
+            let d = zc[i] - rc[i];
+            dx2 += d * d;
+        }
+    }
+    (df2.sqrt(), dx2.sqrt())
+}
+
+impl Solver for Vi {
+    fn name(&self) -> &'static str {
+        match self.method {
+            ViMethod::FixedPoint => "vi-fpp",
+            ViMethod::ExtraGradient => "vi-eg",
+        }
+    }
+
+    fn supports(&self, class: ProblemClass) -> bool {
+        class == ProblemClass::Coulomb
+    }
+
+    /// 3-D and 2-D cones (the block size is read from the instance).
+    fn handles_cone_dim(&self, _dim: usize) -> bool {
+        true
+    }
+
+    fn init(&mut self, problem: &Problem, state: &mut IterState) -> Result<(), SolverError> {
+        let inst = problem.instance();
+        let n = problem.n();
+        let bs = problem.constraints().block_size();
+        let mut scale: f64 = 0.0;
+        for c in 0..n / bs.max(1) {
+            let b = inst.diag_block(c);
+            let l = if bs == 2 {
+                lambda_max(&b, 2)
+            } else {
+                lambda_max(&sym_part3(&b), 3)
+            };
+            if l.is_finite() {
+                scale = scale.max(l);
+            }
+        }
+        // the floor relative to the step 1 / max_c lambda_max(sym W_cc) (1 when W_cc vanish)
+        let unit = if scale > 0.0 { 1.0 / scale } else { 1.0 };
+        self.rho_floor = self.settings.rho_min * unit;
+        self.rho = self.settings.rho0;
+        self.r = state.gamma.clone();
+        self.u = vec![0.0; n];
+        self.z = vec![0.0; n];
+        self.uz = vec![0.0; n];
+        problem.gradient(&self.r, &mut self.u);
+        self.u_valid = true;
+        self.shrinks = 0;
+        self.grows = 0;
+        self.ls_failures = 0;
+        self.last_trials = 0;
+        Ok(())
+    }
+
+    fn step(&mut self, problem: &Problem, state: &mut IterState) -> StepResult {
+        let inst = problem.instance();
+        let mu = coulomb_mu(self, inst)?;
+        let bs = problem.constraints().block_size();
+        let s = &self.settings;
+        // the state is the solver's last iterate unless someone moved it
+        if !self.u_valid || self.r != state.gamma {
+            self.r.copy_from_slice(&state.gamma);
+            problem.gradient(&self.r, &mut self.u);
+        }
+        let mut rho = self.rho;
+        let (mut a1, mut a2) = (0.0, 0.0);
+        let mut accepted = false;
+        let mut trials = 0;
+        while trials < s.ls_max_iter {
+            if trials > 0 {
+                rho *= s.tau;
+                self.shrinks += 1;
+            }
+            trials += 1;
+            project_step(&self.r, &self.u, rho, mu, bs, &mut self.z);
+            problem.gradient(&self.z, &mut self.uz);
+            (a1, a2) = khobotov_norms(&self.z, &self.r, &self.uz, &self.u, mu, bs);
+            if rho * a1 <= s.l * a2 {
+                accepted = true;
+                break;
+            }
+        }
+        self.last_trials = trials;
+        if !accepted {
+            self.ls_failures += 1;
+        }
+        let moved = a2 > 0.0;
+        match self.method {
+            ViMethod::FixedPoint => {
+                std::mem::swap(&mut self.r, &mut self.z);
+                std::mem::swap(&mut self.u, &mut self.uz);
+            }
+            ViMethod::ExtraGradient => {
+                // corrector from r_k with F at the predictor z; z is free again afterwards
+                project_step(&self.r, &self.uz, rho, mu, bs, &mut self.z);
+                std::mem::swap(&mut self.r, &mut self.z);
+                problem.gradient(&self.r, &mut self.u);
+            }
+        }
+        self.rho = if rho * a1 < s.l_min * a2 {
+            self.grows += 1;
+            rho * s.grow
+        } else {
+            rho
+        };
+        state.gamma.copy_from_slice(&self.r);
+        state.grad.copy_from_slice(&self.u);
+        state.grad_fresh = true;
+        self.u_valid = true;
+        if !moved || self.rho < self.rho_floor || !self.rho.is_finite() {
+            return Ok(StepOutcome::Stalled);
+        }
+        Ok(StepOutcome::Continue)
+    }
+
+    fn counters(&self) -> Vec<(&'static str, f64)> {
+        vec![
+            ("rho", self.rho),
+            ("rho_shrinks", self.shrinks as f64),
+            ("rho_grows", self.grows as f64),
+            ("line_search_failures", self.ls_failures as f64),
+        ]
+    }
+
+    fn message(&self) -> Option<String> {
+        (self.rho < self.rho_floor).then(|| {
+            format!(
+                "{}: the step rho = {:.3e} fell below its floor {:.3e} (rho_min {:.1e} relative \
+                 to 1 / max lambda_max(W_cc))",
+                self.name(),
+                self.rho,
+                self.rho_floor,
+                self.settings.rho_min
+            )
+        })
+    }
+
+    fn iter_info(&self) -> IterInfo {
+        let mut info = IterInfo::new();
+        info.push("rho", self.rho);
+        info.push("trials", self.last_trials as f64);
+        info
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn settings_validation() {
+        assert!(Vi::fpp(ViSettings::default()).is_ok());
+        for bad in [
+            ViSettings {
+                tau: 1.0,
+                ..ViSettings::default()
+            },
+            ViSettings {
+                l_min: 0.95,
+                ..ViSettings::default()
+            },
+            ViSettings {
+                grow: 1.0,
+                ..ViSettings::default()
+            },
+            ViSettings {
+                ls_max_iter: 0,
+                ..ViSettings::default()
+            },
+            ViSettings {
+                rho0: 0.0,
+                ..ViSettings::default()
+            },
+        ] {
+            assert!(Vi::eg(bad.clone()).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn projection_step_and_norms_2d_and_3d() {
+        // 3-D: x = 0, u = (-1, 2, 0), mu = 0.5, rho = 1: F = (-1 + 1, 2, 0) = (0, 2, 0);
+        // x - F = (0, -2, 0) projects to ((0 + 0.5 * 2) / 1.25, ...) = (0.8, -0.4, 0)
+        let mut out = [0.0; 3];
+        project_step(&[0.0; 3], &[-1.0, 2.0, 0.0], 1.0, &[0.5], 3, &mut out);
+        assert!((out[0] - 0.8).abs() < 1e-15 && (out[1] + 0.4).abs() < 1e-15);
+        // 2-D: the same in the plane
+        let mut out2 = [0.0; 2];
+        project_step(&[0.0; 2], &[-1.0, 2.0], 1.0, &[0.5], 2, &mut out2);
+        assert_eq!(out2, [out[0], out[1]]);
+        // ||F(z) - F(r)||: the shifts 0.5 * 2 and 0.5 * 1 differ by 0.5 in the normal
+        let (a1, a2) = khobotov_norms(
+            &[1.0, 0.0],
+            &[0.0, 0.0],
+            &[0.0, 1.0],
+            &[0.0, 2.0],
+            &[0.5],
+            2,
+        );
+        assert!((a1 - (0.25f64 + 1.0).sqrt()).abs() < 1e-15);
+        assert_eq!(a2, 1.0);
+    }
+}

@@ -1,0 +1,188 @@
+//! `vi-fpp` and `vi-eg`, the projection methods on the Coulomb VI: one-contact problems with
+//! closed-form solutions (3-D and 2-D, sticking and sliding, a non-symmetric `W`), agreement
+//! with `nsgs` on an fclib and an fc2d fixture, and the refusal of other classes.
+
+use cpbench_problems::io::{load, ClassChoice, LoadOptions};
+use cpbench_problems::{
+    ConstraintSet, CscMatrix, Instance, ProblemClass, Provenance, ValidationOptions,
+};
+use cpbench_solvers::registry::build;
+use cpbench_solvers::Status;
+use cpbench_test_support::{counter, fixture, max_abs_diff, solve};
+
+const VI: [&str; 2] = ["vi-fpp", "vi-eg"];
+
+fn coulomb(w: &[f64], q: &[f64], mu: f64) -> Instance {
+    let d = q.len();
+    let m = CscMatrix::from_dense_col_major(d, d, w).unwrap();
+    Instance::new_coulomb_dim(
+        "one",
+        m,
+        q.to_vec(),
+        vec![mu],
+        d,
+        Provenance::default(),
+        ValidationOptions::default(),
+    )
+    .unwrap()
+}
+
+fn coulomb_file(rel: &str) -> Instance {
+    let opts = LoadOptions {
+        class: ClassChoice::Coulomb,
+        ..Default::default()
+    };
+    load(&fixture(rel), &opts).unwrap_or_else(|e| panic!("{rel}: {e}"))
+}
+
+/// `||a - b|| / max(||a||, ||b||)`.
+fn rel_diff(a: &[f64], b: &[f64]) -> f64 {
+    let n = |x: &[f64]| x.iter().map(|v| v * v).sum::<f64>().sqrt();
+    let d: Vec<f64> = a.iter().zip(b).map(|(x, y)| x - y).collect();
+    n(&d) / n(a).max(n(b)).max(f64::MIN_POSITIVE)
+}
+
+#[test]
+fn one_contact_closed_forms_to_1e_10() {
+    let s5 = 5f64.sqrt();
+    let eye3 = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
+    // a non-symmetric W (column-major): rows (2, 0.5, 0), (0.2, 1, 0), (0, 0.1, 1.5)
+    let wns = [2.0, 0.2, 0.0, 0.5, 1.0, 0.1, 0.0, 0.0, 1.5];
+    let r_ns = [1.0, 0.1, 0.05];
+    let q_ns: Vec<f64> = (0..3)
+        .map(|i| -(0..3).map(|j| wns[i + 3 * j] * r_ns[j]).sum::<f64>())
+        .collect();
+    let cases: Vec<(&str, Instance, Vec<f64>)> = vec![
+        // W = I, sticking: u = 0, r = -q = (1, -0.1, -0.05), |r_T| = 0.11 < 0.5
+        (
+            "stick 3-D",
+            coulomb(&eye3, &[-1.0, 0.1, 0.05], 0.5),
+            vec![1.0, -0.1, -0.05],
+        ),
+        // W = I, sliding: u_n = 0 gives r_n = 1; r_T = -mu r_n u_T / |u_T| with u_T = q_T - r_T
+        // along q_T = (2, 1): r_T = -0.5 (2, 1) / sqrt 5
+        (
+            "slide 3-D",
+            coulomb(&eye3, &[-1.0, 2.0, 1.0], 0.5),
+            vec![1.0, -1.0 / s5, -0.5 / s5],
+        ),
+        // non-symmetric W, sticking: q = -W r*, r* inside the cone
+        (
+            "stick 3-D, W non-symmetric",
+            coulomb(&wns, &q_ns, 0.5),
+            r_ns.to_vec(),
+        ),
+        // 2-D, W = I: sticking r = (1, -0.2); sliding r = (1, -0.5), u_t = 3 - 0.5 > 0
+        (
+            "stick 2-D",
+            coulomb(&[1.0, 0.0, 0.0, 1.0], &[-1.0, 0.2], 0.5),
+            vec![1.0, -0.2],
+        ),
+        (
+            "slide 2-D",
+            coulomb(&[1.0, 0.0, 0.0, 1.0], &[-1.0, 3.0], 0.5),
+            vec![1.0, -0.5],
+        ),
+    ];
+    for (what, inst, want) in &cases {
+        assert_eq!(inst.class(), ProblemClass::Coulomb);
+        for name in VI {
+            let a = solve(name, inst, 1e-10, 10_000);
+            assert_eq!(
+                a.status,
+                Status::Converged,
+                "{name} {what}: {:?}",
+                a.message
+            );
+            assert!(a.residuals.fc3d_error <= 1e-10, "{name} {what}");
+            assert!(
+                max_abs_diff(&a.gamma, want) < 1e-9,
+                "{name} {what}: {:?} vs {want:?}",
+                a.gamma
+            );
+            assert!(counter(&a, "rho") > 0.0);
+        }
+    }
+}
+
+#[test]
+fn agree_with_nsgs_on_fclib_and_fc2d_fixtures() {
+    for f in [
+        "fclib/Box_Stacks-i0122-82-5.hdf5",
+        "fc2d/FC2D_SliderCrankLagrangian00000.dat",
+    ] {
+        let inst = coulomb_file(f);
+        let reference = solve("nsgs", &inst, 1e-8, 10_000);
+        assert_eq!(reference.status, Status::Converged, "nsgs {f}");
+        let u_ref = velocity(&inst, &reference.gamma);
+        for name in VI {
+            let a = solve(name, &inst, 1e-8, 20_000);
+            assert_eq!(a.status, Status::Converged, "{name} {f}: {:?}", a.message);
+            assert!(a.residuals.fc3d_error <= 1e-8, "{name} {f}");
+            // the velocities agree (measured: below 1e-7; the reactions need not, W may be
+            // singular)
+            let u = velocity(&inst, &a.gamma);
+            let d = rel_diff(&u, &u_ref);
+            assert!(d < 1e-6, "{name} {f}: relative velocity gap {d:.2e}");
+        }
+    }
+}
+
+/// `u = W r + q`.
+fn velocity(inst: &Instance, r: &[f64]) -> Vec<f64> {
+    let mut u = vec![0.0; inst.n()];
+    inst.gradient(r, &mut u);
+    u
+}
+
+#[test]
+fn other_classes_are_refused() {
+    let eye3 = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
+    let m = CscMatrix::from_dense_col_major(3, 3, &eye3).unwrap();
+    let (p, o) = (Provenance::default(), ValidationOptions::default());
+    let ccp = Instance::new(
+        "ccp",
+        m.clone(),
+        vec![-1.0, 2.0, 0.0],
+        ConstraintSet::coulomb(vec![0.5]),
+        p.clone(),
+        o,
+    )
+    .unwrap();
+    let lcp = Instance::new("lcp", m, vec![-1.0; 3], ConstraintSet::NonNegative, p, o).unwrap();
+    for name in VI {
+        let b = build(name, None).unwrap();
+        assert!(b.solver.supports(ProblemClass::Coulomb), "{name}");
+        for inst in [&ccp, &lcp] {
+            assert!(!b.solver.supports(inst.class()), "{name}");
+            let a = solve(name, inst, 1e-8, 100);
+            assert_eq!(a.status, Status::Unsupported, "{name} on {}", inst.class());
+            assert!(a.message.unwrap().contains("coulomb"), "{name}");
+        }
+    }
+}
+
+#[test]
+fn collapsing_step_reports_stalled() {
+    // a floor above the starting step: the first step ends the solve as stalled
+    let inst = coulomb(
+        &[1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0],
+        &[-1.0, 2.0, 1.0],
+        0.5,
+    );
+    for name in VI {
+        let settings = serde_json::json!({"rho0": 1e-3, "rho_min": 1.0, "tau": 0.5});
+        let mut b = build(name, Some(&settings)).unwrap();
+        let exec = cpbench_solvers::ExecSettings {
+            tol: 1e-12,
+            max_iter: 1000,
+            ..Default::default()
+        };
+        let a = cpbench_solvers::Executor::new(exec)
+            .run(b.solver.as_mut(), &inst, None, &mut [])
+            .unwrap();
+        assert_eq!(a.status, Status::Stalled, "{name}");
+        assert_eq!(a.iterations, 1, "{name}");
+        assert!(a.message.unwrap().contains("floor"), "{name}");
+    }
+}
