@@ -20,6 +20,7 @@
 //! | `nsn-ac`, `nsn-jm`, `nsn-nm` | semismooth Newton on the Alart-Curnier, Jean-Moreau and natural-map functions (Coulomb; sparse LU) | Alart & Curnier 1991; Acary, Bremond & Huber 2018 |
 //! | `lemke` | Lemke's complementary pivoting, lexicographic ratio test (general LCP) | Cottle, Pang & Stone 1992 |
 //! | `enum` | enumeration of the `2^n` complementary bases (general LCP, `n <= 20`) | Murty 1988; Siconos ENUM |
+//! | `nsgs-nsn` | NSGS until it stalls, then semismooth Newton (Alart-Curnier), back to NSGS when Newton makes no progress (Coulomb) | Acary, Bremond & Huber 2018, sec. 5 |
 //! | `vi-fpp` | fixed-point projection on the Coulomb VI, self-adaptive step | Acary, Bremond & Huber 2018; Siconos VI_FPP |
 //! | `vi-eg` | extragradient on the Coulomb VI, Khobotov's self-adaptive step | Korpelevich 1976; Khobotov 1987; Marcotte 1991 |
 //! | `desaxce-<ccp solver>` | De Saxce's fixed point on `s = mu ||u_T||` around a CCP solver (Coulomb) | De Saxce & Feng 1991; Acary et al. 2011 |
@@ -48,6 +49,7 @@ pub mod embed;
 pub mod enumerative;
 pub mod executor;
 pub mod external;
+pub mod hybrid;
 pub mod ipm;
 pub mod jacobi;
 pub mod kernels;

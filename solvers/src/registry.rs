@@ -16,6 +16,7 @@ use crate::bb::{Bb, BbSettings};
 use crate::clarabel::{Clarabel, ClarabelSettings};
 use crate::desaxce::{DeSaxce, DeSaxceSettings};
 use crate::enumerative::{EnumSettings, Enumerative};
+use crate::hybrid::{Hybrid, HybridSettings};
 use crate::ipm::{Ipm, IpmSettings};
 use crate::jacobi::{Jacobi, JacobiSettings};
 use crate::lemke::{Lemke, LemkeSettings};
@@ -220,6 +221,9 @@ pub const SOLVERS: &[SolverEntry] = &[
     entry!("nsn-nm", NsnSettings => Nsn::natural_map, &[Coulomb], Factorising, false,
         "semismooth Newton on the natural map with De Saxce's velocity (Coulomb; sparse LU)",
         "Acary, Bremond & Huber 2018, sec. 4"),
+    entry!("nsgs-nsn", HybridSettings => Hybrid::new, &[Coulomb], Factorising, false,
+        "NSGS until it stalls, then semismooth Newton (Alart-Curnier); back to NSGS on failure",
+        "Acary, Bremond & Huber 2018, sec. 5; Siconos NSN hybrid strategy"),
     entry!("vi-fpp", ViSettings => Vi::fpp, &[Coulomb], FirstOrder, false,
         "fixed-point projection on the Coulomb VI, self-adaptive step (Khobotov ratio)",
         "Acary, Bremond & Huber 2018; Siconos VI_FPP"),

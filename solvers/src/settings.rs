@@ -97,6 +97,8 @@ impl FieldDoc {
                 "bool" => "bool".into(),
                 "String" => "string".into(),
                 "serde_json::Value" => "object".into(),
+                // another solver's settings nested in a combined solver's (`nsgs-nsn`)
+                t if t.ends_with("Settings") => "object".into(),
                 "Vec<f64>" => "array of numbers".into(),
                 other => other.rsplit("::").next().unwrap_or(other).to_string(),
             }

@@ -242,6 +242,8 @@ pub struct Nsn {
     /// Per contact `(A_c, B_c)`, row-major 3x3 each.
     ab: Vec<([f64; 9], [f64; 9])>,
     linear: Option<Linear>,
+    /// The merit `1/2 ||F||^2` at the start of the last step.
+    merit: f64,
     halvings: u64,
     shifted_steps: u64,
     gradient_steps: u64,
@@ -281,11 +283,17 @@ impl Nsn {
             trial: Vec::new(),
             ab: Vec::new(),
             linear: None,
+            merit: f64::INFINITY,
             halvings: 0,
             shifted_steps: 0,
             gradient_steps: 0,
             factorisations: 0,
         })
+    }
+
+    /// The merit `1/2 ||F||^2` at the start of the last step (infinite before the first).
+    pub fn merit(&self) -> f64 {
+        self.merit
     }
 
     /// `F(r)` into `self.f` (after `u = W r + q` into `self.u`, one counted product) and the
@@ -511,6 +519,7 @@ impl Solver for Nsn {
         let inst = problem.instance();
         let mu = coulomb_mu(self, inst)?;
         let theta0 = self.eval(problem, &state.gamma, mu, true);
+        self.merit = theta0;
         if theta0 == 0.0 {
             return Ok(StepOutcome::Stalled);
         }

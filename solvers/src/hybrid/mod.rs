@@ -1,0 +1,250 @@
+//! `nsgs-nsn`: non-smooth Gauss-Seidel until it stalls, then semismooth Newton on the
+//! Alart-Curnier function from its iterate, back to NSGS when Newton makes no progress (the
+//! hybrid strategy of Acary, Bremond & Huber 2018, "On solving contact problems with Coulomb
+//! friction: formulations and numerical comparisons", sec. 5, and of Siconos'
+//! `SICONOS_FRICTION_3D_NSN_HYBRID_STRATEGY`: a robust first-order method brings the iterate
+//! into the region where Newton converges fast).
+//!
+//! The phases, on the true Coulomb problem ([`crate::nsgs`] and [`crate::nsn`] do the work):
+//!
+//! 1. **NSGS sweeps.** After each sweep the relative change `delta_k = ||r_k - r_{k-1}|| /
+//!    ||r_k||` is kept; NSGS counts as stalled once at least `min_sweeps` sweeps of the phase
+//!    are done and `delta_k > delta_{k - window} / 2` (the change did not halve over the last
+//!    `window` sweeps: linear convergence slower than `2^(-1/window)` per sweep), or when NSGS
+//!    itself reports no progress. Then Newton starts from the current iterate.
+//! 2. **Newton steps** (`nsn-ac`). Each step's merit `1/2 ||F||^2` at its start is compared with
+//!    the best of the phase; after `newton_patience` steps without halving it, or when Newton
+//!    stalls, NSGS takes over again (from the point where Newton started when the phase never
+//!    halved `||F||` from there) for at least `fallback_sweeps` sweeps, twice as many after
+//!    each Newton phase in a row that never halved the merit (at most `2^10` times), so that
+//!    Newton attempts far from its region of fast convergence cost a bounded share of the
+//!    work (the executor keeps the best iterate by the stopping residual whatever the phase).
+//!
+//! Counters: `sweeps`, `newton_steps`, `switches` (NSGS -> Newton), `fallbacks` (Newton ->
+//! NSGS). An iteration is one sweep or one Newton step.
+
+use crate::nsgs::{Nsgs, NsgsSettings};
+use crate::nsn::{Nsn, NsnSettings};
+use crate::problem::Problem;
+use crate::settings::{SolverSettings, Validator};
+use crate::solver::{Solver, StepOutcome, StepResult};
+use crate::state::IterState;
+use crate::status::SolverError;
+use cpbench_problems::ProblemClass;
+use serde::{Deserialize, Serialize};
+
+/// Settings of [`Hybrid`]. Defaults: 10 sweeps before the first switch, a window of 10 sweeps,
+/// a patience of 8 Newton steps, 20 sweeps after a fallback; NSGS's and `nsn-ac`'s defaults.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct HybridSettings {
+    /// NSGS sweeps before Newton is first tried (`>= 1`).
+    pub min_sweeps: u32,
+    /// Sweeps over which the relative change of the reactions must halve for NSGS to count as
+    /// progressing (`>= 1`).
+    pub window: u32,
+    /// Newton steps allowed without halving the merit before NSGS takes over again (`>= 1`).
+    pub newton_patience: u32,
+    /// NSGS sweeps after a fallback before Newton is tried again (`>= 1`).
+    pub fallback_sweeps: u32,
+    /// Settings of the NSGS phase (those of `nsgs`).
+    pub nsgs: NsgsSettings,
+    /// Settings of the Newton phase (those of `nsn-ac`).
+    pub nsn: NsnSettings,
+}
+
+impl Default for HybridSettings {
+    fn default() -> Self {
+        Self {
+            min_sweeps: 10,
+            window: 10,
+            newton_patience: 8,
+            fallback_sweeps: 20,
+            nsgs: NsgsSettings::default(),
+            nsn: NsnSettings::default(),
+        }
+    }
+}
+
+impl SolverSettings for HybridSettings {
+    const SOLVER: &'static str = "nsgs-nsn";
+
+    fn check(&self, v: &mut Validator) {
+        v.at_least("min_sweeps", self.min_sweeps.into(), 1)
+            .at_least("window", self.window.into(), 1)
+            .at_least("newton_patience", self.newton_patience.into(), 1)
+            .at_least("fallback_sweeps", self.fallback_sweeps.into(), 1);
+    }
+}
+
+/// Which method the next iteration runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    Sweep,
+    Newton,
+}
+
+/// NSGS, then semismooth Newton, and back (module documentation).
+pub struct Hybrid {
+    settings: HybridSettings,
+    nsgs: Nsgs,
+    nsn: Nsn,
+    phase: Phase,
+    /// Iterations of the current phase.
+    in_phase: u32,
+    /// Sweeps the current NSGS phase needs before a switch.
+    needed: u32,
+    /// The reactions before the sweep (length `n`).
+    prev: Vec<f64>,
+    /// The reactions where the Newton phase started (length `n`) and their merit.
+    saved: Vec<f64>,
+    switch_merit: f64,
+    /// The last `window + 1` relative changes, a ring indexed by the phase's sweep count.
+    changes: Vec<f64>,
+    /// The best merit of the Newton phase and the steps since it last halved.
+    best_merit: f64,
+    since_best: u32,
+    /// Newton phases in a row that ended without halving the merit once.
+    failed_in_row: u32,
+    sweeps: u64,
+    newton_steps: u64,
+    switches: u64,
+    fallbacks: u64,
+}
+
+impl Hybrid {
+    /// The hybrid solver. Errors: invalid settings (its own, NSGS's or Newton's).
+    pub fn new(settings: HybridSettings) -> Result<Self, SolverError> {
+        settings.validate()?;
+        Ok(Self {
+            nsgs: Nsgs::new(settings.nsgs.clone())?,
+            nsn: Nsn::alart_curnier(settings.nsn.clone())?,
+            phase: Phase::Sweep,
+            in_phase: 0,
+            needed: settings.min_sweeps,
+            prev: Vec::new(),
+            saved: Vec::new(),
+            switch_merit: f64::INFINITY,
+            changes: vec![0.0; settings.window as usize + 1],
+            best_merit: f64::INFINITY,
+            since_best: 0,
+            failed_in_row: 0,
+            sweeps: 0,
+            newton_steps: 0,
+            switches: 0,
+            fallbacks: 0,
+            settings,
+        })
+    }
+
+    /// One NSGS sweep, then the switch test.
+    fn sweep(&mut self, problem: &Problem, state: &mut IterState) -> StepResult {
+        self.prev.copy_from_slice(&state.gamma);
+        let out = self.nsgs.step(problem, state)?;
+        self.sweeps += 1;
+        let (mut d2, mut n2) = (0.0, 0.0);
+        for (x, p) in state.gamma.iter().zip(&self.prev) {
+            d2 += (x - p) * (x - p);
+            n2 += x * x;
+        }
+        let delta = (d2 / n2.max(f64::MIN_POSITIVE)).sqrt();
+        let w = self.changes.len();
+        let k = self.in_phase as usize;
+        self.changes[k % w] = delta;
+        self.in_phase += 1;
+        let slow = k + 1 >= w && delta > 0.5 * self.changes[(k + 1) % w];
+        let stalled = matches!(out, StepOutcome::Stalled);
+        if self.in_phase >= self.needed && (slow || stalled) {
+            self.saved.copy_from_slice(&state.gamma);
+            self.phase = Phase::Newton;
+            self.in_phase = 0;
+            self.best_merit = f64::INFINITY;
+            self.since_best = 0;
+            self.switches += 1;
+        }
+        Ok(StepOutcome::Continue)
+    }
+
+    /// One Newton step, then the fallback test.
+    fn newton(&mut self, problem: &Problem, state: &mut IterState) -> StepResult {
+        let out = self.nsn.step(problem, state)?;
+        self.newton_steps += 1;
+        self.in_phase += 1;
+        let merit = self.nsn.merit();
+        if self.in_phase == 1 {
+            self.switch_merit = merit;
+        }
+        if merit <= 0.25 * self.best_merit {
+            // the merit is 1/2 ||F||^2: a quarter of it is ||F|| halved
+            if self.best_merit.is_finite() {
+                self.failed_in_row = 0;
+            }
+            self.best_merit = merit;
+            self.since_best = 0;
+        } else {
+            self.best_merit = self.best_merit.min(merit);
+            self.since_best += 1;
+        }
+        if matches!(out, StepOutcome::Stalled) || self.since_best >= self.settings.newton_patience {
+            // a Newton phase that failed again costs twice the sweeps before the next one
+            // (at most 2^10 times `fallback_sweeps`): hopeless Newton attempts take a bounded
+            // share of the work
+            if !(self.best_merit <= 0.25 * self.switch_merit) {
+                // Newton never halved ||F|| from the point it started from: NSGS resumes there
+                state.gamma.copy_from_slice(&self.saved);
+            }
+            self.phase = Phase::Sweep;
+            self.in_phase = 0;
+            self.needed = self
+                .settings
+                .fallback_sweeps
+                .saturating_mul(1 << self.failed_in_row.min(10));
+            self.failed_in_row += 1;
+            self.fallbacks += 1;
+        }
+        Ok(StepOutcome::Continue)
+    }
+}
+
+impl Solver for Hybrid {
+    fn name(&self) -> &'static str {
+        "nsgs-nsn"
+    }
+
+    fn supports(&self, class: ProblemClass) -> bool {
+        class == ProblemClass::Coulomb
+    }
+
+    fn init(&mut self, problem: &Problem, state: &mut IterState) -> Result<(), SolverError> {
+        self.nsgs.init(problem, state)?;
+        self.nsn.init(problem, state)?;
+        self.prev = vec![0.0; problem.n()];
+        self.saved = vec![0.0; problem.n()];
+        self.changes.fill(0.0);
+        self.phase = Phase::Sweep;
+        self.in_phase = 0;
+        self.needed = self.settings.min_sweeps;
+        self.failed_in_row = 0;
+        self.sweeps = 0;
+        self.newton_steps = 0;
+        self.switches = 0;
+        self.fallbacks = 0;
+        Ok(())
+    }
+
+    fn step(&mut self, problem: &Problem, state: &mut IterState) -> StepResult {
+        match self.phase {
+            Phase::Sweep => self.sweep(problem, state),
+            Phase::Newton => self.newton(problem, state),
+        }
+    }
+
+    fn counters(&self) -> Vec<(&'static str, f64)> {
+        vec![
+            ("sweeps", self.sweeps as f64),
+            ("newton_steps", self.newton_steps as f64),
+            ("switches", self.switches as f64),
+            ("fallbacks", self.fallbacks as f64),
+        ]
+    }
+}
