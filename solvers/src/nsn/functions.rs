@@ -54,25 +54,29 @@ pub fn eval(
     f: &mut [f64],
     jac: Option<(&mut [f64; 9], &mut [f64; 9])>,
 ) {
+    let c = Contact { r, u, mu, rho };
     match function {
         Function::AlartCurnier | Function::JeanMoreau => {
-            disk(function == Function::JeanMoreau, r, u, mu, rho, f, jac)
+            disk(function == Function::JeanMoreau, c, f, jac)
         }
-        Function::NaturalMap => natural_map(r, u, mu, rho, f, jac),
+        Function::NaturalMap => natural_map(c, f, jac),
     }
+}
+
+/// One contact's data: reaction `r` and velocity `u` (length 3), `mu`, steps `[rho_n, rho_t]`.
+#[derive(Clone, Copy)]
+struct Contact<'a> {
+    r: &'a [f64],
+    u: &'a [f64],
+    mu: f64,
+    rho: [f64; 2],
 }
 
 /// The AC and JM functions (`jm`: the radius from `r_n`).
 #[inline]
-fn disk(
-    jm: bool,
-    r: &[f64],
-    u: &[f64],
-    mu: f64,
-    [rho_n, rho_t]: [f64; 2],
-    f: &mut [f64],
-    jac: Option<(&mut [f64; 9], &mut [f64; 9])>,
-) {
+fn disk(jm: bool, c: Contact, f: &mut [f64], jac: Option<(&mut [f64; 9], &mut [f64; 9])>) {
+    let Contact { r, u, mu, rho } = c;
+    let [rho_n, rho_t] = rho;
     let xn = r[0] - rho_n * u[0];
     let y = [r[1] - rho_t * u[1], r[2] - rho_t * u[2]];
     let base = if jm { r[0] } else { xn };
@@ -177,14 +181,9 @@ pub fn project_cone(z: [f64; 3], mu: f64, dp: Option<&mut [f64; 9]>) -> [f64; 3]
 /// `F = r - P_K(z)`, `z = r - rho u~` (`rho = min(rho_n, rho_t)`); `A = I - P'(z)`, `B = P'(z) rho D`,
 /// `D = du~/du = I + mu e_n (u_T / ||u_T||)^T` (0 in place of `u_T / ||u_T||` at `u_T = 0`).
 #[inline]
-fn natural_map(
-    r: &[f64],
-    u: &[f64],
-    mu: f64,
-    [rho_n, rho_t]: [f64; 2],
-    f: &mut [f64],
-    jac: Option<(&mut [f64; 9], &mut [f64; 9])>,
-) {
+fn natural_map(c: Contact, f: &mut [f64], jac: Option<(&mut [f64; 9], &mut [f64; 9])>) {
+    let Contact { r, u, mu, rho } = c;
+    let [rho_n, rho_t] = rho;
     // one step for all components: `r = P_K(r - rho u~)` characterises `r in K, u~ in K*, r . u~ = 0` for
     // a scalar `rho` only
     let rho = rho_n.min(rho_t);

@@ -1,33 +1,11 @@
 //! The true Coulomb problem: analytic one-contact solutions (sticking, sliding, take-off),
 //! Siconos' fc3d error, the CCP-vs-Coulomb gap, and `nsgs` / `desaxce-*` on real fixtures.
 
-use cpbench_problems::io::{load, ClassChoice, LoadOptions};
+use crate::support::{coulomb_file, one_contact};
 use cpbench_problems::residual::{coulomb_gap, residuals};
-use cpbench_problems::{CscMatrix, Instance, ProblemClass, Provenance, ValidationOptions};
+use cpbench_problems::ProblemClass;
 use cpbench_solvers::Status;
-use cpbench_test_support::{fixture, solve};
-
-fn one_contact(w: &[f64], q: [f64; 3], mu: f64) -> Instance {
-    let m = CscMatrix::from_dense_col_major(3, 3, w).unwrap();
-    Instance::new_coulomb(
-        "one",
-        m,
-        q.to_vec(),
-        vec![mu],
-        Provenance::default(),
-        ValidationOptions::default(),
-    )
-    .unwrap()
-}
-
-/// The fixture `rel` read as a Coulomb problem.
-fn coulomb_file(rel: &str) -> Instance {
-    let opts = LoadOptions {
-        class: ClassChoice::Coulomb,
-        ..Default::default()
-    };
-    load(&fixture(rel), &opts).unwrap()
-}
+use cpbench_test_support::solve;
 
 const EYE: [f64; 9] = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
 
@@ -35,7 +13,7 @@ const EYE: [f64; 9] = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
 fn fc3d_error_of_analytic_solutions() {
     // W = I, q = (-1, 2, 0), mu = 0.5: sliding. u_n = 0 needs r_n = 1; r_T = -0.5 e_1
     // (opposite u_T, on the cone), u = (0, 1.5, 0).
-    let i = one_contact(&EYE, [-1.0, 2.0, 0.0], 0.5);
+    let i = one_contact(&EYE, &[-1.0, 2.0, 0.0], 0.5);
     assert_eq!(i.class(), ProblemClass::Coulomb);
     let res = residuals(&i, &[1.0, -0.5, 0.0]);
     assert!(res.fc3d_error < 1e-16, "{res:?}");
@@ -61,13 +39,13 @@ fn nsgs_and_desaxce_sticking_sliding_takeoff() {
     let wm = nalgebra::Matrix3::<f64>::from_column_slice(&w);
     let r_stick = -(wm.try_inverse().unwrap() * nalgebra::Vector3::from_column_slice(&q));
     assert!(r_stick[1].hypot(r_stick[2]) < 0.3 * r_stick[0]);
-    let stick = one_contact(&w, q, 0.3);
+    let stick = one_contact(&w, &q, 0.3);
     // sliding: W = I, q = (-1, 2, 1), mu = 0.5: r_n = 1, r_T = -0.5 (2, 1)/sqrt(5)
-    let slide = one_contact(&EYE, [-1.0, 2.0, 1.0], 0.5);
+    let slide = one_contact(&EYE, &[-1.0, 2.0, 1.0], 0.5);
     let s5 = 5f64.sqrt();
     let r_slide = [1.0, -1.0 / s5, -0.5 / s5];
     // take-off: q_n >= 0 gives r = 0
-    let takeoff = one_contact(&EYE, [0.5, 2.0, 1.0], 0.5);
+    let takeoff = one_contact(&EYE, &[0.5, 2.0, 1.0], 0.5);
     // (the inner SPG-QP stalls near a relative natural map of 1e-9 on the sliding contact, so
     // its De Saxce driver is held to 1e-8 only)
     for (name, tol) in [
@@ -98,7 +76,7 @@ fn nsgs_and_desaxce_sticking_sliding_takeoff() {
 fn ccp_coulomb_gap_zero_when_sticking_positive_when_sliding() {
     // sticking: the CCP and Coulomb solutions coincide
     let w = [2.0, 0.5, 0.0, 0.5, 1.0, 0.0, 0.0, 0.0, 1.0];
-    let stick = one_contact(&w, [-2.05, -0.6, -0.05], 0.3);
+    let stick = one_contact(&w, &[-2.05, -0.6, -0.05], 0.3);
     let ccp = stick.ccp_relaxation().unwrap();
     assert_eq!(ccp.class(), ProblemClass::Ccp);
     let a = solve("apgd", &ccp, 1e-12, 5000);
@@ -108,7 +86,7 @@ fn ccp_coulomb_gap_zero_when_sticking_positive_when_sliding() {
     assert_eq!(g.sliding, 0);
     // sliding: W = I, q = (-1, 2, 0), mu = 0.5: CCP r = (1.6, -0.8, 0), u = (0.6, 1.2, 0);
     // Coulomb r = (1, -0.5, 0), u = (0, 1.5, 0)
-    let slide = one_contact(&EYE, [-1.0, 2.0, 0.0], 0.5);
+    let slide = one_contact(&EYE, &[-1.0, 2.0, 0.0], 0.5);
     let ccp = slide.ccp_relaxation().unwrap();
     let a = solve("apgd", &ccp, 1e-12, 5000);
     let b = solve("nsgs", &slide, 1e-12, 1000);
@@ -174,8 +152,8 @@ fn fc3d_error_matches_siconos_on_a_known_solution() {
 #[test]
 fn nsn_family_one_contact_and_fixtures() {
     let w = [2.0, 0.5, 0.0, 0.5, 1.0, 0.0, 0.0, 0.0, 1.0];
-    let stick = one_contact(&w, [-2.05, -0.6, -0.05], 0.3);
-    let slide = one_contact(&EYE, [-1.0, 2.0, 1.0], 0.5);
+    let stick = one_contact(&w, &[-2.05, -0.6, -0.05], 0.3);
+    let slide = one_contact(&EYE, &[-1.0, 2.0, 1.0], 0.5);
     let s5 = 5f64.sqrt();
     let boxes = coulomb_file("fclib/Box_Stacks-i0122-82-5.hdf5");
     let reference = solve("nsgs", &boxes, 1e-12, 100_000);

@@ -20,3 +20,30 @@ pub fn traced(
         .unwrap();
     (res, rec)
 }
+
+/// A one-contact Coulomb problem `u = W r + q` on a `d`-D cone, `d = q.len()` (2 or 3), with
+/// `W` given column-major (`d x d`) and friction coefficient `mu`.
+pub fn one_contact(w: &[f64], q: &[f64], mu: f64) -> cpbench_problems::Instance {
+    let d = q.len();
+    let m = cpbench_problems::CscMatrix::from_dense_col_major(d, d, w).unwrap();
+    cpbench_problems::Instance::new_coulomb_dim(
+        "one",
+        m,
+        q.to_vec(),
+        vec![mu],
+        d,
+        cpbench_problems::Provenance::default(),
+        cpbench_problems::ValidationOptions::default(),
+    )
+    .unwrap()
+}
+
+/// The fixture `rel` read as a Coulomb problem (panics naming the file).
+pub fn coulomb_file(rel: &str) -> cpbench_problems::Instance {
+    let opts = cpbench_problems::io::LoadOptions {
+        class: cpbench_problems::io::ClassChoice::Coulomb,
+        ..Default::default()
+    };
+    cpbench_problems::io::load(&cpbench_test_support::fixture(rel), &opts)
+        .unwrap_or_else(|e| panic!("{rel}: {e}"))
+}

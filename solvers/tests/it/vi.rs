@@ -2,38 +2,15 @@
 //! closed-form solutions (3-D and 2-D, sticking and sliding, a non-symmetric `W`), agreement
 //! with `nsgs` on an fclib and an fc2d fixture, and the refusal of other classes.
 
-use cpbench_problems::io::{load, ClassChoice, LoadOptions};
+use crate::support::{coulomb_file, one_contact};
 use cpbench_problems::{
     ConstraintSet, CscMatrix, Instance, ProblemClass, Provenance, ValidationOptions,
 };
 use cpbench_solvers::registry::build;
 use cpbench_solvers::Status;
-use cpbench_test_support::{counter, fixture, max_abs_diff, solve};
+use cpbench_test_support::{counter, max_abs_diff, solve};
 
 const VI: [&str; 2] = ["vi-fpp", "vi-eg"];
-
-fn coulomb(w: &[f64], q: &[f64], mu: f64) -> Instance {
-    let d = q.len();
-    let m = CscMatrix::from_dense_col_major(d, d, w).unwrap();
-    Instance::new_coulomb_dim(
-        "one",
-        m,
-        q.to_vec(),
-        vec![mu],
-        d,
-        Provenance::default(),
-        ValidationOptions::default(),
-    )
-    .unwrap()
-}
-
-fn coulomb_file(rel: &str) -> Instance {
-    let opts = LoadOptions {
-        class: ClassChoice::Coulomb,
-        ..Default::default()
-    };
-    load(&fixture(rel), &opts).unwrap_or_else(|e| panic!("{rel}: {e}"))
-}
 
 /// `||a - b|| / max(||a||, ||b||)`.
 fn rel_diff(a: &[f64], b: &[f64]) -> f64 {
@@ -56,31 +33,31 @@ fn one_contact_closed_forms_to_1e_10() {
         // W = I, sticking: u = 0, r = -q = (1, -0.1, -0.05), |r_T| = 0.11 < 0.5
         (
             "stick 3-D",
-            coulomb(&eye3, &[-1.0, 0.1, 0.05], 0.5),
+            one_contact(&eye3, &[-1.0, 0.1, 0.05], 0.5),
             vec![1.0, -0.1, -0.05],
         ),
         // W = I, sliding: u_n = 0 gives r_n = 1; r_T = -mu r_n u_T / |u_T| with u_T = q_T - r_T
         // along q_T = (2, 1): r_T = -0.5 (2, 1) / sqrt 5
         (
             "slide 3-D",
-            coulomb(&eye3, &[-1.0, 2.0, 1.0], 0.5),
+            one_contact(&eye3, &[-1.0, 2.0, 1.0], 0.5),
             vec![1.0, -1.0 / s5, -0.5 / s5],
         ),
         // non-symmetric W, sticking: q = -W r*, r* inside the cone
         (
             "stick 3-D, W non-symmetric",
-            coulomb(&wns, &q_ns, 0.5),
+            one_contact(&wns, &q_ns, 0.5),
             r_ns.to_vec(),
         ),
         // 2-D, W = I: sticking r = (1, -0.2); sliding r = (1, -0.5), u_t = 3 - 0.5 > 0
         (
             "stick 2-D",
-            coulomb(&[1.0, 0.0, 0.0, 1.0], &[-1.0, 0.2], 0.5),
+            one_contact(&[1.0, 0.0, 0.0, 1.0], &[-1.0, 0.2], 0.5),
             vec![1.0, -0.2],
         ),
         (
             "slide 2-D",
-            coulomb(&[1.0, 0.0, 0.0, 1.0], &[-1.0, 3.0], 0.5),
+            one_contact(&[1.0, 0.0, 0.0, 1.0], &[-1.0, 3.0], 0.5),
             vec![1.0, -0.5],
         ),
     ];
@@ -165,7 +142,7 @@ fn other_classes_are_refused() {
 #[test]
 fn collapsing_step_reports_stalled() {
     // a floor above the starting step: the first step ends the solve as stalled
-    let inst = coulomb(
+    let inst = one_contact(
         &[1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0],
         &[-1.0, 2.0, 1.0],
         0.5,
