@@ -199,4 +199,11 @@ fn an_external_solver_s_setsid_grandchild_neither_holds_the_run_nor_outlives_it(
         "the setsid grandchild {} outlived the run",
         pid.trim()
     );
+    // a bad_output run keeps its scratch folder for inspection and names it: remove it here
+    let kept = summary
+        .split("[scratch folder kept: ")
+        .nth(1)
+        .and_then(|rest| rest.split(']').next())
+        .unwrap_or_else(|| panic!("no kept scratch folder named in {summary}"));
+    std::fs::remove_dir_all(kept).unwrap();
 }
