@@ -20,6 +20,7 @@
 //! | `nsn-ac`, `nsn-jm`, `nsn-nm` | semismooth Newton on the Alart-Curnier, Jean-Moreau and natural-map functions (Coulomb; sparse LU) | Alart & Curnier 1991; Acary, Bremond & Huber 2018 |
 //! | `lemke` | Lemke's complementary pivoting, lexicographic ratio test (general LCP) | Cottle, Pang & Stone 1992 |
 //! | `enum` | enumeration of the `2^n` complementary bases (general LCP, `n <= 20`) | Murty 1988; Siconos ENUM |
+//! | `ppa` | proximal point around semismooth Newton (Coulomb; Siconos' PROX rules) | Rockafellar 1976; Acary, Bremond & Huber 2018, sec. 5 |
 //! | `nsgs-nsn` | NSGS until it stalls, then semismooth Newton (Alart-Curnier), back to NSGS when Newton makes no progress (Coulomb) | Acary, Bremond & Huber 2018, sec. 5 |
 //! | `vi-fpp` | fixed-point projection on the Coulomb VI, self-adaptive step | Acary, Bremond & Huber 2018; Siconos VI_FPP |
 //! | `vi-eg` | extragradient on the Coulomb VI, Khobotov's self-adaptive step | Korpelevich 1976; Khobotov 1987; Marcotte 1991 |
@@ -31,7 +32,7 @@
 //!
 //! 2-D friction cones (`d = 2`): `pgs`, `jacobi`, `apgd`, `spgqp`, `mprgp`, `mpgp`,
 //! `clarabel`, `nsgs` (exact planar one-contact solver), `vi-fpp` and `vi-eg` work on them
-//! directly; `ipm`, `nsn-*` and the `desaxce-*` drivers through the exact 3-D embedding of
+//! directly; `ipm`, `nsn-*`, `ppa` and the `desaxce-*` drivers through the exact 3-D embedding of
 //! [`embed`].
 //!
 //! Registry names may carry a preset, `name:preset` (see [`registry::PRESETS`]), e.g.
@@ -61,6 +62,7 @@ pub mod nsgs;
 pub mod nsn;
 pub mod observer;
 pub mod pgs;
+pub mod ppa;
 pub mod problem;
 pub mod psor;
 pub mod registry;

@@ -26,6 +26,7 @@ use crate::newton_fb::{NewtonFb, NewtonFbSettings};
 use crate::nsgs::{Nsgs, NsgsSettings};
 use crate::nsn::{Nsn, NsnSettings};
 use crate::pgs::{Pgs, PgsSettings};
+use crate::ppa::{Ppa, PpaSettings};
 use crate::psor::{Psor, PsorSettings};
 use crate::settings::{enum_values, parse, FieldDoc, SolverSettings};
 use crate::solver::Solver;
@@ -221,6 +222,9 @@ pub const SOLVERS: &[SolverEntry] = &[
     entry!("nsn-nm", NsnSettings => Nsn::natural_map, &[Coulomb], Factorising, false,
         "semismooth Newton on the natural map with De Saxce's velocity (Coulomb; sparse LU)",
         "Acary, Bremond & Huber 2018, sec. 4"),
+    entry!("ppa", PpaSettings => Ppa::new, &[Coulomb], Factorising, false,
+        "proximal point around semismooth Newton (Coulomb; sparse LU; Siconos' PROX rules)",
+        "Rockafellar 1976; Acary, Bremond & Huber 2018, sec. 5; Siconos PROX"),
     entry!("nsgs-nsn", HybridSettings => Hybrid::new, &[Coulomb], Factorising, false,
         "NSGS until it stalls, then semismooth Newton (Alart-Curnier); back to NSGS on failure",
         "Acary, Bremond & Huber 2018, sec. 5; Siconos NSN hybrid strategy"),

@@ -40,65 +40,107 @@ pub struct SiconosEntry {
     pub description: &'static str,
 }
 
-/// The built-in Siconos solvers.
-pub const SICONOS_SOLVERS: [SiconosEntry; 8] = [
-    SiconosEntry {
-        name: "nsgs",
-        solver_id: "SICONOS_FRICTION_3D_NSGS",
-        driver: "fc3d_driver",
-        class: ProblemClass::Coulomb,
-        cone_dim: Some(3),
-        description: "Siconos' nonsmooth Gauss-Seidel for the 3-D Coulomb problem",
-    },
-    SiconosEntry {
-        name: "nsn-ac",
-        solver_id: "SICONOS_FRICTION_3D_NSN_AC",
-        driver: "fc3d_driver",
-        class: ProblemClass::Coulomb,
-        cone_dim: Some(3),
-        description: "Siconos' semismooth Newton on the Alart-Curnier function (3-D Coulomb)",
-    },
-    SiconosEntry {
-        name: "admm",
-        solver_id: "SICONOS_FRICTION_3D_ADMM",
-        driver: "fc3d_driver",
-        class: ProblemClass::Coulomb,
-        cone_dim: Some(3),
-        description: "Siconos' ADMM for the 3-D Coulomb problem",
-    },
-    SiconosEntry {
-        name: "vi-fpp",
-        solver_id: "SICONOS_FRICTION_3D_VI_FPP",
-        driver: "fc3d_driver",
-        class: ProblemClass::Coulomb,
-        cone_dim: Some(3),
-        description: "Siconos' fixed-point projection on the 3-D Coulomb VI, self-adaptive step",
-    },
-    SiconosEntry {
-        name: "vi-eg",
-        solver_id: "SICONOS_FRICTION_3D_VI_EG",
-        driver: "fc3d_driver",
-        class: ProblemClass::Coulomb,
-        cone_dim: Some(3),
-        description: "Siconos' extragradient on the 3-D Coulomb VI, self-adaptive step",
-    },
-    SiconosEntry {
-        name: "lemke",
-        solver_id: "SICONOS_LCP_LEMKE",
-        driver: "linearComplementarity_driver",
-        class: ProblemClass::Lcp,
-        cone_dim: None,
-        description: "Siconos' Lemke (lexicographic) for the general LCP, dense",
-    },
-    SiconosEntry {
-        name: "newton-fb",
-        solver_id: "SICONOS_LCP_NEWTON_FB_FBLSA",
-        driver: "linearComplementarity_driver",
-        class: ProblemClass::Lcp,
-        cone_dim: None,
-        description:
-            "Siconos' semismooth Newton on Fischer-Burmeister with line search (LCP), dense",
-    },
+impl SiconosEntry {
+    /// A 3-D Coulomb solver called through `fc3d_driver`.
+    const fn fc3d(name: &'static str, solver_id: &'static str, description: &'static str) -> Self {
+        Self {
+            name,
+            solver_id,
+            driver: "fc3d_driver",
+            class: ProblemClass::Coulomb,
+            cone_dim: Some(3),
+            description,
+        }
+    }
+
+    /// An LCP solver called through `linearComplementarity_driver`.
+    const fn lcp(name: &'static str, solver_id: &'static str, description: &'static str) -> Self {
+        Self {
+            name,
+            solver_id,
+            driver: "linearComplementarity_driver",
+            class: ProblemClass::Lcp,
+            cone_dim: None,
+            description,
+        }
+    }
+}
+
+/// The built-in Siconos solvers (Debian's Siconos 4.4 defaults for every option but the
+/// tolerance and the iteration cap, except where the description says otherwise; the script
+/// sets them, [`SCRIPT`]).
+pub const SICONOS_SOLVERS: &[SiconosEntry] = &[
+    SiconosEntry::fc3d(
+        "nsgs",
+        "SICONOS_FRICTION_3D_NSGS",
+        "Siconos' nonsmooth Gauss-Seidel for the 3-D Coulomb problem",
+    ),
+    SiconosEntry::fc3d(
+        "nsn-ac",
+        "SICONOS_FRICTION_3D_NSN_AC",
+        "Siconos' semismooth Newton on the Alart-Curnier function (3-D Coulomb)",
+    ),
+    SiconosEntry::fc3d(
+        "nsn-jm",
+        "SICONOS_FRICTION_3D_NSN_AC",
+        "Siconos' semismooth Newton on the Jean-Moreau function (NSN_AC with the formulation \
+         JEANMOREAU_STD)",
+    ),
+    SiconosEntry::fc3d(
+        "nsn-nm",
+        "SICONOS_FRICTION_3D_NSN_NM",
+        "Siconos' semismooth Newton on the natural map (3-D Coulomb)",
+    ),
+    SiconosEntry::fc3d(
+        "nsn-fb",
+        "SICONOS_FRICTION_3D_NSN_FB",
+        "Siconos' semismooth Newton on the Fischer-Burmeister function for SOCs (3-D Coulomb)",
+    ),
+    SiconosEntry::fc3d(
+        "ppa",
+        "SICONOS_FRICTION_3D_PROX",
+        "Siconos' proximal point algorithm around NSN_AC (3-D Coulomb)",
+    ),
+    SiconosEntry::fc3d(
+        "tfp",
+        "SICONOS_FRICTION_3D_TFP",
+        "Siconos' Tresca fixed point (3-D Coulomb)",
+    ),
+    SiconosEntry::fc3d(
+        "pfp",
+        "SICONOS_FRICTION_3D_PFP",
+        "Siconos' Panagiotopoulos fixed point (3-D Coulomb)",
+    ),
+    SiconosEntry::fc3d(
+        "dsfp",
+        "SICONOS_FRICTION_3D_DSFP",
+        "Siconos' De Saxce fixed point, a projection with a fixed step (3-D Coulomb)",
+    ),
+    SiconosEntry::fc3d(
+        "admm",
+        "SICONOS_FRICTION_3D_ADMM",
+        "Siconos' ADMM for the 3-D Coulomb problem",
+    ),
+    SiconosEntry::fc3d(
+        "vi-fpp",
+        "SICONOS_FRICTION_3D_VI_FPP",
+        "Siconos' fixed-point projection on the 3-D Coulomb VI, self-adaptive step",
+    ),
+    SiconosEntry::fc3d(
+        "vi-eg",
+        "SICONOS_FRICTION_3D_VI_EG",
+        "Siconos' extragradient on the 3-D Coulomb VI, self-adaptive step",
+    ),
+    SiconosEntry::lcp(
+        "lemke",
+        "SICONOS_LCP_LEMKE",
+        "Siconos' Lemke (lexicographic) for the general LCP, dense",
+    ),
+    SiconosEntry::lcp(
+        "newton-fb",
+        "SICONOS_LCP_NEWTON_FB_FBLSA",
+        "Siconos' semismooth Newton on Fischer-Burmeister with line search (LCP), dense",
+    ),
     SiconosEntry {
         name: "fc2d-nsgs",
         solver_id: "SICONOS_FRICTION_2D_NSGS",

@@ -11,7 +11,8 @@ scripts/peer_siconos.py reads the same problems, so that the iterations are the 
     int64 indices, or dense (column-major) when every entry is stored (a dense Siconos `.dat`);
   - 2-D Coulomb (fc2d_driver): W dense (Debian's Siconos 4.4 fc2d solvers want it dense);
   - LCP (linearComplementarity_driver): M = N dense, q = r.
-The options get iparam[SICONOS_IPARAM_MAX_ITER] = MAX_ITER and dparam[SICONOS_DPARAM_TOL] = TOL.
+The options get iparam[SICONOS_IPARAM_MAX_ITER] = MAX_ITER, dparam[SICONOS_DPARAM_TOL] = TOL and
+the iparam values of the SOLVERS entry (nsn-jm: NSN_AC with the Jean-Moreau formulation).
 Output: GAMMA.npy (the reaction r, or z of the LCP; float64, length n) and INFO.json:
 iterations = iparam[SICONOS_IPARAM_ITER_DONE], status `converged` when Siconos' info is 0 (and,
 for a run that used every iteration, its own error is within the tolerance), else
@@ -29,15 +30,26 @@ import scipy.sparse as sp
 
 import siconos.numerics as sn
 
+# name: (kind, solver id, {iparam index name: value name}) -- the options set beside the
+# tolerance and the iteration cap (Siconos' defaults otherwise)
 SOLVERS = {
-    "nsgs": ("fc3d", "SICONOS_FRICTION_3D_NSGS"),
-    "nsn-ac": ("fc3d", "SICONOS_FRICTION_3D_NSN_AC"),
-    "admm": ("fc3d", "SICONOS_FRICTION_3D_ADMM"),
-    "vi-fpp": ("fc3d", "SICONOS_FRICTION_3D_VI_FPP"),
-    "vi-eg": ("fc3d", "SICONOS_FRICTION_3D_VI_EG"),
-    "fc2d-nsgs": ("fc2d", "SICONOS_FRICTION_2D_NSGS"),
-    "lemke": ("lcp", "SICONOS_LCP_LEMKE"),
-    "newton-fb": ("lcp", "SICONOS_LCP_NEWTON_FB_FBLSA"),
+    "nsgs": ("fc3d", "SICONOS_FRICTION_3D_NSGS", {}),
+    "nsn-ac": ("fc3d", "SICONOS_FRICTION_3D_NSN_AC", {}),
+    "nsn-jm": ("fc3d", "SICONOS_FRICTION_3D_NSN_AC", {
+        "SICONOS_FRICTION_3D_NSN_FORMULATION": "SICONOS_FRICTION_3D_NSN_FORMULATION_JEANMOREAU_STD",
+    }),
+    "nsn-nm": ("fc3d", "SICONOS_FRICTION_3D_NSN_NM", {}),
+    "nsn-fb": ("fc3d", "SICONOS_FRICTION_3D_NSN_FB", {}),
+    "ppa": ("fc3d", "SICONOS_FRICTION_3D_PROX", {}),
+    "tfp": ("fc3d", "SICONOS_FRICTION_3D_TFP", {}),
+    "pfp": ("fc3d", "SICONOS_FRICTION_3D_PFP", {}),
+    "dsfp": ("fc3d", "SICONOS_FRICTION_3D_DSFP", {}),
+    "admm": ("fc3d", "SICONOS_FRICTION_3D_ADMM", {}),
+    "vi-fpp": ("fc3d", "SICONOS_FRICTION_3D_VI_FPP", {}),
+    "vi-eg": ("fc3d", "SICONOS_FRICTION_3D_VI_EG", {}),
+    "fc2d-nsgs": ("fc2d", "SICONOS_FRICTION_2D_NSGS", {}),
+    "lemke": ("lcp", "SICONOS_LCP_LEMKE", {}),
+    "newton-fb": ("lcp", "SICONOS_LCP_NEWTON_FB_FBLSA", {}),
 }
 
 
@@ -58,7 +70,7 @@ def main(argv):
                          "GAMMA.npy INFO.json TOL MAX_ITER")
     key, inst, gamma_path, info_path = argv[:4]
     tol, max_iter = float(argv[4]), int(argv[5])
-    kind, sid = SOLVERS[key]
+    kind, sid, options = SOLVERS[key]
     header, w, q = read_npz(inst)
     n = q.size
     if kind == "lcp":
@@ -78,6 +90,8 @@ def main(argv):
     so = sn.SolverOptions(getattr(sn, sid))
     so.iparam[sn.SICONOS_IPARAM_MAX_ITER] = max_iter
     so.dparam[sn.SICONOS_DPARAM_TOL] = tol
+    for index, value in options.items():
+        so.iparam[getattr(sn, index)] = getattr(sn, value)
     x, y = np.zeros(n), np.zeros(n)
     t0 = time.perf_counter()
     info = int(driver(problem, x, y, so))

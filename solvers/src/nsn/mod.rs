@@ -194,13 +194,15 @@ impl SparseJacobian {
         })
     }
 
-    /// Write `J + shift I = A + shift I + B W` into the values (`ab[c] = (A_c, B_c)`).
-    fn assemble(&mut self, w: &CscMatrix, ab: &[([f64; 9], [f64; 9])], shift: f64) {
+    /// Write `J + shift I = A + shift I + B (W + alpha I)` into the values (`ab[c] = (A_c,
+    /// B_c)`; `shifts = (shift, alpha)`).
+    fn assemble(&mut self, w: &CscMatrix, ab: &[([f64; 9], [f64; 9])], shifts: (f64, f64)) {
         let values = self.lu.values_mut();
         values.fill(0.0);
-        for (c, (a, _)) in ab.iter().enumerate() {
+        for (c, (a, b)) in ab.iter().enumerate() {
+            let d = diagonal_block(a, b, shifts);
             for (e, &pos) in self.a_pos[9 * c..9 * c + 9].iter().enumerate() {
-                values[pos] += a[e] + if e % 4 == 0 { shift } else { 0.0 };
+                values[pos] += d[e];
             }
         }
         let (ri, va) = (w.row_idx(), w.values());
@@ -244,6 +246,10 @@ pub struct Nsn {
     linear: Option<Linear>,
     /// The merit `1/2 ||F||^2` at the start of the last step.
     merit: f64,
+    /// The proximal weight `alpha` of [`Nsn::set_proximal`] (0: the plain problem) and its
+    /// centre (length `n` once set).
+    alpha: f64,
+    centre: Vec<f64>,
     halvings: u64,
     shifted_steps: u64,
     gradient_steps: u64,
@@ -253,25 +259,28 @@ pub struct Nsn {
 impl Nsn {
     /// `nsn-ac`: the Alart-Curnier function. Errors: invalid settings.
     pub fn alart_curnier(settings: NsnSettings) -> Result<Self, SolverError> {
-        Self::new("nsn-ac", Function::AlartCurnier, settings)
+        Self::with_function(Function::AlartCurnier, settings)
     }
 
     /// `nsn-jm`: the Jean-Moreau function. Errors: invalid settings.
     pub fn jean_moreau(settings: NsnSettings) -> Result<Self, SolverError> {
-        Self::new("nsn-jm", Function::JeanMoreau, settings)
+        Self::with_function(Function::JeanMoreau, settings)
     }
 
     /// `nsn-nm`: the natural map with De Saxce's velocity. Errors: invalid settings.
     pub fn natural_map(settings: NsnSettings) -> Result<Self, SolverError> {
-        Self::new("nsn-nm", Function::NaturalMap, settings)
+        Self::with_function(Function::NaturalMap, settings)
     }
 
-    fn new(
-        name: &'static str,
-        function: Function,
-        settings: NsnSettings,
-    ) -> Result<Self, SolverError> {
+    /// The solver of `function` (named `nsn-ac`, `nsn-jm` or `nsn-nm`). Errors: invalid
+    /// settings.
+    pub fn with_function(function: Function, settings: NsnSettings) -> Result<Self, SolverError> {
         settings.validate()?;
+        let name = match function {
+            Function::AlartCurnier => "nsn-ac",
+            Function::JeanMoreau => "nsn-jm",
+            Function::NaturalMap => "nsn-nm",
+        };
         Ok(Self {
             name,
             function,
@@ -284,6 +293,8 @@ impl Nsn {
             ab: Vec::new(),
             linear: None,
             merit: f64::INFINITY,
+            alpha: 0.0,
+            centre: Vec::new(),
             halvings: 0,
             shifted_steps: 0,
             gradient_steps: 0,
@@ -291,15 +302,105 @@ impl Nsn {
         })
     }
 
+    /// Make the problem proximal (the proximal point algorithm, Rockafellar 1976; Acary,
+    /// Bremond & Huber 2018, sec. 5): from now on `u = (W + alpha I) r + q - alpha centre`, so
+    /// that a root of `F` solves the Coulomb problem with `W + alpha I` and `q - alpha centre`
+    /// (at a fixed point `r = centre` that is the original problem); the steps `rho` are set
+    /// anew from the blocks `W_cc + alpha I`. `alpha = 0` restores the plain problem. Call
+    /// after `init`; `centre` has length `n`. Allocates only on the first call.
+    pub fn set_proximal(&mut self, problem: &Problem, alpha: f64, centre: &[f64]) {
+        self.alpha = alpha;
+        self.centre.clear();
+        self.centre.extend_from_slice(centre);
+        self.set_rho(problem);
+    }
+
+    /// The steps `rho` of every contact from `W_cc + alpha I`.
+    fn set_rho(&mut self, problem: &Problem) {
+        let inst = problem.instance();
+        let s = &self.settings;
+        for (c, rho) in self.rho.iter_mut().enumerate() {
+            let mut wcc = inst.diag_block(c);
+            for k in [0, 4, 8] {
+                wcc[k] += self.alpha;
+            }
+            *rho = contact_rho(s.rho_strategy, s.rho, &wcc);
+        }
+    }
+
+    /// One Newton step from `state.gamma` (module documentation), unless the merit there is
+    /// already at most `target`: then `None` and nothing moves (one product spent on the
+    /// merit, [`Nsn::merit`] holds it). `Some(Stalled)` when no direction decreases the merit.
+    /// Errors: not a Coulomb instance.
+    pub fn step_unless(
+        &mut self,
+        problem: &Problem,
+        state: &mut IterState,
+        target: f64,
+    ) -> Result<Option<StepOutcome>, SolverError> {
+        let inst = problem.instance();
+        let mu = coulomb_mu(self, inst)?;
+        let theta0 = self.eval(problem, &state.gamma, mu, true);
+        self.merit = theta0;
+        if theta0 <= target {
+            return Ok(None);
+        }
+        let (kind, h) = (self.settings.line_search, self.settings.max_halvings);
+        if self.newton_direction(inst.n_mat(), 0.0)
+            && self.line_search(problem, state, mu, theta0, -2.0 * theta0, (kind, h))
+        {
+            return Ok(Some(StepOutcome::Continue));
+        }
+        // J singular (a rank-deficient W makes the rows of sticking contacts dependent), d not
+        // finite, or no decrease: the regularised direction (J + ||F|| I) d = -F (the shift of
+        // Levenberg-Marquardt's lambda = ||F||, Fan & Yuan 2005), Armijo along it when it
+        // descends
+        let norm_f = (2.0 * theta0).sqrt();
+        for scale in SHIFT_SCALES {
+            self.shifted_steps += 1;
+            if self.newton_direction(inst.n_mat(), scale * norm_f) {
+                let slope = self.slope(problem);
+                if slope < 0.0
+                    && self.line_search(problem, state, mu, theta0, slope, (LineSearch::Armijo, h))
+                {
+                    return Ok(Some(StepOutcome::Continue));
+                }
+            }
+        }
+        // J singular, d not finite, or no decrease along d: steepest descent of the merit
+        self.gradient_steps += 1;
+        let slope = self.descent_direction();
+        if slope < 0.0
+            && self.line_search(
+                problem,
+                state,
+                mu,
+                theta0,
+                slope,
+                (LineSearch::Armijo, 2 * h),
+            )
+        {
+            Ok(Some(StepOutcome::Continue))
+        } else {
+            Ok(Some(StepOutcome::Stalled))
+        }
+    }
+
     /// The merit `1/2 ||F||^2` at the start of the last step (infinite before the first).
     pub fn merit(&self) -> f64 {
         self.merit
     }
 
-    /// `F(r)` into `self.f` (after `u = W r + q` into `self.u`, one counted product) and the
-    /// merit `1/2 ||F||^2`; with `jac`, also the blocks `(A_c, B_c)`.
+    /// `F(r)` into `self.f` (after `u = W r + q` into `self.u`, one counted product, plus
+    /// `alpha (r - centre)` on a proximal problem) and the merit `1/2 ||F||^2`; with `jac`,
+    /// also the blocks `(A_c, B_c)`.
     fn eval(&mut self, problem: &Problem, r: &[f64], mu: &[f64], jac: bool) -> f64 {
         problem.gradient(r, &mut self.u);
+        if self.alpha > 0.0 {
+            for ((u, x), c) in self.u.iter_mut().zip(r).zip(&self.centre) {
+                *u += self.alpha * (x - c);
+            }
+        }
         let mut theta = 0.0;
         for (c, &m) in mu.iter().enumerate() {
             let o = 3 * c;
@@ -379,13 +480,13 @@ impl Nsn {
         }
         match self.linear.as_mut().expect("set in init") {
             Linear::Sparse(jac) => {
-                jac.assemble(w, &self.ab, shift);
+                jac.assemble(w, &self.ab, (shift, self.alpha));
                 if !jac.lu.solve(&mut self.d) {
                     return false;
                 }
             }
             Linear::Dense(jm) => {
-                dense_jacobian(jm, w, &self.ab, shift);
+                dense_jacobian(jm, w, &self.ab, (shift, self.alpha));
                 let rhs = faer::ColRef::from_slice(&self.d);
                 let x = jm.partial_piv_lu().solve(rhs);
                 for (d, v) in self.d.iter_mut().zip(x.iter()) {
@@ -397,7 +498,7 @@ impl Nsn {
     }
 
     /// The merit's slope along `self.d`, `(J^T F) . d = F . (J d)`, with `J` from the blocks
-    /// (one product with `W`: `J d = A d + B (W d)`, counted).
+    /// (one product with `W`: `J d = A d + B (W d + alpha d)`, counted).
     fn slope(&mut self, problem: &Problem) -> f64 {
         problem.instance().matvec(&self.d, &mut self.trial);
         problem.add_matvecs(1);
@@ -407,7 +508,7 @@ impl Nsn {
             let (dc, wd) = (&self.d[o..o + 3], &self.trial[o..o + 3]);
             for k in 0..3 {
                 let jd: f64 = (0..3)
-                    .map(|l| a[3 * k + l] * dc[l] + b[3 * k + l] * wd[l])
+                    .map(|l| a[3 * k + l] * dc[l] + b[3 * k + l] * (wd[l] + self.alpha * dc[l]))
                     .sum();
                 s += self.f[o + k] * jd;
             }
@@ -435,13 +536,27 @@ impl Nsn {
     }
 }
 
-/// `J + shift I = A + shift I + B W` written into the dense `jm` (`n x n`).
-fn dense_jacobian(jm: &mut Mat<f64>, w: &CscMatrix, ab: &[([f64; 9], [f64; 9])], shift: f64) {
+/// The part of contact `c`'s diagonal block of the Newton matrix that does not come from `W`:
+/// `A_c + shift I + alpha B_c` (row-major; `shifts = (shift, alpha)`).
+#[inline]
+fn diagonal_block(a: &[f64; 9], b: &[f64; 9], (shift, alpha): (f64, f64)) -> [f64; 9] {
+    std::array::from_fn(|e| a[e] + alpha * b[e] + if e % 4 == 0 { shift } else { 0.0 })
+}
+
+/// `J + shift I = A + shift I + B (W + alpha I)` written into the dense `jm` (`n x n`;
+/// `shifts = (shift, alpha)`).
+fn dense_jacobian(
+    jm: &mut Mat<f64>,
+    w: &CscMatrix,
+    ab: &[([f64; 9], [f64; 9])],
+    shifts: (f64, f64),
+) {
     jm.fill(0.0);
-    for (c, (a, _)) in ab.iter().enumerate() {
+    for (c, (a, b)) in ab.iter().enumerate() {
+        let d = diagonal_block(a, b, shifts);
         for k in 0..3 {
             for l in 0..3 {
-                jm[(3 * c + k, 3 * c + l)] += a[3 * k + l] + if k == l { shift } else { 0.0 };
+                jm[(3 * c + k, 3 * c + l)] += d[3 * k + l];
             }
         }
     }
@@ -494,16 +609,15 @@ impl Solver for Nsn {
         let inst = problem.instance();
         let n = problem.n();
         let nc = n / 3;
-        let s = &self.settings;
-        self.rho = (0..nc)
-            .map(|c| contact_rho(s.rho_strategy, s.rho, &inst.diag_block(c)))
-            .collect();
+        self.alpha = 0.0;
+        self.rho = vec![[1.0; 2]; nc];
+        self.set_rho(problem);
         self.u = vec![0.0; n];
         self.f = vec![0.0; n];
         self.d = vec![0.0; n];
         self.trial = vec![0.0; n];
         self.ab = vec![([0.0; 9], [0.0; 9]); nc];
-        self.linear = Some(if n <= s.dense_max_n {
+        self.linear = Some(if n <= self.settings.dense_max_n {
             Linear::Dense(Mat::zeros(n, n))
         } else {
             Linear::Sparse(Box::new(SparseJacobian::new(inst.n_mat())?))
@@ -516,52 +630,9 @@ impl Solver for Nsn {
     }
 
     fn step(&mut self, problem: &Problem, state: &mut IterState) -> StepResult {
-        let inst = problem.instance();
-        let mu = coulomb_mu(self, inst)?;
-        let theta0 = self.eval(problem, &state.gamma, mu, true);
-        self.merit = theta0;
-        if theta0 == 0.0 {
-            return Ok(StepOutcome::Stalled);
-        }
-        let (kind, h) = (self.settings.line_search, self.settings.max_halvings);
-        if self.newton_direction(inst.n_mat(), 0.0)
-            && self.line_search(problem, state, mu, theta0, -2.0 * theta0, (kind, h))
-        {
-            return Ok(StepOutcome::Continue);
-        }
-        // J singular (a rank-deficient W makes the rows of sticking contacts dependent), d not
-        // finite, or no decrease: the regularised direction (J + ||F|| I) d = -F (the shift of
-        // Levenberg-Marquardt's lambda = ||F||, Fan & Yuan 2005), Armijo along it when it
-        // descends
-        let norm_f = (2.0 * theta0).sqrt();
-        for scale in SHIFT_SCALES {
-            self.shifted_steps += 1;
-            if self.newton_direction(inst.n_mat(), scale * norm_f) {
-                let slope = self.slope(problem);
-                if slope < 0.0
-                    && self.line_search(problem, state, mu, theta0, slope, (LineSearch::Armijo, h))
-                {
-                    return Ok(StepOutcome::Continue);
-                }
-            }
-        }
-        // J singular, d not finite, or no decrease along d: steepest descent of the merit
-        self.gradient_steps += 1;
-        let slope = self.descent_direction();
-        if slope < 0.0
-            && self.line_search(
-                problem,
-                state,
-                mu,
-                theta0,
-                slope,
-                (LineSearch::Armijo, 2 * h),
-            )
-        {
-            Ok(StepOutcome::Continue)
-        } else {
-            Ok(StepOutcome::Stalled)
-        }
+        Ok(self
+            .step_unless(problem, state, 0.0)?
+            .unwrap_or(StepOutcome::Stalled))
     }
 
     fn counters(&self) -> Vec<(&'static str, f64)> {

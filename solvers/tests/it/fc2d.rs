@@ -106,7 +106,7 @@ fn one_contact_2d_analytic_stick_slide_takeoff() {
     for (inst, r) in cases {
         // the analytic answer has zero fc2d error
         assert!(residuals(inst, &r).fc3d_error < 1e-15, "{r:?}");
-        for name in ["nsgs", "nsn-ac", "desaxce-apgd"] {
+        for name in ["nsgs", "nsn-ac", "ppa", "desaxce-apgd"] {
             let a = solve(name, inst, 1e-12, 2000);
             assert_eq!(
                 a.status,
