@@ -37,6 +37,10 @@
 //! `split-spectral-norm` `rho_n = 1 / W_cc[n, n]`, `rho_t = 1 / lambda_max(sym(W_cc)_TT)`,
 //! `constant` `rho_n = rho_t = rho`.
 //!
+//! A proximal mode ([`Nsn::set_proximal`], used by [`crate::ppa`]) solves instead the problem
+//! with `W + alpha I` and `q - alpha centre`: `u` gains `alpha (r - centre)`, `J` gains `alpha
+//! B`, and the steps `rho` come from `W_cc + alpha I`.
+//!
 //! 3-D contacts only; 2-D instances go through the exact 3-D embedding ([`crate::embed`]).
 //! Counters: `halvings`, `gradient_steps` (iterations on the descent direction),
 //! `factorisations`, `pattern_nnz` (stored entries of `J`). `step` allocates nothing on the
