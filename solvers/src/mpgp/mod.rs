@@ -127,10 +127,5 @@ impl Solver for Mpgp {
         "mpgp"
     }
 
-    /// 3-D and 2-D cones (the block size is read from the instance).
-    fn handles_cone_dim(&self, _dim: usize) -> bool {
-        true
-    }
-
     crate::mprgp::core::forward_to_core!();
 }
