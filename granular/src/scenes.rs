@@ -191,15 +191,35 @@ fn check_size(name: &'static str, n: usize, max: usize) -> Result<()> {
     }
 }
 
-fn params_map(kind: &str, kv: &[(&str, String)], p: &SimParams) -> BTreeMap<String, String> {
+/// The scene `kind` of size `size` built from `seed`, labelled `{kind}-{size}`, on `bodies`,
+/// `planes` and `params`; its recorded parameters are `scene` (`kind`), the pairs `kv`, and the
+/// parameters' `frictionless` and `envelope_min`.
+fn built(
+    kind: &str,
+    size: usize,
+    seed: u64,
+    kv: &[(&str, String)],
+    bodies: Vec<Body>,
+    planes: Vec<Plane>,
+    params: SimParams,
+) -> Scene {
     let mut m = BTreeMap::new();
     m.insert("scene".to_string(), kind.to_string());
     for (k, v) in kv {
         m.insert((*k).to_string(), v.clone());
     }
-    m.insert("frictionless".into(), p.frictionless.to_string());
-    m.insert("envelope_min".into(), p.envelope.to_string());
-    m
+    m.insert("frictionless".into(), params.frictionless.to_string());
+    m.insert("envelope_min".into(), params.envelope.to_string());
+    Scene {
+        world: World {
+            bodies,
+            planes,
+            params,
+        },
+        label: format!("{kind}-{size}"),
+        parameters: m,
+        seed,
+    }
 }
 
 /// Box of six planes `[x0, x1] x [y0, y1] x [z0, z1]` with normals pointing inwards.
@@ -553,20 +573,11 @@ impl FillParams {
         if three_dof {
             kv.push(("dof", "3".to_string()));
         }
-        Ok(Scene {
-            parameters: params_map(scene, &kv, &params),
-            world: World {
-                bodies,
-                planes,
-                params,
-            },
-            label: if three_dof {
-                format!("fill3dof-{}", self.n)
-            } else {
-                format!("{scene}-{}", self.n)
-            },
-            seed,
-        })
+        let mut out = built(scene, self.n, seed, &kv, bodies, planes, params);
+        if three_dof {
+            out.label = format!("fill3dof-{}", self.n);
+        }
+        Ok(out)
     }
 }
 
@@ -694,16 +705,7 @@ impl PileParams {
             Grains::Spheroids { aspect, .. } => kv.push(("aspect", aspect.to_string())),
         }
         let scene = self.grains.scene("pile");
-        Ok(Scene {
-            parameters: params_map(scene, &kv, &params),
-            world: World {
-                bodies,
-                planes,
-                params,
-            },
-            label: format!("{scene}-{}", self.count),
-            seed,
-        })
+        Ok(built(scene, self.count, seed, &kv, bodies, planes, params))
     }
 }
 
@@ -773,16 +775,7 @@ impl PyramidParams {
             ("mass", self.mass.to_string()),
             ("fixed", "bottom layer".to_string()),
         ];
-        Ok(Scene {
-            parameters: params_map("pyramid", &kv, &params),
-            world: World {
-                bodies,
-                planes: Vec::new(),
-                params,
-            },
-            label: format!("pyramid-{l}"),
-            seed,
-        })
+        Ok(built("pyramid", l, seed, &kv, bodies, Vec::new(), params))
     }
 }
 
@@ -926,16 +919,7 @@ impl TubeParams {
             ),
             ("source", "Vyatkin & Dolgovesov 2024, spheres".to_string()),
         ];
-        Ok(Scene {
-            parameters: params_map("tube", &kv, &params),
-            world: World {
-                bodies,
-                planes,
-                params,
-            },
-            label: format!("tube-{}", self.count),
-            seed,
-        })
+        Ok(built("tube", self.count, seed, &kv, bodies, planes, params))
     }
 }
 
@@ -1014,16 +998,8 @@ impl BounceParams {
             ("mass", self.mass.to_string()),
             ("height", self.height.to_string()),
         ];
-        Ok(Scene {
-            parameters: params_map("bounce", &kv, &params),
-            world: World {
-                bodies,
-                planes: vec![Plane::new(Vector3::y(), Vector3::zeros())?],
-                params,
-            },
-            label: format!("bounce-{n}"),
-            seed,
-        })
+        let planes = vec![Plane::new(Vector3::y(), Vector3::zeros())?];
+        Ok(built("bounce", n, seed, &kv, bodies, planes, params))
     }
 }
 
@@ -1106,16 +1082,7 @@ impl CradleParams {
             ("gap", self.gap.to_string()),
             ("v0", self.v0.to_string()),
         ];
-        Ok(Scene {
-            parameters: params_map("cradle", &kv, &params),
-            world: World {
-                bodies,
-                planes: Vec::new(),
-                params,
-            },
-            label: format!("cradle-{n}"),
-            seed,
-        })
+        Ok(built("cradle", n, seed, &kv, bodies, Vec::new(), params))
     }
 }
 

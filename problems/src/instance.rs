@@ -210,17 +210,11 @@ impl Instance {
         constraints: ConstraintSet,
         provenance: Provenance,
     ) -> Result<Self> {
-        check_vector_and_set(n_mat.n(), &r, &constraints)?;
-        if n_mat.block_size() != constraints.block_size() {
-            return Err(ProblemError::SizeMismatch {
-                what: "block size of N against the constraint set".into(),
-                expected: constraints.block_size(),
-                found: n_mat.block_size(),
-            });
-        }
+        let storage = Storage::Block(n_mat);
+        check_storage(&storage, &r, &constraints)?;
         Ok(Self::on_storage(
             name.into(),
-            Storage::Block(n_mat),
+            storage,
             r,
             constraints,
             provenance,
@@ -237,10 +231,11 @@ impl Instance {
         constraints: ConstraintSet,
         provenance: Provenance,
     ) -> Result<Self> {
-        check_vector_and_set(op.n(), &r, &constraints)?;
+        let storage = Storage::MatrixFree(op);
+        check_storage(&storage, &r, &constraints)?;
         Ok(Self::on_storage(
             name.into(),
-            Storage::MatrixFree(op),
+            storage,
             r,
             constraints,
             provenance,
@@ -937,6 +932,28 @@ enum Storage {
     Csc(CscMatrix),
     Block(BlockSymMatrix),
     MatrixFree(MatrixFree),
+}
+
+/// The checks of the operator constructors ([`Instance::new_block`],
+/// [`Instance::new_matrix_free`]): `r` and the set against the size of `storage`, then a block
+/// storage's block size against the set's.
+fn check_storage(storage: &Storage, r: &[f64], constraints: &ConstraintSet) -> Result<()> {
+    let n = match storage {
+        Storage::Csc(m) => m.nrows(),
+        Storage::Block(b) => b.n(),
+        Storage::MatrixFree(op) => op.n(),
+    };
+    check_vector_and_set(n, r, constraints)?;
+    match storage {
+        Storage::Block(b) if b.block_size() != constraints.block_size() => {
+            Err(ProblemError::SizeMismatch {
+                what: "block size of N against the constraint set".into(),
+                expected: constraints.block_size(),
+                found: b.block_size(),
+            })
+        }
+        _ => Ok(()),
+    }
 }
 
 /// Checks of `r` and the set against `n`.

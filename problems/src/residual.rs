@@ -362,7 +362,7 @@ pub fn residuals_with_gradient(
             pf2 += d * d;
         }
         // dual feasibility, complementarity, Res3 and the fc3d error: asked of the set
-        k.residual_terms(b, x, gb, &mut buf, &mut terms);
+        k.residual_terms(b, x, gb, &mut terms);
         // projected gradient (the definition shared with MPRGP / MPGP)
         k.projected_gradient_block(b, x, gb, &mut buf[..m]);
         pg2 += buf[..m].iter().map(|p| p * p).sum::<f64>();

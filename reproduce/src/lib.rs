@@ -180,29 +180,23 @@ impl Comparison {
             printed: None,
             reason: None,
         };
-        Self::with(
-            quantity.into(),
-            ours,
-            ours_text.into(),
-            published,
-            source.into(),
-        )
+        Self::with(quantity, ours, ours_text, published, source)
     }
 
     /// The comparison of `ours` (printed as `ours_text`) with `published`.
     fn with(
-        quantity: String,
+        quantity: impl Into<String>,
         ours: f64,
-        ours_text: String,
+        ours_text: impl Into<String>,
         published: Published,
-        source: String,
+        source: impl Into<String>,
     ) -> Self {
         Self {
-            quantity,
+            quantity: quantity.into(),
             ours,
-            ours_text,
+            ours_text: ours_text.into(),
             published,
-            source,
+            source: source.into(),
         }
     }
 
@@ -221,18 +215,13 @@ impl Comparison {
             .trim()
             .parse()
             .unwrap_or_else(|_| panic!("printed value '{printed}' is not a number"));
-        Self {
-            quantity: quantity.into(),
-            ours,
-            ours_text: ours_text.into(),
-            published: Published::Value {
-                value,
-                rel_tol: printed_tolerance(printed).unwrap_or(0.0),
-                printed: Some(printed.trim().to_string()),
-                reason: None,
-            },
-            source: source.into(),
-        }
+        let published = Published::Value {
+            value,
+            rel_tol: printed_tolerance(printed).unwrap_or(0.0),
+            printed: Some(printed.trim().to_string()),
+            reason: None,
+        };
+        Self::with(quantity, ours, ours_text, published, source)
     }
 
     /// The same comparison with a looser tolerance and the reason for it (shown in the
@@ -308,13 +297,7 @@ impl Comparison {
             text: claim.into(),
             holds,
         };
-        Self::with(
-            quantity.into(),
-            ours,
-            ours_text.into(),
-            published,
-            source.into(),
-        )
+        Self::with(quantity, ours, ours_text, published, source)
     }
 
     /// Whether the published side is matched ([`Verdict`]).

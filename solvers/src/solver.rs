@@ -34,11 +34,16 @@ pub trait Solver {
     /// Registry name (`pgs`, `jacobi`, `apgd`, `spgqp`, ...).
     fn name(&self) -> &'static str;
 
-    /// Whether the solver handles this class. Default: the QP classes (LCP, box QP, CCP,
+    /// Whether the solver handles this class. Default: the LCP alone for a general-LCP solver
+    /// ([`Self::solves_general_lcp`]), else the QP classes (LCP, box QP, CCP,
     /// [`ProblemClass::is_qp`]); the true Coulomb problem is not a QP, so the Coulomb solvers
     /// (and QP solvers restricted further) override it.
     fn supports(&self, class: ProblemClass) -> bool {
-        class.is_qp()
+        if self.solves_general_lcp() {
+            class == ProblemClass::Lcp
+        } else {
+            class.is_qp()
+        }
     }
 
     /// Whether the solver takes a general LCP `w = M z + q` with any square `M` (Lemke, Newton on
@@ -51,11 +56,13 @@ pub trait Solver {
     }
 
     /// Whether the solver works on Coulomb cones of dimension `dim` (unknowns per contact: 3,
-    /// or 2 for planar problems) itself. Default: 3 only. The registry wraps every solver in
-    /// [`crate::embed::Embed2d`], which solves a 2-D instance through its exact 3-D embedding
-    /// when this answers `false` for 2.
+    /// or 2 for planar problems) itself. Default: every dimension (the block size is read from
+    /// the instance; vacuous for a solver without cones); a 3-D-only method overrides it with
+    /// `dim == 3`. The registry wraps every solver in [`crate::embed::Embed2d`], which solves a
+    /// 2-D instance through its exact 3-D embedding when this answers `false` for 2.
     fn handles_cone_dim(&self, dim: usize) -> bool {
-        dim == 3
+        let _ = dim;
+        true
     }
 
     /// Why this solver cannot take `instance` at all, beyond its class ([`Self::supports`]):

@@ -175,77 +175,34 @@ fn read_vec(path: &Path) -> Vec<f64> {
 #[test]
 fn fixtures_agree_with_independent_reference_optima() {
     let refs = reference();
-    // (file, dir, kind in reference.csv, how to read)
-    let cases = [
-        (
-            "Spheres-i099-356-679.hdf5",
-            "fclib",
-            "ccp",
-            ClassChoice::Ccp,
-        ),
-        (
-            "Spheres-i099-356-679.hdf5",
-            "fclib",
-            "lcp_normal",
-            ClassChoice::Lcp,
-        ),
-        ("Capsules-i125-1213.hdf5", "fclib", "ccp", ClassChoice::Ccp),
-        (
-            "Capsules-i125-1213.hdf5",
-            "fclib",
-            "lcp_normal",
-            ClassChoice::Lcp,
-        ),
-        (
-            "Box_Stacks-i0122-82-5.hdf5",
-            "fclib",
-            "ccp",
-            ClassChoice::Ccp,
-        ),
-        (
-            "Box_Stacks-i0122-82-5.hdf5",
-            "fclib",
-            "lcp_normal",
-            ClassChoice::Lcp,
-        ),
-        ("CubeH8.hdf5", "fclib", "ccp", ClassChoice::Ccp),
-        ("CubeH8.hdf5", "fclib", "lcp_normal", ClassChoice::Lcp),
-        (
-            "NESpheres_10_1.dat",
-            "siconos-fc3d",
-            "ccp",
-            ClassChoice::Ccp,
-        ),
-        (
-            "NESpheres_10_1.dat",
-            "siconos-fc3d",
-            "lcp_normal",
-            ClassChoice::Lcp,
-        ),
-        ("Rover4396.dat", "siconos-fc3d", "ccp", ClassChoice::Ccp),
-        (
-            "Rover4396.dat",
-            "siconos-fc3d",
-            "lcp_normal",
-            ClassChoice::Lcp,
-        ),
-        (
-            "FC3D_Example1_SBM.dat",
-            "siconos-fc3d",
-            "ccp",
-            ClassChoice::Ccp,
-        ),
-        (
-            "FC3D_Example1_SBM.dat",
-            "siconos-fc3d",
-            "lcp_normal",
-            ClassChoice::Lcp,
-        ),
-        ("lcp_mmc.dat", "lcp", "lcp", ClassChoice::Lcp),
-        ("lcp_deudeu.dat", "lcp", "lcp", ClassChoice::Lcp),
-        ("lcp_trivial.dat", "lcp", "lcp", ClassChoice::Lcp),
-        ("lcp_CPS_1.dat", "lcp", "lcp", ClassChoice::Lcp),
+    // (file, dir): every contact fixture, compared as the CCP (`ccp` in reference.csv) and as
+    // the LCP on its normals (`lcp_normal`)
+    let contact = [
+        ("Spheres-i099-356-679.hdf5", "fclib"),
+        ("Capsules-i125-1213.hdf5", "fclib"),
+        ("Box_Stacks-i0122-82-5.hdf5", "fclib"),
+        ("CubeH8.hdf5", "fclib"),
+        ("NESpheres_10_1.dat", "siconos-fc3d"),
+        ("Rover4396.dat", "siconos-fc3d"),
+        ("FC3D_Example1_SBM.dat", "siconos-fc3d"),
     ];
+    // the LCP fixtures of fixtures/lcp (`lcp`)
+    let lcps = [
+        "lcp_mmc.dat",
+        "lcp_deudeu.dat",
+        "lcp_trivial.dat",
+        "lcp_CPS_1.dat",
+    ];
+    // (file, dir, kind in reference.csv, how to read)
+    let cases = contact
+        .into_iter()
+        .flat_map(|(file, dir)| {
+            [
+                (file, dir, "ccp", ClassChoice::Ccp),
+                (file, dir, "lcp_normal", ClassChoice::Lcp),
+            ]
+        })
+        .chain(lcps.map(|file| (file, "lcp", "lcp", ClassChoice::Lcp)));
     for (file, dir, kind, class) in cases {
         let row = refs
             .get(&(file.to_string(), kind.to_string()))

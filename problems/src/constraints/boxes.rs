@@ -110,14 +110,7 @@ impl<'a> SetFamily<'a> for BoxSet<'a> {
     }
 
     #[inline]
-    fn residual_terms(
-        self,
-        b: usize,
-        x: &[f64],
-        gb: &[f64],
-        _buf: &mut [f64],
-        acc: &mut ResidualTerms,
-    ) {
+    fn residual_terms(self, b: usize, x: &[f64], gb: &[f64], acc: &mut ResidualTerms) {
         let (l, h, gi, xi) = (self.lo[b], self.hi[b], gb[0], x[0]);
         let mut d = 0.0;
         if l == f64::NEG_INFINITY {

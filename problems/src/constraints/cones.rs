@@ -7,7 +7,7 @@
 //! The per-block functions ([`project_coulomb_cone`], [`cone_projected_gradient`], ...) take
 //! the block's slice and read its length: 3 for a 3-D cone, 2 for a 2-D one.
 
-use super::family::{take_min, ConicPiece, ResidualTerms, SetFamily};
+use super::family::{mu_range_line, take_min, ConicPiece, ResidualTerms, SetFamily};
 use super::ProblemClass;
 use crate::error::{ProblemError, Result};
 use crate::linalg::dot;
@@ -250,16 +250,10 @@ impl<'a> SetFamily<'a> for ConeSet<'a> {
     }
 
     #[inline]
-    fn residual_terms(
-        self,
-        b: usize,
-        x: &[f64],
-        gb: &[f64],
-        buf: &mut [f64],
-        acc: &mut ResidualTerms,
-    ) {
+    fn residual_terms(self, b: usize, x: &[f64], gb: &[f64], acc: &mut ResidualTerms) {
         // m = 3, or 2 for 2-D cones (one tangent)
         let m = x.len();
+        let mut buf = [0.0; 3];
         let mu = self.mu[b];
         buf[..m].copy_from_slice(gb);
         project_dual_coulomb_cone(&mut buf[..m], mu);
@@ -303,16 +297,11 @@ impl<'a> SetFamily<'a> for ConeSet<'a> {
         Some(self.mu)
     }
 
-    fn data(self) -> Vec<(&'static str, &'a [f64])> {
-        vec![("mu", self.mu)]
-    }
-
     fn summary(self) -> Vec<(&'static str, String)> {
         let dim = self.dim;
-        let (lo, hi) = mu_range(self.mu);
         vec![
             ("cones", format!("{dim}-D (d = {dim})")),
-            ("mu range", format!("[{lo}, {hi}]")),
+            mu_range_line(self.mu),
         ]
     }
 
@@ -359,14 +348,6 @@ impl<'a> SetFamily<'a> for ConeSet<'a> {
     fn land_on_boundary(self, b: usize, x: &mut [f64], _d: &[f64]) {
         project_coulomb_cone(x, self.mu[b])
     }
-}
-
-/// `(min mu, max mu)` (`(inf, -inf)` for no contact), for `cpbench info`.
-pub(super) fn mu_range(mu: &[f64]) -> (f64, f64) {
-    mu.iter()
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &m| {
-            (a.min(m), b.max(m))
-        })
 }
 
 /// `x_t . y_t`, the tangential part of two cone blocks (of 3, or of 2 for a 2-D cone).

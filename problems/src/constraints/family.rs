@@ -119,15 +119,8 @@ pub trait SetFamily<'a>: Copy {
     fn projected_gradient_block(self, b: usize, x: &[f64], g: &[f64], out: &mut [f64]);
 
     /// Add block `b`'s dual feasibility, complementarity, Res3 and fc3d terms at `(x, g)` (the
-    /// block's slices) to `acc`; `buf` is scratch of at least the block's length.
-    fn residual_terms(
-        self,
-        b: usize,
-        x: &[f64],
-        g: &[f64],
-        buf: &mut [f64],
-        acc: &mut ResidualTerms,
-    );
+    /// block's slices) to `acc`.
+    fn residual_terms(self, b: usize, x: &[f64], g: &[f64], acc: &mut ResidualTerms);
 
     /// The friction coefficient of each contact (length `n / block_size`); `None` for sets
     /// without friction.
@@ -139,7 +132,11 @@ pub trait SetFamily<'a>: Copy {
     /// The set's data vectors by the names the writers store them under (`instance.json`'s
     /// fields, the external protocol's `<name>.mtx` files): `[]` for `gamma >= 0`,
     /// `[("lo", lo), ("hi", hi)]` for boxes, `[("mu", mu)]` for cones and friction boxes.
-    fn data(self) -> Vec<(&'static str, &'a [f64])>;
+    /// Default: `[("mu", mu)]` for a set with friction ([`SetFamily::friction`]), else `[]`.
+    #[inline]
+    fn data(self) -> Vec<(&'static str, &'a [f64])> {
+        self.friction().map(|mu| ("mu", mu)).into_iter().collect()
+    }
 
     /// The data vectors in the order the content hash reads them (the first two of
     /// [`SetFamily::data`], empty slices where there are fewer).
@@ -150,10 +147,11 @@ pub trait SetFamily<'a>: Copy {
         (at(0), at(1))
     }
 
-    /// Lines describing the set's data for `cpbench info`, as `(label, value)`.
+    /// Lines describing the set's data for `cpbench info`, as `(label, value)`. Default: the
+    /// range of the friction coefficients (`mu range`) for a set with friction, else none.
     #[inline]
     fn summary(self) -> Vec<(&'static str, String)> {
-        Vec::new()
+        self.friction().map(mu_range_line).into_iter().collect()
     }
 
     /// Append the set over `n` unknowns to `out` as a product of [`ConicPiece`]s, in the order
@@ -226,4 +224,14 @@ pub(super) fn take_min(best: &mut (f64, Option<usize>), t: f64, b: usize) {
     if t < best.0 {
         *best = (t, Some(b));
     }
+}
+
+/// The `cpbench info` line `("mu range", "[min mu, max mu]")` (`[inf, -inf]` for no contact).
+pub(super) fn mu_range_line(mu: &[f64]) -> (&'static str, String) {
+    let (lo, hi) = mu
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &m| {
+            (a.min(m), b.max(m))
+        });
+    ("mu range", format!("[{lo}, {hi}]"))
 }

@@ -109,14 +109,7 @@ impl<'a> SetFamily<'a> for FrictionBoxSet<'a> {
     }
 
     #[inline]
-    fn residual_terms(
-        self,
-        b: usize,
-        x: &[f64],
-        gb: &[f64],
-        _buf: &mut [f64],
-        acc: &mut ResidualTerms,
-    ) {
+    fn residual_terms(self, b: usize, x: &[f64], gb: &[f64], acc: &mut ResidualTerms) {
         // normal: gamma_n >= 0 with g_n >= 0; tangents: a box [-mu x_n, mu x_n] with
         // finite bounds, which absorbs any sign of g_t (no dual infeasibility)
         let d = gb[0].min(0.0);
@@ -135,15 +128,6 @@ impl<'a> SetFamily<'a> for FrictionBoxSet<'a> {
     #[inline]
     fn friction(self) -> Option<&'a [f64]> {
         Some(self.mu)
-    }
-
-    fn data(self) -> Vec<(&'static str, &'a [f64])> {
-        vec![("mu", self.mu)]
-    }
-
-    fn summary(self) -> Vec<(&'static str, String)> {
-        let (lo, hi) = super::cones::mu_range(self.mu);
-        vec![("mu range", format!("[{lo}, {hi}]"))]
     }
 
     fn conic_pieces(self, _n: usize, out: &mut Vec<ConicPiece>) {

@@ -310,18 +310,10 @@ impl ConstraintSet {
     }
 
     /// Add block `b`'s dual feasibility, complementarity, Res3 and fc3d terms at `(x, g)` (the
-    /// block's slices) to `acc` ([`SetFamily::residual_terms`]); `buf` is scratch of at least
-    /// the block's length.
+    /// block's slices) to `acc` ([`SetFamily::residual_terms`]).
     #[inline]
-    pub fn residual_terms(
-        &self,
-        b: usize,
-        x: &[f64],
-        g: &[f64],
-        buf: &mut [f64],
-        acc: &mut ResidualTerms,
-    ) {
-        with_family!(self, f => f.residual_terms(b, x, g, buf, acc))
+    pub fn residual_terms(&self, b: usize, x: &[f64], g: &[f64], acc: &mut ResidualTerms) {
+        with_family!(self, f => f.residual_terms(b, x, g, acc))
     }
 
     /// The friction coefficient of each contact (length `n / dim`) for cones and friction

@@ -63,24 +63,13 @@ impl<'a> SetFamily<'a> for NonNegativeSet {
     }
 
     #[inline]
-    fn residual_terms(
-        self,
-        _b: usize,
-        x: &[f64],
-        gb: &[f64],
-        _buf: &mut [f64],
-        acc: &mut ResidualTerms,
-    ) {
+    fn residual_terms(self, _b: usize, x: &[f64], gb: &[f64], acc: &mut ResidualTerms) {
         let d = gb[0].min(0.0);
         acc.dual_feas2 += d * d;
         let c = x[0] * gb[0];
         acc.comp_sum += c;
         acc.comp_max = acc.comp_max.max(c.abs());
         acc.res3 = acc.res3.max(-x[0]).max(-gb[0]).max(c.abs());
-    }
-
-    fn data(self) -> Vec<(&'static str, &'a [f64])> {
-        Vec::new()
     }
 
     fn conic_pieces(self, n: usize, out: &mut Vec<ConicPiece>) {

@@ -121,17 +121,6 @@ impl BlockSymMatrix {
         col: Vec<u32>,
         vals: Vec<f64>,
     ) -> Result<Self> {
-        Self::from_parts_masked(bs, nb, row_ptr, col, vals, None)
-    }
-
-    fn from_parts_masked(
-        bs: usize,
-        nb: usize,
-        row_ptr: Vec<usize>,
-        col: Vec<u32>,
-        vals: Vec<f64>,
-        mask: Option<Vec<u16>>,
-    ) -> Result<Self> {
         let mismatch = |what: &str, expected: usize, found: usize| ProblemError::SizeMismatch {
             what: what.into(),
             expected,
@@ -190,7 +179,7 @@ impl BlockSymMatrix {
             row_ptr,
             col,
             vals,
-            mask,
+            mask: None,
             chunks,
             pool: SpillPool::default(),
             lower: OnceLock::new(),
@@ -285,12 +274,11 @@ impl BlockSymMatrix {
                 mask[p] = mk;
             }
         }
-        let mask = if mask.iter().all(|&k| k == full) {
-            None
-        } else {
-            Some(mask)
-        };
-        Self::from_parts_masked(bs, nb, row_ptr, col, vals, mask)
+        let mut out = Self::from_upper_parts(bs, nb, row_ptr, col, vals)?;
+        if mask.iter().any(|&k| k != full) {
+            out.mask = Some(mask);
+        }
+        Ok(out)
     }
 
     /// Block size (1 or 3).

@@ -458,11 +458,6 @@ impl Solver for Clarabel {
         "clarabel"
     }
 
-    /// 3-D and 2-D cones (the block size is read from the instance).
-    fn handles_cone_dim(&self, _dim: usize) -> bool {
-        true
-    }
-
     fn init(&mut self, problem: &Problem, _state: &mut IterState) -> Result<(), SolverError> {
         self.form = Some(ConicForm::new(problem));
         self.report = None;

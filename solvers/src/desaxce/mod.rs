@@ -126,6 +126,11 @@ impl Solver for DeSaxce {
         class == ProblemClass::Coulomb
     }
 
+    /// 3-D contacts only: the shift `s = mu ||u_T||` reads two tangential components.
+    fn handles_cone_dim(&self, dim: usize) -> bool {
+        dim == 3
+    }
+
     fn refusal(&self, instance: &cpbench_problems::Instance) -> Option<String> {
         (instance.class() == ProblemClass::Coulomb && !instance.is_symmetric()).then(|| {
             let (relative, ..) = instance.n_mat().asymmetry();

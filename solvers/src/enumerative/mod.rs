@@ -23,7 +23,7 @@ use crate::settings::{SolverSettings, Validator};
 use crate::solver::{Solver, StepOutcome, StepResult};
 use crate::state::IterState;
 use crate::status::{SolverError, Status};
-use cpbench_problems::{Instance, ProblemClass};
+use cpbench_problems::Instance;
 use serde::{Deserialize, Serialize};
 
 /// Largest `n` that [`Enumerative`] takes (`2^n` complementary bases).
@@ -182,10 +182,7 @@ impl Solver for Enumerative {
         "enum"
     }
 
-    fn supports(&self, class: ProblemClass) -> bool {
-        class == ProblemClass::Lcp
-    }
-
+    /// Any square `M` (and so, by the trait's default, the LCP class alone).
     fn solves_general_lcp(&self) -> bool {
         true
     }

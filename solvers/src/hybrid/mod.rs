@@ -215,6 +215,11 @@ impl Solver for Hybrid {
         class == ProblemClass::Coulomb
     }
 
+    /// As its Newton phase (3-D contacts only).
+    fn handles_cone_dim(&self, dim: usize) -> bool {
+        self.nsn.handles_cone_dim(dim)
+    }
+
     fn init(&mut self, problem: &Problem, state: &mut IterState) -> Result<(), SolverError> {
         self.nsgs.init(problem, state)?;
         self.nsn.init(problem, state)?;

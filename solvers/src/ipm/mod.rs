@@ -553,6 +553,12 @@ impl Solver for Ipm {
         class.is_qp()
     }
 
+    /// 3-D cones only: the Nesterov-Todd scaling and the cone algebra work on 3-vectors
+    /// (2-D instances go through the embedding).
+    fn handles_cone_dim(&self, dim: usize) -> bool {
+        dim == 3
+    }
+
     fn init(&mut self, problem: &Problem, state: &mut IterState) -> Result<(), SolverError> {
         let inst = problem.instance();
         let n = inst.n();

@@ -74,11 +74,6 @@ impl Solver for Jacobi {
         "jacobi"
     }
 
-    /// 3-D and 2-D cones (the block size is read from the instance).
-    fn handles_cone_dim(&self, _dim: usize) -> bool {
-        true
-    }
-
     fn init(&mut self, problem: &Problem, _state: &mut IterState) -> Result<(), SolverError> {
         let n = problem.n();
         let bs = problem.constraints().block_size();

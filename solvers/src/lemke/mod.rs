@@ -41,7 +41,6 @@ use crate::solver::{Solver, StepOutcome, StepResult};
 use crate::state::IterState;
 use crate::status::{SolverError, Status};
 use basis::{Basis, Dense, Sparse, System};
-use cpbench_problems::ProblemClass;
 use serde::{Deserialize, Serialize};
 
 /// Which representation of the basis inverse Lemke's method uses.
@@ -395,10 +394,7 @@ impl Solver for Lemke {
         "lemke"
     }
 
-    fn supports(&self, class: ProblemClass) -> bool {
-        class == ProblemClass::Lcp
-    }
-
+    /// Any square `M` (and so, by the trait's default, the LCP class alone).
     fn solves_general_lcp(&self) -> bool {
         true
     }

@@ -33,8 +33,8 @@
 //! power method (PERMON's stopping rule) with MPRGP's safeguard (a projected step that raises
 //! `f` is redone with `alpha / 2`) and gradient refresh. Counters as MPRGP's.
 
-use crate::mprgp::core::{Core, CoreSettings, ProportioningStep};
-use crate::mprgp::{check_common, Expansion, ProportioningTest};
+use crate::mprgp::core::{core_settings, Core, CoreSettings, ProportioningStep};
+use crate::mprgp::{Expansion, ProportioningTest};
 use crate::settings::{SolverSettings, Validator};
 use crate::solver::Solver;
 use crate::status::SolverError;
@@ -80,19 +80,20 @@ impl Default for MpgpSettings {
     }
 }
 
+impl MpgpSettings {
+    /// The shared iteration's parameters: these settings with the standard expansion and
+    /// MPGP's gradient projection as the proportioning step.
+    fn core(&self) -> CoreSettings {
+        core_settings!(self, Expansion::Std, ProportioningStep::GradientProjection)
+    }
+}
+
 impl SolverSettings for MpgpSettings {
     const SOLVER: &'static str = "mpgp";
     const ALIASES: &'static [(&'static str, &'static str)] = &[("gamma", "proportioning_constant")];
 
     fn check(&self, v: &mut Validator) {
-        check_common(
-            v,
-            self.proportioning_constant,
-            self.alpha_factor,
-            self.lambda_max,
-            self.power_max_iter,
-            self.power_rtol,
-        );
+        self.core().check(v);
     }
 }
 
@@ -107,17 +108,7 @@ impl Mpgp {
     pub fn new(settings: MpgpSettings) -> Result<Self, SolverError> {
         settings.validate()?;
         Ok(Self {
-            core: Core::new(CoreSettings {
-                gamma: settings.proportioning_constant,
-                alpha_factor: settings.alpha_factor,
-                proportioning: settings.proportioning,
-                expansion: Expansion::Std,
-                prop_step: ProportioningStep::GradientProjection,
-                lambda_max: settings.lambda_max,
-                power_max_iter: settings.power_max_iter,
-                power_rtol: settings.power_rtol,
-                safeguard: settings.safeguard,
-            }),
+            core: Core::new(settings.core()),
         })
     }
 }
@@ -125,11 +116,6 @@ impl Mpgp {
 impl Solver for Mpgp {
     fn name(&self) -> &'static str {
         "mpgp"
-    }
-
-    /// 3-D and 2-D cones (the block size is read from the instance).
-    fn handles_cone_dim(&self, _dim: usize) -> bool {
-        true
     }
 
     crate::mprgp::core::forward_to_core!();

@@ -6,6 +6,7 @@
 
 use super::{Expansion, ProportioningTest};
 use crate::problem::Problem;
+use crate::settings::Validator;
 use crate::solver::{StepOutcome, StepResult};
 use crate::state::IterState;
 use crate::status::SolverError;
@@ -36,6 +37,40 @@ pub(crate) struct CoreSettings {
     pub power_rtol: f64,
     pub safeguard: bool,
 }
+
+impl CoreSettings {
+    /// Range checks of the settings MPRGP and MPGP share, under their settings' field names:
+    /// `proportioning_constant > 0`, `0 < alpha_factor` (theory: `<= 2`), `lambda_max > 0` or
+    /// null, `power_max_iter >= 1`, `power_rtol >= 0` (all finite).
+    pub fn check(&self, v: &mut Validator) {
+        v.positive("proportioning_constant", self.gamma)
+            .positive("alpha_factor", self.alpha_factor)
+            .positive_opt("lambda_max", self.lambda_max)
+            .at_least("power_max_iter", self.power_max_iter as u64, 1)
+            .non_negative("power_rtol", self.power_rtol);
+    }
+}
+
+/// The [`CoreSettings`] of MPRGP's or MPGP's settings `$settings` (the fields both have, by
+/// the same names) with the expansion variant `$expansion` and the proportioning step
+/// `$prop_step`.
+macro_rules! core_settings {
+    ($settings:expr, $expansion:expr, $prop_step:expr) => {{
+        let s = &$settings;
+        $crate::mprgp::core::CoreSettings {
+            gamma: s.proportioning_constant,
+            alpha_factor: s.alpha_factor,
+            proportioning: s.proportioning,
+            expansion: $expansion,
+            prop_step: $prop_step,
+            lambda_max: s.lambda_max,
+            power_max_iter: s.power_max_iter,
+            power_rtol: s.power_rtol,
+            safeguard: s.safeguard,
+        }
+    }};
+}
+pub(crate) use core_settings;
 
 /// Algorithm memory and counters (all vectors allocated in `init`).
 #[derive(Clone, Debug)]

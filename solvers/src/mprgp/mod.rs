@@ -68,7 +68,7 @@ use crate::status::SolverError;
 use cpbench_problems::ProblemClass;
 use serde::{Deserialize, Serialize};
 
-use self::core::{Core, CoreSettings, ProportioningStep};
+use self::core::{core_settings, Core, CoreSettings, ProportioningStep};
 
 /// The right-hand side of the proportioning test `||beta||^2 <= Gamma^2 * rhs`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -166,6 +166,11 @@ impl MprgpSettings {
             ..Self::default()
         }
     }
+
+    /// The shared iteration's parameters: these settings with MPRGP's proportioning step.
+    fn core(&self) -> CoreSettings {
+        core_settings!(self, self.expansion, ProportioningStep::ChoppedCg)
+    }
 }
 
 impl SolverSettings for MprgpSettings {
@@ -173,33 +178,8 @@ impl SolverSettings for MprgpSettings {
     const ALIASES: &'static [(&'static str, &'static str)] = &[("gamma", "proportioning_constant")];
 
     fn check(&self, v: &mut Validator) {
-        check_common(
-            v,
-            self.proportioning_constant,
-            self.alpha_factor,
-            self.lambda_max,
-            self.power_max_iter,
-            self.power_rtol,
-        );
+        self.core().check(v);
     }
-}
-
-/// Range checks shared by MPRGP and MPGP settings: `proportioning_constant > 0`,
-/// `0 < alpha_factor` (theory: `<= 2`), `lambda_max > 0` or null, `power_max_iter >= 1`,
-/// `power_rtol >= 0` (all finite).
-pub(crate) fn check_common(
-    v: &mut Validator,
-    proportioning_constant: f64,
-    alpha_factor: f64,
-    lambda_max: Option<f64>,
-    power_max_iter: usize,
-    power_rtol: f64,
-) {
-    v.positive("proportioning_constant", proportioning_constant)
-        .positive("alpha_factor", alpha_factor)
-        .positive_opt("lambda_max", lambda_max)
-        .at_least("power_max_iter", power_max_iter as u64, 1)
-        .non_negative("power_rtol", power_rtol);
 }
 
 /// MPRGP. Supports LCP and box QP (use [`crate::mpgp::Mpgp`] for cones).
@@ -213,17 +193,7 @@ impl Mprgp {
     pub fn new(settings: MprgpSettings) -> Result<Self, SolverError> {
         settings.validate()?;
         Ok(Self {
-            core: Core::new(CoreSettings {
-                gamma: settings.proportioning_constant,
-                alpha_factor: settings.alpha_factor,
-                proportioning: settings.proportioning,
-                expansion: settings.expansion,
-                prop_step: ProportioningStep::ChoppedCg,
-                lambda_max: settings.lambda_max,
-                power_max_iter: settings.power_max_iter,
-                power_rtol: settings.power_rtol,
-                safeguard: settings.safeguard,
-            }),
+            core: Core::new(settings.core()),
         })
     }
 }
@@ -231,11 +201,6 @@ impl Mprgp {
 impl Solver for Mprgp {
     fn name(&self) -> &'static str {
         "mprgp"
-    }
-
-    /// 3-D and 2-D cones (the block size is read from the instance).
-    fn handles_cone_dim(&self, _dim: usize) -> bool {
-        true
     }
 
     fn supports(&self, class: ProblemClass) -> bool {

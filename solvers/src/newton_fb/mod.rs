@@ -48,7 +48,7 @@ use crate::settings::{SolverSettings, Validator};
 use crate::solver::{Solver, StepOutcome, StepResult};
 use crate::state::IterState;
 use crate::status::SolverError;
-use cpbench_problems::{CscMatrix, ProblemClass};
+use cpbench_problems::CscMatrix;
 use faer::linalg::solvers::Solve;
 use faer::Mat;
 use serde::{Deserialize, Serialize};
@@ -164,8 +164,8 @@ enum LinearSolver {
     Sparse(Box<SparseLu>),
 }
 
-/// Semismooth Newton on the Fischer-Burmeister function ([`ProblemClass::Lcp`] only, any
-/// square `M`).
+/// Semismooth Newton on the Fischer-Burmeister function
+/// ([`cpbench_problems::ProblemClass::Lcp`] only, any square `M`).
 pub struct NewtonFb {
     settings: NewtonFbSettings,
     /// `w = M z + q` at the current iterate, valid when `w_of` equals the iterate.
@@ -371,10 +371,7 @@ impl Solver for NewtonFb {
         "newton-fb"
     }
 
-    fn supports(&self, class: ProblemClass) -> bool {
-        class == ProblemClass::Lcp
-    }
-
+    /// Any square `M` (and so, by the trait's default, the LCP class alone).
     fn solves_general_lcp(&self) -> bool {
         true
     }

@@ -427,11 +427,6 @@ impl Solver for Nsgs {
         "nsgs"
     }
 
-    /// 3-D and 2-D cones (the block size is read from the instance).
-    fn handles_cone_dim(&self, _dim: usize) -> bool {
-        true
-    }
-
     fn supports(&self, class: ProblemClass) -> bool {
         class == ProblemClass::Coulomb
     }

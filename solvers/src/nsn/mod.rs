@@ -609,6 +609,12 @@ impl Solver for Nsn {
         class == ProblemClass::Coulomb
     }
 
+    /// 3-D contacts only (the Alart-Curnier, Jean-Moreau and natural-map Jacobians are
+    /// written for two tangents); 2-D instances go through the embedding.
+    fn handles_cone_dim(&self, dim: usize) -> bool {
+        dim == 3
+    }
+
     fn init(&mut self, problem: &Problem, _state: &mut IterState) -> Result<(), SolverError> {
         let inst = problem.instance();
         let n = problem.n();

@@ -141,11 +141,6 @@ impl Solver for Pgs {
         "pgs"
     }
 
-    /// 3-D and 2-D cones (the block size is read from the instance).
-    fn handles_cone_dim(&self, _dim: usize) -> bool {
-        true
-    }
-
     fn supports(&self, class: ProblemClass) -> bool {
         class.is_qp() || class == ProblemClass::Blcp
     }

@@ -88,10 +88,7 @@ impl Solver for Psor {
         "psor"
     }
 
-    fn supports(&self, class: ProblemClass) -> bool {
-        class == ProblemClass::Lcp
-    }
-
+    /// Any square `M` (and so, by the trait's default, the LCP class alone).
     fn solves_general_lcp(&self) -> bool {
         true
     }

@@ -108,11 +108,6 @@ impl Solver for SpgQp {
         "spgqp"
     }
 
-    /// 3-D and 2-D cones (the block size is read from the instance).
-    fn handles_cone_dim(&self, _dim: usize) -> bool {
-        true
-    }
-
     fn init(&mut self, problem: &Problem, state: &mut IterState) -> Result<(), SolverError> {
         let n = problem.n();
         self.g = vec![0.0; n];

@@ -279,11 +279,6 @@ impl Solver for Vi {
         class == ProblemClass::Coulomb
     }
 
-    /// 3-D and 2-D cones (the block size is read from the instance).
-    fn handles_cone_dim(&self, _dim: usize) -> bool {
-        true
-    }
-
     fn init(&mut self, problem: &Problem, state: &mut IterState) -> Result<(), SolverError> {
         let inst = problem.instance();
         let n = problem.n();
