@@ -182,6 +182,11 @@ impl Solver for Ppa {
         "ppa"
     }
 
+    /// As its Newton method: 3-D contacts, 2-D through the embedding.
+    fn handles_cone_dim(&self, dim: usize) -> bool {
+        self.nsn.handles_cone_dim(dim)
+    }
+
     fn supports(&self, class: ProblemClass) -> bool {
         class == ProblemClass::Coulomb
     }
