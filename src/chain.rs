@@ -2,21 +2,13 @@
 
 /// `error: MESSAGE` then one `  caused by: CAUSE` line per cause in the chain, skipping the
 /// causes whose text is already contained in what was printed (wrappers such as
-/// `"{path}: {source}"` repeat their source), so that every message is printed once.
+/// `"{path}: {source}"` repeat their source), so that every message is printed once
+/// ([`cpbench_harness::error::message_with_causes`]).
 pub fn format_error_chain(e: &dyn std::error::Error) -> String {
-    let mut printed = e.to_string();
-    let mut out = format!("error: {printed}\n");
-    let mut src = e.source();
-    while let Some(s) = src {
-        let text = s.to_string();
-        if !text.is_empty() && !printed.contains(&text) {
-            out.push_str(&format!("  caused by: {text}\n"));
-            printed.push('\n');
-            printed.push_str(&text);
-        }
-        src = s.source();
-    }
-    out
+    format!(
+        "error: {}\n",
+        cpbench_harness::error::message_with_causes(e)
+    )
 }
 
 #[cfg(test)]

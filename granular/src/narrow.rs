@@ -81,16 +81,23 @@ pub fn sphere_sphere(ia: usize, a: &Body, ib: usize, b: &Body, envelope: f64) ->
     let dist = d2.sqrt();
     let n = if dist > 0.0 { d / dist } else { Vector3::y() };
     let gap = dist - a.radius - b.radius;
+    Some(sphere_contact(ia, a, Partner::Body(ib), n, gap))
+}
+
+/// The contact of sphere `a` (index `ia`) with partner `b` along the unit normal `n` at gap
+/// `gap`: frame from [`tangent_frame`], point midway in the gap.
+#[inline]
+fn sphere_contact(ia: usize, a: &Body, b: Partner, n: Vector3<f64>, gap: f64) -> Contact {
     let (u, w) = tangent_frame(&n);
-    Some(Contact {
+    Contact {
         a: ia,
-        b: Partner::Body(ib),
+        b,
         n,
         u,
         w,
         point: a.pos + (a.radius + 0.5 * gap) * n,
         gap,
-    })
+    }
 }
 
 /// Sphere `a` against plane `p` (index `ip`): `Some(contact)` when the gap is below `envelope`.
@@ -102,16 +109,7 @@ pub fn sphere_plane(ia: usize, a: &Body, ip: usize, p: &Plane, envelope: f64) ->
         return None;
     }
     let n = -p.normal.into_inner();
-    let (u, w) = tangent_frame(&n);
-    Some(Contact {
-        a: ia,
-        b: Partner::Plane(ip),
-        n,
-        u,
-        w,
-        point: a.pos + (a.radius + 0.5 * gap) * n,
-        gap,
-    })
+    Some(sphere_contact(ia, a, Partner::Plane(ip), n, gap))
 }
 
 #[cfg(test)]

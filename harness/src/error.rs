@@ -76,3 +76,23 @@ impl HarnessError {
 
 /// Result alias of the harness.
 pub type Result<T> = std::result::Result<T, HarnessError>;
+
+/// The message of `e` then one `\n  caused by: CAUSE` per cause in its chain, skipping the
+/// causes whose text is already contained in what was written (wrappers such as
+/// `"{path}: {source}"` repeat their source), so that every message appears once. What the
+/// command line prints after `error: `, and the message of the Python exceptions.
+pub fn message_with_causes(e: &dyn std::error::Error) -> String {
+    let mut printed = e.to_string();
+    let mut out = printed.clone();
+    let mut src = e.source();
+    while let Some(s) = src {
+        let text = s.to_string();
+        if !text.is_empty() && !printed.contains(&text) {
+            out.push_str(&format!("\n  caused by: {text}"));
+            printed.push('\n');
+            printed.push_str(&text);
+        }
+        src = s.source();
+    }
+    out
+}

@@ -1510,11 +1510,16 @@ mod tests {
         assert!(!is_non_monotone(&running_min(&pts)));
     }
 
+    /// `n` points `(k, y)`, `k = 0..n`, with `y` alternating `even` (even `k`) and `odd`.
+    fn zigzag(n: usize, even: f64, odd: f64) -> Vec<(f64, f64)> {
+        (0..n)
+            .map(|k| (k as f64, if k % 2 == 0 { even } else { odd }))
+            .collect()
+    }
+
     #[test]
     fn decimation_keeps_the_envelope() {
-        let pts: Vec<(f64, f64)> = (0..10_000)
-            .map(|k| (k as f64, if k % 2 == 0 { 1.0 } else { -1.0 }))
-            .collect();
+        let pts = zigzag(10_000, 1.0, -1.0);
         let d = decimate(&pts, 0.0, 10_000.0, 100);
         assert!(d.len() <= 400, "{}", d.len());
         assert!(d.iter().any(|p| p.1 == -1.0) && d.iter().any(|p| p.1 == 1.0));
@@ -1583,9 +1588,7 @@ mod tests {
     /// The band of a zigzag trace is its per-column envelope: highs left to right, lows back.
     #[test]
     fn envelope_is_the_columns_range() {
-        let pts: Vec<(f64, f64)> = (0..40)
-            .map(|k| (k as f64, if k % 2 == 0 { 0.0 } else { -4.0 }))
-            .collect();
+        let pts = zigzag(40, 0.0, -4.0);
         let band = envelope(&pts, 0.0, 40.0, 4);
         assert_eq!(band.len(), 8);
         assert_eq!(band[0], (4.5, 0.0));

@@ -22,7 +22,7 @@
 
 use crate::error::{HarnessError, Result};
 use crate::fsutil::write_atomic;
-use crate::results::{RowStatus, SummaryRow};
+use crate::results::{read_named_columns, RowStatus, SummaryRow};
 use cpbench_problems::ResidualKind;
 use std::collections::HashMap;
 use std::path::Path;
@@ -172,38 +172,23 @@ pub fn read_baseline(path: &Path) -> Result<Vec<BaselineRow>> {
         message: m,
     };
     let mut rdr = csv::Reader::from_path(path).map_err(|e| err(e.to_string()))?;
-    let header = rdr.headers().map_err(|e| err(e.to_string()))?.clone();
-    let col = |name: &str| -> Result<Option<usize>> {
-        match header.iter().position(|h| h == name) {
-            Some(i) => Ok(Some(i)),
-            None if OPTIONAL.contains(&name) => Ok(None),
-            None => Err(err(format!("missing column '{name}'"))),
-        }
-    };
-    let c: Vec<Option<usize>> = HEADER.iter().map(|h| col(h)).collect::<Result<_>>()?;
     let mut out = Vec::new();
-    for (k, rec) in rdr.records().enumerate() {
-        let rec = rec.map_err(|e| err(e.to_string()))?;
-        let line = k + 2;
-        let s = |i: usize| c[i].and_then(|j| rec.get(j)).unwrap_or("").to_string();
-        let num = |i: usize| -> Result<f64> {
-            s(i).parse()
-                .map_err(|_| err(format!("line {line}: bad number '{}'", s(i))))
-        };
+    for r in read_named_columns(&mut rdr, &HEADER, &OPTIONAL, &err)? {
+        let r = r?;
         out.push(BaselineRow {
-            instance: s(0),
-            solver: s(1),
-            profile: s(2),
-            success: s(3) == "yes",
-            status: RowStatus::parse(&s(4)).map_err(|m| err(format!("line {line}: {m}")))?,
-            iterations: num(5)? as u64,
-            matvecs: num(6)? as u64,
-            residual: num(7)?,
-            check_residual: s(8),
-            tol: num(9)?,
-            instance_hash: s(10),
-            settings_hash: s(11),
-            settings: s(12),
+            instance: r.text(0),
+            solver: r.text(1),
+            profile: r.text(2),
+            success: r.text(3) == "yes",
+            status: RowStatus::parse(&r.text(4)).map_err(|m| r.error(&m))?,
+            iterations: r.num(5)? as u64,
+            matvecs: r.num(6)? as u64,
+            residual: r.num(7)?,
+            check_residual: r.text(8),
+            tol: r.num(9)?,
+            instance_hash: r.text(10),
+            settings_hash: r.text(11),
+            settings: r.text(12),
         });
     }
     Ok(out)
@@ -590,25 +575,18 @@ fn summarise(cmp: &[Comparison], n_imp: usize, n_note: usize) -> String {
             named.join("; ")
         ));
     }
-    let n_inst = notes
-        .iter()
-        .filter(|c| {
-            c.current
-                .as_ref()
-                .is_some_and(|x| x.instance_hash != c.baseline.instance_hash)
-        })
-        .count();
+    // Notes whose current row differs from the baseline row in one field.
+    let n_differ = |differs: fn(&BaselineRow, &BaselineRow) -> bool| {
+        notes
+            .iter()
+            .filter(|c| c.current.as_ref().is_some_and(|x| differs(x, &c.baseline)))
+            .count()
+    };
+    let n_inst = n_differ(|x, b| x.instance_hash != b.instance_hash);
     if n_inst > 0 {
         parts.push(format!("{n_inst} instance data changed (hash)"));
     }
-    let n_iter = notes
-        .iter()
-        .filter(|c| {
-            c.current
-                .as_ref()
-                .is_some_and(|x| x.iterations != c.baseline.iterations)
-        })
-        .count();
+    let n_iter = n_differ(|x, b| x.iterations != b.iterations);
     if n_iter > 0 {
         parts.push(format!("{n_iter} iterations changed within thresholds"));
     }
@@ -692,18 +670,28 @@ mod tests {
         assert!(settings_diff(&a, &a).is_empty());
     }
 
+    /// The baseline rows of `rows`.
+    fn baseline(rows: &[SummaryRow]) -> Vec<BaselineRow> {
+        rows.iter().map(BaselineRow::from_summary).collect()
+    }
+
+    /// The comparison as printed (`--verbose` or not), checked to have `n` lines.
+    fn printed(cmp: &[Comparison], verbose: bool, n: usize) -> Vec<String> {
+        let text = format_comparison(cmp, verbose);
+        let lines: Vec<String> = text.lines().map(String::from).collect();
+        assert_eq!(lines.len(), n, "{text}");
+        lines
+    }
+
     #[test]
     fn a_lowered_max_iter_prints_regressions_first_naming_the_setting() {
         // 3 rows: two converge in under 1000 iterations (notes: only the setting changed), one
         // needed 5000 and now stops at 1000 unconverged (regressed)
-        let base: Vec<BaselineRow> = [
+        let base = baseline(&[
             row("a", 100, 9e-7, true, 20000),
             row("b", 5000, 9e-7, true, 20000),
             row("c", 200, 9e-7, true, 20000),
-        ]
-        .iter()
-        .map(BaselineRow::from_summary)
-        .collect();
+        ]);
         let cur = [
             row("a", 100, 9e-7, true, 1000),
             row("b", 1000, 3e-4, false, 1000),
@@ -711,17 +699,15 @@ mod tests {
         ];
         let cmp = compare(&base, &cur, RegressionOptions::default());
         assert!(failed(&cmp));
-        let text = format_comparison(&cmp, false);
-        let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines.len(), 4, "{text}");
-        assert!(lines[0].starts_with("verdict"), "{text}");
-        assert!(lines[1].starts_with("REGRESSED  b "), "{text}");
+        let lines = printed(&cmp, false, 4);
+        assert!(lines[0].starts_with("verdict"), "{lines:#?}");
+        assert!(lines[1].starts_with("REGRESSED  b "), "{lines:#?}");
         assert!(
             lines[1].ends_with(
                 "success -> failure; residual 3.00e-4 > limit 9.00e-6; settings changed: \
                  exec.max_iter 20000 -> 1000"
             ),
-            "{text}"
+            "{lines:#?}"
         );
         assert_eq!(
             lines[2],
@@ -732,39 +718,27 @@ mod tests {
             "3 baseline rows: 1 regressed, 0 improved, 2 unchanged or within thresholds"
         );
         // --verbose: the notes as rows, after the regression
-        let text = format_comparison(&cmp, true);
-        let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines.len(), 5, "{text}");
-        assert!(lines[1].starts_with("REGRESSED"), "{text}");
-        assert!(lines[2].starts_with("note       a "), "{text}");
+        let lines = printed(&cmp, true, 5);
+        assert!(lines[1].starts_with("REGRESSED"), "{lines:#?}");
+        assert!(lines[2].starts_with("note       a "), "{lines:#?}");
         assert!(
             lines[2].ends_with("settings changed: exec.max_iter 20000 -> 1000"),
-            "{text}"
+            "{lines:#?}"
         );
     }
 
     #[test]
     fn nothing_regressed_prints_no_table() {
-        let base: Vec<BaselineRow> = [row("a", 100, 9e-7, true, 20000)]
-            .iter()
-            .map(BaselineRow::from_summary)
-            .collect();
-        let same = compare(
-            &base,
-            &[row("a", 100, 9e-7, true, 20000)],
-            Default::default(),
-        );
+        let base = baseline(&[row("a", 100, 9e-7, true, 20000)]);
+        // the comparison of the baseline with one current row, as printed without --verbose
+        let text_with =
+            |cur: SummaryRow| format_comparison(&compare(&base, &[cur], Default::default()), false);
         assert_eq!(
-            format_comparison(&same, false),
+            text_with(row("a", 100, 9e-7, true, 20000)),
             "1 baseline rows: 0 regressed, 0 improved, 1 unchanged or within thresholds\n"
         );
-        let better = compare(
-            &base,
-            &[row("a", 50, 9e-7, true, 20000)],
-            Default::default(),
-        );
         assert_eq!(
-            format_comparison(&better, false),
+            text_with(row("a", 50, 9e-7, true, 20000)),
             "1 improved (--verbose lists them)\n\
              1 baseline rows: 0 regressed, 1 improved, 0 unchanged or within thresholds\n"
         );
@@ -806,10 +780,7 @@ mod tests {
 
     #[test]
     fn new_rows_are_listed_and_a_failing_one_is_marked() {
-        let base: Vec<BaselineRow> = [row("a", 10, 1e-7, true, 100)]
-            .iter()
-            .map(BaselineRow::from_summary)
-            .collect();
+        let base = baseline(&[row("a", 10, 1e-7, true, 100)]);
         let mut ok = row("b", 12, 1e-7, true, 100);
         ok.solver = "pgs@omega=0.8".into();
         let mut bad = row("a", 100, 1e-2, false, 100);

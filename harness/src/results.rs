@@ -557,6 +557,69 @@ pub fn read_trace_column(path: &Path, column: &str) -> Result<Vec<(u64, f64)>> {
     Ok(out)
 }
 
+/// One record of a CSV table read by [`read_named_columns`]: its fields in the order of the
+/// columns asked for, and its line in the file.
+pub struct NamedRecord<'e> {
+    fields: Vec<String>,
+    line: usize,
+    err: &'e dyn Fn(String) -> HarnessError,
+}
+
+impl NamedRecord<'_> {
+    /// Field `i` (empty for a missing optional column or a short record).
+    pub fn text(&self, i: usize) -> String {
+        self.fields[i].clone()
+    }
+
+    /// Field `i` as a number. Errors: `line {line}: bad number '{field}'`, through the
+    /// reader's error maker.
+    pub fn num(&self, i: usize) -> Result<f64> {
+        let s = &self.fields[i];
+        s.parse()
+            .map_err(|_| (self.err)(format!("line {}: bad number '{s}'", self.line)))
+    }
+
+    /// `line {line}: {message}`, through the reader's error maker (for a field the caller
+    /// parses itself).
+    pub fn error(&self, message: &str) -> HarnessError {
+        (self.err)(format!("line {}: {message}", self.line))
+    }
+}
+
+/// The records of the CSV table `rdr` with the fields of the columns `names`, found by name
+/// in its header (a column in `optional` may be missing: its fields read empty), read one by
+/// one. Errors, made by `err` from a message: an unreadable header, a missing column, then
+/// an unreadable record; the records' [`NamedRecord::num`] errors go through `err` too.
+/// Shared by the readers of baselines and of the recipes' timings.
+pub fn read_named_columns<'a, 'e: 'a, R: std::io::Read>(
+    rdr: &'a mut csv::Reader<R>,
+    names: &[&str],
+    optional: &[&str],
+    err: &'e dyn Fn(String) -> HarnessError,
+) -> Result<impl Iterator<Item = Result<NamedRecord<'e>>> + 'a> {
+    let header = rdr.headers().map_err(|e| err(e.to_string()))?.clone();
+    let cols: Vec<Option<usize>> = names
+        .iter()
+        .map(|name| match header.iter().position(|h| h == *name) {
+            Some(i) => Ok(Some(i)),
+            None if optional.contains(name) => Ok(None),
+            None => Err(err(format!("missing column '{name}'"))),
+        })
+        .collect::<Result<_>>()?;
+    Ok(rdr.records().enumerate().map(move |(k, rec)| {
+        let rec = rec.map_err(|e| err(e.to_string()))?;
+        let fields = cols
+            .iter()
+            .map(|c| c.and_then(|j| rec.get(j)).unwrap_or("").to_string())
+            .collect();
+        Ok(NamedRecord {
+            fields,
+            line: k + 2,
+            err,
+        })
+    }))
+}
+
 /// Read a CSV of numbers written by cpbench (a header line, then records): `row` builds a
 /// value from each record, given its line in the file and a getter of field `i` as `f64`. A field that is missing or
 /// not a number is [`HarnessError::Csv`] naming the file, the line, the field's number (from

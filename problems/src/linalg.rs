@@ -302,16 +302,7 @@ impl CscMatrix {
             }
             s
         };
-        if self.nnz() > PAR_NNZ_THRESHOLD {
-            y.par_iter_mut()
-                .enumerate()
-                .with_min_len(64)
-                .for_each(|(i, yi)| *yi = row(i));
-        } else {
-            for (i, yi) in y.iter_mut().enumerate() {
-                *yi = row(i);
-            }
-        }
+        fill_with(y, self.nnz() > PAR_NNZ_THRESHOLD, 64, row);
     }
 
     /// The transpose.
@@ -567,6 +558,27 @@ pub fn plain_debug(v: &impl std::fmt::Debug) -> String {
     }
     // `x (a = b)` reads better than `x ( a = b)`
     out.replace("( ", "(").replace("  ", " ").trim().to_string()
+}
+
+/// `out[i] = f(i)` for every `i`: in parallel (rayon, at least `min_len` entries a task) when
+/// `parallel`, else in a plain loop. Each entry is computed the same way either way.
+#[inline]
+pub(crate) fn fill_with(
+    out: &mut [f64],
+    parallel: bool,
+    min_len: usize,
+    f: impl Fn(usize) -> f64 + Sync,
+) {
+    if parallel {
+        out.par_iter_mut()
+            .enumerate()
+            .with_min_len(min_len)
+            .for_each(|(i, o)| *o = f(i));
+    } else {
+        for (i, o) in out.iter_mut().enumerate() {
+            *o = f(i);
+        }
+    }
 }
 
 #[cfg(test)]

@@ -5,27 +5,15 @@
 //! crates (a malformed file, an unknown solver, invalid settings, a locked output folder, ...)
 //! and `CpbenchFileNotFoundError(CpbenchError, FileNotFoundError)` when the cause is a missing
 //! file. The message is what `cpbench` prints after `error: `: the error's `Display`, then one
-//! `  caused by: ...` line per cause whose text is not already in it (the CLI's
-//! `chain::format_error_chain`).
+//! `  caused by: ...` line per cause whose text is not already in it
+//! (`cpbench_harness::error::message_with_causes`, as the CLI's `chain::format_error_chain`).
 
 use pyo3::prelude::*;
 use pyo3::types::PyType;
 
 /// The message of `e` and its causes, as the command line prints it (without `error: `).
 pub fn message(e: &dyn std::error::Error) -> String {
-    let mut printed = e.to_string();
-    let mut out = printed.clone();
-    let mut src = e.source();
-    while let Some(s) = src {
-        let text = s.to_string();
-        if !text.is_empty() && !printed.contains(&text) {
-            out.push_str(&format!("\n  caused by: {text}"));
-            printed.push('\n');
-            printed.push_str(&text);
-        }
-        src = s.source();
-    }
-    out
+    cpbench_harness::error::message_with_causes(e)
 }
 
 /// Whether a cause of `e` is an I/O error "not found".

@@ -351,51 +351,48 @@ impl Recipe for Melanz2017Fill {
             });
             time_series(labelled, &|x| x.contacts > 0, f)
         };
-        let it = plot_vs_time(
-            &ctx.out,
-            "iterations_vs_time",
-            &format!("TEST_FILL, {spheres} spheres: iterations per step"),
-            "iterations",
-            series(&|x| x.iterations as f64),
-            true,
-        )?;
-        out.figures.push(Figure {
-            file: it,
-            caption: format!(
-                "Iterations per step against simulated time, one line per solver ({spheres} \
-                 spheres, cold start, res3 <= 1e-3)."
+        // (file stem, title, y label, value per step, log y, caption)
+        type Value = fn(&StepRow) -> f64;
+        let per_step: [(&str, &str, &str, Value, bool, String); 3] = [
+            (
+                "iterations_vs_time",
+                "iterations per step",
+                "iterations",
+                |x| x.iterations as f64,
+                true,
+                format!(
+                    "Iterations per step against simulated time, one line per solver ({spheres} \
+                     spheres, cold start, res3 <= 1e-3)."
+                ),
             ),
-        });
-        let tm = plot_vs_time(
-            &ctx.out,
-            "solve_time_vs_time",
-            &format!("TEST_FILL, {spheres} spheres: solve time per step"),
-            "solve time [s]",
-            series(&|x| x.solve_s),
-            true,
-        )?;
-        out.figures.push(Figure {
-            file: tm,
-            caption: "Solver time per step (the solver's own time, monitoring excluded) \
-                      against simulated time."
-                .into(),
-        });
-        let wt = plot_vs_time(
-            &ctx.out,
-            "container_weight_vs_time",
-            &format!("TEST_FILL, {spheres} spheres: vertical force on the container"),
-            "vertical contact force on the six walls [N]",
-            series(&|x| x.probe),
-            false,
-        )?;
-        out.figures.push(Figure {
-            file: wt,
-            caption: format!(
-                "Vertical contact force on the six container walls against simulated time \
-                 (normal and friction, lid included: DVIDE's \"Weight\" output, models/main.cu \
-                 lines 392-397); the pile's weight is {weight:.1} N."
+            (
+                "solve_time_vs_time",
+                "solve time per step",
+                "solve time [s]",
+                |x| x.solve_s,
+                true,
+                "Solver time per step (the solver's own time, monitoring excluded) against \
+                 simulated time."
+                    .into(),
             ),
-        });
+            (
+                "container_weight_vs_time",
+                "vertical force on the container",
+                "vertical contact force on the six walls [N]",
+                |x| x.probe,
+                false,
+                format!(
+                    "Vertical contact force on the six container walls against simulated time \
+                     (normal and friction, lid included: DVIDE's \"Weight\" output, \
+                     models/main.cu lines 392-397); the pile's weight is {weight:.1} N."
+                ),
+            ),
+        ];
+        for (stem, title, y_label, value, y_log, caption) in per_step {
+            let title = format!("TEST_FILL, {spheres} spheres: {title}");
+            let file = plot_vs_time(&ctx.out, stem, &title, y_label, series(&value), y_log)?;
+            out.figures.push(Figure { file, caption });
+        }
         if !ctx.quick {
             // computed from this run, never fixed text
             let gauss: Vec<String> = runs

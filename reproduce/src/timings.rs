@@ -14,6 +14,7 @@
 
 use cpbench_harness::error::{HarnessError, Result};
 use cpbench_harness::fsutil::write_atomic;
+use cpbench_harness::results::read_named_columns;
 use std::path::Path;
 
 /// File name of the timings table.
@@ -69,36 +70,21 @@ pub fn cpu_model() -> String {
 pub fn parse_timings(text: &str, source: &str) -> Result<Vec<Timing>> {
     let err = |m: String| HarnessError::Invalid(format!("timings {source}: {m}"));
     let mut rdr = csv::Reader::from_reader(text.as_bytes());
-    let header = rdr.headers().map_err(|e| err(e.to_string()))?.clone();
-    let cols: Vec<usize> = HEADER
-        .split(',')
-        .map(|h| {
-            header
-                .iter()
-                .position(|x| x == h)
-                .ok_or_else(|| err(format!("missing column '{h}'")))
-        })
-        .collect::<Result<_>>()?;
+    let names: Vec<&str> = HEADER.split(',').collect();
     let mut out = Vec::new();
-    for (k, rec) in rdr.records().enumerate() {
-        let rec = rec.map_err(|e| err(e.to_string()))?;
-        let line = k + 2;
-        let s = |i: usize| rec.get(cols[i]).unwrap_or("").to_string();
-        let num = |i: usize| -> Result<f64> {
-            s(i).parse()
-                .map_err(|_| err(format!("line {line}: bad number '{}'", s(i))))
-        };
+    for r in read_named_columns(&mut rdr, &names, &[], &err)? {
+        let r = r?;
         out.push(Timing {
-            recipe: s(0),
-            size: s(1),
-            wall_s: num(2)?,
-            repeat: num(3)? as usize,
-            decided: num(4)? as usize,
-            verdicts: num(5)? as usize,
-            logical_cpus: num(6)? as usize,
-            cpu: s(7),
-            git_revision: s(8),
-            started: s(9),
+            recipe: r.text(0),
+            size: r.text(1),
+            wall_s: r.num(2)?,
+            repeat: r.num(3)? as usize,
+            decided: r.num(4)? as usize,
+            verdicts: r.num(5)? as usize,
+            logical_cpus: r.num(6)? as usize,
+            cpu: r.text(7),
+            git_revision: r.text(8),
+            started: r.text(9),
         });
     }
     Ok(out)

@@ -1,6 +1,7 @@
 //! Checks of numeric command-line arguments that clap parses as signed numbers, so that a
 //! negative value after a space (`--max-iter -5`) reaches our message instead of clap's
-//! "unexpected argument '-5'".
+//! "unexpected argument '-5'"; and the parsing of arguments several commands share
+//! (`--residual`, JSON values, memory sizes).
 
 /// `value` of `flag` as a count of at least 1. Errors: `"{flag} {value}: must be at least 1
 /// ({what})"`.
@@ -103,6 +104,15 @@ pub fn memory_size(flag: &str, value: &str) -> Result<u64, String> {
         return Err(bad("must be at least 1 byte"));
     }
     Ok(bytes)
+}
+
+/// The residual named by a `--residual` value, `None` when none is given. Errors: `"unknown
+/// residual '{name}'"`.
+pub fn residual(name: Option<&str>) -> Result<Option<cpbench_problems::ResidualKind>, String> {
+    name.map(|s| {
+        cpbench_problems::ResidualKind::parse(s).ok_or_else(|| format!("unknown residual '{s}'"))
+    })
+    .transpose()
 }
 
 #[cfg(test)]

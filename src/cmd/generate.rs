@@ -14,7 +14,6 @@ use cpbench_harness::generate::{
 };
 use cpbench_problems::io::OutputFormat;
 use cpbench_problems::operator::OperatorKind;
-use cpbench_problems::ResidualKind;
 use cpbench_solvers::ExecSettings;
 use std::path::PathBuf;
 
@@ -177,12 +176,7 @@ impl SolveArgs {
             self.tol,
             "the stopping tolerance of each step's solve",
         )?;
-        let residual = match &self.residual {
-            Some(r) => {
-                Some(ResidualKind::parse(r).ok_or_else(|| format!("unknown residual '{r}'"))?)
-            }
-            None => None,
-        };
+        let residual = args::residual(self.residual.as_deref())?;
         let exec = ExecSettings {
             tol: self.tol,
             residual,

@@ -1,11 +1,11 @@
 //! `cpbench report DIR`: report.md with performance profiles, shifted geometric means and
 //! convergence plots.
 
+use crate::cmd::args;
 use crate::AnyError;
 use clap::Args;
 use cpbench_harness::plot::{FigureOptions, XScale};
 use cpbench_harness::report::{report, sweep_figures, Metric, ReportOptions};
-use cpbench_problems::ResidualKind;
 use std::path::PathBuf;
 
 /// Arguments of `cpbench report`.
@@ -20,13 +20,8 @@ pub struct ReportArgs {
     /// by side with this folder's rows of the same instance names.
     #[arg(long)]
     pub peer: Option<PathBuf>,
-    /// Report tolerance: a run counts as solved at its first traced iterate below it
-    /// (default: the run's own check).
-    #[arg(long)]
-    pub tol: Option<f64>,
-    /// Residual of the report tolerance (default: the run's check residual).
-    #[arg(long)]
-    pub residual: Option<String>,
+    #[command(flatten)]
+    pub trace_tol: TraceTolArgs,
     /// Shift of the geometric mean of times, milliseconds.
     #[arg(long, default_value_t = 10.0)]
     pub shift_time_ms: f64,
@@ -40,6 +35,30 @@ pub struct ReportArgs {
     pub pool_classes: bool,
     #[command(flatten)]
     pub figure: FigureArgs,
+}
+
+/// The tolerance at which `cpbench report` and `cpbench sweep-plot` read the traces.
+#[derive(Args, Clone, Debug)]
+pub struct TraceTolArgs {
+    /// Tolerance read from the traces: a run counts as solved, and its cost is taken, at its
+    /// first traced iterate below it (default: each run's own check).
+    #[arg(long)]
+    pub tol: Option<f64>,
+    /// Residual of `--tol` (default: the run's check residual).
+    #[arg(long)]
+    pub residual: Option<String>,
+}
+
+impl TraceTolArgs {
+    /// The report options with this tolerance and residual, the rest default. Errors: an
+    /// unknown residual.
+    fn options(&self) -> Result<ReportOptions, AnyError> {
+        Ok(ReportOptions {
+            tol: self.tol,
+            residual: args::residual(self.residual.as_deref())?,
+            ..ReportOptions::default()
+        })
+    }
 }
 
 /// Figure options shared by `cpbench run` and `cpbench report`.
@@ -73,20 +92,15 @@ impl FigureArgs {
 
 /// Write the report and print its path.
 pub fn run(a: ReportArgs) -> Result<(), AnyError> {
-    let residual = match &a.residual {
-        Some(s) => Some(ResidualKind::parse(s).ok_or_else(|| format!("unknown residual '{s}'"))?),
-        None => None,
-    };
-    let figure = a.figure.options()?;
+    let trace_tol = a.trace_tol.options()?;
     let opts = ReportOptions {
-        tol: a.tol,
-        residual,
         shift_time_s: a.shift_time_ms * 1e-3,
         shift_count: a.shift_count,
         baseline: a.baseline,
         peer: a.peer,
-        figure,
+        figure: a.figure.options()?,
         pool_classes: a.pool_classes,
+        ..trace_tol
     };
     let path = report(&a.dir, &opts)?;
     println!("wrote {}", path.display());
@@ -111,12 +125,8 @@ pub struct SweepPlotArgs {
     /// Settings profile of the rows (default: the folder's first).
     #[arg(long)]
     pub profile: Option<String>,
-    /// Cost to this tolerance, read from the traces (default: each run's own check).
-    #[arg(long)]
-    pub tol: Option<f64>,
-    /// Residual of `--tol` (default: the run's check residual).
-    #[arg(long)]
-    pub residual: Option<String>,
+    #[command(flatten)]
+    pub trace_tol: TraceTolArgs,
     /// Folder of the figure and its CSV (default: DIR/report).
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -126,10 +136,7 @@ pub struct SweepPlotArgs {
 
 /// Draw the sweep figures of one setting and print their paths.
 pub fn sweep_plot(a: SweepPlotArgs) -> Result<(), AnyError> {
-    let residual = match &a.residual {
-        Some(s) => Some(ResidualKind::parse(s).ok_or_else(|| format!("unknown residual '{s}'"))?),
-        None => None,
-    };
+    let opts = a.trace_tol.options()?;
     let m = match a.measure.as_str() {
         "iterations" | "iter" => Metric::Iterations,
         "matvecs" | "n-products" => Metric::Matvecs,
@@ -139,10 +146,8 @@ pub fn sweep_plot(a: SweepPlotArgs) -> Result<(), AnyError> {
         }
     };
     let opts = ReportOptions {
-        tol: a.tol,
-        residual,
         figure: a.figure.options()?,
-        ..ReportOptions::default()
+        ..opts
     };
     let files = sweep_figures(
         &a.dir,

@@ -8,7 +8,6 @@ use cpbench_harness::run::{default_out_dir, refusals, Refusal};
 use cpbench_harness::table::format_table;
 use cpbench_harness::variants::VariantsFile;
 use cpbench_harness::{Shard, Suite};
-use cpbench_problems::ResidualKind;
 use cpbench_solvers::{registry, SolverError};
 use std::path::PathBuf;
 
@@ -219,10 +218,7 @@ pub fn run(a: RunArgs) -> Result<(), AnyError> {
     req.figure = figure;
     req.validate()?;
     let suite = req.suite()?;
-    req.residual = match &a.residual {
-        Some(r) => Some(ResidualKind::parse(r).ok_or_else(|| format!("unknown residual '{r}'"))?),
-        None => None,
-    };
+    req.residual = args::residual(a.residual.as_deref())?;
     let solvers = req.solver_specs(&suite)?;
     let (instances, load_errors) = req.load(
         &suite,

@@ -284,19 +284,32 @@ fn to_json(entries: &[&SolverEntry]) -> serde_json::Value {
     json!(solvers)
 }
 
+/// The old name of a setting (an alias still accepted in settings files), if it has one.
+fn old_name<'a>(doc: &'a SettingsDoc, f: &SettingField) -> Option<&'a str> {
+    doc.aliases
+        .iter()
+        .find(|(_, new)| *new == f.name)
+        .map(|(old, _)| *old)
+}
+
+/// The default of a setting as JSON text, `-` when it has none.
+fn default_text(doc: &SettingsDoc, f: &SettingField) -> String {
+    doc.defaults
+        .get(f.name)
+        .map_or_else(|| "-".to_string(), |v| v.to_string())
+}
+
 /// One setting: `name: type = default  [range] (old name: x)` and its meaning below.
-fn field_lines(t: &mut String, doc: &SettingsDoc, f: &SettingField, default: String) {
+fn field_lines(t: &mut String, doc: &SettingsDoc, f: &SettingField) {
+    let default = default_text(doc, f);
     let range = range_of(doc, f);
     let range = if range.is_empty() {
         String::new()
     } else {
         format!("  [{range}]")
     };
-    let old = doc
-        .aliases
-        .iter()
-        .find(|(_, new)| *new == f.name)
-        .map(|(old, _)| format!(" (old name: {old})"))
+    let old = old_name(doc, f)
+        .map(|old| format!(" (old name: {old})"))
         .unwrap_or_default();
     let _ = writeln!(t, "    {}: {} = {default}{range}{old}", f.name, f.json_type);
     let _ = writeln!(t, "        {}", f.meaning);
@@ -321,11 +334,7 @@ fn to_text(entries: &[&SolverEntry], all: bool) -> String {
         );
         let _ = writeln!(t, "  settings (name: type = default  [range]):");
         for f in &doc.fields {
-            let default = doc
-                .defaults
-                .get(f.name)
-                .map_or_else(|| "-".to_string(), |v| v.to_string());
-            field_lines(&mut t, &doc, f, default);
+            field_lines(&mut t, &doc, f);
         }
     }
     if !all {
@@ -350,11 +359,7 @@ fn to_text(entries: &[&SolverEntry], all: bool) -> String {
         fields: exec_fields(),
     };
     for f in &exec_doc.fields {
-        let default = exec_doc
-            .defaults
-            .get(f.name)
-            .map_or_else(|| "-".to_string(), |v| v.to_string());
-        field_lines(&mut t, &exec_doc, f, default);
+        field_lines(&mut t, &exec_doc, f);
     }
     t
 }
@@ -405,15 +410,9 @@ pub fn to_markdown(entries: &[&SolverEntry]) -> String {
             "| setting | type | default | range | meaning |\n|---|---|---|---|---|"
         );
         for f in &doc.fields {
-            let default = doc
-                .defaults
-                .get(f.name)
-                .map_or_else(|| "-".to_string(), |v| v.to_string());
-            let old = doc
-                .aliases
-                .iter()
-                .find(|(_, new)| *new == f.name)
-                .map(|(old, _)| format!(" (old name `{old}`)"))
+            let default = default_text(doc, f);
+            let old = old_name(doc, f)
+                .map(|old| format!(" (old name `{old}`)"))
                 .unwrap_or_default();
             let _ = writeln!(
                 t,

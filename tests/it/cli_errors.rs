@@ -6,7 +6,7 @@ use cpbench_test_support::fixture;
 use std::path::Path;
 use std::process::Output;
 
-use crate::support::{cpbench, lossy, manifest, output};
+use crate::support::{cpbench, lossy, manifest, output, stdout_of};
 
 fn stderr(o: &Output) -> String {
     lossy(&o.stderr)
@@ -283,17 +283,12 @@ fn info_refuses_devices_and_bad_headers_at_once() {
 fn info_counts_summed_duplicates_of_a_bundle() {
     let d = tempfile::tempdir().unwrap();
     let b = d.path().join("b");
-    let o = output(
+    stdout_of(
         cpbench("convert --symmetrize")
             .arg(fixture("lcp/lcp_CPS_1.dat"))
             .arg(&b),
     );
-    assert!(o.status.success(), "{}", stderr(&o));
-    let info = |p: &Path| {
-        let o = output(cpbench("info").arg(p));
-        assert!(o.status.success(), "{}", stderr(&o));
-        lossy(&o.stdout)
-    };
+    let info = |p: &Path| stdout_of(cpbench("info").arg(p));
     assert!(info(&b).contains("duplicates      0 "), "{}", info(&b));
     // N = [[1, 1], [1, 1]]: store N_11 as 0.5 + 0.25 + 0.25 (two duplicates); the data, and so
     // the content hash recorded in instance.json, are unchanged

@@ -7,9 +7,9 @@
 use cpbench_problems::Instance;
 use cpbench_solvers::registry::build;
 use cpbench_solvers::{ExecSettings, Executor, SolveResult, Status};
-use cpbench_test_support::{counter, fixture, max_abs_diff, succeed};
+use cpbench_test_support::{counter, max_abs_diff};
 
-use crate::support::{column, cpbench, failure, summary};
+use crate::support::{cpbench, failure, run_fixtures};
 
 /// The contact problem of the first step of a cannonball pyramid of `layers` layers (bottom
 /// layer fixed, `mu = 0.5`): a CCP with singular `N` (statically indeterminate).
@@ -168,16 +168,14 @@ fn time_limit_stops_before_a_factorisation_that_would_pass_it() {
 fn cli_memory_limit_reaches_the_interior_point() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("res");
-    succeed(
-        cpbench("run --solvers ipm --no-plots --memory-limit 1K --instances")
-            .arg(fixture("siconos-fc3d/NESpheres_10_1.dat"))
-            .arg("--out")
-            .arg(&out),
+    let (_, rows) = run_fixtures(
+        &mut cpbench("run --solvers ipm --no-plots --memory-limit 1K"),
+        &["siconos-fc3d/NESpheres_10_1.dat"],
+        &out,
     );
-    let (h, rows) = summary(&out);
     assert_eq!(rows.len(), 1);
-    assert_eq!(column(&h, &rows[0], "status"), "unsupported");
-    let msg = column(&h, &rows[0], "message");
+    assert_eq!(rows[0].status.as_str(), "unsupported");
+    let msg = &rows[0].message;
     assert!(
         msg.contains("> memory limit 1.00 KiB (1024 bytes)"),
         "{msg}"

@@ -13,8 +13,10 @@ use std::time::{Duration, Instant};
 use crate::support::{cpbench, error, output};
 
 /// A small suite of repository fixtures (fast in the dev profile; Capsules makes Jacobi slow
-/// enough at 1e-8 for a kill to land mid-run). Returns the suite file's path as a string.
-fn small_suite(dir: &Path) -> String {
+/// enough at 1e-8 for a kill to land mid-run), written into a new temporary folder. Returns
+/// the folder and the suite file's path as a string.
+fn small_suite() -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
     let e = |p: &str, class: &str| serde_json::json!({"path": fixture(p), "class": class, "symmetrize": true});
     let suite = serde_json::json!({"name": "small", "instances": [
         e("fclib/Box_Stacks-i0122-82-5.hdf5", "ccp"),
@@ -24,9 +26,10 @@ fn small_suite(dir: &Path) -> String {
         e("fclib/Capsules-i125-1213.hdf5", "ccp"),
         e("lcp/lcp_mmc.dat", "lcp"),
     ]});
-    let p = dir.join("small.json");
+    let p = dir.path().join("small.json");
     std::fs::write(&p, suite.to_string()).unwrap();
-    p.to_string_lossy().into_owned()
+    let p = p.to_string_lossy().into_owned();
+    (dir, p)
 }
 
 /// Summary rows without the timing and memory columns (`time_s`, `jobs`, `peak_rss_bytes`,
@@ -85,8 +88,7 @@ fn check(run: &Path, baseline: &Path, extra: &str) -> std::process::Output {
 
 #[test]
 fn killed_run_resumes_to_the_same_summary() {
-    let d = tempfile::tempdir().unwrap();
-    let suite = small_suite(d.path());
+    let (d, suite) = small_suite();
     let (solvers, extra) = (
         "pgs,jacobi,apgd,spgqp",
         "--profile high --max-iter 2000 --jobs 1",
@@ -137,8 +139,7 @@ fn killed_run_resumes_to_the_same_summary() {
 
 #[test]
 fn shards_merge_to_the_unsharded_rows() {
-    let d = tempfile::tempdir().unwrap();
-    let suite = small_suite(d.path());
+    let (d, suite) = small_suite();
     let solvers = "pgs,apgd,spgqp";
     let whole = d.path().join("whole");
     succeed(&mut run(&suite, solvers, "", &whole));
@@ -168,8 +169,7 @@ fn shards_merge_to_the_unsharded_rows() {
 
 #[test]
 fn check_passes_unchanged_and_fails_on_a_weakened_solver() {
-    let d = tempfile::tempdir().unwrap();
-    let suite = small_suite(d.path());
+    let (d, suite) = small_suite();
     let a = d.path().join("a");
     succeed(&mut run(&suite, "pgs,apgd", "", &a));
     let baseline = d.path().join("baseline.csv");
@@ -272,8 +272,7 @@ fn check_passes_unchanged_and_fails_on_a_weakened_solver() {
 
 #[test]
 fn report_writes_markdown_profiles_and_plots() {
-    let d = tempfile::tempdir().unwrap();
-    let suite = small_suite(d.path());
+    let (d, suite) = small_suite();
     let a = d.path().join("a");
     succeed(&mut run(&suite, "pgs,apgd,spgqp", "", &a));
     succeed(cpbench("report").arg(&a).arg("--baseline").arg(&a));

@@ -412,11 +412,9 @@ pub fn read_bundle(dir: &Path, validation: ValidationOptions) -> Result<Instance
         return read_factors(dir, &jpath, meta, validation);
     }
     let npath = dir.join("N.mtx");
-    let bytes = mtx::read_file(&npath)?;
-    let (n_mat, duplicates) = mtx::read_matrix_counted(&npath, &bytes)?;
+    let (n_mat, duplicates) = matrix_file(&npath)?;
     let rpath = dir.join("r.mtx");
-    let bytes = mtx::read_file(&rpath)?;
-    let r = mtx::read_vector(&rpath, &bytes)?;
+    let r = vector_file(&rpath)?;
     if n_mat.nrows() != n_mat.ncols() || n_mat.nrows() != r.len() {
         return Err(perr(
             &npath,
@@ -446,6 +444,17 @@ pub fn read_bundle(dir: &Path, validation: ValidationOptions) -> Result<Instance
     )
 }
 
+/// The Matrix Market matrix file `path` ([`mtx::read_file`], [`mtx::read_matrix_counted`]): the
+/// matrix and its count of summed duplicate entries.
+fn matrix_file(path: &Path) -> Result<(CscMatrix, usize)> {
+    mtx::read_matrix_counted(path, &mtx::read_file(path)?)
+}
+
+/// The Matrix Market vector file `path` ([`mtx::read_file`], [`mtx::read_vector`]).
+fn vector_file(path: &Path) -> Result<Vec<f64>> {
+    mtx::read_vector(path, &mtx::read_file(path)?)
+}
+
 /// A matrix-free bundle (`"matrix_storage": "matrix-free"`): `D.mtx` (`m x n`), `M_diag.mtx`
 /// (length `m`), `r.mtx` (length `n`); errors name the file and what its size should be.
 fn read_factors(
@@ -455,14 +464,11 @@ fn read_factors(
     validation: ValidationOptions,
 ) -> Result<Instance> {
     let dpath = dir.join("D.mtx");
-    let bytes = mtx::read_file(&dpath)?;
-    let (d, duplicates) = mtx::read_matrix_counted(&dpath, &bytes)?;
+    let (d, duplicates) = matrix_file(&dpath)?;
     let mpath = dir.join("M_diag.mtx");
-    let bytes = mtx::read_file(&mpath)?;
-    let m_diag = mtx::read_vector(&mpath, &bytes)?;
+    let m_diag = vector_file(&mpath)?;
     let rpath = dir.join("r.mtx");
-    let bytes = mtx::read_file(&rpath)?;
-    let r = mtx::read_vector(&rpath, &bytes)?;
+    let r = vector_file(&rpath)?;
     if m_diag.len() != d.nrows() {
         return Err(perr(
             &mpath,
@@ -870,33 +876,22 @@ mod tests {
         }
     }
 
+    /// Write `json` as the bundle's `instance.json`, read it: a parse error at `location`
+    /// whose message contains `fragment`. Returns the message.
+    fn refused(dir: &Path, json: &str, location: &str, fragment: &str) -> String {
+        hand_bundle(dir, json);
+        let (loc, msg) = err(dir);
+        assert_eq!(loc.as_deref(), Some(location), "{msg}");
+        assert!(msg.contains(fragment), "{msg}");
+        msg
+    }
+
     /// A matrix-free instance is written as `D.mtx`, `M_diag.mtx`, `r.mtx` and read back with
     /// the same factors, hash and products; a wrong-length `M_diag.mtx` is a positioned error.
     #[test]
     fn matrix_free_bundle_round_trip() {
-        use crate::operator::{MatrixFree, OperatorKind};
-        let (m, nc) = (12, 3);
-        let mut rng = crate::rng::SplitMix64::new(11);
-        let mut t = Vec::new();
-        for j in 0..3 * nc {
-            for k in 0..m {
-                if rng.next_f64() < 0.5 {
-                    t.push((k, j, rng.next_f64() - 0.5));
-                }
-            }
-        }
-        let d = CscMatrix::from_triplets(m, 3 * nc, &t).unwrap();
-        let mass: Vec<f64> = (0..m).map(|k| 0.3 + k as f64 / 7.0).collect();
-        let op = MatrixFree::with_diagonal_mass(d, &mass).unwrap();
-        let r: Vec<f64> = (0..3 * nc).map(|i| (i as f64).cos()).collect();
-        let a = Instance::new_matrix_free(
-            "mf__ccp",
-            op,
-            r,
-            ConstraintSet::coulomb(vec![0.3; nc]),
-            Provenance::default(),
-        )
-        .unwrap();
+        use crate::operator::OperatorKind;
+        let a = crate::io::random_matrix_free(12, 3);
         let dir = tmp("mf");
         write_bundle(&a, &dir).unwrap();
         assert!(dir.join("D.mtx").is_file() && !dir.join("N.mtx").exists());
@@ -905,12 +900,8 @@ mod tests {
         assert_eq!(a.hash(), b.hash());
         let (oa, ob) = (a.matrix_free().unwrap(), b.matrix_free().unwrap());
         assert_eq!(oa.d().values(), ob.d().values());
-        assert_eq!(ob.mass_diagonal(), mass);
-        let x: Vec<f64> = (0..3 * nc).map(|i| (i as f64 * 0.7).sin()).collect();
-        let (mut ya, mut yb) = (vec![0.0; 3 * nc], vec![0.0; 3 * nc]);
-        a.matvec(&x, &mut ya);
-        b.matvec(&x, &mut yb);
-        assert_eq!(ya, yb);
+        assert_eq!(ob.mass_diagonal(), oa.mass_diagonal());
+        crate::io::assert_same_products(&a, &b);
         std::fs::write(
             dir.join("M_diag.mtx"),
             "%%MatrixMarket matrix array real general\n2 1\n1.0\n2.0\n",
@@ -961,22 +952,18 @@ mod tests {
             c => panic!("{c:?}"),
         }
         // a list must have one entry per contact, and says so
-        hand_bundle(&d, r#"{"class": "ccp", "mu": [0.3, 0.3, 0.3]}"#);
-        let (loc, msg) = err(&d);
-        assert_eq!(loc.as_deref(), Some("mu"));
-        assert!(
-            msg.contains(
-                "instance.json: mu has 3 entries but the instance needs 2 (one per contact, n / 3)"
-            ),
-            "{msg}"
+        refused(
+            &d,
+            r#"{"class": "ccp", "mu": [0.3, 0.3, 0.3]}"#,
+            "mu",
+            "instance.json: mu has 3 entries but the instance needs 2 (one per contact, n / 3)",
         );
         // coulomb too; a missing mu names the field
-        hand_bundle(&d, r#"{"class": "coulomb"}"#);
-        let (loc, msg) = err(&d);
-        assert_eq!(loc.as_deref(), Some("mu"));
-        assert!(
-            msg.contains("class 'coulomb' needs the field 'mu'"),
-            "{msg}"
+        refused(
+            &d,
+            r#"{"class": "coulomb"}"#,
+            "mu",
+            "class 'coulomb' needs the field 'mu'",
         );
         // box bounds may be scalars too; null means no bound
         hand_bundle(&d, r#"{"class": "box", "lo": 0, "hi": null}"#);
@@ -995,60 +982,49 @@ mod tests {
     #[test]
     fn fields_the_format_does_not_define_or_the_class_does_not_use_are_refused() {
         let d = tmp("strict");
-        hand_bundle(&d, r#"{"class": "ccp", "muu": 0.3, "mu": 0.3}"#);
-        let (loc, msg) = err(&d);
-        assert_eq!(loc.as_deref(), Some("muu"));
-        assert!(
-            msg.contains("unknown field 'muu' (expected one of: format_version, name, class,"),
-            "{msg}"
+        refused(
+            &d,
+            r#"{"class": "ccp", "muu": 0.3, "mu": 0.3}"#,
+            "muu",
+            "unknown field 'muu' (expected one of: format_version, name, class,",
         );
-        hand_bundle(
+        refused(
             &d,
             r#"{"class": "lcp", "provenance": {"source": "x", "format": "y", "derivation": "z", "sede": 3}}"#,
+            "provenance.sede",
+            "unknown field 'provenance.sede'",
         );
-        let (loc, msg) = err(&d);
-        assert_eq!(loc.as_deref(), Some("provenance.sede"));
-        assert!(msg.contains("unknown field 'provenance.sede'"), "{msg}");
-        hand_bundle(&d, r#"{"class": "lcp", "mu": 0.3}"#);
-        let (loc, msg) = err(&d);
-        assert_eq!(loc.as_deref(), Some("mu"));
-        assert!(
-            msg.contains("the field 'mu' does not apply to class 'lcp' (its fields: none beyond n, nnz and the matrices)"),
-            "{msg}"
+        refused(&d, r#"{"class": "lcp", "mu": 0.3}"#, "mu", "the field 'mu' does not apply to class 'lcp' (its fields: none beyond n, nnz and the matrices)");
+        refused(
+            &d,
+            r#"{"class": "ccp", "mu": 0.3, "hi": 1}"#,
+            "hi",
+            "does not apply to class 'ccp' (its fields: mu, cone_dim)",
         );
-        hand_bundle(&d, r#"{"class": "ccp", "mu": 0.3, "hi": 1}"#);
-        let (loc, msg) = err(&d);
-        assert_eq!(loc.as_deref(), Some("hi"));
-        assert!(
-            msg.contains("does not apply to class 'ccp' (its fields: mu, cone_dim)"),
-            "{msg}"
+        refused(
+            &d,
+            r#"{"class": "ccp", "mu": 0.3, "mu": 0.9}"#,
+            "line 1, column 32",
+            "the key \"mu\" is given twice",
         );
-        hand_bundle(&d, r#"{"class": "ccp", "mu": 0.3, "mu": 0.9}"#);
-        let (loc, msg) = err(&d);
-        assert_eq!(loc.as_deref(), Some("line 1, column 32"));
-        assert!(msg.contains("the key \"mu\" is given twice"), "{msg}");
         std::fs::remove_dir_all(&d).unwrap();
     }
 
     #[test]
     fn wrong_counts_say_what_they_should_be() {
         let d = tmp("counts");
-        hand_bundle(&d, r#"{"class": "lcp", "nnz": 11}"#);
-        let (loc, msg) = err(&d);
-        assert_eq!(loc.as_deref(), Some("nnz"));
-        assert!(msg.contains("instance.json: nnz = 11 but N.mtx stores 16 entries (both triangles count; nnz should be 16, or omit it)"), "{msg}");
+        let msg = refused(&d, r#"{"class": "lcp", "nnz": 11}"#, "nnz", "instance.json: nnz = 11 but N.mtx stores 16 entries (both triangles count; nnz should be 16, or omit it)");
         assert!(
             msg.starts_with(&d.join("instance.json").display().to_string()),
             "{msg}"
         );
-        hand_bundle(&d, r#"{"class": "lcp", "n": 5}"#);
-        let (loc, msg) = err(&d);
-        assert_eq!(loc.as_deref(), Some("n"));
-        assert!(msg.contains("instance.json: n = 5 but N.mtx is 6 x 6 and r.mtx has 6 entries (n should be 6, or omit it)"), "{msg}");
-        hand_bundle(&d, r#"{"class": "lcp", "format_version": 2}"#);
-        let (loc, msg) = err(&d);
-        assert_eq!(loc.as_deref(), Some("format_version"));
-        assert!(msg.contains("unsupported bundle format_version 2"), "{msg}");
+        refused(&d, r#"{"class": "lcp", "n": 5}"#, "n", "instance.json: n = 5 but N.mtx is 6 x 6 and r.mtx has 6 entries (n should be 6, or omit it)");
+        refused(
+            &d,
+            r#"{"class": "lcp", "format_version": 2}"#,
+            "format_version",
+            "unsupported bundle format_version 2",
+        );
         // class is the one required field
         hand_bundle(&d, r#"{"name": "x"}"#);
         let (_, msg) = err(&d);
@@ -1056,12 +1032,11 @@ mod tests {
             msg.contains("missing field `class`") && msg.contains("docs/formats.md"),
             "{msg}"
         );
-        hand_bundle(&d, r#"{"class": "qp"}"#);
-        let (loc, msg) = err(&d);
-        assert_eq!(loc.as_deref(), Some("class"));
-        assert!(
-            msg.contains("expected lcp, box, ccp, coulomb or blcp"),
-            "{msg}"
+        refused(
+            &d,
+            r#"{"class": "qp"}"#,
+            "class",
+            "expected lcp, box, ccp, coulomb or blcp",
         );
         // N and r of different sizes: named in N.mtx
         hand_bundle(&d, r#"{"class": "ccp", "mu": 0.5}"#);

@@ -583,22 +583,15 @@ mod tests {
     #[test]
     fn fuzz_findings_are_refused() {
         let p = Path::new("N.mtx");
-        let e = read_matrix(
-            p,
-            b"%%MatrixMarket matrix array real general\n0 620292882\n",
-        )
-        .unwrap_err()
-        .to_string();
+        let err = |text: &[u8]| read_matrix(p, text).unwrap_err().to_string();
+        let e = err(b"%%MatrixMarket matrix array real general\n0 620292882\n");
         assert!(
             e.contains("implausible size 0 x 620292882 for a file of 53 bytes"),
             "{e}"
         );
-        let e = read_matrix(
-            p,
+        let e = err(
             b"%%MatrixMarket matrix coordinate real general\n2 2 3\n1 1 1e308\n1 1 1e308\n2 2 1\n",
-        )
-        .unwrap_err()
-        .to_string();
+        );
         assert!(
             e.contains("non-finite value inf in matrix (duplicate entries summed) at (0, 0)"),
             "{e}"
@@ -739,45 +732,28 @@ mod tests {
     #[test]
     fn errors_name_the_line() {
         let h = "%%MatrixMarket matrix coordinate real symmetric\n";
-        assert_eq!(
-            parse_err_line(read_matrix(p(), format!("{h}2 2 1\n3 1 1.0\n").as_bytes())),
-            "line 3"
-        );
-        // one triangle only: an upper entry after a lower one is an error at its line
-        assert_eq!(
-            parse_err_line(read_matrix(
-                p(),
-                format!("{h}3 3 2\n2 1 1.0\n1 3 1.0\n").as_bytes()
-            )),
-            "line 4"
-        );
-        assert_eq!(
-            parse_err_line(read_matrix(p(), format!("{h}2 2 2\n1 1 1.0\n").as_bytes())),
-            "line 3 (end of file)"
-        );
-        assert_eq!(
-            parse_err_line(read_matrix(p(), format!("{h}2 2 1\n1 1 nan\n").as_bytes())),
-            "line 3"
-        );
-        assert_eq!(
-            parse_err_line(read_matrix(
-                p(),
-                format!("{h}2 2 1\n1 1 1\n2 2 1\n").as_bytes()
-            )),
-            "line 4"
-        );
-        assert_eq!(
-            parse_err_line(read_matrix(p(), format!("{h}2 x 1\n").as_bytes())),
-            "line 2"
-        );
-        assert_eq!(parse_err_line(read_matrix(p(), b"garbage\n")), "line 1");
-        assert_eq!(
-            parse_err_line(read_matrix(
-                p(),
-                b"%%MatrixMarket matrix coordinate complex general\n"
-            )),
-            "line 1"
-        );
+        // (file, line of the error)
+        let cases = [
+            (format!("{h}2 2 1\n3 1 1.0\n"), "line 3"),
+            // one triangle only: an upper entry after a lower one is an error at its line
+            (format!("{h}3 3 2\n2 1 1.0\n1 3 1.0\n"), "line 4"),
+            (format!("{h}2 2 2\n1 1 1.0\n"), "line 3 (end of file)"),
+            (format!("{h}2 2 1\n1 1 nan\n"), "line 3"),
+            (format!("{h}2 2 1\n1 1 1\n2 2 1\n"), "line 4"),
+            (format!("{h}2 x 1\n"), "line 2"),
+            ("garbage\n".to_string(), "line 1"),
+            (
+                "%%MatrixMarket matrix coordinate complex general\n".to_string(),
+                "line 1",
+            ),
+        ];
+        for (file, line) in cases {
+            assert_eq!(
+                parse_err_line(read_matrix(p(), file.as_bytes())),
+                line,
+                "{file}"
+            );
+        }
         assert!(read_vector(
             p(),
             b"%%MatrixMarket matrix array real general\n2 2\n1 2 3 4\n"

@@ -253,20 +253,7 @@ pub fn read_npz_from<R: Read + Seek>(
             ),
         ));
     }
-    let shape = ints(path, "shape", member(path, &mut zip, "shape")?)?;
-    let n = match shape[..] {
-        [a, b] if a == b => a,
-        _ => {
-            return Err(perr(
-                path,
-                "array 'shape'",
-                format!(
-                    "expected (n, n), found {}",
-                    shape_name(&shape.iter().map(|&k| k as u64).collect::<Vec<_>>())
-                ),
-            ))
-        }
-    };
+    let (n, _) = matrix_shape(path, &mut zip, "shape", true)?;
     let indptr = ints(path, "indptr", member(path, &mut zip, "indptr")?)?;
     let indices = ints(path, "indices", member(path, &mut zip, "indices")?)?;
     let data: Vec<f64> = read_vec(path, "data", member(path, &mut zip, "data")?)?;
@@ -291,6 +278,29 @@ pub fn read_npz_from<R: Read + Seek>(
     assemble(meta, &parts, Operand::Matrix(n_mat), r, 0, validation)
 }
 
+/// The shape array `key` of a matrix, `(rows, columns)`. Errors: not two entries, or
+/// `square` and the two differ.
+fn matrix_shape<R: Read + Seek>(
+    path: &Path,
+    zip: &mut zip::ZipArchive<R>,
+    key: &str,
+    square: bool,
+) -> Result<(usize, usize)> {
+    let shape = ints(path, key, member(path, zip, key)?)?;
+    match shape[..] {
+        [a, b] if !square || a == b => Ok((a, b)),
+        _ => Err(perr(
+            path,
+            format!("array '{key}'"),
+            format!(
+                "expected {}, found {}",
+                if square { "(n, n)" } else { "(m, n)" },
+                shape_name(&shape.iter().map(|&k| k as u64).collect::<Vec<_>>())
+            ),
+        )),
+    }
+}
+
 /// The matrix-free members (`D_*`, `M_diag`, `r`) of an archive whose header says
 /// `"matrix_storage": "matrix-free"` (module docs).
 fn read_factors<R: Read + Seek>(
@@ -299,20 +309,7 @@ fn read_factors<R: Read + Seek>(
     meta: super::bundle::InstanceJsonIn,
     validation: ValidationOptions,
 ) -> Result<Instance> {
-    let shape = ints(path, "D_shape", member(path, zip, "D_shape")?)?;
-    let (m, n) = match shape[..] {
-        [a, b] => (a, b),
-        _ => {
-            return Err(perr(
-                path,
-                "array 'D_shape'",
-                format!(
-                    "expected (m, n), found {}",
-                    shape_name(&shape.iter().map(|&k| k as u64).collect::<Vec<_>>())
-                ),
-            ))
-        }
-    };
+    let (m, n) = matrix_shape(path, zip, "D_shape", false)?;
     let indptr = ints(path, "D_indptr", member(path, zip, "D_indptr")?)?;
     let indices = ints(path, "D_indices", member(path, zip, "D_indices")?)?;
     let data: Vec<f64> = read_vec(path, "D_data", member(path, zip, "D_data")?)?;
@@ -757,32 +754,8 @@ mod tests {
     /// bit: same `D`, `M`, `r`, content hash and products; `N` is never formed.
     #[test]
     fn matrix_free_round_trip_is_bit_exact() {
-        use crate::constraints::ConstraintSet;
-        use crate::instance::Provenance;
         use crate::operator::OperatorKind;
-        let (m, nc) = (18, 5);
-        let mut rng = crate::rng::SplitMix64::new(7);
-        let mut t = Vec::new();
-        for j in 0..3 * nc {
-            for k in 0..m {
-                if rng.next_f64() < 0.4 {
-                    t.push((k, j, rng.next_f64() - 0.5));
-                }
-            }
-        }
-        let d = CscMatrix::from_triplets(m, 3 * nc, &t).unwrap();
-        // masses whose inverse does not invert back exactly
-        let mass: Vec<f64> = (0..m).map(|k| 0.3 + 0.7 * k as f64 / 3.0).collect();
-        let op = MatrixFree::with_diagonal_mass(d, &mass).unwrap();
-        let r: Vec<f64> = (0..3 * nc).map(|i| (i as f64).sin()).collect();
-        let a = Instance::new_matrix_free(
-            "mf__ccp",
-            op,
-            r,
-            ConstraintSet::coulomb(vec![0.4; nc]),
-            Provenance::default(),
-        )
-        .unwrap();
+        let a = crate::io::random_matrix_free(18, 5);
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("mf.npz");
         write_npz(&a, &p).unwrap();
@@ -792,16 +765,12 @@ mod tests {
         assert_eq!(oa.d().col_ptr(), ob.d().col_ptr());
         assert_eq!(oa.d().row_idx(), ob.d().row_idx());
         assert_eq!(oa.d().values(), ob.d().values());
-        assert_eq!(ob.mass_diagonal(), mass);
+        assert_eq!(ob.mass_diagonal(), oa.mass_diagonal());
         assert_eq!(oa.mass_inverse(), ob.mass_inverse());
         assert_eq!(a.r(), b.r());
         assert_eq!(a.hash(), b.hash());
         assert_eq!(a.name(), b.name());
-        let x: Vec<f64> = (0..3 * nc).map(|i| (i as f64 * 0.3).cos()).collect();
-        let (mut ya, mut yb) = (vec![0.0; 3 * nc], vec![0.0; 3 * nc]);
-        a.matvec(&x, &mut ya);
-        b.matvec(&x, &mut yb);
-        assert_eq!(ya, yb);
+        crate::io::assert_same_products(&a, &b);
         let c = load(&p, &LoadOptions::default()).unwrap();
         assert_eq!(c.hash(), a.hash());
         // the members are D's and M's, not N's
@@ -893,26 +862,10 @@ mod tests {
         let good = dir.path().join("good.npz");
         write_npz(&a, &good).unwrap();
         // rewrite one member of the archive
-        let rewrite = |key: &str, f: &dyn Fn(&mut zip::ZipWriter<std::fs::File>)| {
+        let good = std::fs::read(&good).unwrap();
+        let rewrite = |key: &str, f: &dyn Fn(&mut MemZip)| {
             let p = dir.path().join(format!("bad-{key}.npz"));
-            let mut src = zip::ZipArchive::new(std::fs::File::open(&good).unwrap()).unwrap();
-            let mut w = zip::ZipWriter::new(std::fs::File::create(&p).unwrap());
-            let opts = zip::write::SimpleFileOptions::default()
-                .compression_method(zip::CompressionMethod::Stored);
-            for i in 0..src.len() {
-                let mut m = src.by_index(i).unwrap();
-                let name = m.name().unwrap().to_string();
-                if name == format!("{key}.npy") {
-                    w.start_file(name, opts).unwrap();
-                    f(&mut w);
-                } else {
-                    let mut b = Vec::new();
-                    m.read_to_end(&mut b).unwrap();
-                    w.start_file(name, opts).unwrap();
-                    w.write_all(&b).unwrap();
-                }
-            }
-            w.finish().unwrap();
+            std::fs::write(&p, rewrite_member(&good, &format!("{key}.npy"), f)).unwrap();
             read_npz(&p, ValidationOptions::default())
                 .unwrap_err()
                 .to_string()

@@ -18,8 +18,7 @@
 //! diagonal ([`MassInverse::Diagonal`]).
 
 use crate::error::{ProblemError, Result};
-use crate::linalg::CscMatrix;
-use rayon::prelude::*;
+use crate::linalg::{fill_with, CscMatrix};
 use std::sync::Mutex;
 
 /// Entries of `D` above which the products run on the rayon pool.
@@ -178,16 +177,7 @@ impl MatrixFree {
             }
             s * w[k]
         };
-        if self.d.nnz() > PAR_MIN_NNZ {
-            t.par_iter_mut()
-                .enumerate()
-                .with_min_len(256)
-                .for_each(|(k, tk)| *tk = row(k));
-        } else {
-            for (k, tk) in t.iter_mut().enumerate() {
-                *tk = row(k);
-            }
-        }
+        fill_with(t, self.d.nnz() > PAR_MIN_NNZ, 256, row);
     }
 
     /// `y = D^T t`.
@@ -200,16 +190,7 @@ impl MatrixFree {
             }
             s
         };
-        if self.d.nnz() > PAR_MIN_NNZ {
-            y.par_iter_mut()
-                .enumerate()
-                .with_min_len(256)
-                .for_each(|(j, yj)| *yj = col(j));
-        } else {
-            for (j, yj) in y.iter_mut().enumerate() {
-                *yj = col(j);
-            }
-        }
+        fill_with(y, self.d.nnz() > PAR_MIN_NNZ, 256, col);
     }
 
     /// `y = D^T M^-1 D x`. Shapes: `x`, `y` of length `n`.

@@ -318,44 +318,32 @@ mod tests {
     fn a_descendant_in_its_own_session_is_killed_at_the_limit_and_at_exit() {
         let dir = std::env::temp_dir().join(format!("cpbench-setsid-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        // the case: `setsid sleep 40 &`, holding the pipes, then a normal exit
-        let pidfile = dir.join("exit.pid");
-        let t = Instant::now();
-        let f = sh(
-            &format!(
-                "setsid sh -c 'echo $$ > {}; exec sleep 40' & sleep 0.3; exit 0",
-                pidfile.display()
-            ),
-            Some(5.0),
-        );
-        assert!(
-            matches!(f.ending, Ending::Exited(s) if s.success()),
-            "{:?}",
+        // Run `setsid sh -c '...; exec sleep 40'{redirect} & {then}` under `limit`: the run
+        // ends within 4 s and the setsid grandchild (its pid in `{case}.pid`) is gone after.
+        let ending = |case: &str, redirect: &str, then: &str, limit: f64| {
+            let pidfile = dir.join(format!("{case}.pid"));
+            let t = Instant::now();
+            let f = sh(
+                &format!(
+                    "setsid sh -c 'echo $$ > {}; exec sleep 40'{redirect} & {then}",
+                    pidfile.display()
+                ),
+                Some(limit),
+            );
+            assert!(t.elapsed() < Duration::from_secs(4), "{:?}", t.elapsed());
+            let pid = std::fs::read_to_string(&pidfile).unwrap();
+            assert!(
+                !alive(pid.trim()),
+                "the setsid grandchild {pid} outlived the run"
+            );
             f.ending
-        );
-        assert!(t.elapsed() < Duration::from_secs(4), "{:?}", t.elapsed());
-        let pid = std::fs::read_to_string(&pidfile).unwrap();
-        assert!(
-            !alive(pid.trim()),
-            "the setsid grandchild {pid} outlived the run"
-        );
+        };
+        // the case: `setsid sleep 40 &`, holding the pipes, then a normal exit
+        let e = ending("exit", "", "sleep 0.3; exit 0", 5.0);
+        assert!(matches!(e, Ending::Exited(s) if s.success()), "{e:?}");
         // the same with the pipes closed (so nothing waits on them) and the limit reached
-        let pidfile = dir.join("limit.pid");
-        let t = Instant::now();
-        let f = sh(
-            &format!(
-                "setsid sh -c 'echo $$ > {}; exec sleep 40' > /dev/null 2>&1 < /dev/null & sleep 30",
-                pidfile.display()
-            ),
-            Some(0.5),
-        );
-        assert!(matches!(f.ending, Ending::Killed));
-        assert!(t.elapsed() < Duration::from_secs(4), "{:?}", t.elapsed());
-        let pid = std::fs::read_to_string(&pidfile).unwrap();
-        assert!(
-            !alive(pid.trim()),
-            "the setsid grandchild {pid} outlived the run"
-        );
+        let e = ending("limit", " > /dev/null 2>&1 < /dev/null", "sleep 30", 0.5);
+        assert!(matches!(e, Ending::Killed), "{e:?}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 

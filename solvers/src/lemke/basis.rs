@@ -373,17 +373,7 @@ impl Sparse {
 
     /// `x = B^-1 x`: LU solve, then the etas in order.
     fn solve(&mut self, x: &mut [f64]) {
-        let n = self.n;
-        let s = self
-            .symbolic
-            .as_ref()
-            .expect("refactor runs before any solve");
-        LuRef::new_unchecked(s, &self.numeric).solve_in_place_with_conj(
-            Conj::No,
-            MatMut::from_column_major_slice_mut(x, n, 1),
-            Par::Seq,
-            MemStack::new(&mut self.stack),
-        );
+        self.lu_solve(x, false);
         for k in 0..self.eta_r.len() {
             let r = self.eta_r[k];
             let yr = x[r] / self.eta_p[k];
@@ -399,7 +389,6 @@ impl Sparse {
 
     /// `out = e_i^T B^-1`: the transposed etas in reverse order, then `B_0^-T`.
     fn row(&mut self, i: usize, out: &mut [f64]) {
-        let n = self.n;
         out.fill(0.0);
         out[i] = 1.0;
         for k in (0..self.eta_r.len()).rev() {
@@ -411,16 +400,23 @@ impl Sparse {
             }
             out[r] = s / self.eta_p[k];
         }
+        self.lu_solve(out, true);
+    }
+
+    /// `x = B_0^-1 x` (`B_0^-T x` when `transpose`) with the LU factors of the last refactor.
+    fn lu_solve(&mut self, x: &mut [f64], transpose: bool) {
         let s = self
             .symbolic
             .as_ref()
             .expect("refactor runs before any solve");
-        LuRef::new_unchecked(s, &self.numeric).solve_transpose_in_place_with_conj(
-            Conj::No,
-            MatMut::from_column_major_slice_mut(out, n, 1),
-            Par::Seq,
-            MemStack::new(&mut self.stack),
-        );
+        let lu = LuRef::new_unchecked(s, &self.numeric);
+        let x = MatMut::from_column_major_slice_mut(x, self.n, 1);
+        let stack = MemStack::new(&mut self.stack);
+        if transpose {
+            lu.solve_transpose_in_place_with_conj(Conj::No, x, Par::Seq, stack);
+        } else {
+            lu.solve_in_place_with_conj(Conj::No, x, Par::Seq, stack);
+        }
     }
 
     fn push_eta(&mut self, r: usize, col: &[f64]) {

@@ -410,28 +410,17 @@ mod tests {
     #[test]
     fn settings_validation() {
         assert!(Vi::fpp(ViSettings::default()).is_ok());
-        for bad in [
-            ViSettings {
-                tau: 1.0,
-                ..ViSettings::default()
-            },
-            ViSettings {
-                l_min: 0.95,
-                ..ViSettings::default()
-            },
-            ViSettings {
-                grow: 1.0,
-                ..ViSettings::default()
-            },
-            ViSettings {
-                ls_max_iter: 0,
-                ..ViSettings::default()
-            },
-            ViSettings {
-                rho0: 0.0,
-                ..ViSettings::default()
-            },
-        ] {
+        // one setting out of its range each
+        let breaks: [fn(&mut ViSettings); 5] = [
+            |s| s.tau = 1.0,
+            |s| s.l_min = 0.95,
+            |s| s.grow = 1.0,
+            |s| s.ls_max_iter = 0,
+            |s| s.rho0 = 0.0,
+        ];
+        for set in breaks {
+            let mut bad = ViSettings::default();
+            set(&mut bad);
             assert!(Vi::eg(bad.clone()).is_err(), "{bad:?}");
         }
     }

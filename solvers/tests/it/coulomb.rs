@@ -1,9 +1,9 @@
 //! The true Coulomb problem: analytic one-contact solutions (sticking, sliding, take-off),
 //! Siconos' fc3d error, the CCP-vs-Coulomb gap, and `nsgs` / `desaxce-*` on real fixtures.
 
-use crate::support::{coulomb_file, one_contact};
+use crate::support::{converged, coulomb_file, one_contact, velocity_gap};
 use cpbench_problems::residual::{coulomb_gap, residuals};
-use cpbench_problems::ProblemClass;
+use cpbench_problems::{Instance, ProblemClass};
 use cpbench_solvers::Status;
 use cpbench_test_support::solve;
 
@@ -53,13 +53,11 @@ fn nsgs_and_desaxce_sticking_sliding_takeoff() {
         ("desaxce-apgd", 1e-10),
         ("desaxce-spgqp", 1e-8),
     ] {
-        let a = solve(name, &stick, tol, 1000);
-        assert_eq!(a.status, Status::Converged, "{name}");
+        let a = converged(name, &stick, tol, 1000, "");
         for (x, y) in a.gamma.iter().zip(r_stick.iter()) {
             assert!((x - y).abs() < 10.0 * tol, "{name} {:?}", a.gamma);
         }
-        let b = solve(name, &slide, tol, 1000);
-        assert_eq!(b.status, Status::Converged, "{name}");
+        let b = converged(name, &slide, tol, 1000, "");
         for (x, y) in b.gamma.iter().zip(r_slide) {
             assert!((x - y).abs() < 10.0 * tol, "{name} {:?}", b.gamma);
         }
@@ -112,8 +110,7 @@ fn real_fixtures_reach_1e_8() {
     ] {
         let inst = coulomb_file(f);
         assert_eq!(inst.class(), ProblemClass::Coulomb);
-        let a = solve("nsgs", &inst, 1e-8, 10_000);
-        assert_eq!(a.status, Status::Converged, "nsgs {f}");
+        let a = converged("nsgs", &inst, 1e-8, 10_000, f);
         assert!(a.residuals.fc3d_error <= 1e-8, "{f}");
         let b = solve("desaxce-apgd", &inst, 1e-8, 200);
         if inst.is_symmetric() {
@@ -143,6 +140,23 @@ fn fc3d_error_matches_siconos_on_a_known_solution() {
     assert!(a.residuals.fc3d_error < 1e-14, "{:?}", a.residuals);
 }
 
+/// The sticking and sliding one-contact problems of
+/// [`nsgs_and_desaxce_sticking_sliding_takeoff`] with their exact solutions.
+fn stick_and_slide() -> [(Instance, [f64; 3]); 2] {
+    let w = [2.0, 0.5, 0.0, 0.5, 1.0, 0.0, 0.0, 0.0, 1.0];
+    let s5 = 5f64.sqrt();
+    [
+        (
+            one_contact(&w, &[-2.05, -0.6, -0.05], 0.3),
+            [1.0, 0.1, 0.05],
+        ),
+        (
+            one_contact(&EYE, &[-1.0, 2.0, 1.0], 0.5),
+            [1.0, -1.0 / s5, -0.5 / s5],
+        ),
+    ]
+}
+
 /// The semismooth Newton family (`nsn-ac`, `nsn-jm`, `nsn-nm`): the one-contact sticking and
 /// sliding solutions, and the real fixtures where each converges from zero (NESpheres_10_1,
 /// Rover4396, fclib Spheres and Box_Stacks, the last with a rank-deficient `W` that makes the
@@ -151,20 +165,11 @@ fn fc3d_error_matches_siconos_on_a_known_solution() {
 /// relative (the reactions are not unique there).
 #[test]
 fn nsn_family_one_contact_and_fixtures() {
-    let w = [2.0, 0.5, 0.0, 0.5, 1.0, 0.0, 0.0, 0.0, 1.0];
-    let stick = one_contact(&w, &[-2.05, -0.6, -0.05], 0.3);
-    let slide = one_contact(&EYE, &[-1.0, 2.0, 1.0], 0.5);
-    let s5 = 5f64.sqrt();
     let boxes = coulomb_file("fclib/Box_Stacks-i0122-82-5.hdf5");
-    let reference = solve("nsgs", &boxes, 1e-12, 100_000);
-    assert_eq!(reference.status, Status::Converged);
+    let reference = converged("nsgs", &boxes, 1e-12, 100_000, "");
     for name in ["nsn-ac", "nsn-jm", "nsn-nm"] {
-        for (inst, exact) in [
-            (&stick, [1.0, 0.1, 0.05]),
-            (&slide, [1.0, -1.0 / s5, -0.5 / s5]),
-        ] {
-            let a = solve(name, inst, 1e-12, 100);
-            assert_eq!(a.status, Status::Converged, "{name}: {:?}", a.message);
+        for (inst, exact) in stick_and_slide() {
+            let a = converged(name, &inst, 1e-12, 100, "");
             for (x, y) in a.gamma.iter().zip(exact) {
                 assert!(
                     (x - y).abs() < 1e-10,
@@ -180,15 +185,11 @@ fn nsn_family_one_contact_and_fixtures() {
             "fclib/Box_Stacks-i0122-82-5.hdf5",
         ] {
             let inst = coulomb_file(f);
-            let r = solve(name, &inst, 1e-10, 200);
-            assert_eq!(r.status, Status::Converged, "{name} {f}: {:?}", r.message);
+            let r = converged(name, &inst, 1e-10, 200, f);
             assert!(r.residuals.fc3d_error <= 1e-10, "{name} {f}");
             if f.contains("Box_Stacks") {
                 // W is rank-deficient: the reactions are not unique, the velocities are
-                let (mut u_ref, mut u) = (vec![0.0; boxes.n()], vec![0.0; boxes.n()]);
-                boxes.gradient(&reference.gamma, &mut u_ref);
-                boxes.gradient(&r.gamma, &mut u);
-                let d = cpbench_test_support::max_rel_diff(&u_ref, &u);
+                let d = velocity_gap(&boxes, &reference.gamma, &r.gamma);
                 assert!(d < 1e-6, "{name} on {f}: velocities {d:e} from nsgs's");
             }
         }
@@ -204,8 +205,7 @@ fn nsn_finishes_from_an_nsgs_warm_start() {
     use cpbench_solvers::{registry::build, ExecSettings, Executor};
     let f = "siconos-fc3d/OneObject-i100000-499.hdf5.dat";
     let inst = coulomb_file(f);
-    let warm = solve("nsgs", &inst, 1e-4, 100_000);
-    assert_eq!(warm.status, Status::Converged, "nsgs to 1e-4 on {f}");
+    let warm = converged("nsgs", &inst, 1e-4, 100_000, f);
     for name in ["nsn-ac", "nsn-nm"] {
         let mut b = build(name, None).unwrap();
         let exec = Executor::new(ExecSettings {
@@ -236,23 +236,14 @@ fn nsgs_nsn_hybrid_switches_and_converges() {
         "fclib/Capsules-i125-1213.hdf5",
     ] {
         let inst = coulomb_file(f);
-        let h = solve("nsgs-nsn", &inst, 1e-8, 100_000);
-        assert_eq!(
-            h.status,
-            Status::Converged,
-            "nsgs-nsn on {f}: {:?}",
-            h.message
-        );
+        let h = converged("nsgs-nsn", &inst, 1e-8, 100_000, f);
         assert!(cpbench_test_support::counter(&h, "switches") >= 1.0, "{f}");
         assert!(
             cpbench_test_support::counter(&h, "newton_steps") >= 1.0,
             "{f}"
         );
         let g = solve("nsgs", &inst, 1e-8, 100_000);
-        let (mut ug, mut uh) = (vec![0.0; inst.n()], vec![0.0; inst.n()]);
-        inst.gradient(&g.gamma, &mut ug);
-        inst.gradient(&h.gamma, &mut uh);
-        let d = cpbench_test_support::max_rel_diff(&ug, &uh);
+        let d = velocity_gap(&inst, &g.gamma, &h.gamma);
         assert!(d < 1e-5, "nsgs-nsn on {f}: velocities {d:e} from nsgs's");
     }
 }
@@ -266,16 +257,8 @@ fn nsgs_nsn_hybrid_switches_and_converges() {
 /// relative in the velocities: the Coulomb problem's solution need not be unique).
 #[test]
 fn ppa_converges_where_newton_alone_stalls() {
-    let w = [2.0, 0.5, 0.0, 0.5, 1.0, 0.0, 0.0, 0.0, 1.0];
-    let stick = one_contact(&w, &[-2.05, -0.6, -0.05], 0.3);
-    let slide = one_contact(&EYE, &[-1.0, 2.0, 1.0], 0.5);
-    let s5 = 5f64.sqrt();
-    for (inst, exact) in [
-        (&stick, [1.0, 0.1, 0.05]),
-        (&slide, [1.0, -1.0 / s5, -0.5 / s5]),
-    ] {
-        let a = solve("ppa", inst, 1e-12, 200);
-        assert_eq!(a.status, Status::Converged, "{:?}", a.message);
+    for (inst, exact) in stick_and_slide() {
+        let a = converged("ppa", &inst, 1e-12, 200, "");
         assert!(cpbench_test_support::max_abs_diff(&a.gamma, &exact) < 1e-10);
     }
     for f in [
@@ -284,19 +267,14 @@ fn ppa_converges_where_newton_alone_stalls() {
         "siconos-fc3d/BoxesStack1-i100000-32.hdf5.dat",
     ] {
         let inst = coulomb_file(f);
-        let p = solve("ppa", &inst, 1e-8, 150);
-        assert_eq!(p.status, Status::Converged, "ppa on {f}: {:?}", p.message);
+        let p = converged("ppa", &inst, 1e-8, 150, f);
         assert!(cpbench_test_support::counter(&p, "centres") >= 2.0, "{f}");
         assert!(p.residuals.fc3d_error <= 1e-8, "{f}");
         if !f.contains("Capsules") {
             continue;
         }
-        let g = solve("nsgs", &inst, 1e-8, 100_000);
-        assert_eq!(g.status, Status::Converged, "nsgs on {f}");
-        let (mut ug, mut up) = (vec![0.0; inst.n()], vec![0.0; inst.n()]);
-        inst.gradient(&g.gamma, &mut ug);
-        inst.gradient(&p.gamma, &mut up);
-        let d = cpbench_test_support::max_rel_diff(&ug, &up);
+        let g = converged("nsgs", &inst, 1e-8, 100_000, f);
+        let d = velocity_gap(&inst, &g.gamma, &p.gamma);
         assert!(d < 1e-5, "ppa on {f}: velocities {d:e} from nsgs's");
     }
 }

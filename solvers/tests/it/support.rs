@@ -47,3 +47,37 @@ pub fn coulomb_file(rel: &str) -> cpbench_problems::Instance {
     cpbench_problems::io::load(&cpbench_test_support::fixture(rel), &opts)
         .unwrap_or_else(|e| panic!("{rel}: {e}"))
 }
+
+/// The velocities `u = W r + q` of the reactions `r` of `inst`.
+pub fn velocity(inst: &Instance, r: &[f64]) -> Vec<f64> {
+    let mut u = vec![0.0; inst.n()];
+    inst.gradient(r, &mut u);
+    u
+}
+
+/// How far the velocities of answer `r` of `inst` are from those of a reference answer
+/// `r_ref` ([`cpbench_test_support::max_rel_diff`], relative to the reference's). The
+/// reactions of a Coulomb problem need not be unique where `W` is singular; the velocities are.
+pub fn velocity_gap(inst: &Instance, r_ref: &[f64], r: &[f64]) -> f64 {
+    cpbench_test_support::max_rel_diff(&velocity(inst, r_ref), &velocity(inst, r))
+}
+
+/// Solve `inst` with registry solver `name` to `tol` within `max_iter` iterations
+/// ([`cpbench_test_support::solve`]), asserting that it converges (the message names the
+/// solver, the tolerance, `context` and the solver's message).
+pub fn converged(
+    name: &str,
+    inst: &Instance,
+    tol: f64,
+    max_iter: u64,
+    context: &str,
+) -> SolveResult {
+    let r = cpbench_test_support::solve(name, inst, tol, max_iter);
+    assert_eq!(
+        r.status,
+        cpbench_solvers::Status::Converged,
+        "{name} to {tol:e} ({context}): {:?}",
+        r.message
+    );
+    r
+}

@@ -2,7 +2,7 @@
 //! closed-form solutions (3-D and 2-D, sticking and sliding, a non-symmetric `W`), agreement
 //! with `nsgs` on an fclib and an fc2d fixture, and the refusal of other classes.
 
-use crate::support::{coulomb_file, one_contact};
+use crate::support::{converged, coulomb_file, one_contact, velocity};
 use cpbench_problems::{
     ConstraintSet, CscMatrix, Instance, ProblemClass, Provenance, ValidationOptions,
 };
@@ -64,13 +64,7 @@ fn one_contact_closed_forms_to_1e_10() {
     for (what, inst, want) in &cases {
         assert_eq!(inst.class(), ProblemClass::Coulomb);
         for name in VI {
-            let a = solve(name, inst, 1e-10, 10_000);
-            assert_eq!(
-                a.status,
-                Status::Converged,
-                "{name} {what}: {:?}",
-                a.message
-            );
+            let a = converged(name, inst, 1e-10, 10_000, "");
             assert!(a.residuals.fc3d_error <= 1e-10, "{name} {what}");
             assert!(
                 max_abs_diff(&a.gamma, want) < 1e-9,
@@ -89,12 +83,10 @@ fn agree_with_nsgs_on_fclib_and_fc2d_fixtures() {
         "fc2d/FC2D_SliderCrankLagrangian00000.dat",
     ] {
         let inst = coulomb_file(f);
-        let reference = solve("nsgs", &inst, 1e-8, 10_000);
-        assert_eq!(reference.status, Status::Converged, "nsgs {f}");
+        let reference = converged("nsgs", &inst, 1e-8, 10_000, f);
         let u_ref = velocity(&inst, &reference.gamma);
         for name in VI {
-            let a = solve(name, &inst, 1e-8, 20_000);
-            assert_eq!(a.status, Status::Converged, "{name} {f}: {:?}", a.message);
+            let a = converged(name, &inst, 1e-8, 20_000, f);
             assert!(a.residuals.fc3d_error <= 1e-8, "{name} {f}");
             // the velocities agree (measured: below 1e-7; the reactions need not, W may be
             // singular)
@@ -103,13 +95,6 @@ fn agree_with_nsgs_on_fclib_and_fc2d_fixtures() {
             assert!(d < 1e-6, "{name} {f}: relative velocity gap {d:.2e}");
         }
     }
-}
-
-/// `u = W r + q`.
-fn velocity(inst: &Instance, r: &[f64]) -> Vec<f64> {
-    let mut u = vec![0.0; inst.n()];
-    inst.gradient(r, &mut u);
-    u
 }
 
 #[test]
