@@ -31,26 +31,20 @@ import scipy.sparse as sp
 import siconos.numerics as sn
 
 # name: (kind, solver id, {iparam index name: value name}) -- the options set beside the
-# tolerance and the iteration cap (Siconos' defaults otherwise)
+# tolerance and the iteration cap (Siconos' defaults otherwise). The 3-D Coulomb solvers by
+# the suffix of their id, SICONOS_FRICTION_3D_<suffix>:
+FC3D = ("nsgs NSGS, nsn-ac NSN_AC, nsn-jm NSN_AC, nsn-nm NSN_NM, nsn-fb NSN_FB, ppa PROX, "
+        "tfp TFP, pfp PFP, dsfp DSFP, admm ADMM, vi-fpp VI_FPP, vi-eg VI_EG")
 SOLVERS = {
-    "nsgs": ("fc3d", "SICONOS_FRICTION_3D_NSGS", {}),
-    "nsn-ac": ("fc3d", "SICONOS_FRICTION_3D_NSN_AC", {}),
-    "nsn-jm": ("fc3d", "SICONOS_FRICTION_3D_NSN_AC", {
-        "SICONOS_FRICTION_3D_NSN_FORMULATION": "SICONOS_FRICTION_3D_NSN_FORMULATION_JEANMOREAU_STD",
-    }),
-    "nsn-nm": ("fc3d", "SICONOS_FRICTION_3D_NSN_NM", {}),
-    "nsn-fb": ("fc3d", "SICONOS_FRICTION_3D_NSN_FB", {}),
-    "ppa": ("fc3d", "SICONOS_FRICTION_3D_PROX", {}),
-    "tfp": ("fc3d", "SICONOS_FRICTION_3D_TFP", {}),
-    "pfp": ("fc3d", "SICONOS_FRICTION_3D_PFP", {}),
-    "dsfp": ("fc3d", "SICONOS_FRICTION_3D_DSFP", {}),
-    "admm": ("fc3d", "SICONOS_FRICTION_3D_ADMM", {}),
-    "vi-fpp": ("fc3d", "SICONOS_FRICTION_3D_VI_FPP", {}),
-    "vi-eg": ("fc3d", "SICONOS_FRICTION_3D_VI_EG", {}),
-    "fc2d-nsgs": ("fc2d", "SICONOS_FRICTION_2D_NSGS", {}),
-    "lemke": ("lcp", "SICONOS_LCP_LEMKE", {}),
-    "newton-fb": ("lcp", "SICONOS_LCP_NEWTON_FB_FBLSA", {}),
+    name: ("fc3d", "SICONOS_FRICTION_3D_" + suffix, {})
+    for name, suffix in (entry.split() for entry in FC3D.split(", "))
 }
+# nsn-jm: NSN_AC with the Jean-Moreau formulation
+SOLVERS["nsn-jm"][2]["SICONOS_FRICTION_3D_NSN_FORMULATION"] = \
+    "SICONOS_FRICTION_3D_NSN_FORMULATION_JEANMOREAU_STD"
+SOLVERS["fc2d-nsgs"] = ("fc2d", "SICONOS_FRICTION_2D_NSGS", {})
+SOLVERS["lemke"] = ("lcp", "SICONOS_LCP_LEMKE", {})
+SOLVERS["newton-fb"] = ("lcp", "SICONOS_LCP_NEWTON_FB_FBLSA", {})
 
 
 def read_npz(path):
