@@ -106,6 +106,8 @@ pub struct Ppa {
     u: Vec<f64>,
     f: Vec<f64>,
     alpha: f64,
+    /// `||q||`, the scale of the error `e_k` (set in `init`).
+    norm_q: f64,
     /// The factor of `alpha`: `min(1, mean of W's diagonal)`, or 1 (`scaled`).
     unit: f64,
     /// Newton steps on the current subproblem; `None` before the first centre.
@@ -127,6 +129,7 @@ impl Ppa {
             u: Vec::new(),
             f: Vec::new(),
             alpha: 0.0,
+            norm_q: 0.0,
             unit: 1.0,
             inner: None,
             target: 0.0,
@@ -146,10 +149,8 @@ impl Ppa {
             functions::eval(Function::NaturalMap, rc, uc, m, [1.0, 1.0], fc, None);
             e2 += fc.iter().map(|v| v * v).sum::<f64>();
         }
-        let q = problem.instance().r();
-        let nq = q.iter().map(|v| v * v).sum::<f64>().sqrt();
-        if nq > f64::EPSILON {
-            e2.sqrt() / nq
+        if self.norm_q > f64::EPSILON {
+            e2.sqrt() / self.norm_q
         } else {
             e2.sqrt()
         }
@@ -201,6 +202,7 @@ impl Solver for Ppa {
         self.alpha = 0.0;
         self.unit = 1.0;
         let inst = problem.instance();
+        self.norm_q = cpbench_problems::linalg::norm2(inst.r());
         let nc = problem.n() / 3;
         if self.settings.scaled && nc > 0 {
             let trace: f64 = (0..nc)
