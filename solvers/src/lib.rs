@@ -24,6 +24,7 @@
 //! | `nsgs-nsn` | NSGS until it stalls, then semismooth Newton (Alart-Curnier), back to NSGS when Newton makes no progress (Coulomb) | Acary, Bremond & Huber 2018, sec. 5 |
 //! | `vi-fpp` | fixed-point projection on the Coulomb VI, self-adaptive step | Acary, Bremond & Huber 2018; Siconos VI_FPP |
 //! | `vi-eg` | extragradient on the Coulomb VI, Khobotov's self-adaptive step | Korpelevich 1976; Khobotov 1987; Marcotte 1991 |
+//! | `admm` (presets `admm:siconos`, `admm:chrono`, `admm:pinocchio`) | ADMM on `N + rho I` (sparse LU) with residual-balancing, spectral and Chrono step rules, acceleration with restart; De Saxce's shift on the Coulomb problem (QP classes, Coulomb) | Boyd et al. 2011; Goldstein et al. 2014; Tasora et al. 2021; Carpentier et al. 2024 |
 //! | `desaxce-<ccp solver>` | De Saxce's fixed point on `s = mu ||u_T||` around a CCP solver (Coulomb) | De Saxce & Feng 1991; Acary et al. 2011 |
 //!
 //! The authoritative list (with classes, cost models and settings ranges) is the registry's
@@ -31,16 +32,18 @@
 //! place, [`settings::SolverSettings`].
 //!
 //! 2-D friction cones (`d = 2`): `pgs`, `jacobi`, `apgd`, `spgqp`, `mprgp`, `mpgp`,
-//! `clarabel`, `nsgs` (exact planar one-contact solver), `vi-fpp` and `vi-eg` work on them
+//! `clarabel`, `nsgs` (exact planar one-contact solver), `vi-fpp`, `vi-eg` and `admm` work on them
 //! directly; `ipm`, `nsn-*`, `ppa` and the `desaxce-*` drivers through the exact 3-D embedding of
 //! [`embed`].
 //!
 //! Registry names may carry a preset, `name:preset` (see [`registry::PRESETS`]), e.g.
-//! `mprgp:permon-opt` for PERMON's settings with the `opt` expansion.
+//! `mprgp:permon-opt` for PERMON's settings with the `opt` expansion, or `admm:chrono` for
+//! Chrono's ADMM defaults.
 #![deny(missing_docs)]
 // `!(x > a)` is deliberate in settings validation: it also rejects NaN.
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
+pub mod admm;
 pub mod apgd;
 pub mod bb;
 pub mod clarabel;

@@ -11,6 +11,7 @@
 //! defaults and the JSON settings, if any, are applied on top of it. The full name (with the
 //! preset) is what result files show, so that variants of one solver can run side by side.
 
+use crate::admm::{Admm, AdmmSettings};
 use crate::apgd::{Apgd, ApgdSettings};
 use crate::bb::{Bb, BbSettings};
 use crate::clarabel::{Clarabel, ClarabelSettings};
@@ -152,7 +153,7 @@ pub fn exec_fields() -> Vec<SettingField> {
     )
 }
 
-use ProblemClass::{BoxQp, Coulomb, Lcp};
+use ProblemClass::{BoxQp, Ccp, Coulomb, Lcp};
 /// The convex QP classes of the class table ([`ProblemClass::QP`]: LCP, box QP, CCP).
 const QP: &[ProblemClass] = &ProblemClass::QP;
 
@@ -234,6 +235,9 @@ pub const SOLVERS: &[SolverEntry] = &[
     entry!("vi-eg", ViSettings => Vi::eg, &[Coulomb], FirstOrder, false,
         "extragradient on the Coulomb VI, self-adaptive step of Khobotov / Marcotte",
         "Korpelevich 1976; Khobotov 1987; Marcotte 1991; Siconos VI_EG"),
+    entry!("admm", AdmmSettings => Admm::new, &[Lcp, BoxQp, Ccp, Coulomb], Factorising, false,
+        "ADMM on N + rho I (sparse LU), De Saxce's shift on Coulomb; presets siconos, chrono, pinocchio",
+        "Boyd et al. 2011; Goldstein et al. 2014; Tasora et al. 2021; Carpentier et al. 2024; Siconos ADMM"),
     entry!("lemke", LemkeSettings => Lemke::new, &[Lcp], Factorising, true,
         "Lemke's complementary pivoting, lexicographic ratio test (general LCP)",
         "Cottle, Pang & Stone 1992, sec. 4.4, 4.9"),
@@ -336,17 +340,32 @@ fn intern(name: &str) -> &'static str {
 /// `mprgp:permon` (PERMON's `QPSMPGP` defaults, [`MprgpSettings::permon`], standard
 /// expansion: PERMON test `ex1_1`), and `mprgp:permon-opt`, `mprgp:permon-optapprox`,
 /// `mprgp:permon-bb`, `mprgp:permon-projcg` (the same with the expansion of PERMON's tests
-/// `ex1_opt`, `ex1_optapprox`, `ex1_bb`, `ex1_projcg`).
-pub const PRESETS: [&str; 5] = [
+/// `ex1_opt`, `ex1_optapprox`, `ex1_bb`, `ex1_projcg`); `admm:siconos`, `admm:chrono`,
+/// `admm:pinocchio` (the defaults of Siconos' `SICONOS_FRICTION_3D_ADMM`, Chrono's
+/// `ChSolverADMM` and Pinocchio's `ADMMContactSolver`: [`AdmmSettings::siconos`],
+/// [`AdmmSettings::chrono`], [`AdmmSettings::pinocchio`]).
+pub const PRESETS: [&str; 8] = [
     "mprgp:permon",
     "mprgp:permon-opt",
     "mprgp:permon-optapprox",
     "mprgp:permon-bb",
     "mprgp:permon-projcg",
+    "admm:siconos",
+    "admm:chrono",
+    "admm:pinocchio",
 ];
 
 /// The settings of a preset as JSON, or `None` for an unknown one.
 fn preset(name: &str) -> Option<serde_json::Value> {
+    let admm = match name {
+        "admm:siconos" => Some(AdmmSettings::siconos()),
+        "admm:chrono" => Some(AdmmSettings::chrono()),
+        "admm:pinocchio" => Some(AdmmSettings::pinocchio()),
+        _ => None,
+    };
+    if let Some(s) = admm {
+        return serde_json::to_value(s).ok();
+    }
     let exp = match name {
         "mprgp:permon" => Expansion::Std,
         "mprgp:permon-opt" => Expansion::Opt,

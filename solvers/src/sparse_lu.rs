@@ -6,7 +6,7 @@
 
 use crate::status::SolverError;
 use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
-use faer::sparse::linalg::lu::{factorize_symbolic_lu, NumericLu, SymbolicLu};
+use faer::sparse::linalg::lu::{factorize_symbolic_lu, LuRef, NumericLu, SymbolicLu};
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
 use faer::{Conj, MatMut, Par};
 
@@ -20,6 +20,8 @@ pub(crate) struct SparseLu {
     symbolic: SymbolicLu<usize>,
     numeric: NumericLu<usize, f64>,
     mem: MemBuffer,
+    /// Whether `numeric` holds a factorisation of the current pattern ([`SparseLu::factorize`]).
+    factorised: bool,
 }
 
 impl SparseLu {
@@ -53,6 +55,7 @@ impl SparseLu {
             symbolic,
             numeric: NumericLu::new(),
             mem,
+            factorised: false,
         })
     }
 
@@ -80,19 +83,32 @@ impl SparseLu {
     /// factorisation finds `A` singular. A nearly singular `A` can give non-finite entries in
     /// `rhs`: callers check them. Allocates nothing.
     pub(crate) fn solve(&mut self, rhs: &mut [f64]) -> bool {
-        let n = rhs.len();
+        self.factorize() && self.solve_factored(rhs)
+    }
+
+    /// Factorise the matrix (values as set) and keep the factors for
+    /// [`SparseLu::solve_factored`]; `false` when `A` is singular. Allocates nothing.
+    pub(crate) fn factorize(&mut self) -> bool {
+        let n = self.col_ptr.len() - 1;
         let sym = SymbolicSparseColMatRef::new_checked(n, n, &self.col_ptr, None, &self.row_idx);
         let a = SparseColMatRef::new(sym, &self.values);
         let stack = MemStack::new(&mut self.mem);
-        let Ok(lu) = self.symbolic.factorize_numeric_lu(
-            &mut self.numeric,
-            a,
-            Par::Seq,
-            stack,
-            Default::default(),
-        ) else {
+        self.factorised = self
+            .symbolic
+            .factorize_numeric_lu(&mut self.numeric, a, Par::Seq, stack, Default::default())
+            .is_ok();
+        self.factorised
+    }
+
+    /// Solve `A x = rhs` in place with the factors of the last successful
+    /// [`SparseLu::factorize`] (the values set since are ignored); `false` when there are none.
+    /// Allocates nothing.
+    pub(crate) fn solve_factored(&mut self, rhs: &mut [f64]) -> bool {
+        if !self.factorised {
             return false;
-        };
+        }
+        let n = rhs.len();
+        let lu = LuRef::new_unchecked(&self.symbolic, &self.numeric);
         let stack = MemStack::new(&mut self.mem);
         let x = MatMut::from_column_major_slice_mut(rhs, n, 1);
         lu.solve_in_place_with_conj(Conj::No, x, Par::Seq, stack);

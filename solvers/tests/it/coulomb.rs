@@ -142,7 +142,7 @@ fn fc3d_error_matches_siconos_on_a_known_solution() {
 
 /// The sticking and sliding one-contact problems of
 /// [`nsgs_and_desaxce_sticking_sliding_takeoff`] with their exact solutions.
-fn stick_and_slide() -> [(Instance, [f64; 3]); 2] {
+pub(crate) fn stick_and_slide() -> [(Instance, [f64; 3]); 2] {
     let w = [2.0, 0.5, 0.0, 0.5, 1.0, 0.0, 0.0, 0.0, 1.0];
     let s5 = 5f64.sqrt();
     [

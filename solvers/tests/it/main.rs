@@ -1,6 +1,7 @@
 //! The integration tests of `cpbench-solvers`, one module per topic, in one test binary (one
 //! link instead of one per file: see `docs/architecture.md`, "Tests").
 
+mod admm;
 mod blcp;
 mod clarabel;
 mod coulomb;
