@@ -18,6 +18,7 @@
 //! | `newton-fb` | semismooth Newton on the Fischer-Burmeister function (general LCP) | De Luca, Facchinei & Kanzow 1996 |
 //! | `psor` | projected SOR for the general LCP (positive diagonal) | Cryer 1971; Cottle, Pang & Stone 1992 |
 //! | `nsn-ac`, `nsn-jm`, `nsn-nm` | semismooth Newton on the Alart-Curnier, Jean-Moreau and natural-map functions (Coulomb; sparse LU) | Alart & Curnier 1991; Acary, Bremond & Huber 2018 |
+//! | `nsn-fb` | semismooth Newton on the Fischer-Burmeister function for SOCs with De Saxce's velocity (Coulomb; sparse LU) | Fukushima, Luo & Tseng 2001; Acary, Bremond & Huber 2018, sec. 4 |
 //! | `lemke` | Lemke's complementary pivoting, lexicographic ratio test (general LCP) | Cottle, Pang & Stone 1992 |
 //! | `enum` | enumeration of the `2^n` complementary bases (general LCP, `n <= 20`) | Murty 1988; Siconos ENUM |
 //! | `ppa` | proximal point around semismooth Newton (Coulomb; Siconos' PROX rules) | Rockafellar 1976; Acary, Bremond & Huber 2018, sec. 5 |

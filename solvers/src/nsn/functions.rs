@@ -2,7 +2,10 @@
 //! generalised Jacobians (Acary, Bremond & Huber 2018, "On solving contact problems with
 //! Coulomb friction: formulations and numerical comparisons", in *Advanced Topics in Nonsmooth
 //! Dynamics*, Springer, sec. 4 and 5; Christensen, Klarbring, Pang & Stromberg 1998, IJNME 42,
-//! for the Alart-Curnier Jacobian).
+//! for the Alart-Curnier Jacobian; Fukushima, Luo & Tseng 2001, "Smoothing functions for
+//! second-order-cone complementarity problems", SIAM J. Optim. 12(2), and Chen & Tseng 2005,
+//! "An unconstrained smooth minimization reformulation of the second-order cone complementarity
+//! problem", Math. Program. 104, for the Fischer-Burmeister function of the second-order cone).
 //!
 //! Notation as in fclib and the papers, with cpbench's names in brackets: one contact's
 //! reaction `r = (r_n, r_T)` [`gamma_c`], its relative velocity `u = (u_n, u_T)` [`(N gamma +
@@ -17,6 +20,10 @@
 //! Jean-Moreau (JM):    F_n as AC
 //!                      F_T = r_T - P_D(R)(r_T - rho_t u_T),   R = mu max(0, r_n)
 //! natural map (NM):    F   = r - P_K(r - rho (u + mu ||u_T|| e_n))   (De Saxce's velocity)
+//! Fischer-Burmeister:  F   = x + y - (x o x + y o y)^(1/2),   x = (r_n, r_T / mu),
+//!   (FB, mu > 0)                                              y = rho (u~_n, mu u_T),
+//!                                                             u~ = u + mu ||u_T|| e_n
+//! FB, mu = 0:          F_n = r_n + rho u_n - sqrt(r_n^2 + rho^2 u_n^2),   F_T = r_T
 //! ```
 //!
 //! `P_D(R)` projects onto the disk of radius `R`, `P_K` onto the Coulomb cone
@@ -27,6 +34,23 @@
 //! contact's Coulomb law (Acary et al. 2018, sec. 4). Where a function is not differentiable
 //! (a kink of a projection) the element chosen is the limit from the side written first in
 //! the code (`x > 0` active, `||y|| <= R` inside), an element of Clarke's Jacobian.
+//!
+//! The Fischer-Burmeister function (FB) works in the Jordan algebra of the Lorentz cone `L =
+//! {||x_T|| <= x_0}` (`x o y = (x . y, x_0 y_T + y_0 x_T)`, the square root by the spectral
+//! decomposition): `phi(x, y) = 0` exactly when `x in L`, `y in L`, `x . y = 0` (Fukushima,
+//! Luo & Tseng 2001). The Coulomb cone is not self-dual (`K* = K_{1/mu}`), so `r` and De
+//! Saxce's velocity `u~` are mapped onto `L` first: `x = (r_n, r_T / mu)` is in `L` exactly
+//! when `r in K`, `y = rho (u~_n, mu u_T)` exactly when `u~ in K*` (`u~_T = u_T`), and `x . y =
+//! rho r . u~`, so `F = 0` is the contact's Coulomb law. This scaling keeps the normal
+//! components as they are: on `r_T = u_T = 0` the function is the scalar Fischer-Burmeister
+//! function of `(r_n, rho u_n)`, and at a solution `||x_T|| <= x_0 = r_n` whatever `mu`.
+//! (Siconos' generated `fc3d_FischerBurmeister` code takes `x = (mu r_n, r_T)`, `y = (u~_n, mu
+//! u_T)`, up to its steps: `mu` times this function with the step `rho / mu`, whose `x . y = mu
+//! r . u~` loses the normal complementarity at `mu = 0`.) At `mu = 0` no invertible scaling
+//! maps the ray `K = {r_T = 0}` onto `L`, and the frictionless function above is used. The step
+//! is the scalar `rho = min(rho_n, rho_t)`, as for the natural map (it balances the units of
+//! `r` and `u`; the zeros do not depend on it). The element of the generalised Jacobian at the
+//! kinks (`x o x + y o y` on the boundary of `L`) is documented at [`fb_soc`].
 
 use serde::{Deserialize, Serialize};
 
@@ -40,6 +64,9 @@ pub enum Function {
     JeanMoreau,
     /// The natural map of the cone complementarity with De Saxce's modified velocity.
     NaturalMap,
+    /// The Fischer-Burmeister function of the second-order cone with De Saxce's modified
+    /// velocity.
+    FischerBurmeister,
 }
 
 /// `F(r, u)` of contact `(r, u)` (slices of length 3) into `f`; with `jac`, also `A = dF/dr`
@@ -60,6 +87,7 @@ pub fn eval(
             disk(function == Function::JeanMoreau, c, f, jac)
         }
         Function::NaturalMap => natural_map(c, f, jac),
+        Function::FischerBurmeister => fischer_burmeister(c, f, jac),
     }
 }
 
@@ -231,12 +259,237 @@ fn natural_map(c: Contact, f: &mut [f64], jac: Option<(&mut [f64; 9], &mut [f64;
     }
 }
 
+/// The diagonal `1 - 1/sqrt(2)` of both blocks of the Fischer-Burmeister Jacobian element at
+/// `x = y = 0` (the limit of the Jacobians along `x = y = t e`, `t -> 0+`).
+const FB_ORIGIN: f64 = 1.0 - std::f64::consts::FRAC_1_SQRT_2;
+
+/// Where the smaller square-root eigenvalue of `w = x o x + y o y` is at most `FB_KINK` times
+/// the larger, `w` counts as on the boundary of the Lorentz cone (the Fischer-Burmeister kink):
+/// below it the rounding of `x o u_1` would dominate the term `P_1 L_x / mu_1`.
+const FB_KINK: f64 = 1e-10;
+
+/// The Jordan product of the Lorentz cone `L = {x in R^3 : ||x_T|| <= x_0}`:
+/// `x o y = (x . y, x_0 y_T + y_0 x_T)` (Fukushima, Luo & Tseng 2001, sec. 2).
+#[inline]
+pub fn jordan_product(x: [f64; 3], y: [f64; 3]) -> [f64; 3] {
+    [
+        x[0] * y[0] + x[1] * y[1] + x[2] * y[2],
+        x[0] * y[1] + y[0] * x[1],
+        x[0] * y[2] + y[0] * x[2],
+    ]
+}
+
+/// The unit direction `w_hat = w_T / ||w_T||` of the spectral decomposition `w = lambda_1 u_1 +
+/// lambda_2 u_2`, `u_{1,2} = (1, -+ w_hat) / 2`, `lambda_{1,2} = w_0 -+ ||w_T||` (any unit
+/// vector, here `(1, 0)`, when `w_T = 0`), and `||w_T||`.
+#[inline]
+fn spectral_direction(w: [f64; 3]) -> ([f64; 2], f64) {
+    let t = w[1].hypot(w[2]);
+    if t > 0.0 {
+        ([w[1] / t, w[2] / t], t)
+    } else {
+        ([1.0, 0.0], 0.0)
+    }
+}
+
+/// `m_1 u_1 + m_2 u_2` for the spectral direction `w_hat` (`m = [m_1, m_2]`).
+#[inline]
+fn from_spectrum(m: [f64; 2], w_hat: [f64; 2]) -> [f64; 3] {
+    let h = 0.5 * (m[1] - m[0]);
+    [0.5 * (m[0] + m[1]), h * w_hat[0], h * w_hat[1]]
+}
+
+/// The square root of `w` in the Jordan algebra of `L` (Fukushima, Luo & Tseng 2001, sec. 2):
+/// `sqrt(lambda_1) u_1 + sqrt(lambda_2) u_2`, the one `z in L` with `z o z = w` when `w in L`
+/// (a negative eigenvalue, of a `w` outside `L`, counts as 0).
+#[inline]
+pub fn soc_sqrt(w: [f64; 3]) -> [f64; 3] {
+    let (w_hat, t) = spectral_direction(w);
+    let m = [(w[0] - t).max(0.0).sqrt(), (w[0] + t).max(0.0).sqrt()];
+    from_spectrum(m, w_hat)
+}
+
+/// `det(x o x + y o y) = w_0^2 - ||w_T||^2` without cancellation: `det(x)^2 + det(y)^2 + 2
+/// ((x_0 y_0 - x_T . y_T)^2 + ||x_0 y_T - y_0 x_T||^2 + (x_T x y_T)^2)`, `det(v) = v_0^2 -
+/// ||v_T||^2` (expand both sides), so that the smaller eigenvalue `det / lambda_2` keeps its
+/// relative accuracy near the boundary of `L`.
+#[inline]
+fn det_squares(x: [f64; 3], y: [f64; 3]) -> f64 {
+    let det = |v: [f64; 3]| {
+        let n = v[1].hypot(v[2]);
+        (v[0] - n) * (v[0] + n)
+    };
+    let c0 = x[0] * y[0] - x[1] * y[1] - x[2] * y[2];
+    let c1 = x[0] * y[1] - y[0] * x[1];
+    let c2 = x[0] * y[2] - y[0] * x[2];
+    let c3 = x[1] * y[2] - x[2] * y[1];
+    det(x).powi(2) + det(y).powi(2) + 2.0 * (c0 * c0 + c1 * c1 + c2 * c2 + c3 * c3)
+}
+
+/// The Fischer-Burmeister function of the Lorentz cone, `phi(x, y) = x + y - sqrt(x o x + y o
+/// y)` (Fukushima, Luo & Tseng 2001), which vanishes exactly when `x in L`, `y in L`, `x . y =
+/// 0`; with `jac`, an element `(G_x, G_y)` of its generalised Jacobian (row-major 3x3 each).
+///
+/// Where `w = x o x + y o y` is in the interior of `L`, `phi` is differentiable with `G_x = I -
+/// L_z^{-1} L_x`, `G_y = I - L_z^{-1} L_y` (`z = sqrt(w)`, `L_x v = x o v`; Fukushima et al.
+/// 2001, Chen & Tseng 2005), and `L_z^{-1} = P_1 / m_1 + P_2 / m_2 + 2 P_3 / (m_1 + m_2)` with
+/// `m_i = sqrt(lambda_i)`, `P_i` the projections on `u_1`, `u_2` and on their orthogonal
+/// complement. The smaller eigenvalue is computed without cancellation, `lambda_1 = det(w) /
+/// lambda_2` (`det_squares`). At the kinks: where `w` is on the
+/// boundary of `L` but not 0 (`m_1 <= FB_KINK m_2`), the term `P_1 / m_1` is dropped, which at
+/// such a point (`x` and `y` on one ray of `u_2`) gives `G_x = I - (x_0 / s) (I - P_1)`,
+/// `s = ||(x_0, y_0)||` (and `G_y` with `y_0`), the limit as `eps -> 0` of the Jacobians of
+/// Fukushima et al.'s smoothed function `x + y - sqrt(x o x + y o y + 2 eps^2 e)`; at `w = 0`
+/// (`x = y = 0`), `G_x = G_y = (1 - 1/sqrt 2) I`, the limit along `x = y = t e`, `t -> 0+`
+/// (`e = (1, 0, 0)`), as for the scalar Fischer-Burmeister function.
+#[inline]
+pub fn fb_soc(x: [f64; 3], y: [f64; 3], jac: Option<(&mut [f64; 9], &mut [f64; 9])>) -> [f64; 3] {
+    let (xx, yy) = (jordan_product(x, x), jordan_product(y, y));
+    let w = [xx[0] + yy[0], xx[1] + yy[1], xx[2] + yy[2]];
+    let (w_hat, t) = spectral_direction(w);
+    let l2 = w[0] + t;
+    let l1 = if l2 > 0.0 {
+        det_squares(x, y) / l2
+    } else {
+        0.0
+    };
+    let m = [l1.sqrt(), l2.sqrt()];
+    let z = from_spectrum(m, w_hat);
+    let phi = std::array::from_fn(|i| x[i] + y[i] - z[i]);
+    let Some((gx, gy)) = jac else { return phi };
+    if l2 <= 0.0 {
+        *gx = [
+            FB_ORIGIN, 0.0, 0.0, 0.0, FB_ORIGIN, 0.0, 0.0, 0.0, FB_ORIGIN,
+        ];
+        *gy = *gx;
+        return phi;
+    }
+    // L_z^{-1} = P_1 / m_1 + P_2 / m_2 + 2 P_3 / (m_1 + m_2), u_hat_{1,2} = (1, -+ w_hat) / sqrt 2,
+    // P_3 = diag(0, I - w_hat w_hat^T)
+    let s1 = if m[0] > FB_KINK * m[1] {
+        1.0 / m[0]
+    } else {
+        0.0
+    };
+    let (s2, s3) = (1.0 / m[1], 2.0 / (m[0] + m[1]));
+    let (a, b) = (0.5 * (s1 + s2), 0.5 * (s2 - s1));
+    let mut lz_inv = [0.0; 9];
+    lz_inv[0] = a;
+    for i in 0..2 {
+        lz_inv[i + 1] = b * w_hat[i];
+        lz_inv[3 * (i + 1)] = b * w_hat[i];
+        for j in 0..2 {
+            let outer = w_hat[i] * w_hat[j];
+            let eye = if i == j { 1.0 } else { 0.0 };
+            lz_inv[3 * (i + 1) + j + 1] = a * outer + s3 * (eye - outer);
+        }
+    }
+    for (g, v) in [(gx, x), (gy, y)] {
+        // L_v = [[v_0, v_T^T], [v_T, v_0 I]]
+        let lv = [v[0], v[1], v[2], v[1], v[0], 0.0, v[2], 0.0, v[0]];
+        for i in 0..3 {
+            for j in 0..3 {
+                let p: f64 = (0..3).map(|k| lz_inv[3 * i + k] * lv[3 * k + j]).sum();
+                g[3 * i + j] = if i == j { 1.0 } else { 0.0 } - p;
+            }
+        }
+    }
+    phi
+}
+
+/// The scaling `x = diag(p_0, p_1, p_1) r`, `y = rho diag(q_0, q_1, q_1) u~` of a contact with
+/// `mu > 0` that maps the Coulomb cone `K_mu` and its dual `K_{1/mu}` onto the Lorentz cone:
+/// `p = (1, 1/mu)`, `q = (1, mu)`, so that `x in L` iff `r in K_mu`, `y in L` iff `u~ in
+/// K_{1/mu}`, and `x . y = rho r . u~`.
+#[inline]
+fn fb_scaling(mu: f64) -> ([f64; 2], [f64; 2]) {
+    ([1.0, 1.0 / mu], [1.0, mu])
+}
+
+/// The Fischer-Burmeister function of the second-order-cone complementarity `r in K, u~ in K*,
+/// r . u~ = 0` with De Saxce's velocity `u~ = u + mu ||u_T|| e_n` (Fukushima, Luo & Tseng 2001;
+/// Acary, Bremond & Huber 2018, sec. 4): `F = phi(x, y)` ([`fb_soc`]) with `x = P r = (r_n,
+/// r_T / mu)`, `y = rho Q u~ = rho (u~_n, mu u_T)` ([`fb_scaling`]), `rho = min(rho_n, rho_t)`;
+/// `A = G_x P`, `B = G_y rho Q D`, `D = du~/du = I + mu e_n (u_T / ||u_T||)^T` (0 in place of
+/// `u_T / ||u_T||` at `u_T = 0`). At `mu = 0` the cone is the ray `r_T = 0`, which no invertible
+/// scaling maps onto `L`: there `F = (phi_1(r_n, rho u_n), r_T)` with the scalar
+/// Fischer-Burmeister function `phi_1(a, b) = a + b - sqrt(a^2 + b^2)` (its element at `a = b =
+/// 0`: `1 - 1/sqrt 2` for both), the limit of the `mu > 0` function on `r_T = 0`.
+#[inline]
+fn fischer_burmeister(c: Contact, f: &mut [f64], jac: Option<(&mut [f64; 9], &mut [f64; 9])>) {
+    let Contact { r, u, mu, rho } = c;
+    let rho = rho[0].min(rho[1]);
+    if mu == 0.0 {
+        let (a, b) = (r[0], rho * u[0]);
+        let n = a.hypot(b);
+        f[0] = a + b - n;
+        f[1] = r[1];
+        f[2] = r[2];
+        if let Some((ja, jb)) = jac {
+            let (da, db) = if n > 0.0 {
+                (1.0 - a / n, 1.0 - b / n)
+            } else {
+                (FB_ORIGIN, FB_ORIGIN)
+            };
+            *ja = [da, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
+            *jb = [rho * db, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0];
+        }
+        return;
+    }
+    let ([p0, p1], [q0, q1]) = fb_scaling(mu);
+    let ut = u[1].hypot(u[2]);
+    let x = [p0 * r[0], p1 * r[1], p1 * r[2]];
+    let y = [
+        rho * q0 * (u[0] + mu * ut),
+        rho * q1 * u[1],
+        rho * q1 * u[2],
+    ];
+    let Some((a, b)) = jac else {
+        f.copy_from_slice(&fb_soc(x, y, None));
+        return;
+    };
+    let (mut gx, mut gy) = ([0.0; 9], [0.0; 9]);
+    f.copy_from_slice(&fb_soc(x, y, Some((&mut gx, &mut gy))));
+    // rho Q D, row-major: row 0 = rho q_0 (1, mu e_u), rows 1, 2 = rho q_1 e_1, e_2
+    let e = if ut > 0.0 {
+        [u[1] / ut, u[2] / ut]
+    } else {
+        [0.0, 0.0]
+    };
+    let (h0, h1) = (rho * q0, rho * q1);
+    let qd = [
+        h0,
+        h0 * mu * e[0],
+        h0 * mu * e[1],
+        0.0,
+        h1,
+        0.0,
+        0.0,
+        0.0,
+        h1,
+    ];
+    let pd = [p0, p1, p1];
+    for i in 0..3 {
+        for j in 0..3 {
+            a[3 * i + j] = gx[3 * i + j] * pd[j];
+            b[3 * i + j] = (0..3).map(|k| gy[3 * i + k] * qd[3 * k + j]).sum();
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    const FUNCTIONS: [Function; 4] = [
+        Function::AlartCurnier,
+        Function::JeanMoreau,
+        Function::NaturalMap,
+        Function::FischerBurmeister,
+    ];
+
     /// Central differences of `F` in `r` and `u` against `A` and `B` at points away from the
-    /// kinks, for every function, sticking and sliding.
+    /// kinks, for every function, sticking, sliding and separated, with `mu = 0.6` and `0`.
     #[test]
     fn jacobians_match_finite_differences() {
         let points: [([f64; 3], [f64; 3]); 4] = [
@@ -246,13 +499,9 @@ mod tests {
             ([-0.2, 0.05, 0.02], [0.6, 0.01, -0.3]), // separated
         ];
         let h = 1e-7;
-        for function in [
-            Function::AlartCurnier,
-            Function::JeanMoreau,
-            Function::NaturalMap,
-        ] {
-            for (r, u) in points {
-                let (mu, rho) = (0.6, [0.7, 0.9]);
+        for function in FUNCTIONS {
+            for ((r, u), mu) in points.iter().flat_map(|&p| [(p, 0.6), (p, 0.0)]) {
+                let rho = [0.7, 0.9];
                 let (mut a, mut b, mut f) = ([0.0; 9], [0.0; 9], [0.0; 3]);
                 eval(function, &r, &u, mu, rho, &mut f, Some((&mut a, &mut b)));
                 for j in 0..3 {
@@ -267,7 +516,7 @@ mod tests {
                             let fd = (fp[i] - fm[i]) / (2.0 * h);
                             assert!(
                                 (fd - jac[3 * i + j]).abs() < 1e-6,
-                                "{function:?} at r {r:?}, u {u:?}: d F_{i} / d {}_{j}: \
+                                "{function:?} at r {r:?}, u {u:?}, mu {mu}: d F_{i} / d {}_{j}: \
                                  {fd} by differences, {} by the formula",
                                 ["r", "u"][which],
                                 jac[3 * i + j]
@@ -279,22 +528,133 @@ mod tests {
         }
     }
 
-    /// The three functions vanish at a sticking and a sliding solution of one contact.
+    /// Every function vanishes at a sticking, a sliding and a separated solution of one
+    /// contact, and at a frictionless sliding and separated one (`mu = 0`).
     #[test]
     fn functions_vanish_at_solutions() {
-        // sticking: r inside the cone, u = 0; sliding: r on the boundary opposing u_T, u_n = 0
-        let (mu, rho) = (0.5, [1.3, 0.4]);
+        // sticking: r inside the cone, u = 0; sliding: r on the boundary opposing u_T, u_n = 0;
+        // separated: r = 0, u_n > 0
+        let rho = [1.3, 0.4];
         let slide_r = [2.0, -0.6, -0.8]; // ||r_T|| = 1 = mu r_n, along -(3, 4) / 5
         let slide_u = [0.0, 0.3, 0.4];
-        for function in [
-            Function::AlartCurnier,
-            Function::JeanMoreau,
-            Function::NaturalMap,
-        ] {
-            for (r, u) in [([1.0, 0.2, -0.1], [0.0; 3]), (slide_r, slide_u)] {
+        let cases = [
+            (0.5, [1.0, 0.2, -0.1], [0.0; 3]),
+            (0.5, slide_r, slide_u),
+            (0.5, [0.0; 3], [0.7, 0.3, -0.2]),
+            (0.0, [1.5, 0.0, 0.0], [0.0, 0.3, -0.4]),
+            (0.0, [0.0; 3], [0.7, 0.3, -0.2]),
+        ];
+        for function in FUNCTIONS {
+            for (mu, r, u) in cases {
                 let mut f = [1.0; 3];
                 eval(function, &r, &u, mu, rho, &mut f, None);
-                assert!(f.iter().all(|v| v.abs() < 1e-14), "{function:?}: {f:?}");
+                assert!(
+                    f.iter().all(|v| v.abs() < 1e-14),
+                    "{function:?} at r {r:?}, u {u:?}, mu {mu}: {f:?}"
+                );
+            }
+        }
+        // ... and the Fischer-Burmeister function does not vanish off the solutions: r outside
+        // the cone, u~ outside the dual cone, or r . u~ != 0
+        for (mu, r, u) in [
+            (0.5, [1.0, 0.6, 0.0], [0.0; 3]),
+            (0.5, [0.0; 3], [-0.1, 0.3, 0.4]),
+            (0.5, [1.0, 0.0, 0.0], [0.2, 0.0, 0.0]),
+            (0.0, [1.0, 0.1, 0.0], [0.0; 3]),
+            (0.0, [1.0, 0.0, 0.0], [0.2, 0.0, 0.0]),
+        ] {
+            let mut f = [0.0; 3];
+            eval(Function::FischerBurmeister, &r, &u, mu, rho, &mut f, None);
+            assert!(f.iter().any(|v| v.abs() > 1e-3), "r {r:?}, u {u:?}: {f:?}");
+        }
+    }
+
+    /// The Jordan-algebra square root: `sqrt(w) o sqrt(w) = w` and `sqrt(w) in L` for `w` in
+    /// the cone (interior, boundary, the axis, 0), and `sqrt(x o x) = x` for `x in L`.
+    #[test]
+    fn soc_sqrt_squares_back() {
+        let ws = [
+            [2.0, 0.3, -1.2],
+            [5.0, 3.0, 4.0], // on the boundary
+            [1.0, 0.0, 0.0],
+            [3.0, -1e-9, 2e-9],
+            [0.0; 3],
+            [1e-3, 5e-4, 0.0],
+        ];
+        for w in ws {
+            let z = soc_sqrt(w);
+            let zz = jordan_product(z, z);
+            for i in 0..3 {
+                assert!(
+                    (zz[i] - w[i]).abs() < 1e-14 * w[0].max(1.0),
+                    "{w:?}: {zz:?}"
+                );
+            }
+            assert!(z[1].hypot(z[2]) <= z[0] * (1.0 + 1e-15), "{w:?}: {z:?}");
+        }
+        for x in [[1.0, 0.3, 0.4], [2.0, 1.2, -1.6], [0.7, 0.0, 0.0]] {
+            let z = soc_sqrt(jordan_product(x, x));
+            for i in 0..3 {
+                assert!((z[i] - x[i]).abs() < 1e-14, "{x:?}: {z:?}");
+            }
+        }
+    }
+
+    /// The Fischer-Burmeister elements at the kinks are the documented limits: at `x = y = 0`
+    /// the Jacobian along `x = y = t e` (exactly `(1 - 1/sqrt 2) I` for every `t > 0`); where
+    /// `x o x + y o y` is on the boundary of `L` (here `x`, `y` on one ray), the Jacobian of
+    /// the smoothed function `x + y - sqrt(x o x + y o y + 2 eps^2 e)` by central differences,
+    /// `eps = 1e-6`, to 1e-5 (the smoothing moves it by `O(eps)`; its smaller eigenvalue is
+    /// computed from [`det_squares`], `det(w + c e) = det(w) + 2 c w_0 + c^2`, to keep the
+    /// differences accurate).
+    #[test]
+    fn fischer_burmeister_kink_elements() {
+        let (mut gx, mut gy, mut hx, mut hy) = ([0.0; 9], [0.0; 9], [0.0; 9], [0.0; 9]);
+        fb_soc([0.0; 3], [0.0; 3], Some((&mut gx, &mut gy)));
+        let t = 1e-3;
+        fb_soc([t, 0.0, 0.0], [t, 0.0, 0.0], Some((&mut hx, &mut hy)));
+        for k in 0..9 {
+            let diag = if k % 4 == 0 { FB_ORIGIN } else { 0.0 };
+            for g in [gx, gy, hx, hy] {
+                assert!((g[k] - diag).abs() < 1e-15, "{g:?}");
+            }
+        }
+        let c = 2.0 * 1e-6f64.powi(2);
+        let smoothed = |x: [f64; 3], y: [f64; 3]| -> [f64; 3] {
+            let (xx, yy) = (jordan_product(x, x), jordan_product(y, y));
+            let w0 = xx[0] + yy[0];
+            let (w_hat, t) = spectral_direction([w0, xx[1] + yy[1], xx[2] + yy[2]]);
+            let l2 = w0 + c + t;
+            let l1 = (det_squares(x, y) + 2.0 * c * w0 + c * c) / l2;
+            let z = from_spectrum([l1.sqrt(), l2.sqrt()], w_hat);
+            std::array::from_fn(|i| x[i] + y[i] - z[i])
+        };
+        // x = 2 (1, 0.6, 0.8) / 2 and y = 0.5 (1, 0.6, 0.8): both on the ray of u_2; and y = 0
+        for (x, y) in [
+            ([1.0, 0.6, 0.8], [0.5, 0.3, 0.4]),
+            ([1.0, 0.6, -0.8], [0.0; 3]),
+            ([-1.0, 0.6, 0.8], [2.0, -1.2, -1.6]),
+        ] {
+            let f = fb_soc(x, y, Some((&mut gx, &mut gy)));
+            let f0 = smoothed(x, y);
+            assert!(f.iter().zip(f0).all(|(a, b)| (a - b).abs() < 1e-5), "{f:?}");
+            let h = 1e-9;
+            for j in 0..3 {
+                for (which, g) in [(0, &gx), (1, &gy)] {
+                    let (mut p, mut m) = ([x, y], [x, y]);
+                    p[which][j] += h;
+                    m[which][j] -= h;
+                    let (fp, fm) = (smoothed(p[0], p[1]), smoothed(m[0], m[1]));
+                    for i in 0..3 {
+                        let fd = (fp[i] - fm[i]) / (2.0 * h);
+                        assert!(
+                            (fd - g[3 * i + j]).abs() < 1e-5,
+                            "x {x:?}, y {y:?}: d phi_{i} / d {}_{j}: {fd} smoothed, {}",
+                            ["x", "y"][which],
+                            g[3 * i + j]
+                        );
+                    }
+                }
             }
         }
     }

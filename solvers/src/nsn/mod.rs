@@ -1,9 +1,12 @@
 //! The semismooth Newton family for the true Coulomb problem: `nsn-ac` (Alart-Curnier), `nsn-jm`
-//! (Jean-Moreau), `nsn-nm` (natural map with De Saxce's velocity). Alart & Curnier 1991, CMAME
+//! (Jean-Moreau), `nsn-nm` (natural map with De Saxce's velocity), `nsn-fb` (Fischer-Burmeister
+//! function of the second-order cone with De Saxce's velocity). Alart & Curnier 1991, CMAME
 //! 92, "A mixed formulation for frictional contact problems prone to Newton like solution
 //! methods"; Christensen, Klarbring, Pang & Stromberg 1998, IJNME 42; Acary, Bremond & Huber
 //! 2018, "On solving contact problems with Coulomb friction: formulations and numerical
-//! comparisons", sec. 4 and 5; Siconos' `SICONOS_FRICTION_3D_NSN_AC`, `_NSN_JM`, `_NSN_NM`.
+//! comparisons", sec. 4 and 5; Fukushima, Luo & Tseng 2001, SIAM J. Optim. 12, and Chen &
+//! Tseng 2005, Math. Program. 104, for the Fischer-Burmeister function of the second-order
+//! cone; Siconos' `SICONOS_FRICTION_3D_NSN_AC`, `_NSN_JM`, `_NSN_NM`, `_NSN_FB`.
 //!
 //! Notation: fclib's `u = W r + q` is cpbench's `u = N gamma + r` (`W = N`, the reaction `r` is
 //! our unknown `gamma`, fclib's `q` our linear term `r`); in this module `r` is the reaction
@@ -276,14 +279,21 @@ impl Nsn {
         Self::with_function(Function::NaturalMap, settings)
     }
 
-    /// The solver of `function` (named `nsn-ac`, `nsn-jm` or `nsn-nm`). Errors: invalid
-    /// settings.
+    /// `nsn-fb`: the Fischer-Burmeister function of the second-order cone with De Saxce's
+    /// velocity. Errors: invalid settings.
+    pub fn fischer_burmeister(settings: NsnSettings) -> Result<Self, SolverError> {
+        Self::with_function(Function::FischerBurmeister, settings)
+    }
+
+    /// The solver of `function` (named `nsn-ac`, `nsn-jm`, `nsn-nm` or `nsn-fb`). Errors:
+    /// invalid settings.
     pub fn with_function(function: Function, settings: NsnSettings) -> Result<Self, SolverError> {
         settings.validate()?;
         let name = match function {
             Function::AlartCurnier => "nsn-ac",
             Function::JeanMoreau => "nsn-jm",
             Function::NaturalMap => "nsn-nm",
+            Function::FischerBurmeister => "nsn-fb",
         };
         Ok(Self {
             name,
@@ -609,8 +619,8 @@ impl Solver for Nsn {
         class == ProblemClass::Coulomb
     }
 
-    /// 3-D contacts only (the Alart-Curnier, Jean-Moreau and natural-map Jacobians are
-    /// written for two tangents); 2-D instances go through the embedding.
+    /// 3-D contacts only (the Alart-Curnier, Jean-Moreau, natural-map and Fischer-Burmeister
+    /// Jacobians are written for two tangents); 2-D instances go through the embedding.
     fn handles_cone_dim(&self, dim: usize) -> bool {
         dim == 3
     }
