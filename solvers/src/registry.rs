@@ -17,6 +17,7 @@ use crate::bb::{Bb, BbSettings};
 use crate::clarabel::{Clarabel, ClarabelSettings};
 use crate::desaxce::{DeSaxce, DeSaxceSettings};
 use crate::enumerative::{EnumSettings, Enumerative};
+use crate::hybrid::admm::{NsgsAdmm, NsgsAdmmSettings};
 use crate::hybrid::{Hybrid, HybridSettings};
 use crate::ipm::{Ipm, IpmSettings};
 use crate::jacobi::{Jacobi, JacobiSettings};
@@ -232,6 +233,9 @@ pub const SOLVERS: &[SolverEntry] = &[
     entry!("nsgs-nsn", HybridSettings => Hybrid::new, &[Coulomb], Factorising, false,
         "NSGS until it stalls, then semismooth Newton (Alart-Curnier); back to NSGS on failure",
         "Acary, Bremond & Huber 2018, sec. 5; Siconos NSN hybrid strategy"),
+    entry!("nsgs-admm", NsgsAdmmSettings => NsgsAdmm::new, &[Coulomb], Factorising, true,
+        "NSGS while it converges fast, then ADMM from its iterate (Coulomb; sparse LU)",
+        "Acary, Bremond & Huber 2018, sec. 5 (hybrid strategies); ADMM as `admm`"),
     entry!("vi-fpp", ViSettings => Vi::fpp, &[Coulomb], FirstOrder, false,
         "fixed-point projection on the Coulomb VI, self-adaptive step (Khobotov ratio)",
         "Acary, Bremond & Huber 2018; Siconos VI_FPP"),

@@ -398,6 +398,27 @@ impl Admm {
         })
     }
 
+    /// Start again from `state.gamma` after [`Solver::init`]: `x = z = gamma`, the multiplier
+    /// at the modified velocity there (one counted product), no acceleration history; `rho`
+    /// and its factorisation are kept. Allocates nothing (used by [`crate::hybrid`]'s
+    /// `nsgs-admm` when NSGS hands over).
+    pub fn restart_from(&mut self, problem: &Problem, state: &mut IterState) {
+        for v in [&mut self.x, &mut self.z, &mut self.z_prev, &mut self.z_hat] {
+            v.copy_from_slice(&state.gamma);
+        }
+        problem.gradient(&self.z, &mut self.v);
+        self.u.copy_from_slice(&self.v);
+        if !self.mu.is_empty() {
+            add_shift(&mut self.u, &self.v, &self.mu, self.bs, 1.0);
+        }
+        self.u_prev.copy_from_slice(&self.u);
+        self.u_hat.copy_from_slice(&self.u);
+        self.a = 1.0;
+        self.c_prev = f64::INFINITY;
+        state.grad.copy_from_slice(&self.v);
+        state.grad_fresh = true;
+    }
+
     /// Factorise `N + (rho + eps) I`. Errors: a singular matrix.
     fn factorize(&mut self) -> Result<(), SolverError> {
         let t = Instant::now();

@@ -23,6 +23,8 @@
 //! Counters: `sweeps`, `newton_steps`, `switches` (NSGS -> Newton), `fallbacks` (Newton ->
 //! NSGS). An iteration is one sweep or one Newton step.
 
+pub mod admm;
+
 use crate::nsgs::{Nsgs, NsgsSettings};
 use crate::nsn::{Nsn, NsnSettings};
 use crate::problem::Problem;
@@ -77,6 +79,67 @@ impl SolverSettings for HybridSettings {
     }
 }
 
+/// The switch test of an NSGS phase: the relative change `delta_k = ||r_k - r_{k-1}|| / ||r_k||`
+/// of each sweep in a ring of the last `window + 1`; NSGS is slow when `delta_k >
+/// delta_{k - window} / 2`. Shared by `nsgs-nsn` and `nsgs-admm` ([`admm`]).
+pub(crate) struct SwitchTest {
+    /// The reactions before the sweep (length `n`).
+    prev: Vec<f64>,
+    /// The last `window + 1` relative changes, indexed by the phase's sweep count.
+    changes: Vec<f64>,
+    /// Sweeps of the current phase.
+    count: u32,
+}
+
+impl SwitchTest {
+    /// A test over `window` sweeps (allocate with [`SwitchTest::reset`]).
+    pub(crate) fn new(window: u32) -> Self {
+        Self {
+            prev: Vec::new(),
+            changes: vec![0.0; window as usize + 1],
+            count: 0,
+        }
+    }
+
+    /// Size for `n` unknowns, clear the ring and start a phase (allocates).
+    pub(crate) fn reset(&mut self, n: usize) {
+        self.prev = vec![0.0; n];
+        self.changes.fill(0.0);
+        self.count = 0;
+    }
+
+    /// Start a new NSGS phase (the ring keeps the changes of the phase before).
+    pub(crate) fn restart(&mut self) {
+        self.count = 0;
+    }
+
+    /// Record the reactions before a sweep.
+    pub(crate) fn before(&mut self, gamma: &[f64]) {
+        self.prev.copy_from_slice(gamma);
+    }
+
+    /// Record the sweep that led to `gamma`; whether NSGS is slow (a full window seen and the
+    /// change not halved over it).
+    pub(crate) fn after(&mut self, gamma: &[f64]) -> bool {
+        let (mut d2, mut n2) = (0.0, 0.0);
+        for (x, p) in gamma.iter().zip(&self.prev) {
+            d2 += (x - p) * (x - p);
+            n2 += x * x;
+        }
+        let delta = (d2 / n2.max(f64::MIN_POSITIVE)).sqrt();
+        let w = self.changes.len();
+        let k = self.count as usize;
+        self.changes[k % w] = delta;
+        self.count += 1;
+        k + 1 >= w && delta > 0.5 * self.changes[(k + 1) % w]
+    }
+
+    /// Sweeps of the current phase.
+    pub(crate) fn count(&self) -> u32 {
+        self.count
+    }
+}
+
 /// Which method the next iteration runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Phase {
@@ -90,17 +153,15 @@ pub struct Hybrid {
     nsgs: Nsgs,
     nsn: Nsn,
     phase: Phase,
-    /// Iterations of the current phase.
+    /// Newton steps of the current Newton phase.
     in_phase: u32,
     /// Sweeps the current NSGS phase needs before a switch.
     needed: u32,
-    /// The reactions before the sweep (length `n`).
-    prev: Vec<f64>,
+    /// The switch test of the NSGS phases.
+    test: SwitchTest,
     /// The reactions where the Newton phase started (length `n`) and their merit.
     saved: Vec<f64>,
     switch_merit: f64,
-    /// The last `window + 1` relative changes, a ring indexed by the phase's sweep count.
-    changes: Vec<f64>,
     /// The best merit of the Newton phase and the steps since it last halved.
     best_merit: f64,
     since_best: u32,
@@ -122,10 +183,9 @@ impl Hybrid {
             phase: Phase::Sweep,
             in_phase: 0,
             needed: settings.min_sweeps,
-            prev: Vec::new(),
+            test: SwitchTest::new(settings.window),
             saved: Vec::new(),
             switch_merit: f64::INFINITY,
-            changes: vec![0.0; settings.window as usize + 1],
             best_merit: f64::INFINITY,
             since_best: 0,
             failed_in_row: 0,
@@ -139,22 +199,12 @@ impl Hybrid {
 
     /// One NSGS sweep, then the switch test.
     fn sweep(&mut self, problem: &Problem, state: &mut IterState) -> StepResult {
-        self.prev.copy_from_slice(&state.gamma);
+        self.test.before(&state.gamma);
         let out = self.nsgs.step(problem, state)?;
         self.sweeps += 1;
-        let (mut d2, mut n2) = (0.0, 0.0);
-        for (x, p) in state.gamma.iter().zip(&self.prev) {
-            d2 += (x - p) * (x - p);
-            n2 += x * x;
-        }
-        let delta = (d2 / n2.max(f64::MIN_POSITIVE)).sqrt();
-        let w = self.changes.len();
-        let k = self.in_phase as usize;
-        self.changes[k % w] = delta;
-        self.in_phase += 1;
-        let slow = k + 1 >= w && delta > 0.5 * self.changes[(k + 1) % w];
+        let slow = self.test.after(&state.gamma);
         let stalled = matches!(out, StepOutcome::Stalled);
-        if self.in_phase >= self.needed && (slow || stalled) {
+        if self.test.count() >= self.needed && (slow || stalled) {
             self.saved.copy_from_slice(&state.gamma);
             self.phase = Phase::Newton;
             self.in_phase = 0;
@@ -194,7 +244,7 @@ impl Hybrid {
                 state.gamma.copy_from_slice(&self.saved);
             }
             self.phase = Phase::Sweep;
-            self.in_phase = 0;
+            self.test.restart();
             self.needed = self
                 .settings
                 .fallback_sweeps
@@ -223,9 +273,8 @@ impl Solver for Hybrid {
     fn init(&mut self, problem: &Problem, state: &mut IterState) -> Result<(), SolverError> {
         self.nsgs.init(problem, state)?;
         self.nsn.init(problem, state)?;
-        self.prev = vec![0.0; problem.n()];
+        self.test.reset(problem.n());
         self.saved = vec![0.0; problem.n()];
-        self.changes.fill(0.0);
         self.phase = Phase::Sweep;
         self.in_phase = 0;
         self.needed = self.settings.min_sweeps;

@@ -64,6 +64,7 @@ fn derived_lists_and_cost_models() {
             "apgd",
             "spgqp",
             "ipm",
+            "nsgs-admm",
             "lemke",
             "newton-fb",
             "psor"

@@ -1,0 +1,136 @@
+//! `nsgs-admm`: non-smooth Gauss-Seidel while it converges fast, then ADMM from its iterate for
+//! good (the hybrid idea of Acary, Bremond & Huber 2018, sec. 5, with [`crate::admm`] in the
+//! place of Newton: a cheap first-order method does the easy problems and the start, a method
+//! that keeps converging on the hard ones finishes).
+//!
+//! 1. **NSGS sweeps** ([`crate::nsgs`]), with the switch test of `nsgs-nsn` ([`super`]): after
+//!    at least `min_sweeps` sweeps, NSGS hands over when the relative change `||r_k - r_{k-1}||
+//!    / ||r_k||` did not halve over the last `window` sweeps, or when NSGS reports no progress.
+//! 2. **ADMM** ([`crate::admm`], its default settings unless given) from the NSGS iterate: its
+//!    multiplier starts at the modified velocity there ([`crate::admm::Admm::restart_from`]),
+//!    so a converged NSGS iterate stays put. ADMM's factorisation is made in `init`, so that
+//!    `step` allocates nothing; on a problem NSGS finishes alone it is the only ADMM cost.
+//!
+//! Counters: `sweeps`, `admm_iterations`, `switches` (0 or 1), and ADMM's own. An iteration is
+//! one sweep or one ADMM iteration.
+
+use super::SwitchTest;
+use crate::admm::{Admm, AdmmSettings};
+use crate::nsgs::{Nsgs, NsgsSettings};
+use crate::problem::Problem;
+use crate::settings::{SolverSettings, Validator};
+use crate::solver::{Solver, StepOutcome, StepResult};
+use crate::state::IterState;
+use crate::status::SolverError;
+use cpbench_problems::ProblemClass;
+use serde::{Deserialize, Serialize};
+
+/// Settings of [`NsgsAdmm`]. Defaults: 10 sweeps before the switch test, a window of 10
+/// sweeps; NSGS's and ADMM's defaults.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct NsgsAdmmSettings {
+    /// NSGS sweeps before the switch test applies (`>= 1`).
+    pub min_sweeps: u32,
+    /// Sweeps over which the relative change of the reactions must halve for NSGS to go on
+    /// (`>= 1`).
+    pub window: u32,
+    /// Settings of the NSGS phase (those of `nsgs`).
+    pub nsgs: NsgsSettings,
+    /// Settings of the ADMM phase (those of `admm`).
+    pub admm: AdmmSettings,
+}
+
+impl Default for NsgsAdmmSettings {
+    fn default() -> Self {
+        Self {
+            min_sweeps: 10,
+            window: 10,
+            nsgs: NsgsSettings::default(),
+            admm: AdmmSettings::default(),
+        }
+    }
+}
+
+impl SolverSettings for NsgsAdmmSettings {
+    const SOLVER: &'static str = "nsgs-admm";
+
+    fn check(&self, v: &mut Validator) {
+        v.at_least("min_sweeps", self.min_sweeps.into(), 1)
+            .at_least("window", self.window.into(), 1);
+    }
+}
+
+/// NSGS, then ADMM (module documentation).
+pub struct NsgsAdmm {
+    settings: NsgsAdmmSettings,
+    nsgs: Nsgs,
+    admm: Admm,
+    in_admm: bool,
+    test: SwitchTest,
+    sweeps: u64,
+    admm_iterations: u64,
+}
+
+impl NsgsAdmm {
+    /// The hybrid solver. Errors: invalid settings (its own, NSGS's or ADMM's).
+    pub fn new(settings: NsgsAdmmSettings) -> Result<Self, SolverError> {
+        settings.validate()?;
+        Ok(Self {
+            nsgs: Nsgs::new(settings.nsgs.clone())?,
+            admm: Admm::new(settings.admm.clone())?,
+            in_admm: false,
+            test: SwitchTest::new(settings.window),
+            sweeps: 0,
+            admm_iterations: 0,
+            settings,
+        })
+    }
+}
+
+impl Solver for NsgsAdmm {
+    fn name(&self) -> &'static str {
+        "nsgs-admm"
+    }
+
+    fn supports(&self, class: ProblemClass) -> bool {
+        class == ProblemClass::Coulomb
+    }
+
+    fn init(&mut self, problem: &Problem, state: &mut IterState) -> Result<(), SolverError> {
+        self.nsgs.init(problem, state)?;
+        self.admm.init(problem, state)?;
+        self.test.reset(problem.n());
+        self.in_admm = false;
+        self.sweeps = 0;
+        self.admm_iterations = 0;
+        Ok(())
+    }
+
+    fn step(&mut self, problem: &Problem, state: &mut IterState) -> StepResult {
+        if self.in_admm {
+            self.admm_iterations += 1;
+            return self.admm.step(problem, state);
+        }
+        self.test.before(&state.gamma);
+        let out = self.nsgs.step(problem, state)?;
+        self.sweeps += 1;
+        let slow = self.test.after(&state.gamma);
+        let stalled = matches!(out, StepOutcome::Stalled);
+        if self.test.count() >= self.settings.min_sweeps && (slow || stalled) {
+            self.admm.restart_from(problem, state);
+            self.in_admm = true;
+        }
+        Ok(StepOutcome::Continue)
+    }
+
+    fn counters(&self) -> Vec<(&'static str, f64)> {
+        let mut c = vec![
+            ("sweeps", self.sweeps as f64),
+            ("admm_iterations", self.admm_iterations as f64),
+            ("switches", f64::from(u8::from(self.in_admm))),
+        ];
+        c.extend(self.admm.counters());
+        c
+    }
+}
