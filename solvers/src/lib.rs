@@ -54,6 +54,7 @@ pub mod embed;
 pub mod enumerative;
 pub mod executor;
 pub mod external;
+pub mod fixed_point;
 pub mod hybrid;
 pub mod ipm;
 pub mod jacobi;
