@@ -207,6 +207,7 @@ pub fn solvers() -> Vec<SolverSpec> {
         "nsn-nm",
         "nsn-fb",
         "nsgs-nsn",
+        "nsgs-admm",
         "ppa",
         "vi-fpp",
         "vi-eg",
@@ -214,6 +215,9 @@ pub fn solvers() -> Vec<SolverSpec> {
         "admm:siconos",
         "admm:chrono",
         "admm:pinocchio",
+        "dsfp",
+        "tfp",
+        "pfp",
         "desaxce-pgs",
         "desaxce-apgd",
         "desaxce-spgqp",
@@ -497,7 +501,8 @@ fn setup_text(study: &Study) -> String {
          around `nsn-ac` (the paper's PROX), `vi-fpp` and `vi-eg` the VI projection methods, \
          `admm` ADMM on `W + rho I` with De Saxce's shift (defaults: Pinocchio's step rules, \
          updated every 5 iterations; `admm:siconos`, `admm:chrono`, `admm:pinocchio` the \
-         defaults of those codes).\n\n\
+         defaults of those codes), `nsgs-admm` NSGS then ADMM, `dsfp`, `tfp`, `pfp` De \
+         Saxce's, Tresca's and Panagiotopoulos' fixed points.\n\n\
          Stopping test and check: `fc3d_error` (Siconos' `fc3d_compute_error`: \
          `||r - P_K(r - (u + g(u)))|| / max(||q||, ||r||, ||u||)`); the paper's error divides \
          by `||q||` only, so ours is the smaller of the two where `||r||` or `||u||` exceeds \

@@ -23,8 +23,12 @@
 //! | `enum` | enumeration of the `2^n` complementary bases (general LCP, `n <= 20`) | Murty 1988; Siconos ENUM |
 //! | `ppa` | proximal point around semismooth Newton (Coulomb; Siconos' PROX rules) | Rockafellar 1976; Acary, Bremond & Huber 2018, sec. 5 |
 //! | `nsgs-nsn` | NSGS until it stalls, then semismooth Newton (Alart-Curnier), back to NSGS when Newton makes no progress (Coulomb) | Acary, Bremond & Huber 2018, sec. 5 |
+//! | `nsgs-admm` | NSGS while it converges fast, then ADMM from its iterate (Coulomb; in the default run list) | Acary, Bremond & Huber 2018, sec. 5 (hybrid strategies) |
 //! | `vi-fpp` | fixed-point projection on the Coulomb VI, self-adaptive step | Acary, Bremond & Huber 2018; Siconos VI_FPP |
 //! | `vi-eg` | extragradient on the Coulomb VI, Khobotov's self-adaptive step | Korpelevich 1976; Khobotov 1987; Marcotte 1991 |
+//! | `dsfp` | De Saxce's fixed point `r <- P_K(r - rho (u + mu ||u_T|| e_n))` with a constant step (Coulomb) | De Saxce & Feng 1991; Acary, Bremond & Huber 2018; Siconos DSFP |
+//! | `tfp` | Tresca fixed point: outer iteration on `s = mu r_n`, Gauss-Seidel on the Tresca problem (Coulomb) | Acary, Bremond & Huber 2018; Siconos TFP |
+//! | `pfp` | Panagiotopoulos' fixed point: alternating normal LCP and tangential Tresca problem, Gauss-Seidel (Coulomb) | Panagiotopoulos 1975; Acary, Bremond & Huber 2018; Siconos PFP |
 //! | `admm` (presets `admm:siconos`, `admm:chrono`, `admm:pinocchio`) | ADMM on `N + rho I` (sparse LU) with residual-balancing, spectral and Chrono step rules, acceleration with restart; De Saxce's shift on the Coulomb problem (QP classes, Coulomb) | Boyd et al. 2011; Goldstein et al. 2014; Tasora et al. 2021; Carpentier et al. 2024 |
 //! | `desaxce-<ccp solver>` | De Saxce's fixed point on `s = mu ||u_T||` around a CCP solver (Coulomb) | De Saxce & Feng 1991; Acary et al. 2011 |
 //!
@@ -33,8 +37,8 @@
 //! place, [`settings::SolverSettings`].
 //!
 //! 2-D friction cones (`d = 2`): `pgs`, `jacobi`, `apgd`, `spgqp`, `mprgp`, `mpgp`,
-//! `clarabel`, `nsgs` (exact planar one-contact solver), `vi-fpp`, `vi-eg` and `admm` work on them
-//! directly; `ipm`, `nsn-*`, `ppa` and the `desaxce-*` drivers through the exact 3-D embedding of
+//! `clarabel`, `nsgs` (exact planar one-contact solver), `vi-fpp`, `vi-eg`, `dsfp`, `tfp`, `pfp`
+//! and `admm` work on them directly; `ipm`, `nsn-*`, `ppa` and the `desaxce-*` drivers through the exact 3-D embedding of
 //! [`embed`].
 //!
 //! Registry names may carry a preset, `name:preset` (see [`registry::PRESETS`]), e.g.
@@ -54,6 +58,7 @@ pub mod embed;
 pub mod enumerative;
 pub mod executor;
 pub mod external;
+pub mod fixed_point;
 pub mod hybrid;
 pub mod ipm;
 pub mod jacobi;

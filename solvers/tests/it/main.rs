@@ -8,6 +8,7 @@ mod coulomb;
 mod driven;
 mod executor;
 mod fc2d;
+mod fixed_point;
 mod ipm;
 mod lcp_newton;
 mod lcp_pivoting;

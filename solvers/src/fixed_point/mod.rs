@@ -1,0 +1,289 @@
+//! Three fixed-point methods for the true Coulomb problem: `dsfp` (De Saxce's fixed point as a
+//! projection method), `tfp` (the Tresca fixed point) and `pfp` (Panagiotopoulos' fixed point),
+//! Siconos' `SICONOS_FRICTION_3D_DSFP`, `SICONOS_FRICTION_3D_TFP` and
+//! `SICONOS_FRICTION_3D_PFP`.
+//!
+//! Notation: fclib and Siconos write `u = W r + q` with the reaction `r` as unknown; that is
+//! cpbench's `u = N gamma + r` (`W = N`, fclib's `r` our `gamma`, fclib's `q` our linear term
+//! `r`). This module uses fclib's letters throughout (`r` the reaction, `q` the data, `u` the
+//! velocity, `r_n`, `r_T` a contact's normal and tangential parts), as the papers do. `W` is
+//! used as stored: symmetric or not (rows of `W` are read through
+//! [`cpbench_problems::Instance::row_matrix`] / [`crate::kernels::RowSource`], as in `nsgs`).
+//! The Coulomb law of contact `c` (docs/formulation.md section 2) is
+//!
+//! ```text
+//! r_c in K_mu_c,   u_c + mu_c ||u_T,c|| e_n in K*_mu_c,   r_c . (u_c + mu_c ||u_T,c|| e_n) = 0
+//! ```
+//!
+//! Sources: De Saxce & Feng 1991, "New inequality and functional for contact with friction:
+//! the implicit standard material approach", Mech. Struct. Mach. 19 (the modified velocity and
+//! the projection form of the law); Acary, Bremond & Huber 2018, "On solving contact problems
+//! with Coulomb friction: formulations and numerical comparisons", in *Advanced Topics in
+//! Nonsmooth Dynamics*, Springer (section "Fixed point and projection methods": the De Saxce,
+//! Tresca and Panagiotopoulos fixed points, and their comparison on fclib); Panagiotopoulos
+//! 1975, "A nonlinear programming approach to the unilateral contact- and friction-boundary
+//! value problem in the theory of elasticity", Ing.-Arch. 44 (alternating normal and tangential
+//! problems); Acary & Brogliato 2008, *Numerical Methods for Nonsmooth Dynamical Systems*,
+//! Springer, section 13.4 (Gauss-Seidel over contacts, the one-contact projections). Siconos'
+//! defaults are from `numerics/src/FrictionContact/fc3d_TrescaFixedPoint.c`,
+//! `fc3d_Panagiotopoulos_FixedPoint.c` and `fc3d_DeSaxceFixedPoint.c` (their `*_set_default`
+//! / `*_set_options` functions and `solver_options_initialize` in `SolverOptions.c`).
+//!
+//! **dsfp** (De Saxce's fixed point): with `g(u)_c = (mu_c ||u_T,c||, 0, 0)` and
+//! `F(r) = W r + q + g(W r + q)` (De Saxce's modified velocity), iterate
+//!
+//! ```text
+//! r_{k+1} = P_K(r_k - rho F(r_k))
+//! ```
+//!
+//! with a *constant* step `rho`: a fixed point is exactly a solution of the Coulomb problem, for
+//! any `rho > 0` (the natural map of docs/formulation.md section 4 vanishes). `F` is not
+//! monotone, so there is no convergence guarantee; for a symmetric positive definite `W` and
+//! `mu = 0` it is the projected gradient method, which converges for `rho < 2 / lambda_max(W)`.
+//! One step is one iteration: one product `u = W r + q` at the new iterate, handed to the
+//! executor as its gradient (so the monitoring costs no second product), plus `O(n)`
+//! projections. Siconos' default step is `rho = 1` (`dparam[SICONOS_FRICTION_3D_NSN_RHO] = 1`;
+//! Siconos refuses a non-positive one, "use VI_FPP for a variable step"), an absolute number,
+//! so whether it converges depends on the units of `W`: on the nine 3-D fixtures of
+//! `solvers/tests/it/fixed_point.rs` it converges on six (where `lambda_max(W)` is at most 13)
+//! and diverges on OneObject, BoxesStack1 and local_problem_test (`lambda_max(W)` 199, 2710 and
+//! 2710). So `dsfp` reads `rho` relative to `1 / lambda_max(W)` by default
+//! ([`RhoScale::LambdaMax`]: `lambda_max` of the symmetric part by 20 power iterations in
+//! `init`, counted), which makes the method invariant under a scaling of the data, and
+//! `rho_scale = "absolute"` gives Siconos' reading; `rho = 1` in both. Neither is uniformly
+//! better (`F` is not monotone): absolute `rho = 1` solves fclib's Capsules in 366 iterations,
+//! where the relative step stalls near `3.5e-7`; the relative step solves Rover4396 in 174
+//! where the absolute one needs 1681.
+//!
+//! **tfp** (Tresca fixed point): the outer iteration on the friction threshold `s_c = mu_c
+//! r_n,c`. For `s` fixed, the *Tresca problem* replaces the cone by the cylinder
+//! `C(s) = {r : r_n >= 0, ||r_T|| <= s}`: per contact
+//!
+//! ```text
+//! 0 <= r_n  _|_  u_n >= 0,       r_T in D(s_c) (the disc of radius s_c),   -u_T in N_D(s_c)(r_T)
+//! ```
+//!
+//! i.e. the variational inequality `u^T (r' - r) >= 0` for all `r'` in `C(s)` (a convex QP when
+//! `W` is symmetric). One `step` is one outer iteration:
+//!
+//! ```text
+//! s_c = mu_c r_n,c                                   (from the current iterate)
+//! repeat (inner Gauss-Seidel sweeps, at most inner_max_iter):
+//!     for each contact c (in order):
+//!         lin_c = u_c - W_cc r_c                     (u_c gathered along row c of W: exact)
+//!         repeat (local iterations, at most local_max_iter):
+//!             r_c <- P_C(s_c)(r_c - rho_c (W_cc r_c + lin_c))
+//!             (P_C: r_n <- max(0, r_n), r_T <- the projection onto the disc D(s_c))
+//!         until ||change of r_c|| <= local_tol ||r_c||
+//! until ||change of r over the sweep|| <= inner_tol ||r||          (Siconos' "light" error)
+//! u = W r + q  (handed to the executor);  e = fc3d error of (r, u)
+//! inner_tol <- max(e / inner_tol_ratio, inner_tol_min)            (for the next step)
+//! ```
+//!
+//! A fixed point of the outer map (`r` solves the Tresca problem at `s = mu r_n`) is a Coulomb
+//! solution: `r_T` lies in the disc of radius `mu r_n`, the normal part is complementary, and
+//! `-u_T` in the normal cone of the disc is the maximal-dissipation form of the sliding law.
+//! The local step is `rho_c = 1 / lambda_max(sym W_cc)`, a projected-gradient step on the local
+//! QP (the local map is a contraction when `W_cc` is symmetric positive definite).
+//!
+//! **pfp** (Panagiotopoulos' fixed point): alternate the normal and the tangential problem, each
+//! with the other part frozen. One `step` is one outer iteration:
+//!
+//! ```text
+//! normal problem, r_T frozen: the LCP 0 <= r_n _|_ W_nn r_n + (q_n + W_nT r_T) >= 0,
+//!     by Gauss-Seidel sweeps  r_n,c <- max(0, r_n,c - u_n,c / W_nn,cc)  (exact for the
+//!     one-contact LCP), until ||change of r_n over the sweep|| <= inner_tol ||r||
+//! s_c = mu_c r_n,c
+//! tangential problem, r_n frozen: the Tresca problem in r_T with the threshold s,
+//!     r_T,c in D(s_c), -(W_TT r_T + q_T + W_Tn r_n)_c in N_D(r_T,c), by Gauss-Seidel sweeps
+//!     with the local iteration r_T,c <- P_D(s_c)(r_T,c - rho_T,c u_T,c) (exact in one
+//!     iteration in 2-D), rho_T,c = 1 / lambda_max(sym W_TT,cc), until
+//!     ||change of r_T over the sweep|| <= inner_tol ||r||
+//! u = W r + q (handed to the executor); inner_tol updated as in tfp
+//! ```
+//!
+//! The iterate is in `K` after every step (the tangential problem puts `r_T` in the disc of
+//! radius `mu r_n` of the new `r_n`); a fixed point is again a Coulomb solution.
+//!
+//! **Defaults and differences from Siconos.** `tfp` (Siconos `fc3d_tfp_set_default`): the inner
+//! solver is NSGS with at most 1000 sweeps (`inner_max_iter`), its one-contact solver the
+//! "projection on cylinder with local iteration" with at most 50 iterations (`local_max_iter`)
+//! to `1e-14` (`local_tol`); the inner tolerance is adaptive,
+//! `SICONOS_FRICTION_3D_INTERNAL_ERROR_STRATEGY_ADAPTIVE` with
+//! `SICONOS_FRICTION_3D_DPARAM_INTERNAL_ERROR_RATIO = 10` (`inner_tol_ratio`): Siconos sets it to
+//! `max(error / 10, tol / nc)` from the previous outer error (`fc3d_set_internalsolver_tolerance`,
+//! starting from `error = 1`), with
+//! `tol` its outer tolerance. Here the outer tolerance belongs to the executor, so the floor is a
+//! setting (`inner_tol_min`, default `1e-12`), and the first inner tolerance comes from the fc3d
+//! error of the start point (one product in `init`), not from `1`. Siconos' NSGS measures the
+//! inner error by the same "light" relative change per sweep (its default
+//! `SICONOS_FRICTION_3D_NSGS_ERROR_EVALUATION_LIGHT_WITH_FULL_FINAL`, without the final full
+//! check here); the local step is the fixed `rho_c` above.
+//! `pfp` (Siconos `fc3d_pfp_set_default`): normal problem by `SICONOS_LCP_PGS`, tangential by
+//! `SICONOS_CONVEXQP_VI_FPP` (a projected gradient on the whole tangential QP), both at most 1000
+//! iterations, the same adaptive tolerance with ratio 10. Here both are Gauss-Seidel sweeps over
+//! contacts (the tangential one with local iterations, `local_max_iter = 50`, `local_tol =
+//! 1e-14`, as in `tfp`); Siconos also tests the fc3d error between the normal and the tangential
+//! solve and stops there when it is small, here the executor tests after the whole step.
+//! `dsfp`: Siconos runs at most 20000 iterations to `1e-3` (its `solver_options_initialize`
+//! defaults; here the executor's limits apply) with `rho = 1`, read as above.
+//!
+//! **Cost per step** (one product = one pass over the stored entries of `W`): `dsfp` one
+//! product; `tfp` one product per inner sweep plus one for the velocity at the new iterate;
+//! `pfp` one per normal sweep (the sweep gathers whole block rows of `W`), one per tangential
+//! sweep, plus one. The inner sweeps are counted as products ([`Problem::add_matvecs`]) and
+//! exposed as counters (`inner_sweeps` for `tfp`, `normal_sweeps` and `tangent_sweeps` for
+//! `pfp`), with the local iterations (`local_iterations`) and the outer iterations whose inner
+//! solve stopped at its cap (`inner_cap_hits`).
+//!
+//! **Stalling**: a `tfp` or `pfp` step that leaves `r` unchanged (bit for bit) short of the
+//! executor's tolerance, or a `dsfp` step with `r_{k+1} = r_k`, returns
+//! [`StepOutcome::Stalled`](crate::StepOutcome::Stalled) with a message: the next step would
+//! repeat it. A `dsfp` step longer than `1e8` times the first one, or not finite (too large a
+//! `rho`), is not taken and returns `Stalled` ("diverging"): the fc3d error is relative to
+//! `max(||q||, ||r||, ||u||)` and stays bounded while `r` grows, so the executor's divergence
+//! test does not see it.
+//!
+//! All three handle 2-D cones natively (block size from the instance; `||u_T|| = |u_t|`, the
+//! disc is the interval `[-s, s]`). `step` allocates nothing (vectors are allocated in `init`).
+//!
+//! [`Problem::add_matvecs`]: crate::Problem::add_matvecs
+
+mod dsfp;
+mod pfp;
+mod tfp;
+
+pub use dsfp::{Dsfp, DsfpSettings, RhoScale};
+pub use pfp::{Pfp, PfpSettings};
+pub use tfp::{Tfp, TfpSettings};
+
+use cpbench_problems::constraints::project_coulomb_cone;
+
+/// De Saxce's shift of one contact's velocity block: `mu ||u_T||` (`|u_t|` on a 2-D block).
+#[inline]
+fn shift(u: &[f64], mu: f64) -> f64 {
+    if u.len() == 2 {
+        mu * u[1].abs()
+    } else {
+        mu * u[1].hypot(u[2])
+    }
+}
+
+/// Project the tangential part `t` (1 or 2 entries) onto the disc (interval) of radius `s >= 0`.
+#[inline]
+fn project_disc(t: &mut [f64], s: f64) {
+    if t.len() == 1 {
+        t[0] = t[0].clamp(-s, s);
+        return;
+    }
+    let nt = t[0].hypot(t[1]);
+    if nt > s {
+        let f = if nt > 0.0 { s / nt } else { 0.0 };
+        t[0] *= f;
+        t[1] *= f;
+    }
+}
+
+/// Siconos' fc3d error of `r` with the velocity `u = W r + q`:
+/// `sqrt(sum_c ||r_c - P_K(r_c - (u_c + mu_c ||u_T,c|| e_n))||^2) / max(||q||, ||r||, ||u||)`
+/// (docs/formulation.md section 4; the absolute value when the scale is 0). Block size `bs`
+/// (2 or 3), one `mu` per block.
+fn fc3d_error(r: &[f64], u: &[f64], mu: &[f64], bs: usize, norm_q: f64) -> f64 {
+    let (mut e2, mut r2, mut u2) = (0.0, 0.0, 0.0);
+    for ((rc, uc), &m) in r.chunks_exact(bs).zip(u.chunks_exact(bs)).zip(mu) {
+        let mut v = [0.0; 3];
+        let v = &mut v[..bs];
+        let sh = shift(uc, m);
+        for i in 0..bs {
+            v[i] = rc[i] - uc[i];
+        }
+        v[0] -= sh;
+        project_coulomb_cone(v, m);
+        for i in 0..bs {
+            e2 += (rc[i] - v[i]).powi(2);
+            r2 += rc[i] * rc[i];
+            u2 += uc[i] * uc[i];
+        }
+    }
+    let scale = norm_q.max(r2.sqrt()).max(u2.sqrt());
+    if scale > 0.0 {
+        e2.sqrt() / scale
+    } else {
+        e2.sqrt()
+    }
+}
+
+/// `sqrt(d2 / n2)`: a sweep's relative change (Siconos' "light" error), 0 when nothing moved.
+#[inline]
+fn light_error(d2: f64, n2: f64) -> f64 {
+    if d2 == 0.0 {
+        0.0
+    } else {
+        (d2 / n2.max(f64::MIN_POSITIVE)).sqrt()
+    }
+}
+
+/// `y = B x` for a row-major `D x D` block (in the first `D^2` entries of `b`).
+#[inline]
+fn mul_block<const D: usize>(b: &[f64], x: &[f64]) -> [f64; D] {
+    let mut y = [0.0; D];
+    for (i, yi) in y.iter_mut().enumerate() {
+        for (j, xj) in x.iter().enumerate().take(D) {
+            *yi += b[i * D + j] * xj;
+        }
+    }
+    y
+}
+
+/// The inner tolerance rule shared by `tfp` and `pfp`: `max(e / ratio, floor)` from the fc3d
+/// error `e` of the last iterate.
+#[inline]
+fn adaptive_tol(error: f64, ratio: f64, floor: f64) -> f64 {
+    let t = error / ratio;
+    if t.is_finite() {
+        t.max(floor)
+    } else {
+        floor
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn disc_projection_and_errors() {
+        let mut t = [3.0, 4.0];
+        project_disc(&mut t, 2.5);
+        assert!((t[0] - 1.5).abs() < 1e-15 && (t[1] - 2.0).abs() < 1e-15);
+        let mut t = [0.3, 0.4];
+        project_disc(&mut t, 2.5);
+        assert_eq!(t, [0.3, 0.4]);
+        let mut t = [1.0, 1.0];
+        project_disc(&mut t, 0.0);
+        assert_eq!(t, [0.0, 0.0]);
+        let mut t1 = [-3.0];
+        project_disc(&mut t1, 0.5);
+        assert_eq!(t1, [-0.5]);
+        assert_eq!(light_error(0.0, 0.0), 0.0);
+        assert_eq!(light_error(4.0, 16.0), 0.5);
+        assert_eq!(adaptive_tol(1e-3, 10.0, 1e-12), 1e-4);
+        assert_eq!(adaptive_tol(1e-20, 10.0, 1e-12), 1e-12);
+        assert_eq!(adaptive_tol(f64::NAN, 10.0, 1e-12), 1e-12);
+        assert_eq!(
+            mul_block::<2>(&[1.0, 2.0, 3.0, 4.0], &[1.0, 1.0]),
+            [3.0, 7.0]
+        );
+        // the exact sliding solution r = (1, -0.5, 0), u = (0, 1.5, 0) of W = I,
+        // q = (-1, 2, 0), mu = 0.5 has error 0; the CCP one r = (1.6, -0.8, 0),
+        // u = (0.6, 1.2, 0) has sqrt(0.288) / max(||q||, ||r||, ||u||) (coulomb.rs, by hand)
+        let q = [-1.0f64, 2.0, 0.0];
+        let nq = q.iter().map(|x| x * x).sum::<f64>().sqrt();
+        assert!(fc3d_error(&[1.0, -0.5, 0.0], &[0.0, 1.5, 0.0], &[0.5], 3, nq) < 1e-16);
+        let e = fc3d_error(&[1.6, -0.8, 0.0], &[0.6, 1.2, 0.0], &[0.5], 3, nq);
+        assert!((e - (0.288f64 / 5.0).sqrt()).abs() < 1e-15, "{e}");
+        // 2-D: the same in the plane
+        let e2 = fc3d_error(&[1.6, -0.8], &[0.6, 1.2], &[0.5], 2, nq);
+        assert_eq!(e, e2);
+    }
+}

@@ -1,0 +1,389 @@
+//! `pfp`: Panagiotopoulos' fixed point, alternating Gauss-Seidel solves of the normal LCP
+//! (tangential reactions frozen) and of the tangential Tresca problem with `s = mu r_n` (normal
+//! reactions frozen) (module docs of [`crate::fixed_point`]).
+
+use super::{adaptive_tol, fc3d_error, light_error, mul_block, project_disc};
+use crate::kernels::{coulomb_mu, lambda_max, RowSource};
+use crate::observer::IterInfo;
+use crate::problem::Problem;
+use crate::settings::{SolverSettings, Validator};
+use crate::solver::{Solver, StepOutcome, StepResult};
+use crate::state::IterState;
+use crate::status::SolverError;
+use cpbench_problems::{ProblemClass, RowState};
+use serde::{Deserialize, Serialize};
+
+/// Settings of [`Pfp`]. Defaults: Siconos' `fc3d_pfp_set_default` where it has them (module
+/// docs): at most 1000 sweeps per sub-problem, inner tolerance `max(e / 10, 1e-12)`; 50 local
+/// iterations to `1e-14` on the tangential one-contact problem (as `tfp`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PfpSettings {
+    /// Largest number of Gauss-Seidel sweeps per sub-problem (normal or tangential) and outer
+    /// iteration (`>= 1`; Siconos 1000 for its LCP PGS and its tangential VI_FPP).
+    pub inner_max_iter: u32,
+    /// Ratio of the adaptive inner tolerance `max(e / inner_tol_ratio, inner_tol_min)`, `e`
+    /// the fc3d error of the last iterate (`> 0`; Siconos 10,
+    /// `SICONOS_FRICTION_3D_DPARAM_INTERNAL_ERROR_RATIO`).
+    pub inner_tol_ratio: f64,
+    /// Floor of the inner tolerance, a relative change of `r` per sweep (`>= 0`).
+    pub inner_tol_min: f64,
+    /// Largest number of local iterations of the tangential one-contact problem (`>= 1`).
+    pub local_max_iter: u32,
+    /// Local stopping test of the tangential one-contact problem: the change of `r_T,c` is
+    /// `<= local_tol * ||r_T,c||` (`>= 0`).
+    pub local_tol: f64,
+}
+
+impl Default for PfpSettings {
+    fn default() -> Self {
+        Self {
+            inner_max_iter: 1000,
+            inner_tol_ratio: 10.0,
+            inner_tol_min: 1e-12,
+            local_max_iter: 50,
+            local_tol: 1e-14,
+        }
+    }
+}
+
+impl SolverSettings for PfpSettings {
+    const SOLVER: &'static str = "pfp";
+
+    fn check(&self, v: &mut Validator) {
+        v.at_least("inner_max_iter", self.inner_max_iter.into(), 1)
+            .positive("inner_tol_ratio", self.inner_tol_ratio)
+            .non_negative("inner_tol_min", self.inner_tol_min)
+            .at_least("local_max_iter", self.local_max_iter.into(), 1)
+            .non_negative("local_tol", self.local_tol);
+    }
+}
+
+/// One contact's data: `W_nn,cc`, the tangential block `W_TT,cc` (row-major, 2x2 or 1x1 in the
+/// first entries) and its local step `1 / lambda_max(sym W_TT,cc)` (0: skipped).
+#[derive(Clone, Copy, Debug)]
+struct Contact {
+    wnn: f64,
+    wtt: [f64; 4],
+    rho_t: f64,
+}
+
+/// Panagiotopoulos' fixed point ([`ProblemClass::Coulomb`] only; module docs of
+/// [`crate::fixed_point`]).
+#[derive(Clone, Debug)]
+pub struct Pfp {
+    settings: PfpSettings,
+    contacts: Vec<Contact>,
+    /// Thresholds `s_c = mu_c r_n,c` of the current tangential problem.
+    s: Vec<f64>,
+    /// `u = W r + q` at the last iterate.
+    u: Vec<f64>,
+    rows: RowState,
+    norm_q: f64,
+    inner_tol: f64,
+    error: f64,
+    normal_sweeps: u64,
+    tangent_sweeps: u64,
+    local_iters: u64,
+    cap_hits: u64,
+    last: (u64, u64),
+    stalled: bool,
+}
+
+impl Pfp {
+    /// A `pfp` solver; errors on invalid settings.
+    pub fn new(settings: PfpSettings) -> Result<Self, SolverError> {
+        settings.validate()?;
+        Ok(Self {
+            settings,
+            contacts: Vec::new(),
+            s: Vec::new(),
+            u: Vec::new(),
+            rows: RowState::default(),
+            norm_q: 0.0,
+            inner_tol: 0.0,
+            error: f64::INFINITY,
+            normal_sweeps: 0,
+            tangent_sweeps: 0,
+            local_iters: 0,
+            cap_hits: 0,
+            last: (0, 0),
+            stalled: false,
+        })
+    }
+}
+
+/// One normal Gauss-Seidel sweep, `r_n,c <- max(0, r_n,c - u_n,c / W_nn,cc)` with the exact
+/// current `u_n,c`; returns the sum of the squared changes.
+fn normal_sweep<const D: usize>(
+    rows: &RowSource<'_>,
+    contacts: &[Contact],
+    st: &mut RowState,
+    r: &mut [f64],
+) -> f64 {
+    let mut d2 = 0.0;
+    for (c, k) in contacts.iter().enumerate() {
+        if !(k.wnn > 0.0) {
+            continue;
+        }
+        let mut u = [0.0; D];
+        rows.gather(st, r, c, &mut u);
+        let o = D * c;
+        let new = (r[o] - u[0] / k.wnn).max(0.0);
+        let mut delta = [0.0; D];
+        delta[0] = new - r[o];
+        r[o] = new;
+        d2 += delta[0] * delta[0];
+        rows.changed(c, &delta, st);
+    }
+    d2
+}
+
+/// One tangential Gauss-Seidel sweep on the Tresca problem in `r_T` (thresholds `s`), each
+/// contact by the local iteration `r_T <- P_D(s)(r_T - rho_T (W_TT r_T + lin_T))` (`T = D - 1`
+/// tangents; exact after one iteration for `T = 1`); returns the sum of the squared changes
+/// and the local iterations.
+#[allow(clippy::too_many_arguments)]
+fn tangent_sweep<const D: usize, const T: usize>(
+    rows: &RowSource<'_>,
+    contacts: &[Contact],
+    s: &[f64],
+    max_iter: u32,
+    tol: f64,
+    st: &mut RowState,
+    r: &mut [f64],
+) -> (f64, u64) {
+    let (mut d2, mut local) = (0.0, 0u64);
+    for (c, k) in contacts.iter().enumerate() {
+        if k.rho_t == 0.0 {
+            continue;
+        }
+        let mut u = [0.0; D];
+        rows.gather(st, r, c, &mut u);
+        let o = D * c;
+        let rt = &mut r[o + 1..o + D];
+        let mut old = [0.0; T];
+        old.copy_from_slice(rt);
+        let br = mul_block::<T>(&k.wtt, rt);
+        let mut lin = [0.0; T];
+        for i in 0..T {
+            lin[i] = u[i + 1] - br[i];
+        }
+        for it in 1..=max_iter {
+            let bg = mul_block::<T>(&k.wtt, rt);
+            let mut v = [0.0; T];
+            for i in 0..T {
+                v[i] = rt[i] - k.rho_t * (bg[i] + lin[i]);
+            }
+            project_disc(&mut v, s[c]);
+            let (mut dd, mut nn) = (0.0, 0.0);
+            for i in 0..T {
+                dd += (v[i] - rt[i]).powi(2);
+                nn += v[i] * v[i];
+            }
+            rt.copy_from_slice(&v);
+            local += 1;
+            // one dimension: the clamped Newton step is the exact solution
+            if T == 1 || it == max_iter || dd <= tol * tol * nn.max(1e-300) {
+                break;
+            }
+        }
+        let mut delta = [0.0; D];
+        for i in 0..T {
+            delta[i + 1] = rt[i] - old[i];
+            d2 += delta[i + 1] * delta[i + 1];
+        }
+        rows.changed(c, &delta, st);
+    }
+    (d2, local)
+}
+
+impl Solver for Pfp {
+    fn name(&self) -> &'static str {
+        "pfp"
+    }
+
+    fn supports(&self, class: ProblemClass) -> bool {
+        class == ProblemClass::Coulomb
+    }
+
+    fn init(&mut self, problem: &Problem, state: &mut IterState) -> Result<(), SolverError> {
+        let inst = problem.instance();
+        let mu = coulomb_mu(self, inst)?;
+        let bs = problem.constraints().block_size();
+        let nc = problem.n() / bs.max(1);
+        self.contacts = (0..nc)
+            .map(|c| {
+                let b = inst.diag_block(c);
+                let (wtt, l) = if bs == 2 {
+                    ([b[3], 0.0, 0.0, 0.0], b[3])
+                } else {
+                    let t = [b[4], b[5], b[7], b[8]];
+                    let sym = [t[0], t[1], t[2], t[3], 0.0, 0.0, 0.0, 0.0, 0.0];
+                    (t, lambda_max(&sym, 2))
+                };
+                let rho_t = if l > 0.0 && l.is_finite() {
+                    1.0 / l
+                } else {
+                    0.0
+                };
+                Contact {
+                    wnn: b[0],
+                    wtt,
+                    rho_t,
+                }
+            })
+            .collect();
+        self.s = vec![0.0; nc];
+        self.u = vec![0.0; problem.n()];
+        self.rows = RowState::default();
+        self.norm_q = cpbench_problems::linalg::norm2(inst.r());
+        problem.gradient(&state.gamma, &mut self.u);
+        self.error = fc3d_error(&state.gamma, &self.u, mu, bs, self.norm_q);
+        let st = &self.settings;
+        self.inner_tol = adaptive_tol(self.error, st.inner_tol_ratio, st.inner_tol_min);
+        self.normal_sweeps = 0;
+        self.tangent_sweeps = 0;
+        self.local_iters = 0;
+        self.cap_hits = 0;
+        self.last = (0, 0);
+        self.stalled = false;
+        Ok(())
+    }
+
+    fn step(&mut self, problem: &Problem, state: &mut IterState) -> StepResult {
+        let inst = problem.instance();
+        let mu = coulomb_mu(self, inst)?;
+        let bs = problem.constraints().block_size();
+        let st = &self.settings;
+        let max = u64::from(st.inner_max_iter);
+        let r = &mut state.gamma;
+        inst.refresh_row_state(r, &mut self.rows);
+        let rows = RowSource::new(inst);
+        let mut moved = false;
+        // the normal LCP with r_T frozen
+        let mut normal = 0u64;
+        loop {
+            let d2 = if bs == 2 {
+                normal_sweep::<2>(&rows, &self.contacts, &mut self.rows, r)
+            } else {
+                normal_sweep::<3>(&rows, &self.contacts, &mut self.rows, r)
+            };
+            problem.add_matvecs(1);
+            normal += 1;
+            moved |= d2 > 0.0;
+            let n2: f64 = r.iter().map(|x| x * x).sum();
+            if light_error(d2, n2) <= self.inner_tol {
+                break;
+            }
+            if normal >= max {
+                self.cap_hits += 1;
+                break;
+            }
+        }
+        // the tangential Tresca problem with s = mu r_n and r_n frozen
+        for ((s, &m), rc) in self.s.iter_mut().zip(mu).zip(r.chunks_exact(bs)) {
+            *s = m * rc[0].max(0.0);
+        }
+        let mut tangent = 0u64;
+        loop {
+            let (lmax, ltol) = (st.local_max_iter, st.local_tol);
+            let (d2, local) = if bs == 2 {
+                tangent_sweep::<2, 1>(
+                    &rows,
+                    &self.contacts,
+                    &self.s,
+                    lmax,
+                    ltol,
+                    &mut self.rows,
+                    r,
+                )
+            } else {
+                tangent_sweep::<3, 2>(
+                    &rows,
+                    &self.contacts,
+                    &self.s,
+                    lmax,
+                    ltol,
+                    &mut self.rows,
+                    r,
+                )
+            };
+            problem.add_matvecs(1);
+            tangent += 1;
+            self.local_iters += local;
+            moved |= d2 > 0.0;
+            let n2: f64 = r.iter().map(|x| x * x).sum();
+            if light_error(d2, n2) <= self.inner_tol {
+                break;
+            }
+            if tangent >= max {
+                self.cap_hits += 1;
+                break;
+            }
+        }
+        self.normal_sweeps += normal;
+        self.tangent_sweeps += tangent;
+        self.last = (normal, tangent);
+        problem.gradient(&state.gamma, &mut self.u);
+        state.grad.copy_from_slice(&self.u);
+        state.grad_fresh = true;
+        self.error = fc3d_error(&state.gamma, &self.u, mu, bs, self.norm_q);
+        self.inner_tol = adaptive_tol(self.error, st.inner_tol_ratio, st.inner_tol_min);
+        if !moved {
+            self.stalled = true;
+            return Ok(StepOutcome::Stalled);
+        }
+        Ok(StepOutcome::Continue)
+    }
+
+    fn counters(&self) -> Vec<(&'static str, f64)> {
+        vec![
+            ("normal_sweeps", self.normal_sweeps as f64),
+            ("tangent_sweeps", self.tangent_sweeps as f64),
+            ("local_iterations", self.local_iters as f64),
+            ("inner_cap_hits", self.cap_hits as f64),
+            ("inner_tol", self.inner_tol),
+        ]
+    }
+
+    fn message(&self) -> Option<String> {
+        self.stalled.then(|| {
+            format!(
+                "pfp: an outer iteration left r unchanged at fc3d error {:.3e} (neither the \
+                 normal nor the tangential sweeps move it)",
+                self.error
+            )
+        })
+    }
+
+    fn iter_info(&self) -> IterInfo {
+        let mut info = IterInfo::new();
+        info.push("normal_sweeps", self.last.0 as f64);
+        info.push("tangent_sweeps", self.last.1 as f64);
+        info.push("inner_tol", self.inner_tol);
+        info
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn settings_validation() {
+        assert!(Pfp::new(PfpSettings::default()).is_ok());
+        let breaks: [fn(&mut PfpSettings); 5] = [
+            |s| s.inner_max_iter = 0,
+            |s| s.inner_tol_ratio = -1.0,
+            |s| s.inner_tol_min = f64::INFINITY,
+            |s| s.local_max_iter = 0,
+            |s| s.local_tol = -1e-3,
+        ];
+        for set in breaks {
+            let mut bad = PfpSettings::default();
+            set(&mut bad);
+            assert!(Pfp::new(bad.clone()).is_err(), "{bad:?}");
+        }
+    }
+}

@@ -1,0 +1,385 @@
+//! `tfp`: the Tresca fixed point, an outer iteration on the threshold `s = mu r_n` around
+//! Gauss-Seidel sweeps on the Tresca problem (module docs of [`crate::fixed_point`]).
+
+use super::{adaptive_tol, fc3d_error, light_error, mul_block, project_disc};
+use crate::kernels::{coulomb_mu, lambda_max, sym_part3, RowSource};
+use crate::observer::IterInfo;
+use crate::problem::Problem;
+use crate::settings::{SolverSettings, Validator};
+use crate::solver::{Solver, StepOutcome, StepResult};
+use crate::state::IterState;
+use crate::status::SolverError;
+use cpbench_problems::{ProblemClass, RowState};
+use serde::{Deserialize, Serialize};
+
+/// Settings of [`Tfp`]. Defaults are Siconos' `fc3d_tfp_set_default` (module docs): 1000 inner
+/// sweeps, inner tolerance `max(e / 10, 1e-12)`, 50 local iterations to `1e-14`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TfpSettings {
+    /// Largest number of inner Gauss-Seidel sweeps per outer iteration (`>= 1`; Siconos 1000,
+    /// the internal NSGS's `iparam[SICONOS_IPARAM_MAX_ITER]`).
+    pub inner_max_iter: u32,
+    /// Ratio of the adaptive inner tolerance `max(e / inner_tol_ratio, inner_tol_min)`, `e`
+    /// the fc3d error of the last iterate (`> 0`; Siconos 10,
+    /// `SICONOS_FRICTION_3D_DPARAM_INTERNAL_ERROR_RATIO`).
+    pub inner_tol_ratio: f64,
+    /// Floor of the inner tolerance, a relative change of `r` per sweep (`>= 0`; Siconos uses
+    /// its outer tolerance over the number of contacts).
+    pub inner_tol_min: f64,
+    /// Largest number of local iterations per contact and sweep (`>= 1`; Siconos 50, the
+    /// "projection on cylinder with local iteration" solver).
+    pub local_max_iter: u32,
+    /// Local stopping test: the change of `r_c` is `<= local_tol * ||r_c||` (`>= 0`; Siconos
+    /// `1e-14`).
+    pub local_tol: f64,
+}
+
+impl Default for TfpSettings {
+    fn default() -> Self {
+        Self {
+            inner_max_iter: 1000,
+            inner_tol_ratio: 10.0,
+            inner_tol_min: 1e-12,
+            local_max_iter: 50,
+            local_tol: 1e-14,
+        }
+    }
+}
+
+impl SolverSettings for TfpSettings {
+    const SOLVER: &'static str = "tfp";
+
+    fn check(&self, v: &mut Validator) {
+        v.at_least("inner_max_iter", self.inner_max_iter.into(), 1)
+            .positive("inner_tol_ratio", self.inner_tol_ratio)
+            .non_negative("inner_tol_min", self.inner_tol_min)
+            .at_least("local_max_iter", self.local_max_iter.into(), 1)
+            .non_negative("local_tol", self.local_tol);
+    }
+}
+
+/// The Tresca fixed point ([`ProblemClass::Coulomb`] only; module docs of
+/// [`crate::fixed_point`]).
+#[derive(Clone, Debug)]
+pub struct Tfp {
+    settings: TfpSettings,
+    /// Diagonal blocks `W_cc` (row-major, `bs x bs` in the first `bs^2` entries).
+    blocks: Vec<[f64; 9]>,
+    /// Local steps `rho_c = 1 / lambda_max(sym W_cc)` (0: the block vanishes, skipped).
+    rho: Vec<f64>,
+    /// Thresholds `s_c = mu_c r_n,c` of the current outer iteration.
+    s: Vec<f64>,
+    /// `u = W r + q` at the last iterate.
+    u: Vec<f64>,
+    rows: RowState,
+    norm_q: f64,
+    inner_tol: f64,
+    error: f64,
+    inner_sweeps: u64,
+    local_iters: u64,
+    cap_hits: u64,
+    last_sweeps: u64,
+    stalled: bool,
+}
+
+impl Tfp {
+    /// A `tfp` solver; errors on invalid settings.
+    pub fn new(settings: TfpSettings) -> Result<Self, SolverError> {
+        settings.validate()?;
+        Ok(Self {
+            settings,
+            blocks: Vec::new(),
+            rho: Vec::new(),
+            s: Vec::new(),
+            u: Vec::new(),
+            rows: RowState::default(),
+            norm_q: 0.0,
+            inner_tol: 0.0,
+            error: f64::INFINITY,
+            inner_sweeps: 0,
+            local_iters: 0,
+            cap_hits: 0,
+            last_sweeps: 0,
+            stalled: false,
+        })
+    }
+}
+
+/// One contact's Tresca problem `u = B r_c + lin`, `r_c in C(s)`, by the local projection
+/// iteration `r_c <- P_C(s)(r_c - rho (B r_c + lin))` from `g = r_c` (in place); returns the
+/// iterations used. `D` is the block size (3, or 2).
+#[inline]
+fn local_cylinder<const D: usize>(
+    b: &[f64; 9],
+    lin: &[f64; 3],
+    s: f64,
+    rho: f64,
+    max_iter: u32,
+    tol: f64,
+    g: &mut [f64],
+) -> u32 {
+    for it in 1..=max_iter {
+        let bg = mul_block::<D>(b, g);
+        let mut v = [0.0; D];
+        for i in 0..D {
+            v[i] = g[i] - rho * (bg[i] + lin[i]);
+        }
+        v[0] = v[0].max(0.0);
+        project_disc(&mut v[1..], s);
+        let (mut d2, mut n2) = (0.0, 0.0);
+        for i in 0..D {
+            d2 += (v[i] - g[i]).powi(2);
+            n2 += v[i] * v[i];
+        }
+        g[..D].copy_from_slice(&v);
+        if d2 <= tol * tol * n2.max(1e-300) {
+            return it;
+        }
+    }
+    max_iter
+}
+
+/// The per-contact data of a sweep.
+struct Sweep<'a> {
+    rows: &'a RowSource<'a>,
+    blocks: &'a [[f64; 9]],
+    rho: &'a [f64],
+    s: &'a [f64],
+    local_max_iter: u32,
+    local_tol: f64,
+}
+
+impl Sweep<'_> {
+    /// One Gauss-Seidel sweep over the contacts on the Tresca problem with thresholds `s`;
+    /// returns the sum of the squared changes and the local iterations.
+    fn run<const D: usize>(&self, st: &mut RowState, r: &mut [f64]) -> (f64, u64) {
+        let (mut d2, mut local) = (0.0, 0u64);
+        for (c, (b, &rho)) in self.blocks.iter().zip(self.rho).enumerate() {
+            if rho == 0.0 {
+                continue;
+            }
+            let o = D * c;
+            let mut u = [0.0; D];
+            self.rows.gather(st, r, c, &mut u);
+            let rc = &mut r[o..o + D];
+            let mut old = [0.0; D];
+            old.copy_from_slice(rc);
+            let br = mul_block::<D>(b, rc);
+            let mut lin = [0.0; 3];
+            for i in 0..D {
+                lin[i] = u[i] - br[i];
+            }
+            let it = local_cylinder::<D>(
+                b,
+                &lin,
+                self.s[c],
+                rho,
+                self.local_max_iter,
+                self.local_tol,
+                rc,
+            );
+            local += u64::from(it);
+            let mut delta = [0.0; D];
+            for i in 0..D {
+                delta[i] = rc[i] - old[i];
+                d2 += delta[i] * delta[i];
+            }
+            self.rows.changed(c, &delta, st);
+        }
+        (d2, local)
+    }
+}
+
+/// Local steps `1 / lambda_max(sym B)` of the diagonal blocks `B = W_cc` of `problem` (0 for a
+/// block whose `lambda_max` is not positive), with the blocks.
+pub(super) fn diag_blocks(problem: &Problem) -> (Vec<[f64; 9]>, Vec<f64>) {
+    let inst = problem.instance();
+    let bs = problem.constraints().block_size();
+    let nc = problem.n() / bs.max(1);
+    let mut blocks = Vec::with_capacity(nc);
+    let mut rho = Vec::with_capacity(nc);
+    for c in 0..nc {
+        let b = inst.diag_block(c);
+        let l = if bs == 2 {
+            lambda_max(&b, 2)
+        } else {
+            lambda_max(&sym_part3(&b), 3)
+        };
+        blocks.push(b);
+        rho.push(if l > 0.0 && l.is_finite() {
+            1.0 / l
+        } else {
+            0.0
+        });
+    }
+    (blocks, rho)
+}
+
+impl Solver for Tfp {
+    fn name(&self) -> &'static str {
+        "tfp"
+    }
+
+    fn supports(&self, class: ProblemClass) -> bool {
+        class == ProblemClass::Coulomb
+    }
+
+    fn init(&mut self, problem: &Problem, state: &mut IterState) -> Result<(), SolverError> {
+        let inst = problem.instance();
+        let mu = coulomb_mu(self, inst)?;
+        let bs = problem.constraints().block_size();
+        (self.blocks, self.rho) = diag_blocks(problem);
+        self.s = vec![0.0; self.blocks.len()];
+        self.u = vec![0.0; problem.n()];
+        self.rows = RowState::default();
+        self.norm_q = cpbench_problems::linalg::norm2(inst.r());
+        problem.gradient(&state.gamma, &mut self.u);
+        self.error = fc3d_error(&state.gamma, &self.u, mu, bs, self.norm_q);
+        let st = &self.settings;
+        self.inner_tol = adaptive_tol(self.error, st.inner_tol_ratio, st.inner_tol_min);
+        self.inner_sweeps = 0;
+        self.local_iters = 0;
+        self.cap_hits = 0;
+        self.last_sweeps = 0;
+        self.stalled = false;
+        Ok(())
+    }
+
+    fn step(&mut self, problem: &Problem, state: &mut IterState) -> StepResult {
+        let inst = problem.instance();
+        let mu = coulomb_mu(self, inst)?;
+        let bs = problem.constraints().block_size();
+        let st = &self.settings;
+        let r = &mut state.gamma;
+        for ((s, &m), rc) in self.s.iter_mut().zip(mu).zip(r.chunks_exact(bs)) {
+            *s = m * rc[0].max(0.0);
+        }
+        inst.refresh_row_state(r, &mut self.rows);
+        let rows = RowSource::new(inst);
+        let sweep = Sweep {
+            rows: &rows,
+            blocks: &self.blocks,
+            rho: &self.rho,
+            s: &self.s,
+            local_max_iter: st.local_max_iter,
+            local_tol: st.local_tol,
+        };
+        let (mut sweeps, mut moved) = (0u64, false);
+        loop {
+            let (d2, local) = if bs == 2 {
+                sweep.run::<2>(&mut self.rows, r)
+            } else {
+                sweep.run::<3>(&mut self.rows, r)
+            };
+            problem.add_matvecs(1);
+            sweeps += 1;
+            self.local_iters += local;
+            moved |= d2 > 0.0;
+            let n2: f64 = r.iter().map(|x| x * x).sum();
+            if light_error(d2, n2) <= self.inner_tol {
+                break;
+            }
+            if sweeps >= u64::from(st.inner_max_iter) {
+                self.cap_hits += 1;
+                break;
+            }
+        }
+        self.inner_sweeps += sweeps;
+        self.last_sweeps = sweeps;
+        problem.gradient(&state.gamma, &mut self.u);
+        state.grad.copy_from_slice(&self.u);
+        state.grad_fresh = true;
+        self.error = fc3d_error(&state.gamma, &self.u, mu, bs, self.norm_q);
+        self.inner_tol = adaptive_tol(self.error, st.inner_tol_ratio, st.inner_tol_min);
+        if !moved {
+            self.stalled = true;
+            return Ok(StepOutcome::Stalled);
+        }
+        Ok(StepOutcome::Continue)
+    }
+
+    fn counters(&self) -> Vec<(&'static str, f64)> {
+        vec![
+            ("inner_sweeps", self.inner_sweeps as f64),
+            ("local_iterations", self.local_iters as f64),
+            ("inner_cap_hits", self.cap_hits as f64),
+            ("inner_tol", self.inner_tol),
+        ]
+    }
+
+    fn message(&self) -> Option<String> {
+        self.stalled.then(|| {
+            format!(
+                "tfp: an outer iteration left r unchanged at fc3d error {:.3e} (the Tresca \
+                 sweeps at s = mu r_n do not move it; local_max_iter {}, local_tol {:.1e})",
+                self.error, self.settings.local_max_iter, self.settings.local_tol
+            )
+        })
+    }
+
+    fn iter_info(&self) -> IterInfo {
+        let mut info = IterInfo::new();
+        info.push("inner_sweeps", self.last_sweeps as f64);
+        info.push("inner_tol", self.inner_tol);
+        info
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn local_cylinder_cases() {
+        // W_cc = I, lin = (-1, 2, 0), s = 0.5: r_n = 1, r_T = P_D(-(2, 0)) = (-0.5, 0)
+        let eye = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
+        let mut g = [0.0; 3];
+        let it = local_cylinder::<3>(&eye, &[-1.0, 2.0, 0.0], 0.5, 1.0, 50, 1e-14, &mut g);
+        assert_eq!(g, [1.0, -0.5, 0.0]);
+        assert!(it <= 2, "{it}");
+        // inside the disc: r = -lin = (1, 0.1, -0.2) with s = 1
+        let mut g = [0.0; 3];
+        local_cylinder::<3>(&eye, &[-1.0, -0.1, 0.2], 1.0, 1.0, 50, 1e-14, &mut g);
+        assert_eq!(g, [1.0, 0.1, -0.2]);
+        // take-off: lin_n >= 0 gives r_n = 0 (and s = 0 forces r_T = 0)
+        let mut g = [0.3, 0.1];
+        local_cylinder::<2>(
+            &[2.0, 0.0, 0.0, 1.0, 0., 0., 0., 0., 0.],
+            &[1.0, 3.0, 0.0],
+            0.0,
+            0.5,
+            50,
+            1e-14,
+            &mut g,
+        );
+        assert_eq!(g, [0.0, 0.0]);
+        // 2-D coupled B = [[2, 0.5], [0.5, 1]], lin = (-2, 3), s = 0.4: on the bound
+        // r_t = -0.4, then u_n = 2 r_n - 0.2 - 2 = 0 gives r_n = 1.1 (u_t = 0.55 - 0.4 + 3 > 0)
+        let b = [2.0, 0.5, 0.5, 1.0, 0., 0., 0., 0., 0.];
+        let mut g = [0.0, 0.0];
+        let rho = 1.0 / lambda_max(&b, 2);
+        local_cylinder::<2>(&b, &[-2.0, 3.0, 0.0], 0.4, rho, 500, 1e-15, &mut g);
+        assert!(
+            (g[0] - 1.1).abs() < 1e-13 && (g[1] + 0.4).abs() < 1e-15,
+            "{g:?}"
+        );
+    }
+
+    #[test]
+    fn settings_validation() {
+        assert!(Tfp::new(TfpSettings::default()).is_ok());
+        let breaks: [fn(&mut TfpSettings); 5] = [
+            |s| s.inner_max_iter = 0,
+            |s| s.inner_tol_ratio = 0.0,
+            |s| s.inner_tol_min = -1.0,
+            |s| s.local_max_iter = 0,
+            |s| s.local_tol = f64::NAN,
+        ];
+        for set in breaks {
+            let mut bad = TfpSettings::default();
+            set(&mut bad);
+            assert!(Tfp::new(bad.clone()).is_err(), "{bad:?}");
+        }
+    }
+}
