@@ -284,6 +284,11 @@ impl Executor {
                 o.iter(&rec);
             }
             if !value.is_finite() || state.gamma.iter().any(|x| !x.is_finite()) {
+                failure = Some(format!(
+                    "numerical error: the iterate or its {} became non-finite at iteration {}",
+                    kind.as_str(),
+                    state.iteration
+                ));
                 break Status::NumericalError;
             }
             if value <= s.tol {

@@ -119,3 +119,23 @@ fn admm_settings_and_presets() {
     assert_eq!(c["eps"], 1e-6);
     assert_eq!(c["adjust_every"], 5);
 }
+
+/// A step rule that drives `rho` towards 0 on a rank-deficient `W` ends the solve with its own
+/// status and message, not a panic: Siconos' scaled residual balancing on BoxesStack1 (measured:
+/// `N + rho I` numerically singular after 97 iterations, 20 halvings of `rho`; the solve gives
+/// non-finite values, which the executor reports).
+#[test]
+fn admm_singular_shift_ends_with_numerical_error() {
+    let f = "siconos-fc3d/BoxesStack1-i100000-32.hdf5.dat";
+    let inst = coulomb_file(f);
+    let v = serde_json::json!({"rho_strategy": "scaled-residual-balancing"});
+    let exec = ExecSettings {
+        tol: 1e-8,
+        max_iter: 3000,
+        ..Default::default()
+    };
+    let (r, _) = traced("admm:siconos", Some(&v), &inst, None, exec);
+    assert_eq!(r.status, Status::NumericalError, "{:?}", r.message);
+    let m = r.message.unwrap_or_default();
+    assert!(m.contains("non-finite"), "{m}");
+}
