@@ -222,6 +222,18 @@ pub fn coulomb_mu<'a>(solver: &dyn Solver, inst: &'a Instance) -> Result<&'a [f6
     }
 }
 
+/// De Saxce's shift of one contact's velocity block `u` (3 or 2 entries): `mu ||u_T||`
+/// (`mu |u_t|` on a 2-D block); De Saxce & Feng 1991, the modified velocity `u + mu ||u_T||
+/// e_n` of docs/formulation.md section 4. Shared by `vi-*`, the fixed points and `admm`.
+#[inline]
+pub fn desaxce_shift(u: &[f64], mu: f64) -> f64 {
+    if u.len() == 2 {
+        mu * u[1].abs()
+    } else {
+        mu * u[1].hypot(u[2])
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -89,7 +89,7 @@
 // Index loops over the parallel vectors x, z, u and their copies read clearer than zips.
 #![allow(clippy::needless_range_loop)]
 
-use crate::kernels::check_class;
+use crate::kernels::{check_class, desaxce_shift};
 use crate::observer::IterInfo;
 use crate::problem::Problem;
 use crate::settings::{SolverSettings, Validator};
@@ -504,12 +504,7 @@ fn norm_inf(x: &[f64]) -> f64 {
 /// contact of `v` to the normal rows of `out`.
 fn add_shift(out: &mut [f64], v: &[f64], mu: &[f64], bs: usize, sign: f64) {
     for ((o, vc), &m) in out.chunks_exact_mut(bs).zip(v.chunks_exact(bs)).zip(mu) {
-        let t = if bs == 2 {
-            vc[1].abs()
-        } else {
-            vc[1].hypot(vc[2])
-        };
-        o[0] += sign * m * t;
+        o[0] += sign * desaxce_shift(vc, m);
     }
 }
 

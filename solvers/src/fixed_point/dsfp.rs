@@ -1,8 +1,8 @@
 //! `dsfp`: De Saxce's fixed point `r <- P_K(r - rho (u + g(u)))` with a constant step (module
 //! docs of [`crate::fixed_point`]).
 
-use super::shift;
 use crate::kernels::coulomb_mu;
+use crate::kernels::desaxce_shift;
 use crate::observer::IterInfo;
 use crate::problem::Problem;
 use crate::settings::{SolverSettings, Validator};
@@ -170,7 +170,7 @@ impl Solver for Dsfp {
             for i in 0..bs {
                 z[i] = r[i] - rho * u[i];
             }
-            z[0] -= rho * shift(u, m);
+            z[0] -= rho * desaxce_shift(u, m);
             project_coulomb_cone(z, m);
             for i in 0..bs {
                 d2 += (z[i] - r[i]).powi(2);

@@ -157,17 +157,8 @@ pub use dsfp::{Dsfp, DsfpSettings, RhoScale};
 pub use pfp::{Pfp, PfpSettings};
 pub use tfp::{Tfp, TfpSettings};
 
+use crate::kernels::desaxce_shift;
 use cpbench_problems::constraints::project_coulomb_cone;
-
-/// De Saxce's shift of one contact's velocity block: `mu ||u_T||` (`|u_t|` on a 2-D block).
-#[inline]
-fn shift(u: &[f64], mu: f64) -> f64 {
-    if u.len() == 2 {
-        mu * u[1].abs()
-    } else {
-        mu * u[1].hypot(u[2])
-    }
-}
 
 /// Project the tangential part `t` (1 or 2 entries) onto the disc (interval) of radius `s >= 0`.
 #[inline]
@@ -193,7 +184,7 @@ fn fc3d_error(r: &[f64], u: &[f64], mu: &[f64], bs: usize, norm_q: f64) -> f64 {
     for ((rc, uc), &m) in r.chunks_exact(bs).zip(u.chunks_exact(bs)).zip(mu) {
         let mut v = [0.0; 3];
         let v = &mut v[..bs];
-        let sh = shift(uc, m);
+        let sh = desaxce_shift(uc, m);
         for i in 0..bs {
             v[i] = rc[i] - uc[i];
         }

@@ -72,7 +72,7 @@
 //! from the instance; the projection is [`project_coulomb_cone`] and the De Saxce shift uses
 //! `||u_T|| = |u_t|` on 2-D blocks. `step` allocates nothing (vectors allocated in `init`).
 
-use crate::kernels::{coulomb_mu, lambda_max, sym_part3};
+use crate::kernels::{coulomb_mu, desaxce_shift, lambda_max, sym_part3};
 use crate::observer::IterInfo;
 use crate::problem::Problem;
 use crate::settings::{SolverSettings, Validator};
@@ -208,16 +208,6 @@ impl Vi {
     }
 }
 
-/// De Saxce's shift of one contact's velocity block: `mu ||u_T||` (`|u_t|` on a 2-D block).
-#[inline]
-fn shift(u: &[f64], mu: f64) -> f64 {
-    if u.len() == 2 {
-        mu * u[1].abs()
-    } else {
-        mu * u[1].hypot(u[2])
-    }
-}
-
 /// `out = P_K(x - rho F)` with `F = u + g(u)` from the velocity `uf` (blockwise, block size
 /// `bs`, one `mu` per block).
 fn project_step(x: &[f64], uf: &[f64], rho: f64, mu: &[f64], bs: usize, out: &mut [f64]) {
@@ -227,7 +217,7 @@ fn project_step(x: &[f64], uf: &[f64], rho: f64, mu: &[f64], bs: usize, out: &mu
         .zip(uf.chunks_exact(bs))
         .zip(mu)
     {
-        let s = shift(uc, m);
+        let s = desaxce_shift(uc, m);
         o[0] = xc[0] - rho * (uc[0] + s);
         for i in 1..bs {
             o[i] = xc[i] - rho * uc[i];
@@ -253,7 +243,7 @@ fn khobotov_norms(
         .zip(ur.chunks_exact(bs))
         .zip(mu)
     {
-        let d0 = (uzc[0] + shift(uzc, m)) - (urc[0] + shift(urc, m));
+        let d0 = (uzc[0] + desaxce_shift(uzc, m)) - (urc[0] + desaxce_shift(urc, m));
         df2 += d0 * d0;
         for i in 1..bs {
             let d = uzc[i] - urc[i];
