@@ -158,6 +158,8 @@ pub use pfp::{Pfp, PfpSettings};
 pub use tfp::{Tfp, TfpSettings};
 
 use crate::kernels::desaxce_shift;
+use crate::problem::Problem;
+use crate::state::IterState;
 use cpbench_problems::constraints::project_coulomb_cone;
 
 /// Project the tangential part `t` (1 or 2 entries) onto the disc (interval) of radius `s >= 0`.
@@ -224,6 +226,64 @@ fn mul_block<const D: usize>(b: &[f64], x: &[f64]) -> [f64; D] {
         }
     }
     y
+}
+
+/// What a run of inner sweeps did ([`inner_sweeps`]).
+#[derive(Clone, Copy, Debug, Default)]
+struct InnerRun {
+    /// Sweeps made.
+    sweeps: u64,
+    /// Local iterations of all the sweeps.
+    local: u64,
+    /// Whether any sweep changed `r`.
+    moved: bool,
+    /// Whether the run stopped at the cap instead of the tolerance.
+    capped: bool,
+}
+
+/// Inner Gauss-Seidel sweeps of `tfp` and `pfp` on `r`: `sweep(r)` makes one and returns the
+/// squared norm of its change and its local iterations; each sweep counts as one product; the
+/// run stops when the light error ([`light_error`]) is at most `tol` or after `max` sweeps.
+fn inner_sweeps(
+    problem: &Problem,
+    r: &mut [f64],
+    tol: f64,
+    max: u64,
+    mut sweep: impl FnMut(&mut [f64]) -> (f64, u64),
+) -> InnerRun {
+    let mut run = InnerRun::default();
+    loop {
+        let (d2, local) = sweep(r);
+        problem.add_matvecs(1);
+        run.sweeps += 1;
+        run.local += local;
+        run.moved |= d2 > 0.0;
+        let n2: f64 = r.iter().map(|x| x * x).sum();
+        if light_error(d2, n2) <= tol {
+            return run;
+        }
+        if run.sweeps >= max {
+            run.capped = true;
+            return run;
+        }
+    }
+}
+
+/// The end of an outer iteration of `tfp` and `pfp`: `u = W r + q` (one counted product, handed
+/// to the executor), the fc3d error there and the next inner tolerance ([`adaptive_tol`] with
+/// `(ratio, floor)`); returns `(error, inner_tol)`.
+fn end_outer(
+    problem: &Problem,
+    state: &mut IterState,
+    u: &mut [f64],
+    (mu, bs, norm_q): (&[f64], usize, f64),
+    (ratio, floor): (f64, f64),
+) -> (f64, f64) {
+    problem.gradient(&state.gamma, u);
+    state.grad.copy_from_slice(u);
+    state.grad_fresh = true;
+    let error = fc3d_error(&state.gamma, u, mu, bs, norm_q);
+    (error, adaptive_tol(error, ratio, floor))
 }
 
 /// The inner tolerance rule shared by `tfp` and `pfp`: `max(e / ratio, floor)` from the fc3d

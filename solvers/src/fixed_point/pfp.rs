@@ -2,7 +2,7 @@
 //! (tangential reactions frozen) and of the tangential Tresca problem with `s = mu r_n` (normal
 //! reactions frozen) (module docs of [`crate::fixed_point`]).
 
-use super::{adaptive_tol, fc3d_error, light_error, mul_block, project_disc};
+use super::{adaptive_tol, end_outer, fc3d_error, inner_sweeps, mul_block, project_disc};
 use crate::kernels::{coulomb_mu, lambda_max, RowSource};
 use crate::observer::IterInfo;
 use crate::problem::Problem;
@@ -260,76 +260,41 @@ impl Solver for Pfp {
         let r = &mut state.gamma;
         inst.refresh_row_state(r, &mut self.rows);
         let rows = RowSource::new(inst);
-        let mut moved = false;
         // the normal LCP with r_T frozen
-        let mut normal = 0u64;
-        loop {
+        let normal = inner_sweeps(problem, r, self.inner_tol, max, |r| {
             let d2 = if bs == 2 {
                 normal_sweep::<2>(&rows, &self.contacts, &mut self.rows, r)
             } else {
                 normal_sweep::<3>(&rows, &self.contacts, &mut self.rows, r)
             };
-            problem.add_matvecs(1);
-            normal += 1;
-            moved |= d2 > 0.0;
-            let n2: f64 = r.iter().map(|x| x * x).sum();
-            if light_error(d2, n2) <= self.inner_tol {
-                break;
-            }
-            if normal >= max {
-                self.cap_hits += 1;
-                break;
-            }
-        }
+            (d2, 0)
+        });
         // the tangential Tresca problem with s = mu r_n and r_n frozen
         for ((s, &m), rc) in self.s.iter_mut().zip(mu).zip(r.chunks_exact(bs)) {
             *s = m * rc[0].max(0.0);
         }
-        let mut tangent = 0u64;
-        loop {
-            let (lmax, ltol) = (st.local_max_iter, st.local_tol);
-            let (d2, local) = if bs == 2 {
-                tangent_sweep::<2, 1>(
-                    &rows,
-                    &self.contacts,
-                    &self.s,
-                    lmax,
-                    ltol,
-                    &mut self.rows,
-                    r,
-                )
+        let (lmax, ltol) = (st.local_max_iter, st.local_tol);
+        let tangent = inner_sweeps(problem, r, self.inner_tol, max, |r| {
+            let (rows, contacts, s) = (&rows, &self.contacts, &self.s);
+            if bs == 2 {
+                tangent_sweep::<2, 1>(rows, contacts, s, lmax, ltol, &mut self.rows, r)
             } else {
-                tangent_sweep::<3, 2>(
-                    &rows,
-                    &self.contacts,
-                    &self.s,
-                    lmax,
-                    ltol,
-                    &mut self.rows,
-                    r,
-                )
-            };
-            problem.add_matvecs(1);
-            tangent += 1;
-            self.local_iters += local;
-            moved |= d2 > 0.0;
-            let n2: f64 = r.iter().map(|x| x * x).sum();
-            if light_error(d2, n2) <= self.inner_tol {
-                break;
+                tangent_sweep::<3, 2>(rows, contacts, s, lmax, ltol, &mut self.rows, r)
             }
-            if tangent >= max {
-                self.cap_hits += 1;
-                break;
-            }
-        }
-        self.normal_sweeps += normal;
-        self.tangent_sweeps += tangent;
-        self.last = (normal, tangent);
-        problem.gradient(&state.gamma, &mut self.u);
-        state.grad.copy_from_slice(&self.u);
-        state.grad_fresh = true;
-        self.error = fc3d_error(&state.gamma, &self.u, mu, bs, self.norm_q);
-        self.inner_tol = adaptive_tol(self.error, st.inner_tol_ratio, st.inner_tol_min);
+        });
+        self.local_iters += tangent.local;
+        self.cap_hits += u64::from(normal.capped) + u64::from(tangent.capped);
+        self.normal_sweeps += normal.sweeps;
+        self.tangent_sweeps += tangent.sweeps;
+        self.last = (normal.sweeps, tangent.sweeps);
+        let moved = normal.moved || tangent.moved;
+        (self.error, self.inner_tol) = end_outer(
+            problem,
+            state,
+            &mut self.u,
+            (mu, bs, self.norm_q),
+            (st.inner_tol_ratio, st.inner_tol_min),
+        );
         if !moved {
             self.stalled = true;
             return Ok(StepOutcome::Stalled);

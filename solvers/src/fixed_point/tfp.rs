@@ -1,7 +1,7 @@
 //! `tfp`: the Tresca fixed point, an outer iteration on the threshold `s = mu r_n` around
 //! Gauss-Seidel sweeps on the Tresca problem (module docs of [`crate::fixed_point`]).
 
-use super::{adaptive_tol, fc3d_error, light_error, mul_block, project_disc};
+use super::{adaptive_tol, end_outer, fc3d_error, inner_sweeps, mul_block, project_disc};
 use crate::kernels::{coulomb_mu, lambda_max, sym_part3, RowSource};
 use crate::observer::IterInfo;
 use crate::problem::Problem;
@@ -265,33 +265,31 @@ impl Solver for Tfp {
             local_max_iter: st.local_max_iter,
             local_tol: st.local_tol,
         };
-        let (mut sweeps, mut moved) = (0u64, false);
-        loop {
-            let (d2, local) = if bs == 2 {
-                sweep.run::<2>(&mut self.rows, r)
-            } else {
-                sweep.run::<3>(&mut self.rows, r)
-            };
-            problem.add_matvecs(1);
-            sweeps += 1;
-            self.local_iters += local;
-            moved |= d2 > 0.0;
-            let n2: f64 = r.iter().map(|x| x * x).sum();
-            if light_error(d2, n2) <= self.inner_tol {
-                break;
-            }
-            if sweeps >= u64::from(st.inner_max_iter) {
-                self.cap_hits += 1;
-                break;
-            }
-        }
-        self.inner_sweeps += sweeps;
-        self.last_sweeps = sweeps;
-        problem.gradient(&state.gamma, &mut self.u);
-        state.grad.copy_from_slice(&self.u);
-        state.grad_fresh = true;
-        self.error = fc3d_error(&state.gamma, &self.u, mu, bs, self.norm_q);
-        self.inner_tol = adaptive_tol(self.error, st.inner_tol_ratio, st.inner_tol_min);
+        let run = inner_sweeps(
+            problem,
+            r,
+            self.inner_tol,
+            u64::from(st.inner_max_iter),
+            |r| {
+                if bs == 2 {
+                    sweep.run::<2>(&mut self.rows, r)
+                } else {
+                    sweep.run::<3>(&mut self.rows, r)
+                }
+            },
+        );
+        self.local_iters += run.local;
+        self.cap_hits += u64::from(run.capped);
+        self.inner_sweeps += run.sweeps;
+        self.last_sweeps = run.sweeps;
+        let moved = run.moved;
+        (self.error, self.inner_tol) = end_outer(
+            problem,
+            state,
+            &mut self.u,
+            (mu, bs, self.norm_q),
+            (st.inner_tol_ratio, st.inner_tol_min),
+        );
         if !moved {
             self.stalled = true;
             return Ok(StepOutcome::Stalled);

@@ -45,7 +45,7 @@ fn one_contact_known_solutions() {
 }
 
 /// The fixtures each method takes from zero to the fc3d error 1e-8 (the executor's
-/// tolerance), with the iteration counts measured (test profile; [`measure`] prints them) and
+/// tolerance), with the iteration counts measured (test profile) and
 /// asserted within a margin; the failures are listed with their error at the cap:
 ///
 /// | file | `dsfp` | `tfp` | `pfp` |
@@ -296,74 +296,5 @@ fn settings_defaults_and_validation() {
         assert!(b.solver.supports(ProblemClass::Coulomb));
         assert!(!b.solver.supports(ProblemClass::Ccp) && !b.solver.supports(ProblemClass::Lcp));
         assert!(b.solver.handles_cone_dim(2) && b.solver.handles_cone_dim(3));
-    }
-}
-
-/// The fixtures of the table in [`fixtures_from_zero_to_1e_8`].
-const FILES: [&str; 9] = [
-    "siconos-fc3d/NESpheres_10_1.dat",
-    "siconos-fc3d/Rover4396.dat",
-    "siconos-fc3d/OneObject-i100000-499.hdf5.dat",
-    "siconos-fc3d/BoxesStack1-i100000-32.hdf5.dat",
-    "fclib/Spheres-i099-356-679.hdf5",
-    "fclib/Box_Stacks-i0122-82-5.hdf5",
-    "fclib/Capsules-i125-1213.hdf5",
-    "fclib/local_problem_test.hdf5",
-    "fclib/CubeH8.hdf5",
-];
-
-/// Prints the convergence table of [`fixtures_from_zero_to_1e_8`] (status, iterations, products,
-/// fc3d error, counters per file and solver): `FP_SOLVERS` (JSON list of `[name, settings,
-/// max_iter]`), `FP_FILES` (comma-separated name parts), `FP_EXTRA` (more fixture paths).
-/// Run with `cargo test -p cpbench-solvers --test it fixed_point::measure -- --ignored
-/// --nocapture`.
-#[test]
-#[ignore]
-fn measure() {
-    let solvers: Vec<(String, Option<serde_json::Value>, u64)> =
-        serde_json::from_str(&std::env::var("FP_SOLVERS").unwrap_or_else(|_| {
-            r#"[["dsfp", null, 20000], ["tfp", null, 2000], ["pfp", null, 2000]]"#.into()
-        }))
-        .unwrap();
-    let files = std::env::var("FP_FILES").ok();
-    let extra = std::env::var("FP_EXTRA").unwrap_or_default();
-    let all: Vec<&str> = FILES
-        .iter()
-        .copied()
-        .chain(extra.split(',').filter(|s| !s.is_empty()))
-        .collect();
-    for f in all {
-        if let Some(sel) = &files {
-            if !sel.split(',').any(|s| f.contains(s)) {
-                continue;
-            }
-        }
-        let inst = coulomb_file(f);
-        for (name, settings, max_iter) in &solvers {
-            let mut b = build(name, settings.as_ref()).unwrap();
-            let exec = ExecSettings {
-                tol: 1e-8,
-                max_iter: *max_iter,
-                max_time_s: Some(120.0),
-                ..Default::default()
-            };
-            let t = std::time::Instant::now();
-            let r = Executor::new(exec)
-                .run(b.solver.as_mut(), &inst, None, &mut [])
-                .unwrap();
-            println!(
-                "{f} n={} sym={} {name} {settings:?}: {} it {} mv {} fc3d {:.3e} best_it {} t {:.1}s {:?} {:?}",
-                inst.n(),
-                inst.is_symmetric(),
-                r.status,
-                r.iterations,
-                r.matvecs,
-                r.residuals.fc3d_error,
-                r.best_iteration,
-                t.elapsed().as_secs_f64(),
-                r.counters,
-                r.message
-            );
-        }
     }
 }
