@@ -290,11 +290,13 @@ impl Solver for Tfp {
             (mu, bs, self.norm_q),
             (st.inner_tol_ratio, st.inner_tol_min),
         );
-        if !moved {
-            self.stalled = true;
-            return Ok(StepOutcome::Stalled);
-        }
-        Ok(StepOutcome::Continue)
+        // an outer iteration that left r unchanged: no further progress
+        self.stalled = !moved;
+        Ok(if moved {
+            StepOutcome::Continue
+        } else {
+            StepOutcome::Stalled
+        })
     }
 
     fn counters(&self) -> Vec<(&'static str, f64)> {
