@@ -398,11 +398,80 @@ impl Admm {
         })
     }
 
-    /// Start again from `state.gamma` after [`Solver::init`]: `x = z = gamma`, the multiplier
-    /// at the modified velocity there (one counted product), no acceleration history; `rho`
-    /// and its factorisation are kept. Allocates nothing (used by [`crate::hybrid`]'s
-    /// `nsgs-admm` when NSGS hands over).
-    pub fn restart_from(&mut self, problem: &Problem, state: &mut IterState) {
+    /// The part of `init` that allocates: the class and friction coefficients, the pattern of
+    /// `N + c I` and its symbolic LU, the vectors. Errors: a class ADMM does not take, a pattern
+    /// faer rejects.
+    pub fn prepare(&mut self, problem: &Problem) -> Result<(), SolverError> {
+        let inst = problem.instance();
+        check_class(self, inst.class())?;
+        let n = problem.n();
+        self.bs = problem.constraints().block_size().max(1);
+        self.mu = match (inst.class(), inst.constraints().friction()) {
+            (ProblemClass::Coulomb, Some(mu)) => mu.to_vec(),
+            _ => Vec::new(),
+        };
+        self.linear = Some(Shifted::new(inst.n_mat())?);
+        for v in [
+            &mut self.x,
+            &mut self.z,
+            &mut self.u,
+            &mut self.z_prev,
+            &mut self.u_prev,
+            &mut self.z_hat,
+            &mut self.u_hat,
+            &mut self.v,
+            &mut self.rhs,
+        ] {
+            *v = vec![0.0; n];
+        }
+        self.factorizations = 0;
+        self.solves = 0;
+        self.factor_time = 0.0;
+        self.solve_time = 0.0;
+        self.rho_changes = 0;
+        self.restarts = 0;
+        Ok(())
+    }
+
+    /// The rest of `init`, after [`Admm::prepare`]: the starting `rho` (a power iteration of 20
+    /// counted products for the spectral rules), the numeric factorisation, `x = z = gamma`
+    /// and the multiplier at the modified velocity there (one counted product, handed to the
+    /// executor), so that a solution is a fixed point (a warm start stays put). No allocation
+    /// but faer's first numeric factorisation; `nsgs-admm` calls it when NSGS hands over.
+    /// Errors: a starting `rho` that is not a positive number, a singular `N + (rho + eps) I`.
+    pub fn begin(&mut self, problem: &Problem, state: &mut IterState) -> Result<(), SolverError> {
+        let s = &self.settings;
+        let w = problem.instance().n_mat();
+        self.rho = match s.rho_init {
+            RhoInit::Given => s.rho0,
+            RhoInit::NormInf => {
+                let (cp, va) = (w.col_ptr(), w.values());
+                let norm1 = (0..problem.n())
+                    .map(|j| va[cp[j]..cp[j + 1]].iter().map(|v| v.abs()).sum::<f64>())
+                    .fold(0.0f64, f64::max);
+                if norm1 > f64::EPSILON {
+                    norm1
+                } else {
+                    s.rho0
+                }
+            }
+            RhoInit::Spectral => 1.0,
+        };
+        self.cond = 1.0;
+        if s.rho_init == RhoInit::Spectral || s.rho_strategy == RhoStrategy::Spectral {
+            let l = problem.lambda_max(20).max(s.eps);
+            self.cond = l / s.eps;
+            if s.rho_init == RhoInit::Spectral {
+                self.rho = s.tau * (l * s.eps).sqrt() * self.cond.powf(s.power);
+            }
+        }
+        if !(self.rho.is_finite() && self.rho > 0.0) {
+            return Err(SolverError::Numerical(format!(
+                "admm: the starting step rho = {:.3e} is not a positive number",
+                self.rho
+            )));
+        }
+        self.factorize()?;
         for v in [&mut self.x, &mut self.z, &mut self.z_prev, &mut self.z_hat] {
             v.copy_from_slice(&state.gamma);
         }
@@ -415,8 +484,11 @@ impl Admm {
         self.u_hat.copy_from_slice(&self.u);
         self.a = 1.0;
         self.c_prev = f64::INFINITY;
+        self.iter = 0;
+        self.last = (f64::NAN, f64::NAN);
         state.grad.copy_from_slice(&self.v);
         state.grad_fresh = true;
+        Ok(())
     }
 
     /// Factorise `N + (rho + eps) I`. Errors: a singular matrix.
@@ -518,75 +590,8 @@ impl Solver for Admm {
     }
 
     fn init(&mut self, problem: &Problem, state: &mut IterState) -> Result<(), SolverError> {
-        let inst = problem.instance();
-        check_class(self, inst.class())?;
-        let n = problem.n();
-        let s = self.settings.clone();
-        self.bs = problem.constraints().block_size().max(1);
-        self.mu = match (inst.class(), inst.constraints().friction()) {
-            (ProblemClass::Coulomb, Some(mu)) => mu.to_vec(),
-            _ => Vec::new(),
-        };
-        let w = inst.n_mat();
-        self.rho = match s.rho_init {
-            RhoInit::Given => s.rho0,
-            RhoInit::NormInf => {
-                let (cp, va) = (w.col_ptr(), w.values());
-                let norm1 = (0..n)
-                    .map(|j| va[cp[j]..cp[j + 1]].iter().map(|v| v.abs()).sum::<f64>())
-                    .fold(0.0f64, f64::max);
-                if norm1 > f64::EPSILON {
-                    norm1
-                } else {
-                    s.rho0
-                }
-            }
-            RhoInit::Spectral => 1.0,
-        };
-        self.cond = 1.0;
-        if s.rho_init == RhoInit::Spectral || s.rho_strategy == RhoStrategy::Spectral {
-            let l = problem.lambda_max(20).max(s.eps);
-            self.cond = l / s.eps;
-            if s.rho_init == RhoInit::Spectral {
-                self.rho = s.tau * (l * s.eps).sqrt() * self.cond.powf(s.power);
-            }
-        }
-        if !(self.rho.is_finite() && self.rho > 0.0) {
-            return Err(SolverError::Numerical(format!(
-                "admm: the starting step rho = {:.3e} is not a positive number",
-                self.rho
-            )));
-        }
-        self.linear = Some(Shifted::new(w)?);
-        self.factorizations = 0;
-        self.solves = 0;
-        self.factor_time = 0.0;
-        self.solve_time = 0.0;
-        self.factorize()?;
-        self.x = state.gamma.clone();
-        self.z = state.gamma.clone();
-        self.z_prev = state.gamma.clone();
-        self.z_hat = state.gamma.clone();
-        // the multiplier starts at the modified velocity of the start point, so that a solution
-        // is a fixed point (a warm start stays put)
-        self.v = vec![0.0; n];
-        problem.gradient(&self.z, &mut self.v);
-        self.u = self.v.clone();
-        if !self.mu.is_empty() {
-            add_shift(&mut self.u, &self.v, &self.mu, self.bs, 1.0);
-        }
-        self.u_prev = self.u.clone();
-        self.u_hat = self.u.clone();
-        self.rhs = vec![0.0; n];
-        self.a = 1.0;
-        self.c_prev = f64::INFINITY;
-        self.iter = 0;
-        self.rho_changes = 0;
-        self.restarts = 0;
-        self.last = (f64::NAN, f64::NAN);
-        state.grad.copy_from_slice(&self.v);
-        state.grad_fresh = true;
-        Ok(())
+        self.prepare(problem)?;
+        self.begin(problem, state)
     }
 
     fn step(&mut self, problem: &Problem, state: &mut IterState) -> StepResult {

@@ -7,9 +7,11 @@
 //!    at least `min_sweeps` sweeps, NSGS hands over when the relative change `||r_k - r_{k-1}||
 //!    / ||r_k||` did not halve over the last `window` sweeps, or when NSGS reports no progress.
 //! 2. **ADMM** ([`crate::admm`], its default settings unless given) from the NSGS iterate: its
-//!    multiplier starts at the modified velocity there ([`crate::admm::Admm::restart_from`]),
-//!    so a converged NSGS iterate stays put. ADMM's factorisation is made in `init`, so that
-//!    `step` allocates nothing; on a problem NSGS finishes alone it is the only ADMM cost.
+//!    multiplier starts at the modified velocity there ([`crate::admm::Admm::begin`]), so a
+//!    converged NSGS iterate stays put. `init` makes ADMM's allocations and symbolic LU
+//!    ([`crate::admm::Admm::prepare`]); the starting `rho`, its power iteration and the
+//!    numeric factorisation wait for the switch, so that a problem NSGS finishes alone pays
+//!    little for ADMM.
 //!
 //! Counters: `sweeps`, `admm_iterations`, `switches` (0 or 1), and ADMM's own. An iteration is
 //! one sweep or one ADMM iteration.
@@ -99,7 +101,7 @@ impl Solver for NsgsAdmm {
 
     fn init(&mut self, problem: &Problem, state: &mut IterState) -> Result<(), SolverError> {
         self.nsgs.init(problem, state)?;
-        self.admm.init(problem, state)?;
+        self.admm.prepare(problem)?;
         self.test.reset(problem.n());
         self.in_admm = false;
         self.sweeps = 0;
@@ -118,8 +120,8 @@ impl Solver for NsgsAdmm {
         let slow = self.test.after(&state.gamma);
         let stalled = matches!(out, StepOutcome::Stalled);
         if self.test.count() >= self.settings.min_sweeps && (slow || stalled) {
-            self.admm.restart_from(problem, state);
             self.in_admm = true;
+            self.admm.begin(problem, state)?;
         }
         Ok(StepOutcome::Continue)
     }
