@@ -157,10 +157,9 @@ pub use dsfp::{Dsfp, DsfpSettings, RhoScale};
 pub use pfp::{Pfp, PfpSettings};
 pub use tfp::{Tfp, TfpSettings};
 
-use crate::kernels::desaxce_shift;
 use crate::problem::Problem;
 use crate::state::IterState;
-use cpbench_problems::constraints::project_coulomb_cone;
+use cpbench_problems::residual::residuals_with_gradient;
 
 /// Project the tangential part `t` (1 or 2 entries) onto the disc (interval) of radius `s >= 0`.
 #[inline]
@@ -177,33 +176,11 @@ fn project_disc(t: &mut [f64], s: f64) {
     }
 }
 
-/// Siconos' fc3d error of `r` with the velocity `u = W r + q`:
-/// `sqrt(sum_c ||r_c - P_K(r_c - (u_c + mu_c ||u_T,c|| e_n))||^2) / max(||q||, ||r||, ||u||)`
-/// (docs/formulation.md section 4; the absolute value when the scale is 0). Block size `bs`
-/// (2 or 3), one `mu` per block.
-fn fc3d_error(r: &[f64], u: &[f64], mu: &[f64], bs: usize, norm_q: f64) -> f64 {
-    let (mut e2, mut r2, mut u2) = (0.0, 0.0, 0.0);
-    for ((rc, uc), &m) in r.chunks_exact(bs).zip(u.chunks_exact(bs)).zip(mu) {
-        let mut v = [0.0; 3];
-        let v = &mut v[..bs];
-        let sh = desaxce_shift(uc, m);
-        for i in 0..bs {
-            v[i] = rc[i] - uc[i];
-        }
-        v[0] -= sh;
-        project_coulomb_cone(v, m);
-        for i in 0..bs {
-            e2 += (rc[i] - v[i]).powi(2);
-            r2 += rc[i] * rc[i];
-            u2 += uc[i] * uc[i];
-        }
-    }
-    let scale = norm_q.max(r2.sqrt()).max(u2.sqrt());
-    if scale > 0.0 {
-        e2.sqrt() / scale
-    } else {
-        e2.sqrt()
-    }
+/// Siconos' fc3d error of `r` with its velocity `u = W r + q` and `norm_q = ||q||`: the
+/// harness's own definition ([`residuals_with_gradient`], docs/formulation.md section 4), no
+/// product, no allocation.
+fn fc3d_error(problem: &Problem, r: &[f64], u: &[f64], norm_q: f64) -> f64 {
+    residuals_with_gradient(problem.instance(), r, u, norm_q).fc3d_error
 }
 
 /// `sqrt(d2 / n2)`: a sweep's relative change (Siconos' "light" error), 0 when nothing moved.
@@ -276,13 +253,13 @@ fn end_outer(
     problem: &Problem,
     state: &mut IterState,
     u: &mut [f64],
-    (mu, bs, norm_q): (&[f64], usize, f64),
+    norm_q: f64,
     (ratio, floor): (f64, f64),
 ) -> (f64, f64) {
     problem.gradient(&state.gamma, u);
     state.grad.copy_from_slice(u);
     state.grad_fresh = true;
-    let error = fc3d_error(&state.gamma, u, mu, bs, norm_q);
+    let error = fc3d_error(problem, &state.gamma, u, norm_q);
     (error, adaptive_tol(error, ratio, floor))
 }
 
@@ -328,13 +305,31 @@ mod tests {
         // the exact sliding solution r = (1, -0.5, 0), u = (0, 1.5, 0) of W = I,
         // q = (-1, 2, 0), mu = 0.5 has error 0; the CCP one r = (1.6, -0.8, 0),
         // u = (0.6, 1.2, 0) has sqrt(0.288) / max(||q||, ||r||, ||u||) (coulomb.rs, by hand)
-        let q = [-1.0f64, 2.0, 0.0];
-        let nq = q.iter().map(|x| x * x).sum::<f64>().sqrt();
-        assert!(fc3d_error(&[1.0, -0.5, 0.0], &[0.0, 1.5, 0.0], &[0.5], 3, nq) < 1e-16);
-        let e = fc3d_error(&[1.6, -0.8, 0.0], &[0.6, 1.2, 0.0], &[0.5], 3, nq);
+        let one = |d: usize| {
+            let eye: Vec<f64> = (0..d * d)
+                .map(|k| if k % (d + 1) == 0 { 1.0 } else { 0.0 })
+                .collect();
+            let w = cpbench_problems::CscMatrix::from_dense_col_major(d, d, &eye).unwrap();
+            let q = [-1.0, 2.0, 0.0][..d].to_vec();
+            cpbench_problems::Instance::new_coulomb_dim(
+                "one",
+                w,
+                q,
+                vec![0.5],
+                d,
+                cpbench_problems::Provenance::default(),
+                cpbench_problems::ValidationOptions::default(),
+            )
+            .unwrap()
+        };
+        let (i3, i2) = (one(3), one(2));
+        let (p3, p2) = (Problem::new(&i3), Problem::new(&i2));
+        let nq = 5f64.sqrt();
+        assert!(fc3d_error(&p3, &[1.0, -0.5, 0.0], &[0.0, 1.5, 0.0], nq) < 1e-16);
+        let e = fc3d_error(&p3, &[1.6, -0.8, 0.0], &[0.6, 1.2, 0.0], nq);
         assert!((e - (0.288f64 / 5.0).sqrt()).abs() < 1e-15, "{e}");
         // 2-D: the same in the plane
-        let e2 = fc3d_error(&[1.6, -0.8], &[0.6, 1.2], &[0.5], 2, nq);
+        let e2 = fc3d_error(&p2, &[1.6, -0.8], &[0.6, 1.2], nq);
         assert_eq!(e, e2);
     }
 }

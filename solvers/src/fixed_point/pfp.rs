@@ -209,7 +209,7 @@ impl Solver for Pfp {
 
     fn init(&mut self, problem: &Problem, state: &mut IterState) -> Result<(), SolverError> {
         let inst = problem.instance();
-        let mu = coulomb_mu(self, inst)?;
+        coulomb_mu(self, inst)?; // the class check
         let bs = problem.constraints().block_size();
         let nc = problem.n() / bs.max(1);
         self.contacts = (0..nc)
@@ -239,7 +239,7 @@ impl Solver for Pfp {
         self.rows = RowState::default();
         self.norm_q = cpbench_problems::linalg::norm2(inst.r());
         problem.gradient(&state.gamma, &mut self.u);
-        self.error = fc3d_error(&state.gamma, &self.u, mu, bs, self.norm_q);
+        self.error = fc3d_error(problem, &state.gamma, &self.u, self.norm_q);
         let st = &self.settings;
         self.inner_tol = adaptive_tol(self.error, st.inner_tol_ratio, st.inner_tol_min);
         self.normal_sweeps = 0;
@@ -292,7 +292,7 @@ impl Solver for Pfp {
             problem,
             state,
             &mut self.u,
-            (mu, bs, self.norm_q),
+            self.norm_q,
             (st.inner_tol_ratio, st.inner_tol_min),
         );
         // an outer iteration that left r unchanged: no further progress

@@ -227,15 +227,14 @@ impl Solver for Tfp {
 
     fn init(&mut self, problem: &Problem, state: &mut IterState) -> Result<(), SolverError> {
         let inst = problem.instance();
-        let mu = coulomb_mu(self, inst)?;
-        let bs = problem.constraints().block_size();
+        coulomb_mu(self, inst)?; // the class check
         (self.blocks, self.rho) = diag_blocks(problem);
         self.s = vec![0.0; self.blocks.len()];
         self.u = vec![0.0; problem.n()];
         self.rows = RowState::default();
         self.norm_q = cpbench_problems::linalg::norm2(inst.r());
         problem.gradient(&state.gamma, &mut self.u);
-        self.error = fc3d_error(&state.gamma, &self.u, mu, bs, self.norm_q);
+        self.error = fc3d_error(problem, &state.gamma, &self.u, self.norm_q);
         let st = &self.settings;
         self.inner_tol = adaptive_tol(self.error, st.inner_tol_ratio, st.inner_tol_min);
         self.inner_sweeps = 0;
@@ -287,7 +286,7 @@ impl Solver for Tfp {
             problem,
             state,
             &mut self.u,
-            (mu, bs, self.norm_q),
+            self.norm_q,
             (st.inner_tol_ratio, st.inner_tol_min),
         );
         // an outer iteration that left r unchanged: no further progress
