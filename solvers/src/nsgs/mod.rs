@@ -48,7 +48,8 @@
 //! **Local iterations.** Each contact runs at most `local_max_iter` local iterations per sweep
 //! (default 3). Solving each one-contact problem to rounding (100 iterations, the default
 //! until issue 31) took fewer sweeps but made each 3 to 30 times dearer: measured on the 13
-//! public 3-D files (release build, median of 3, fc3d error 1e-8), 100 against 3 local
+//! public 3-D files (release build, median of 3, fc3d error 1e-8; a loaded machine, load
+//! average about 4, so read the ratios rather than the times), 100 against 3 local
 //! iterations: Box_Stacks 17 sweeps in 11.9 ms against 18 in 0.37 ms, Capsules-i100-889 1495
 //! in 2.16 s against 1603 in 0.28 s, KaplasTower 144 in 0.70 s against 117 in 0.084 s,
 //! OneObject 2773 in 0.42 s against 5909 in 0.11 s; one local iteration fails on
