@@ -210,15 +210,13 @@ impl Instance {
         constraints: ConstraintSet,
         provenance: Provenance,
     ) -> Result<Self> {
-        let storage = Storage::Block(n_mat);
-        check_storage(&storage, &r, &constraints)?;
-        Ok(Self::on_storage(
+        Self::on_checked_storage(
             name.into(),
-            storage,
+            Storage::Block(n_mat),
             r,
             constraints,
             provenance,
-        ))
+        )
     }
 
     /// Build an instance on the matrix-free operator `N = D^T M^-1 D` ([`MatrixFree`]),
@@ -231,15 +229,27 @@ impl Instance {
         constraints: ConstraintSet,
         provenance: Provenance,
     ) -> Result<Self> {
-        let storage = Storage::MatrixFree(op);
-        check_storage(&storage, &r, &constraints)?;
-        Ok(Self::on_storage(
+        Self::on_checked_storage(
             name.into(),
-            storage,
+            Storage::MatrixFree(op),
             r,
             constraints,
             provenance,
-        ))
+        )
+    }
+
+    /// [`Self::on_storage`] after the checks of the operator constructors
+    /// ([`Instance::new_block`], [`Instance::new_matrix_free`]): `r` and the set against the
+    /// size of `storage`, then a block storage's block size against the set's.
+    fn on_checked_storage(
+        name: String,
+        storage: Storage,
+        r: Vec<f64>,
+        constraints: ConstraintSet,
+        provenance: Provenance,
+    ) -> Result<Self> {
+        check_storage(&storage, &r, &constraints)?;
+        Ok(Self::on_storage(name, storage, r, constraints, provenance))
     }
 
     /// An instance of the set's class on `storage` (checked by the caller), with nothing
@@ -934,9 +944,7 @@ enum Storage {
     MatrixFree(MatrixFree),
 }
 
-/// The checks of the operator constructors ([`Instance::new_block`],
-/// [`Instance::new_matrix_free`]): `r` and the set against the size of `storage`, then a block
-/// storage's block size against the set's.
+/// The checks of [`Instance::on_checked_storage`].
 fn check_storage(storage: &Storage, r: &[f64], constraints: &ConstraintSet) -> Result<()> {
     let n = match storage {
         Storage::Csc(m) => m.nrows(),

@@ -70,6 +70,37 @@ pub fn lambda_max(b: &[f64; 9], bs: usize) -> f64 {
     }
 }
 
+/// The diagonal blocks `B = W_cc` of an instance's contacts (`bs` 2 or 3, row-major in the
+/// first `bs^2` entries, as [`Instance::diag_block`] gives them) with the local steps
+/// `1 / scale(sym B, bs)` of the Gauss-Seidel-type solvers (nsgs, tfp, pfp), where `scale` is
+/// [`lambda_max`] or [`trace_mean`]; a block whose scale is not positive and finite gets the
+/// step 0 (the contact stays where it is). Shapes: `n / bs` blocks and steps.
+pub fn local_blocks(
+    inst: &Instance,
+    bs: usize,
+    scale: fn(&[f64; 9], usize) -> f64,
+) -> (Vec<[f64; 9]>, Vec<f64>) {
+    let nc = inst.n() / bs.max(1);
+    let mut blocks = Vec::with_capacity(nc);
+    let mut steps = Vec::with_capacity(nc);
+    for c in 0..nc {
+        let b = inst.diag_block(c);
+        // the 2-D forms read the symmetric part themselves
+        let l = if bs == 2 {
+            scale(&b, 2)
+        } else {
+            scale(&sym_part3(&b), 3)
+        };
+        blocks.push(b);
+        steps.push(if l > 0.0 && l.is_finite() {
+            1.0 / l
+        } else {
+            0.0
+        });
+    }
+    (blocks, steps)
+}
+
 /// `out[i] = r[o + i] + sum_k mat[k, o + i] x[k]` for `i < out.len()`: one block of
 /// `N x + r` at offset `o`, gathered along the stored columns `o..o + out.len()` of `mat`
 /// (for the symmetric `N` column `j` is row `j`; for a non-symmetric `W` pass

@@ -2,7 +2,7 @@
 //! Gauss-Seidel sweeps on the Tresca problem (module docs of [`crate::fixed_point`]).
 
 use super::{adaptive_tol, end_outer, fc3d_error, inner_sweeps, mul_block, project_disc};
-use crate::kernels::{coulomb_mu, lambda_max, sym_part3, RowSource};
+use crate::kernels::{coulomb_mu, lambda_max, local_blocks, RowSource};
 use crate::observer::IterInfo;
 use crate::problem::Problem;
 use crate::settings::{SolverSettings, Validator};
@@ -191,31 +191,6 @@ impl Sweep<'_> {
     }
 }
 
-/// Local steps `1 / lambda_max(sym B)` of the diagonal blocks `B = W_cc` of `problem` (0 for a
-/// block whose `lambda_max` is not positive), with the blocks.
-pub(super) fn diag_blocks(problem: &Problem) -> (Vec<[f64; 9]>, Vec<f64>) {
-    let inst = problem.instance();
-    let bs = problem.constraints().block_size();
-    let nc = problem.n() / bs.max(1);
-    let mut blocks = Vec::with_capacity(nc);
-    let mut rho = Vec::with_capacity(nc);
-    for c in 0..nc {
-        let b = inst.diag_block(c);
-        let l = if bs == 2 {
-            lambda_max(&b, 2)
-        } else {
-            lambda_max(&sym_part3(&b), 3)
-        };
-        blocks.push(b);
-        rho.push(if l > 0.0 && l.is_finite() {
-            1.0 / l
-        } else {
-            0.0
-        });
-    }
-    (blocks, rho)
-}
-
 impl Solver for Tfp {
     fn name(&self) -> &'static str {
         "tfp"
@@ -228,7 +203,8 @@ impl Solver for Tfp {
     fn init(&mut self, problem: &Problem, state: &mut IterState) -> Result<(), SolverError> {
         let inst = problem.instance();
         coulomb_mu(self, inst)?; // the class check
-        (self.blocks, self.rho) = diag_blocks(problem);
+        (self.blocks, self.rho) =
+            local_blocks(inst, problem.constraints().block_size(), lambda_max);
         self.s = vec![0.0; self.blocks.len()];
         self.u = vec![0.0; problem.n()];
         self.rows = RowState::default();

@@ -65,7 +65,7 @@
 //! `B`), the local De Saxce iteration above runs on the 2-vector instead. The sweep, the
 //! relaxation and the Anderson acceleration are the same as in 3-D.
 
-use crate::kernels::{coulomb_mu, lambda_max, sym_part3, trace_mean, RowSource};
+use crate::kernels::{coulomb_mu, lambda_max, local_blocks, trace_mean, RowSource};
 use crate::problem::Problem;
 use crate::settings::{SolverSettings, Validator};
 use crate::solver::{Solver, StepOutcome, StepResult};
@@ -448,24 +448,12 @@ impl Solver for Nsgs {
     fn init(&mut self, problem: &Problem, _state: &mut IterState) -> Result<(), SolverError> {
         let inst = problem.instance();
         let bs = problem.constraints().block_size();
-        let nc = problem.n() / bs;
-        self.blocks = Vec::with_capacity(nc);
-        self.rho = Vec::with_capacity(nc);
-        for c in 0..nc {
-            let b = inst.diag_block(c);
-            let m = if bs == 2 {
-                let o = 0.5 * (b[1] + b[2]);
-                [b[0], o, o, b[3], 0.0, 0.0, 0.0, 0.0, 0.0]
-            } else {
-                sym_part3(&b)
-            };
-            let scale = match self.settings.local_rho {
-                LocalRho::MaxEigen => lambda_max(&m, bs),
-                LocalRho::Trace => trace_mean(&m, bs),
-            };
-            self.blocks.push(b);
-            self.rho.push(if scale > 0.0 { 1.0 / scale } else { 0.0 });
-        }
+        let scale = match self.settings.local_rho {
+            LocalRho::MaxEigen => lambda_max,
+            LocalRho::Trace => trace_mean,
+        };
+        (self.blocks, self.rho) = local_blocks(inst, bs, scale);
+        let nc = self.blocks.len();
         self.order = (0..nc).collect();
         self.rng = SplitMix64::new(self.settings.seed);
         self.local_iters = 0;

@@ -235,28 +235,26 @@ fn natural_map(c: Contact, f: &mut [f64], jac: Option<(&mut [f64; 9], &mut [f64;
         f[i] = r[i] - p[i];
     }
     // rho D, row-major: row 0 = rho_n (1, mu e_u), rows 1, 2 = rho_t e_1, e_2
-    let e = if ut > 0.0 {
-        [u[1] / ut, u[2] / ut]
-    } else {
-        [0.0, 0.0]
-    };
-    let rd = [
-        rho_n,
-        rho_n * mu * e[0],
-        rho_n * mu * e[1],
-        0.0,
-        rho_t,
-        0.0,
-        0.0,
-        0.0,
-        rho_t,
-    ];
+    let rd = scaled_shift_jacobian(rho_n, rho_t, mu, u, ut);
     for i in 0..3 {
         for j in 0..3 {
             a[3 * i + j] = if i == j { 1.0 } else { 0.0 } - dp[3 * i + j];
             b[3 * i + j] = (0..3).map(|k| dp[3 * i + k] * rd[3 * k + j]).sum();
         }
     }
+}
+
+/// `diag(a, b, b) D`, row-major, with `D` the Jacobian of De Saxce's modified velocity
+/// `u~ = (u_n + mu ||u_T||, u_T)` with respect to `u`: row 0 is `a (1, mu e_1, mu e_2)`, rows 1
+/// and 2 are `b e_1`, `b e_2`, where `e = u_T / ||u_T||` (`e = 0` at `u_T = 0`, the element of
+/// the generalised Jacobian used there) and `ut = ||u_T||`.
+fn scaled_shift_jacobian(a: f64, b: f64, mu: f64, u: &[f64], ut: f64) -> [f64; 9] {
+    let e = if ut > 0.0 {
+        [u[1] / ut, u[2] / ut]
+    } else {
+        [0.0, 0.0]
+    };
+    [a, a * mu * e[0], a * mu * e[1], 0.0, b, 0.0, 0.0, 0.0, b]
 }
 
 /// The diagonal `1 - 1/sqrt(2)` of both blocks of the Fischer-Burmeister Jacobian element at
@@ -451,23 +449,7 @@ fn fischer_burmeister(c: Contact, f: &mut [f64], jac: Option<(&mut [f64; 9], &mu
     let (mut gx, mut gy) = ([0.0; 9], [0.0; 9]);
     f.copy_from_slice(&fb_soc(x, y, Some((&mut gx, &mut gy))));
     // rho Q D, row-major: row 0 = rho q_0 (1, mu e_u), rows 1, 2 = rho q_1 e_1, e_2
-    let e = if ut > 0.0 {
-        [u[1] / ut, u[2] / ut]
-    } else {
-        [0.0, 0.0]
-    };
-    let (h0, h1) = (rho * q0, rho * q1);
-    let qd = [
-        h0,
-        h0 * mu * e[0],
-        h0 * mu * e[1],
-        0.0,
-        h1,
-        0.0,
-        0.0,
-        0.0,
-        h1,
-    ];
+    let qd = scaled_shift_jacobian(rho * q0, rho * q1, mu, u, ut);
     let pd = [p0, p1, p1];
     for i in 0..3 {
         for j in 0..3 {
