@@ -25,7 +25,7 @@
 //!   [`Status::MaxTime`] whatever its answer (it could not be stopped at the limit), with a
 //!   message that says so.
 
-use crate::executor::{ExecSettings, Executor};
+use crate::executor::{meets_tol, ExecSettings, Executor};
 use crate::observer::{IterInfo, IterRecord, Observer};
 use crate::result::SolveResult;
 use crate::solver::CostModel;
@@ -120,7 +120,7 @@ pub struct Monitor<'a, 'o> {
 impl Monitor<'_, '_> {
     /// Record `gamma` (length `n`) as the next iteration: compute its residuals, call the
     /// observers, and answer whether the solver should go on (`false` once the stopping
-    /// residual is `<= tol`, the iteration or time budget is spent, the residual diverged or a
+    /// residual is `<= tol` with a feasible iterate ([`meets_tol`]), the iteration or time budget is spent, the residual diverged or a
     /// value is not finite). Errors: a `gamma` of the wrong length ([`SolverError::External`]
     /// with [`Status::BadOutput`]).
     pub fn iterate(&mut self, gamma: &[f64]) -> Result<bool, SolverError> {
@@ -166,7 +166,7 @@ impl Monitor<'_, '_> {
         let e = self.exec;
         let stop = if !value.is_finite() || gamma.iter().any(|x| !x.is_finite()) {
             Some(Status::NumericalError)
-        } else if value <= e.tol {
+        } else if meets_tol(&res, self.kind, gamma, e.tol) {
             Some(Status::Converged)
         } else if value > self.diverge_at {
             Some(Status::Diverged)
@@ -398,14 +398,16 @@ impl Executor {
                     }
                 }
                 let value = res.get(kind);
-                let status = ans.status.unwrap_or(if value <= s.tol {
-                    Status::Converged
-                } else if ans.gamma.iter().any(|x| !x.is_finite()) || !value.is_finite() {
-                    Status::NumericalError
-                } else {
-                    stop.filter(|st| *st != Status::Converged)
-                        .unwrap_or(Status::Stalled)
-                });
+                let status = ans
+                    .status
+                    .unwrap_or(if meets_tol(&res, kind, &ans.gamma, s.tol) {
+                        Status::Converged
+                    } else if ans.gamma.iter().any(|x| !x.is_finite()) || !value.is_finite() {
+                        Status::NumericalError
+                    } else {
+                        stop.filter(|st| *st != Status::Converged)
+                            .unwrap_or(Status::Stalled)
+                    });
                 let (status, message) = match past_limit {
                     Some(why) => (
                         Status::MaxTime,

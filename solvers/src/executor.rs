@@ -20,11 +20,21 @@ pub const DEFAULT_TOL: f64 = 1e-6;
 /// The default iteration budget per solve, 20000. The one place it is written.
 pub const DEFAULT_MAX_ITER: u64 = 20_000;
 
+/// The stopping test, the same two rules as the harness's check of an answer: the chosen
+/// residual `res.get(kind) <= tol` and feasibility to `tol` relative to the iterate's size,
+/// `dist(gamma, K) = res.primal_feas <= tol max(1, ||gamma||_2)`. A solver whose iterates may
+/// leave `K` (semismooth Newton, the Tresca fixed point) can make a small residual at a point
+/// outside `K`; such an iterate does not end the solve as converged. NaN meets neither rule.
+pub fn meets_tol(res: &Residuals, kind: ResidualKind, gamma: &[f64], tol: f64) -> bool {
+    res.get(kind) <= tol && res.primal_feas <= tol * cpbench_problems::linalg::norm2(gamma).max(1.0)
+}
+
 /// Limits and stopping test of a solve. Missing fields take the defaults when deserialised.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ExecSettings {
-    /// Stop when the chosen residual is `<= tol` (default [`DEFAULT_TOL`], `1e-6`).
+    /// Stop when the chosen residual is `<= tol` and the iterate is feasible to `tol`
+    /// ([`meets_tol`]; default [`DEFAULT_TOL`], `1e-6`).
     pub tol: f64,
     /// The stopping residual, always honoured when given; `None` (the default) means the
     /// instance's class default ([`ResidualKind::class_default`]: Siconos' fc3d error on a
@@ -228,7 +238,7 @@ impl Executor {
         } else if !res0.is_finite() {
             let msg = "non-finite residual at the start point";
             Some((Status::NumericalError, Some(msg.to_string())))
-        } else if best.value <= s.tol {
+        } else if meets_tol(&res0, kind, &best.gamma, s.tol) {
             Some((Status::Converged, None))
         } else {
             problem.set_deadline(deadline(elapsed));
@@ -291,7 +301,7 @@ impl Executor {
                 ));
                 break Status::NumericalError;
             }
-            if value <= s.tol {
+            if meets_tol(&res, kind, &state.gamma, s.tol) {
                 break Status::Converged;
             }
             if let StepOutcome::Finished(claim) = out {

@@ -85,7 +85,7 @@ pub mod status;
 pub mod vi;
 
 pub use driven::{DrivenAnswer, DrivenSolver, Monitor};
-pub use executor::{ExecSettings, Executor};
+pub use executor::{meets_tol, ExecSettings, Executor};
 pub use observer::{IterInfo, IterRecord, Observer, ObserverMode, TraceRecorder};
 pub use problem::Problem;
 pub use result::SolveResult;

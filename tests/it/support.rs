@@ -137,16 +137,7 @@ pub fn solve_with_every_solver(
     exec: ExecSettings,
 ) -> usize {
     let mut solved = 0;
-    // nsn-fb and tfp apart too: their iterates need not lie in K (Newton's; Tresca's disc of
-    // the previous normal reaction), and on the planar disc-hopper as Coulomb they stop on the
-    // fc3d error with dist(r, K) above 1e-6 max(1, ||r||), which the check rejects (measured:
-    // nsn-fb at step 200, fc3d 2.9e-7, dist 5.4e-6; tfp at step 100, fc3d 8.5e-7, dist
-    // 3.1e-6): the harness reports them as claimed success, checked failure; an open defect of
-    // issue 31 (a feasibility-aware end for both)
-    for name in SOLVER_NAMES
-        .into_iter()
-        .filter(|&n| !matches!(n, "clarabel" | "nsn-fb" | "tfp"))
-    {
+    for name in SOLVER_NAMES.into_iter().filter(|&n| n != "clarabel") {
         let mut b = build(name, None).unwrap();
         // unsupported classes, and enum above n = 20
         if cpbench_solvers::kernels::refusal(b.solver.as_ref(), inst).is_some() {

@@ -44,8 +44,8 @@ fn one_contact_known_solutions() {
     }
 }
 
-/// The fixtures each method takes from zero to the fc3d error 1e-8 (the executor's
-/// tolerance), with the iteration counts measured (test profile) and
+/// The fixtures each method takes from zero to the fc3d error 1e-8 at a point feasible to 1e-8
+/// (the executor's stopping test, [`cpbench_solvers::meets_tol`]), with the iteration counts measured (test profile) and
 /// asserted within a margin; the failures are listed with their error at the cap:
 ///
 /// | file | `dsfp` | `tfp` | `pfp` |
@@ -56,7 +56,7 @@ fn one_contact_known_solutions() {
 /// | siconos-fc3d BoxesStack1-i100000-32 | 4.8e-5 at 20000 | 260 (254030 sweeps) | 3.2e-6 at 2000 |
 /// | fclib Spheres-i099-356-679 | 3501 | 17 | 21 |
 /// | fclib Box_Stacks-i0122-82-5 | 734 | 10 | 30 |
-/// | fclib Capsules-i125-1213 (non-symmetric) | stalls at 3.5e-7 | 19 (4644 sweeps) | 345 (102131 sweeps) |
+/// | fclib Capsules-i125-1213 (non-symmetric) | stalls at 3.5e-7 | 30 (the fc3d error is below 1e-8 from iteration 19, at points outside `K` until 30) | 345 (102131 sweeps) |
 /// | fclib local_problem_test | 6.0e-4 at 20000 | 3.7e-4 at 2000 | 2.8e-4 at 2000 |
 /// | fclib CubeH8 | 3 | 2 | 1 |
 /// | fc2d FC2D_SliderCrankLagrangian00000 (2-D) | 1785 | 18 | 24 |
@@ -85,7 +85,7 @@ fn fixtures_from_zero_to_1e_8() {
                 ("siconos-fc3d/Rover4396.dat", 20),
                 ("fclib/Spheres-i099-356-679.hdf5", 20),
                 ("fclib/Box_Stacks-i0122-82-5.hdf5", 15),
-                ("fclib/Capsules-i125-1213.hdf5", 25),
+                ("fclib/Capsules-i125-1213.hdf5", 35),
                 ("fclib/CubeH8.hdf5", 3),
                 ("fc2d/FC2D_SliderCrankLagrangian00000.dat", 25),
             ],

@@ -117,10 +117,12 @@ fn newton_fb_converges_quadratically_near_the_solution() {
         .collect();
     // measured (absolute natural map, ||q|| = 1.2e3): ... 8.1e-3, 1.5e-3, 2.0e-4, 2.6e-7,
     // 2.7e-13: from below 1e-3, r_{k+1} <= C r_k^2 with C = 6.4 and 4.0; the unit step is
-    // accepted at the end
+    // accepted at the end. Steps from below 1e-10 are left out: the next residual is at the
+    // rounding level (||q|| eps = 2.7e-13; measured 2.7e-13 -> 3.3e-14, the step the
+    // executor takes because the iterate at 2.7e-13 is not yet feasible to 1e-14)
     let tail: Vec<(f64, f64)> = r
         .windows(2)
-        .filter(|w| w[0] < 1e-3 && w[1] > 0.0)
+        .filter(|w| w[0] < 1e-3 && w[0] > 1e-10 && w[1] > 0.0)
         .map(|w| (w[0], w[1]))
         .collect();
     assert!(tail.len() >= 2, "{r:?}");
