@@ -14,6 +14,68 @@ pub enum Partner {
     Plane(usize),
 }
 
+/// The identity of a contact along a trajectory (issue 32): movable body `a`, its partner and a
+/// per-pair feature number, so that an answer of step `k` maps onto the contacts of step
+/// `k + 1` (`docs/formats.md`, "Trajectories"). Spheres, ellipsoids and discs touch a partner
+/// in at most one point, so `feature` is 0 for every contact the steppers make today.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ContactId {
+    /// Movable body `A` (3-D: body index; plane: disc index).
+    pub a: usize,
+    /// Body `B`: another body (disc) or a plane (wall).
+    pub b: PartnerId,
+    /// Which contact of the pair (0 for the one-point contacts of every scene here).
+    pub feature: u32,
+}
+
+/// The second body of a [`ContactId`]: a body (3-D) or disc (plane) by index, or a plane (3-D)
+/// or wall (plane) by index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum PartnerId {
+    /// A body (disc), by index.
+    Body(usize),
+    /// A plane (wall), by index.
+    Wall(usize),
+}
+
+impl From<Partner> for PartnerId {
+    fn from(b: Partner) -> Self {
+        match b {
+            Partner::Body(j) => PartnerId::Body(j),
+            Partner::Plane(p) => PartnerId::Wall(p),
+        }
+    }
+}
+
+impl std::fmt::Display for PartnerId {
+    /// `7` for body 7, `w2` for wall 2 (the `b` column of a trajectory's contacts file).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PartnerId::Body(j) => write!(f, "{j}"),
+            PartnerId::Wall(k) => write!(f, "w{k}"),
+        }
+    }
+}
+
+impl std::str::FromStr for PartnerId {
+    type Err = String;
+    /// The inverse of `Display`: `7` or `w2`; errors name the text.
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        let (wall, digits) = match s.strip_prefix('w') {
+            Some(d) => (true, d),
+            None => (false, s),
+        };
+        let k: usize = digits
+            .parse()
+            .map_err(|_| format!("expected a body index or w<wall index>, found {s:?}"))?;
+        Ok(if wall {
+            PartnerId::Wall(k)
+        } else {
+            PartnerId::Body(k)
+        })
+    }
+}
+
 /// One contact: geometry and frame (world coordinates).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Contact {

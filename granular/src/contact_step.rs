@@ -314,6 +314,20 @@ macro_rules! step_accessors {
         pub fn last_impulses(&self) -> &[f64] {
             &self.state.gamma
         }
+
+        /// The identities of the last step's contacts, in the order of its instance's
+        /// contacts ([`Self::last_instance`]): movable body (disc) `a`, the partner body,
+        /// plane or wall, feature 0 (one-point contacts).
+        pub fn last_contact_ids(&self) -> Vec<$crate::contact::ContactId> {
+            self.contacts
+                .iter()
+                .map(|c| $crate::contact::ContactId {
+                    a: c.a,
+                    b: c.b.into(),
+                    feature: 0,
+                })
+                .collect()
+        }
     };
 }
 pub(crate) use step_accessors;

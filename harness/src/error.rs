@@ -44,6 +44,17 @@ pub enum HarnessError {
         /// What went wrong.
         message: String,
     },
+    /// A trajectory folder is incomplete or inconsistent (`crate::trajectory`): the file, the
+    /// step when one is concerned, and what is wrong.
+    #[error("{}{}: {message}", path.display(), step.map(|s| format!(" (step {s})")).unwrap_or_default())]
+    Trajectory {
+        /// The file (the index, a step's instance or contacts file).
+        path: std::path::PathBuf,
+        /// The simulation step, when the error concerns one.
+        step: Option<u64>,
+        /// What is wrong.
+        message: String,
+    },
     /// A run configuration is inconsistent (e.g. two solver variants with one label).
     #[error("{0}")]
     Invalid(String),

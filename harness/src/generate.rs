@@ -349,27 +349,91 @@ pub(crate) struct Drive<'a> {
 /// without contacts) is written ([`export_instance`]) and its path pushed on `exported`, then
 /// `after` sees the step and its report is pushed on `reports`. Stops at the first error
 /// (the reports so far are kept, for `trajectory.csv`).
-pub(crate) fn drive<S, R: TrajectoryRow>(
+pub(crate) fn drive<S: Stepped, R: TrajectoryRow>(
     sim: &mut S,
     d: &Drive,
     mut step: impl FnMut(&mut S) -> Result<R, GranularError>,
-    last_instance: impl Fn(&S) -> Option<&Instance>,
     mut after: impl FnMut(&S, &R) -> Result<(), GenerateError>,
     reports: &mut Vec<R>,
     exported: &mut Vec<PathBuf>,
 ) -> Result<(), GenerateError> {
     let run = d.run;
+    let mut index = Vec::new();
+    let mut result = Ok(());
     for _ in 0..run.steps {
-        let rep = step(sim)?;
+        let rep = match step(sim) {
+            Ok(r) => r,
+            Err(e) => {
+                result = Err(e.into());
+                break;
+            }
+        };
         if run.export_every > 0 && (d.export_all || rep.step_number() % run.export_every == 0) {
-            if let Some(inst) = last_instance(sim) {
-                exported.push(export_instance(inst, run.export_format, &run.out)?);
+            if let Some(inst) = sim.last_instance() {
+                let path = export_instance(inst, run.export_format, &run.out)?;
+                let ids = sim.last_contact_ids();
+                let contacts = crate::trajectory::contacts_file_name(&path);
+                write_atomic(
+                    &run.out.join(&contacts),
+                    crate::trajectory::contacts_csv(&ids).as_bytes(),
+                )?;
+                index.push(crate::trajectory::IndexStep {
+                    step: rep.step_number(),
+                    instance: path
+                        .file_name()
+                        .map_or_else(String::new, |f| f.to_string_lossy().into_owned()),
+                    contacts,
+                    contacts_count: ids.len(),
+                });
+                exported.push(path);
             }
         }
-        after(sim, &rep)?;
+        if let Err(e) = after(sim, &rep) {
+            result = Err(e);
+            break;
+        }
         reports.push(rep);
     }
-    Ok(())
+    // the index of what was exported, also when the simulation failed part-way
+    if !index.is_empty() {
+        crate::trajectory::write_index(&run.out, sim.label(), index)?;
+    }
+    result
+}
+
+/// What [`drive`] reads of a simulation after a step: the instance and the identities of its
+/// contacts, and the scene label (for the trajectory index).
+pub(crate) trait Stepped {
+    /// The last step's instance (`None` without contacts).
+    fn last_instance(&self) -> Option<&Instance>;
+    /// The identities of its contacts, in its order.
+    fn last_contact_ids(&self) -> Vec<cpbench_granular::contact::ContactId>;
+    /// The scene label.
+    fn label(&self) -> &str;
+}
+
+impl Stepped for cpbench_granular::Simulation {
+    fn last_instance(&self) -> Option<&Instance> {
+        cpbench_granular::Simulation::last_instance(self)
+    }
+    fn last_contact_ids(&self) -> Vec<cpbench_granular::contact::ContactId> {
+        cpbench_granular::Simulation::last_contact_ids(self)
+    }
+    fn label(&self) -> &str {
+        cpbench_granular::Simulation::label(self)
+    }
+}
+
+impl Stepped for cpbench_granular::planar::PlanarSimulation {
+    fn last_instance(&self) -> Option<&Instance> {
+        cpbench_granular::planar::PlanarSimulation::last_instance(self)
+    }
+    fn last_contact_ids(&self) -> Vec<cpbench_granular::contact::ContactId> {
+        cpbench_granular::planar::PlanarSimulation::last_contact_ids(self)
+    }
+    fn label(&self) -> &str {
+        cpbench_granular::planar::PlanarSimulation::label(self)
+    }
 }
 
 /// Simulate `cfg.run.steps` steps of `cfg.spec` with `cfg.run.solver` in the loop; write one native
@@ -449,7 +513,6 @@ pub fn generate(
                 sim.step(&mut solver)
             }
         },
-        |sim| sim.last_instance(),
         |sim, rep| {
             if (cfg.vtk || cfg.snapshots) && view_every > 0 && rep.step % view_every == 0 {
                 let label = sim.label().to_string();

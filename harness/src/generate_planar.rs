@@ -120,7 +120,6 @@ pub fn generate_planar(
             export_all: false,
         },
         |sim| sim.step(&mut solver),
-        |sim| sim.last_instance(),
         |_, rep| {
             progress(rep);
             Ok(())

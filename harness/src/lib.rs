@@ -58,6 +58,7 @@ pub mod simout;
 pub mod solve;
 pub mod suite;
 pub mod table;
+pub mod trajectory;
 pub mod variants;
 
 pub use error::{HarnessError, Result};

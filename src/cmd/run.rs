@@ -44,6 +44,13 @@ pub struct RunArgs {
     /// Instance files or directories (replace the suite).
     #[arg(long, num_args = 1..)]
     pub instances: Vec<PathBuf>,
+    /// Replay a trajectory folder (`cpbench generate` writes one: step instances, their
+    /// contacts files and `trajectory.json`; docs/formats.md): every solver goes through the
+    /// steps cold and warm-started from its own previous answer mapped by contact identity;
+    /// `--max-iter` / `--time-limit` are the per-step budget. Writes `replay_steps.csv` and
+    /// `replay_stats.csv` (p50 / p95 / max iterations and time per step) into `--out`.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["instances", "shard", "repeat"])]
+    pub trajectory: Option<PathBuf>,
     #[command(flatten)]
     pub read: ReadArgs,
     /// Comma-separated solver names (help generated from the registry).
@@ -146,6 +153,9 @@ pub fn run(a: RunArgs) -> Result<(), AnyError> {
         args::positive("--tol", t, "the stopping tolerance")?;
     }
     let jobs = args::jobs(a.jobs)?;
+    if let Some(dir) = &a.trajectory {
+        return replay(&a, dir, max_iter, time_limit);
+    }
     if !is_scale
         && (a.cache.is_some()
             || a.scale_contacts.is_some()
@@ -188,19 +198,7 @@ pub fn run(a: RunArgs) -> Result<(), AnyError> {
         }
     };
     let out = a.out.clone().unwrap_or_else(default_out_dir);
-    let mut req = RunRequest::new(source, out.clone());
-    req.solvers = a
-        .solvers
-        .clone()
-        .map(|s| s.into_iter().map(SolverToken::Name).collect());
-    req.settings = settings;
-    req.variants = variants;
-    req.external = a
-        .external
-        .as_deref()
-        .map(cpbench_solvers::external::ExternalDefs::load)
-        .transpose()
-        .map_err(SolverError::from)?;
+    let mut req = solver_request(&a, source, out.clone(), settings, variants)?;
     req.profiles = a.profile.clone();
     req.tol = a.tol;
     req.max_iter = max_iter.unwrap_or(req.max_iter);
@@ -259,6 +257,81 @@ pub fn run(a: RunArgs) -> Result<(), AnyError> {
     };
     let outcome = req.execute(&instances, &cfg, |r| print_size(r, fact_cap))?;
     finish(&a, &outcome, &cfg, &suite, &out, figure)
+}
+
+/// A request for `source` into `out` with the solver arguments mapped: `--solvers`, the
+/// settings and variants (already read), `--external` (loaded here). Errors: the external
+/// definition file's.
+fn solver_request(
+    a: &RunArgs,
+    source: SuiteSource,
+    out: PathBuf,
+    settings: Option<serde_json::Map<String, serde_json::Value>>,
+    variants: Option<VariantsFile>,
+) -> Result<RunRequest, AnyError> {
+    let mut req = RunRequest::new(source, out);
+    req.solvers = a
+        .solvers
+        .clone()
+        .map(|s| s.into_iter().map(SolverToken::Name).collect());
+    req.settings = settings;
+    req.variants = variants;
+    req.external = a
+        .external
+        .as_deref()
+        .map(cpbench_solvers::external::ExternalDefs::load)
+        .transpose()
+        .map_err(SolverError::from)?;
+    Ok(req)
+}
+
+/// `cpbench run --trajectory DIR`: load the trajectory, replay it with the chosen solvers
+/// (default: the registry's default list; a solver that refuses a step's class skips it)
+/// under the tolerance (`--tol`, else the default profile's) and the per-step budget, print
+/// the per-solver table and write the CSVs into `--out`.
+fn replay(
+    a: &RunArgs,
+    dir: &std::path::Path,
+    max_iter: Option<u64>,
+    time_limit: Option<f64>,
+) -> Result<(), AnyError> {
+    use cpbench_harness::trajectory;
+    let traj = trajectory::Trajectory::load(dir, &a.read.options())?;
+    let out = a.out.clone().unwrap_or_else(default_out_dir);
+    let req = solver_request(
+        a,
+        SuiteSource::Named("default".into()),
+        out.clone(),
+        settings_arg(a.settings.as_deref())?,
+        variants_arg(a.variants.as_deref())?,
+    )?;
+    let suite = cpbench_harness::Suite {
+        name: traj.scene.clone(),
+        entries: Vec::new(),
+        default_residual: None,
+        default_tol: None,
+        default_solvers: None,
+    };
+    let solvers = req.solver_specs(&suite)?;
+    let exec = cpbench_solvers::ExecSettings {
+        tol: a.tol.unwrap_or(cpbench_solvers::executor::DEFAULT_TOL),
+        max_iter: max_iter.unwrap_or(req.max_iter),
+        max_time_s: time_limit,
+        ..Default::default()
+    };
+    let residual = args::residual(a.residual.as_deref())?;
+    eprintln!(
+        "trajectory '{}': {} steps x {} solvers, cold and warm -> {}",
+        traj.scene,
+        traj.steps.len(),
+        solvers.len(),
+        out.display()
+    );
+    let rows = trajectory::replay(&traj, &solvers, &exec, residual)?;
+    let stats = trajectory::replay_stats(&rows);
+    trajectory::write_replay(&out, &rows, &stats)?;
+    print!("{}", trajectory::stats_table(&stats));
+    Ok(())
 }
 
 /// The progress line of one size of the `scale` suite.

@@ -25,4 +25,5 @@ mod reproduce;
 mod scale;
 mod scale_suite;
 mod support;
+mod trajectory;
 mod variants;

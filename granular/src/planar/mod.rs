@@ -308,6 +308,15 @@ pub enum PlanarPartner {
     Wall(usize),
 }
 
+impl From<PlanarPartner> for crate::contact::PartnerId {
+    fn from(b: PlanarPartner) -> Self {
+        match b {
+            PlanarPartner::Disc(j) => crate::contact::PartnerId::Body(j),
+            PlanarPartner::Wall(k) => crate::contact::PartnerId::Wall(k),
+        }
+    }
+}
+
 /// A contact between movable disc `a` and `b`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PlanarContact {

@@ -1,0 +1,555 @@
+//! Trajectories (issue 32): the step instances of one simulation with the identities of their
+//! contacts, and their replay, open loop, by solvers cold and warm-started.
+//!
+//! **On disk** (`docs/formats.md`, "Trajectories"): `cpbench generate` writes, beside every
+//! exported step instance, `{label}_step{NNNN}.contacts.csv` (one row per contact, in the
+//! instance's contact order: `a,b,feature`, see [`ContactId`]) and, at the end, the index
+//! [`INDEX_FILE`] (`trajectory.json`, [`TrajectoryIndex`]) listing the exported steps in order.
+//!
+//! **Replay** ([`replay`]): every solver goes through the steps in order, once from zero
+//! (`cold`) and once from its own previous answer mapped by contact identity (`warm`,
+//! [`map_warm_start`]): a contact of step `k + 1` whose identity was a contact of step `k`
+//! starts at that contact's answer (in contact coordinates: normal, then tangents), a new one
+//! at zero; contacts that vanished are dropped. The executor projects the start onto `K`
+//! and, when it already meets the tolerance, ends the solve after zero iterations
+//! (`converged`, as MuJoCo's solver does); the harness's check is applied to every answer.
+//! Mapping in contact coordinates ignores the rotation of a contact's frame between two
+//! steps (the stepper's own warm start maps world impulses): what a solver sees here is what
+//! a user replaying stored problems can give it.
+
+use crate::error::{HarnessError, Result};
+use crate::fsutil::write_atomic;
+use crate::solve::{checked_solve, Runnable, SolverSpec};
+use cpbench_granular::contact::{ContactId, PartnerId};
+use cpbench_problems::io::LoadOptions;
+use cpbench_problems::{Instance, ResidualKind};
+use cpbench_solvers::ExecSettings;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// The index file of a trajectory folder.
+pub const INDEX_FILE: &str = "trajectory.json";
+/// The `format` field of [`TrajectoryIndex`].
+pub const FORMAT: &str = "cpbench-trajectory";
+/// The version written and read.
+pub const VERSION: u32 = 1;
+/// The header of a contacts file.
+pub const CONTACTS_HEADER: &str = "a,b,feature";
+
+/// The index of a trajectory folder ([`INDEX_FILE`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrajectoryIndex {
+    /// Always [`FORMAT`].
+    pub format: String,
+    /// [`VERSION`].
+    pub version: u32,
+    /// The scene's label (`fill-5`, `disc-hopper-60`).
+    pub scene: String,
+    /// The exported steps, in simulation order.
+    pub steps: Vec<IndexStep>,
+}
+
+/// One step of a [`TrajectoryIndex`]; paths are relative to the folder.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IndexStep {
+    /// The simulation step number (1-based, as in the instance names).
+    pub step: u64,
+    /// The instance (a bundle folder, `.npz` or fclib `.hdf5`).
+    pub instance: String,
+    /// Its contacts file ([`CONTACTS_HEADER`]).
+    pub contacts: String,
+    /// Number of contacts.
+    pub contacts_count: usize,
+}
+
+/// The name of the contacts file of the instance exported at `path` (a bundle folder
+/// `{label}_step{NNNN}__ccp`, `{...}.npz` or `{...}.hdf5`): `{label}_step{NNNN}.contacts.csv`.
+pub fn contacts_file_name(instance_path: &Path) -> String {
+    let name = instance_path
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let stem = name
+        .strip_suffix(".npz")
+        .or_else(|| name.strip_suffix(".hdf5"))
+        .unwrap_or(&name);
+    let stem = stem.rsplit_once("__").map_or(stem, |(s, _)| s);
+    format!("{stem}.contacts.csv")
+}
+
+/// The text of a contacts file: [`CONTACTS_HEADER`], then `a,b,feature` per contact (`b` a body
+/// index or `w<wall>`).
+pub fn contacts_csv(ids: &[ContactId]) -> String {
+    let mut s = String::with_capacity(16 * (ids.len() + 1));
+    s.push_str(CONTACTS_HEADER);
+    s.push('\n');
+    for id in ids {
+        s.push_str(&format!("{},{},{}\n", id.a, id.b, id.feature));
+    }
+    s
+}
+
+/// Parse a contacts file's text; `path` names it in errors ([`HarnessError::Trajectory`] with
+/// the line and the value).
+pub fn parse_contacts(text: &str, path: &Path, step: u64) -> Result<Vec<ContactId>> {
+    let bad = |line: usize, reason: String| HarnessError::Trajectory {
+        path: path.to_path_buf(),
+        step: Some(step),
+        message: format!("line {line}: {reason}"),
+    };
+    let mut lines = text.lines();
+    match lines.next() {
+        Some(h) if h.trim() == CONTACTS_HEADER => {}
+        other => {
+            return Err(bad(
+                1,
+                format!("expected the header {CONTACTS_HEADER:?}, found {other:?}"),
+            ))
+        }
+    }
+    let mut ids = Vec::new();
+    for (i, line) in lines.enumerate() {
+        let line_no = i + 2;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let f: Vec<&str> = line.split(',').map(str::trim).collect();
+        if f.len() != 3 {
+            return Err(bad(
+                line_no,
+                format!("expected 3 fields a,b,feature, found {line:?}"),
+            ));
+        }
+        let a = f[0].parse::<usize>().map_err(|_| {
+            bad(
+                line_no,
+                format!("a: expected a body index, found {:?}", f[0]),
+            )
+        })?;
+        let b = f[1]
+            .parse::<PartnerId>()
+            .map_err(|e| bad(line_no, format!("b: {e}")))?;
+        let feature = f[2].parse::<u32>().map_err(|_| {
+            bad(
+                line_no,
+                format!("feature: expected an integer, found {:?}", f[2]),
+            )
+        })?;
+        ids.push(ContactId { a, b, feature });
+    }
+    Ok(ids)
+}
+
+/// Write the index of the steps exported into `dir`. Errors: I/O.
+pub fn write_index(dir: &Path, scene: &str, steps: Vec<IndexStep>) -> Result<()> {
+    let index = TrajectoryIndex {
+        format: FORMAT.into(),
+        version: VERSION,
+        scene: scene.into(),
+        steps,
+    };
+    let text = serde_json::to_string_pretty(&index).expect("the index serialises");
+    write_atomic(&dir.join(INDEX_FILE), text.as_bytes())
+}
+
+/// One loaded step: its instance and the identities of its contacts.
+#[derive(Debug)]
+pub struct TrajectoryStep {
+    /// The simulation step number.
+    pub step: u64,
+    /// The instance.
+    pub instance: Instance,
+    /// One identity per contact, in the instance's order.
+    pub ids: Vec<ContactId>,
+}
+
+/// A loaded trajectory: its folder, scene label and steps in order.
+#[derive(Debug)]
+pub struct Trajectory {
+    /// The folder.
+    pub dir: PathBuf,
+    /// The scene label of the index.
+    pub scene: String,
+    /// The steps.
+    pub steps: Vec<TrajectoryStep>,
+}
+
+impl Trajectory {
+    /// Load the folder `dir`: its index, then every step's instance (with `opts`, e.g. the
+    /// class) and contacts file. Errors ([`HarnessError::Trajectory`] naming the step and the
+    /// file): a missing or malformed index, a missing or corrupt instance or contacts file,
+    /// a contacts file whose count differs from the index or from the instance
+    /// (`n = contacts x block size`), steps out of order.
+    pub fn load(dir: &Path, opts: &LoadOptions) -> Result<Trajectory> {
+        let index_path = dir.join(INDEX_FILE);
+        let fail = |path: &Path, step: Option<u64>, message: String| HarnessError::Trajectory {
+            path: path.to_path_buf(),
+            step,
+            message,
+        };
+        let text = std::fs::read_to_string(&index_path)
+            .map_err(|e| fail(&index_path, None, format!("cannot read the index: {e}")))?;
+        let index: TrajectoryIndex = serde_json::from_str(&text)
+            .map_err(|e| fail(&index_path, None, format!("not a trajectory index: {e}")))?;
+        if index.format != FORMAT || index.version != VERSION {
+            return Err(fail(
+                &index_path,
+                None,
+                format!(
+                    "expected format {FORMAT:?} version {VERSION}, found {:?} version {}",
+                    index.format, index.version
+                ),
+            ));
+        }
+        if index.steps.is_empty() {
+            return Err(fail(&index_path, None, "the index lists no step".into()));
+        }
+        let mut steps = Vec::with_capacity(index.steps.len());
+        let mut last = 0;
+        for s in &index.steps {
+            if s.step <= last {
+                return Err(fail(
+                    &index_path,
+                    Some(s.step),
+                    format!("steps out of order: step {} after step {last}", s.step),
+                ));
+            }
+            last = s.step;
+            let ipath = dir.join(&s.instance);
+            let instance = cpbench_problems::io::load(&ipath, opts).map_err(|e| {
+                fail(
+                    &ipath,
+                    Some(s.step),
+                    format!("cannot load the instance: {e}"),
+                )
+            })?;
+            let cpath = dir.join(&s.contacts);
+            let ctext = std::fs::read_to_string(&cpath).map_err(|e| {
+                fail(
+                    &cpath,
+                    Some(s.step),
+                    format!("cannot read the contacts: {e}"),
+                )
+            })?;
+            let ids = parse_contacts(&ctext, &cpath, s.step)?;
+            let bs = instance.constraints().block_size();
+            if ids.len() != s.contacts_count || ids.len() * bs != instance.n() {
+                return Err(fail(
+                    &cpath,
+                    Some(s.step),
+                    format!(
+                        "{} contacts, but the index says {} and the instance {} has n = {} \
+                         ({} contacts of {bs} unknowns)",
+                        ids.len(),
+                        s.contacts_count,
+                        s.instance,
+                        instance.n(),
+                        instance.n() / bs.max(1)
+                    ),
+                ));
+            }
+            steps.push(TrajectoryStep {
+                step: s.step,
+                instance,
+                ids,
+            });
+        }
+        Ok(Trajectory {
+            dir: dir.to_path_buf(),
+            scene: index.scene,
+            steps,
+        })
+    }
+}
+
+/// The start point of a step from the previous step's answer: for each contact `ids[c]` the
+/// `bs` entries of `prev[ids[c]]` where that identity was a contact of the previous step,
+/// zeros otherwise. Returns the start (length `ids.len() bs`) and how many contacts
+/// persisted.
+pub fn map_warm_start(
+    prev: &HashMap<ContactId, Vec<f64>>,
+    ids: &[ContactId],
+    bs: usize,
+) -> (Vec<f64>, usize) {
+    let mut start = vec![0.0; ids.len() * bs];
+    let mut persisted = 0;
+    for (c, id) in ids.iter().enumerate() {
+        if let Some(p) = prev.get(id) {
+            if p.len() == bs {
+                start[c * bs..(c + 1) * bs].copy_from_slice(p);
+                persisted += 1;
+            }
+        }
+    }
+    (start, persisted)
+}
+
+/// How a replay starts each step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StartMode {
+    /// From zero.
+    Cold,
+    /// From the solver's previous answer, mapped by contact identity ([`map_warm_start`]).
+    Warm,
+}
+
+impl StartMode {
+    /// `cold` or `warm`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StartMode::Cold => "cold",
+            StartMode::Warm => "warm",
+        }
+    }
+}
+
+/// One solve of a replay.
+#[derive(Clone, Debug)]
+pub struct ReplayRow {
+    /// Solver label.
+    pub solver: String,
+    /// Cold or warm.
+    pub mode: StartMode,
+    /// Simulation step number.
+    pub step: u64,
+    /// Contacts of the step.
+    pub contacts: usize,
+    /// Contacts that started from a previous answer (0 when cold).
+    pub persisted: usize,
+    /// Executor status.
+    pub status: String,
+    /// The harness's check passed.
+    pub success: bool,
+    /// Iterations (0: the start met the tolerance).
+    pub iterations: u64,
+    /// Counted `N`-products.
+    pub matvecs: u64,
+    /// Solver time (s).
+    pub time_s: f64,
+    /// The check residual of the answer.
+    pub residual: f64,
+    /// The answer (for mapping and comparisons; not written).
+    pub gamma: Vec<f64>,
+}
+
+/// Replay `traj` with each of `solvers`, cold then warm, every step under `exec` (its
+/// tolerance, and the per-step budget: `max_iter`, `max_time_s`), each answer checked with
+/// `check_residual` (the class default when `None`). Rows in the order solver, mode, step.
+/// Errors: a solver that cannot be built, an executor error (invalid settings); a failed step
+/// is a row, not an error.
+pub fn replay(
+    traj: &Trajectory,
+    solvers: &[SolverSpec],
+    exec: &ExecSettings,
+    check_residual: Option<ResidualKind>,
+) -> Result<Vec<ReplayRow>> {
+    let mut rows = Vec::with_capacity(2 * solvers.len() * traj.steps.len());
+    for spec in solvers {
+        for mode in [StartMode::Cold, StartMode::Warm] {
+            let mut prev: HashMap<ContactId, Vec<f64>> = HashMap::new();
+            for st in &traj.steps {
+                let bs = st.instance.constraints().block_size();
+                let (start, persisted) = match mode {
+                    StartMode::Cold => (vec![0.0; st.instance.n()], 0),
+                    StartMode::Warm => map_warm_start(&prev, &st.ids, bs),
+                };
+                let mut runnable = Runnable::of(spec)?;
+                if runnable.refusal(&st.instance).is_some() {
+                    continue;
+                }
+                let c = checked_solve(
+                    &mut runnable,
+                    exec.clone(),
+                    &st.instance,
+                    Some(&start),
+                    check_residual,
+                    &mut [],
+                )?;
+                let r = c.result;
+                prev.clear();
+                for (id, g) in st.ids.iter().zip(r.gamma.chunks_exact(bs)) {
+                    prev.insert(*id, g.to_vec());
+                }
+                rows.push(ReplayRow {
+                    solver: spec.label.clone(),
+                    mode,
+                    step: st.step,
+                    contacts: st.ids.len(),
+                    persisted,
+                    status: r.status.as_str().to_string(),
+                    success: c.verdict.success,
+                    iterations: r.iterations,
+                    matvecs: r.matvecs,
+                    time_s: r.time_s,
+                    residual: c.verdict.residuals.get(c.check_residual),
+                    gamma: r.gamma,
+                });
+            }
+        }
+    }
+    Ok(rows)
+}
+
+/// The per-step cost of one solver and mode along a trajectory.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReplayStats {
+    /// Solver label.
+    pub solver: String,
+    /// Cold or warm.
+    pub mode: StartMode,
+    /// Steps solved (refused steps are not rows).
+    pub steps: usize,
+    /// Steps whose answer failed the check.
+    pub failed: usize,
+    /// Steps that ended after zero iterations (the start met the tolerance).
+    pub zero_iterations: usize,
+    /// Median, 95th percentile and maximum of the iterations per step.
+    pub iterations: [f64; 3],
+    /// Median, 95th percentile and maximum of the solver time per step (s).
+    pub time_s: [f64; 3],
+    /// Total solver time (s).
+    pub total_time_s: f64,
+}
+
+/// The `q`-quantile (`0 <= q <= 1`) of sorted `v` by the nearest-rank rule (the smallest
+/// value with at least `q` of the values at or below it); NaN when empty.
+pub fn quantile(sorted: &[f64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let rank = (q * sorted.len() as f64).ceil().max(1.0) as usize;
+    sorted[rank.min(sorted.len()) - 1]
+}
+
+/// [`ReplayStats`] per solver and mode of `rows`, in their order of first appearance.
+pub fn replay_stats(rows: &[ReplayRow]) -> Vec<ReplayStats> {
+    let mut keys: Vec<(String, StartMode)> = Vec::new();
+    for r in rows {
+        if !keys.iter().any(|(s, m)| *s == r.solver && *m == r.mode) {
+            keys.push((r.solver.clone(), r.mode));
+        }
+    }
+    let three = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        [quantile(&v, 0.5), quantile(&v, 0.95), quantile(&v, 1.0)]
+    };
+    keys.into_iter()
+        .map(|(solver, mode)| {
+            let mine: Vec<&ReplayRow> = rows
+                .iter()
+                .filter(|r| r.solver == solver && r.mode == mode)
+                .collect();
+            ReplayStats {
+                steps: mine.len(),
+                failed: mine.iter().filter(|r| !r.success).count(),
+                zero_iterations: mine.iter().filter(|r| r.iterations == 0).count(),
+                iterations: three(mine.iter().map(|r| r.iterations as f64).collect()),
+                time_s: three(mine.iter().map(|r| r.time_s).collect()),
+                total_time_s: mine.iter().map(|r| r.time_s).sum(),
+                solver,
+                mode,
+            }
+        })
+        .collect()
+}
+
+/// The header of `replay_steps.csv`.
+pub const STEPS_HEADER: &str =
+    "solver,mode,step,contacts,persisted,status,success,iterations,matvecs,time_s,residual";
+/// The header of `replay_stats.csv`.
+pub const STATS_HEADER: &str = "solver,mode,steps,failed,zero_iterations,iter_p50,iter_p95,\
+                                iter_max,time_p50_s,time_p95_s,time_max_s,total_time_s";
+
+impl ReplayStats {
+    /// The cells of this row of `replay_stats.csv` ([`STATS_HEADER`]; times to 4 significant
+    /// digits, the timer's noise is larger).
+    pub fn cells(&self) -> [String; 12] {
+        let [i50, i95, imax] = self.iterations;
+        let [t50, t95, tmax] = self.time_s;
+        [
+            self.solver.clone(),
+            self.mode.as_str().to_string(),
+            self.steps.to_string(),
+            self.failed.to_string(),
+            self.zero_iterations.to_string(),
+            i50.to_string(),
+            i95.to_string(),
+            imax.to_string(),
+            format!("{t50:.3e}"),
+            format!("{t95:.3e}"),
+            format!("{tmax:.3e}"),
+            format!("{:.3e}", self.total_time_s),
+        ]
+    }
+}
+
+/// Write `replay_steps.csv` (one row per solve) and `replay_stats.csv` (one row per solver
+/// and mode) into `out`. Errors: I/O.
+pub fn write_replay(out: &Path, rows: &[ReplayRow], stats: &[ReplayStats]) -> Result<()> {
+    std::fs::create_dir_all(out).map_err(|e| HarnessError::io(out, e))?;
+    let mut s = String::from(STEPS_HEADER);
+    s.push('\n');
+    for r in rows {
+        s.push_str(&format!(
+            "{},{},{},{},{},{},{},{},{},{:e},{:e}\n",
+            r.solver,
+            r.mode.as_str(),
+            r.step,
+            r.contacts,
+            r.persisted,
+            r.status,
+            if r.success { "yes" } else { "no" },
+            r.iterations,
+            r.matvecs,
+            r.time_s,
+            r.residual
+        ));
+    }
+    write_atomic(&out.join("replay_steps.csv"), s.as_bytes())?;
+    let mut s = String::from(STATS_HEADER);
+    s.push('\n');
+    for t in stats {
+        s.push_str(&t.cells().join(","));
+        s.push('\n');
+    }
+    write_atomic(&out.join("replay_stats.csv"), s.as_bytes())
+}
+
+/// The stats as an aligned text table, the columns of `replay_stats.csv` (what `cpbench run
+/// --trajectory` prints).
+pub fn stats_table(stats: &[ReplayStats]) -> String {
+    let head: Vec<&str> = STATS_HEADER.split(',').collect();
+    let cells: Vec<[String; 12]> = stats.iter().map(ReplayStats::cells).collect();
+    let width: Vec<usize> = (0..head.len())
+        .map(|k| {
+            cells
+                .iter()
+                .map(|c| c[k].len())
+                .fold(head[k].len(), usize::max)
+        })
+        .collect();
+    let line = |items: &mut dyn Iterator<Item = &str>| {
+        let mut l = items
+            .zip(&width)
+            .enumerate()
+            .map(|(k, (x, &w))| {
+                if k < 2 {
+                    format!("{x:<w$}")
+                } else {
+                    format!("{x:>w$}")
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" ");
+        l.push('\n');
+        l
+    };
+    let mut s = line(&mut head.iter().copied());
+    for c in &cells {
+        s.push_str(&line(&mut c.iter().map(String::as_str)));
+    }
+    s
+}

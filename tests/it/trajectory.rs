@@ -1,0 +1,233 @@
+//! Trajectories (issue 32): `generate` writes the contact identities and the index, `run
+//! --trajectory` replays the steps cold and warm-started by contact identity, and a broken
+//! trajectory folder is refused with the step and the file named.
+
+use cpbench_granular::contact::{ContactId, PartnerId};
+use cpbench_harness::solve::SolverSpec;
+use cpbench_harness::trajectory::{self, map_warm_start, StartMode, Trajectory};
+use cpbench_problems::io::LoadOptions;
+use cpbench_solvers::ExecSettings;
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+use crate::support::{cpbench, error, stdout_of};
+
+/// A fill of 2 x 10 x 2 spheres, 40 steps, every step exported as `.npz` into `dir`.
+fn generate(dir: &Path) {
+    stdout_of(&mut cpbench(&format!(
+        "generate --scene fill --size 2 --steps 40 --export-every 1 --format npz --out {}",
+        dir.display()
+    )));
+}
+
+fn exec(tol: f64) -> ExecSettings {
+    ExecSettings {
+        tol,
+        max_iter: 20_000,
+        ..Default::default()
+    }
+}
+
+#[test]
+fn warm_start_maps_answers_by_contact_identity() {
+    let id = |a, b, f| ContactId { a, b, feature: f };
+    let (p, q, r) = (
+        id(0, PartnerId::Body(1), 0),
+        id(0, PartnerId::Wall(2), 0),
+        id(3, PartnerId::Body(1), 0),
+    );
+    let prev = HashMap::from([(p, vec![1.0, 2.0, 3.0]), (q, vec![4.0, 5.0, 6.0])]);
+    // q persists (second place now), p vanished, r is new
+    let (start, persisted) = map_warm_start(&prev, &[r, q], 3);
+    assert_eq!(start, [0.0, 0.0, 0.0, 4.0, 5.0, 6.0]);
+    assert_eq!(persisted, 1);
+    // identities print and parse back (the contacts file's `b` column)
+    let text = trajectory::contacts_csv(&[p, q, r]);
+    assert_eq!(text, "a,b,feature\n0,1,0\n0,w2,0\n3,1,0\n");
+    let back = trajectory::parse_contacts(&text, Path::new("x.csv"), 1).unwrap();
+    assert_eq!(back, [p, q, r]);
+}
+
+#[test]
+fn replay_warm_starts_from_the_mapped_answer_and_agrees_with_cold() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("traj");
+    generate(&dir);
+    let traj = Trajectory::load(&dir, &LoadOptions::default()).unwrap();
+    assert!(traj.steps.len() >= 30, "{} steps", traj.steps.len());
+    let rows = trajectory::replay(&traj, &[SolverSpec::named("apgd")], &exec(1e-8), None).unwrap();
+    assert_eq!(rows.len(), 2 * traj.steps.len());
+    let (cold, warm): (Vec<_>, Vec<_>) = rows.iter().partition(|r| r.mode == StartMode::Cold);
+    let mut persisted_total = 0;
+    for (k, st) in traj.steps.iter().enumerate() {
+        let (c, w) = (cold[k], warm[k]);
+        assert!(c.success && w.success, "step {}: {c:?} {w:?}", st.step);
+        // the contacts that persist from the previous step, counted from the files
+        let expected = match k {
+            0 => 0,
+            _ => {
+                let before: HashSet<_> = traj.steps[k - 1].ids.iter().collect();
+                st.ids.iter().filter(|i| before.contains(i)).count()
+            }
+        };
+        assert_eq!(w.persisted, expected, "step {}", st.step);
+        assert_eq!(c.persisted, 0);
+        persisted_total += expected;
+        // cold and warm reach the same answer to the tolerance: the CCP is a convex QP, its
+        // optimal value is unique (the answers need not be)
+        let obj = |g: &[f64]| cpbench_problems::residuals(&st.instance, g).objective;
+        let (oc, ow) = (obj(&c.gamma), obj(&w.gamma));
+        assert!(
+            (oc - ow).abs() <= 1e-6 * oc.abs().max(1e-12),
+            "step {}: objective {oc:e} cold, {ow:e} warm",
+            st.step
+        );
+    }
+    assert!(persisted_total > 100, "{persisted_total}");
+    // the warm run's start at a persisting contact is its previous answer: replaying a
+    // trajectory whose second step is the first one again (same contacts) starts step 2 at
+    // step 1's answer, which already meets the tolerance: zero iterations, checked
+    let k = cold
+        .iter()
+        .position(|r| r.contacts >= 4 && r.gamma.iter().any(|&x| x > 0.0))
+        .expect("a step with impulses");
+    let first = &traj.steps[k];
+    let copy = tmp.path().join("repeat");
+    std::fs::create_dir_all(&copy).unwrap();
+    let inst = format!("{}_step{:04}__ccp.npz", traj.scene, first.step);
+    let contacts = format!("{}_step{:04}.contacts.csv", traj.scene, first.step);
+    for f in [&inst, &contacts] {
+        std::fs::copy(dir.join(f), copy.join(f)).unwrap();
+    }
+    let entry = |step| trajectory::IndexStep {
+        step,
+        instance: inst.clone(),
+        contacts: contacts.clone(),
+        contacts_count: first.ids.len(),
+    };
+    trajectory::write_index(&copy, "repeat", vec![entry(1), entry(2)]).unwrap();
+    let rep = Trajectory::load(&copy, &LoadOptions::default()).unwrap();
+    for solver in ["pgs", "apgd", "ipm"] {
+        let rows =
+            trajectory::replay(&rep, &[SolverSpec::named(solver)], &exec(1e-6), None).unwrap();
+        let w2 = rows
+            .iter()
+            .find(|r| r.mode == StartMode::Warm && r.step == 2)
+            .unwrap();
+        let w1 = rows
+            .iter()
+            .find(|r| r.mode == StartMode::Warm && r.step == 1)
+            .unwrap();
+        assert!(w1.iterations > 0, "{solver}: {w1:?}");
+        assert_eq!(w2.persisted, first.ids.len());
+        assert_eq!(
+            (w2.iterations, w2.status.as_str()),
+            (0, "converged"),
+            "{solver}"
+        );
+        assert!(w2.success);
+        assert_eq!(w2.gamma, w1.gamma, "{solver}: the answer is the start");
+        let c2 = rows
+            .iter()
+            .find(|r| r.mode == StartMode::Cold && r.step == 2)
+            .unwrap();
+        assert!(c2.iterations > 0, "{solver}: cold starts from zero");
+    }
+}
+
+#[test]
+fn run_trajectory_writes_the_per_step_table() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("traj");
+    generate(&dir);
+    let out = tmp.path().join("out");
+    let table = stdout_of(&mut cpbench(&format!(
+        "run --trajectory {} --solvers pgs,nsgs-admm --out {}",
+        dir.display(),
+        out.display()
+    )));
+    // nsgs-admm refuses the CCP steps: no rows; pgs cold and warm
+    assert!(table.contains("pgs    cold"), "{table}");
+    assert!(table.contains("pgs    warm"), "{table}");
+    assert!(!table.contains("nsgs-admm"), "{table}");
+    let steps = std::fs::read_to_string(out.join("replay_steps.csv")).unwrap();
+    assert!(steps.starts_with(trajectory::STEPS_HEADER));
+    let stats = std::fs::read_to_string(out.join("replay_stats.csv")).unwrap();
+    assert_eq!(stats.lines().count(), 3, "{stats}");
+    assert!(stats.starts_with(trajectory::STATS_HEADER));
+}
+
+#[test]
+fn broken_trajectory_folders_name_the_step_and_the_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("traj");
+    generate(&dir);
+    let run = |d: &Path| {
+        cpbench(&format!(
+            "run --trajectory {} --out {}/o",
+            d.display(),
+            d.display()
+        ))
+    };
+    let fresh = |name: &str| {
+        let d = tmp.path().join(name);
+        std::fs::create_dir_all(&d).unwrap();
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_file() {
+                std::fs::copy(&p, d.join(p.file_name().unwrap())).unwrap();
+            }
+        }
+        d
+    };
+    // a missing step instance
+    let d = fresh("missing");
+    std::fs::remove_file(d.join("fill-2_step0005__ccp.npz")).unwrap();
+    error(
+        &mut run(&d),
+        &[
+            "fill-2_step0005__ccp.npz (step 5)",
+            "cannot load the instance",
+        ],
+    );
+    // a corrupt one
+    let d = fresh("corrupt");
+    std::fs::write(d.join("fill-2_step0007__ccp.npz"), b"not a zip").unwrap();
+    error(
+        &mut run(&d),
+        &[
+            "fill-2_step0007__ccp.npz (step 7)",
+            "cannot load the instance",
+        ],
+    );
+    // identities that do not match their step's contacts (one row dropped)
+    let d = fresh("ids");
+    let f = d.join("fill-2_step0009.contacts.csv");
+    let text = std::fs::read_to_string(&f).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.pop();
+    std::fs::write(&f, lines.join("\n") + "\n").unwrap();
+    error(
+        &mut run(&d),
+        &[
+            "fill-2_step0009.contacts.csv (step 9)",
+            "but the index says",
+        ],
+    );
+    // a malformed identity
+    let d = fresh("bad-id");
+    let f = d.join("fill-2_step0003.contacts.csv");
+    let text = std::fs::read_to_string(&f).unwrap().replacen(",w", ",x", 1);
+    std::fs::write(&f, text).unwrap();
+    error(
+        &mut run(&d),
+        &[
+            "fill-2_step0003.contacts.csv (step 3)",
+            "b: expected a body index or w<wall index>",
+        ],
+    );
+    // no index
+    let d = fresh("no-index");
+    std::fs::remove_file(d.join("trajectory.json")).unwrap();
+    error(&mut run(&d), &["trajectory.json", "cannot read the index"]);
+}
