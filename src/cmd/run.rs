@@ -45,8 +45,9 @@ pub struct RunArgs {
     #[arg(long, num_args = 1..)]
     pub instances: Vec<PathBuf>,
     /// Replay a trajectory folder (`cpbench generate` writes one: step instances, their
-    /// contacts files and `trajectory.json`; docs/formats.md): every solver goes through the
-    /// steps cold and warm-started from its own previous answer mapped by contact identity;
+    /// contacts files and `trajectory.json`; docs/formats.md), or `builtin` (the built-in
+    /// trajectories, generated into OUT/trajectories): every solver goes through the steps
+    /// cold and warm-started from its own previous answer mapped by contact identity;
     /// `--max-iter` / `--time-limit` are the per-step budget. Writes `replay_steps.csv` and
     /// `replay_stats.csv` (p50 / p95 / max iterations and time per step) into `--out`.
     #[arg(long, value_name = "DIR", conflicts_with_all = ["instances", "shard", "repeat"])]
@@ -285,10 +286,12 @@ fn solver_request(
     Ok(req)
 }
 
-/// `cpbench run --trajectory DIR`: load the trajectory, replay it with the chosen solvers
-/// (default: the registry's default list; a solver that refuses a step's class skips it)
-/// under the tolerance (`--tol`, else the default profile's) and the per-step budget, print
-/// the per-solver table and write the CSVs into `--out`.
+/// `cpbench run --trajectory DIR|builtin`: load the trajectory (or generate the built-in ones,
+/// [`cpbench_harness::trajectory::BUILTIN`], into `OUT/trajectories/`, reused when present),
+/// replay it with the chosen solvers (default: the registry's default list; a solver that
+/// refuses a step's class skips it) under the tolerance (`--tol`, else the default profile's)
+/// and the per-step budget, print the per-solver table and write the CSVs into `--out` (one
+/// folder per built-in trajectory).
 fn replay(
     a: &RunArgs,
     dir: &std::path::Path,
@@ -296,8 +299,22 @@ fn replay(
     time_limit: Option<f64>,
 ) -> Result<(), AnyError> {
     use cpbench_harness::trajectory;
-    let traj = trajectory::Trajectory::load(dir, &a.read.options())?;
     let out = a.out.clone().unwrap_or_else(default_out_dir);
+    let targets: Vec<(PathBuf, PathBuf)> = if dir == std::path::Path::new("builtin") {
+        let mut t = Vec::new();
+        for b in &trajectory::BUILTIN {
+            let name = format!("{}-{}", b.scene, b.size);
+            let src = out.join("trajectories").join(&name);
+            if !src.join(trajectory::INDEX_FILE).exists() {
+                eprintln!("generating {name}: {} ({} steps)", b.about, b.steps);
+                trajectory::generate_builtin(b, &src)?;
+            }
+            t.push((src, out.join(name)));
+        }
+        t
+    } else {
+        vec![(dir.to_path_buf(), out.clone())]
+    };
     let req = solver_request(
         a,
         SuiteSource::Named("default".into()),
@@ -305,14 +322,6 @@ fn replay(
         settings_arg(a.settings.as_deref())?,
         variants_arg(a.variants.as_deref())?,
     )?;
-    let suite = cpbench_harness::Suite {
-        name: traj.scene.clone(),
-        entries: Vec::new(),
-        default_residual: None,
-        default_tol: None,
-        default_solvers: None,
-    };
-    let solvers = req.solver_specs(&suite)?;
     let exec = cpbench_solvers::ExecSettings {
         tol: a.tol.unwrap_or(cpbench_solvers::executor::DEFAULT_TOL),
         max_iter: max_iter.unwrap_or(req.max_iter),
@@ -320,17 +329,28 @@ fn replay(
         ..Default::default()
     };
     let residual = args::residual(a.residual.as_deref())?;
-    eprintln!(
-        "trajectory '{}': {} steps x {} solvers, cold and warm -> {}",
-        traj.scene,
-        traj.steps.len(),
-        solvers.len(),
-        out.display()
-    );
-    let rows = trajectory::replay(&traj, &solvers, &exec, residual)?;
-    let stats = trajectory::replay_stats(&rows);
-    trajectory::write_replay(&out, &rows, &stats)?;
-    print!("{}", trajectory::stats_table(&stats));
+    for (src, dst) in targets {
+        let traj = trajectory::Trajectory::load(&src, &a.read.options())?;
+        let suite = cpbench_harness::Suite {
+            name: traj.scene.clone(),
+            entries: Vec::new(),
+            default_residual: None,
+            default_tol: None,
+            default_solvers: None,
+        };
+        let solvers = req.solver_specs(&suite)?;
+        eprintln!(
+            "trajectory '{}': {} steps x {} solvers, cold and warm -> {}",
+            traj.scene,
+            traj.steps.len(),
+            solvers.len(),
+            dst.display()
+        );
+        let rows = trajectory::replay(&traj, &solvers, &exec, residual)?;
+        let stats = trajectory::replay_stats(&rows);
+        trajectory::write_replay(&dst, &rows, &stats)?;
+        print!("{}", trajectory::stats_table(&stats));
+    }
     Ok(())
 }
 
