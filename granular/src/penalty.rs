@@ -578,31 +578,3 @@ pub fn settling_time(times: &[f64], kinetic_energy: &[f64], threshold: f64) -> O
     }
     first
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn settling_time_is_the_start_of_the_last_run_below() {
-        let t = [0.0, 1.0, 2.0, 3.0, 4.0];
-        assert_eq!(
-            settling_time(&t, &[5.0, 0.1, 2.0, 0.5, 0.2], 1.0),
-            Some(3.0)
-        );
-        assert_eq!(settling_time(&t, &[5.0, 0.1, 2.0, 0.5, 2.0], 1.0), None);
-        assert_eq!(settling_time(&t, &[0.0; 5], 1.0), Some(0.0));
-    }
-
-    #[test]
-    fn restitution_maps_to_the_damping_ratio_and_back() {
-        for e in [0.1, 0.5, 0.9, 1.0] {
-            let z = Damping::Restitution(e).ratio().unwrap();
-            assert!((linear_restitution(z) - e).abs() < 1e-14, "e = {e}");
-        }
-        assert!(Damping::Restitution(0.0).ratio().is_err());
-        assert!(Damping::Ratio(1.0).ratio().is_err());
-        assert_eq!(ContactLaw::parse("hertz").unwrap(), ContactLaw::Hertz);
-        assert!(ContactLaw::parse("dmt").is_err());
-    }
-}

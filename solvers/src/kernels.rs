@@ -1,5 +1,5 @@
 //! Small kernels shared by the solvers' `init` and `step` code: the 3x3 diagonal blocks of `N`
-//! and their eigenvalue bounds, the gather of one block of `N gamma + r` along the stored
+//! and their eigenvalue bounds, the inverse of an SPD 3x3 block, the gather of one block of `N gamma + r` along the stored
 //! columns, and the check that an instance's class is one a solver handles. The power
 //! iteration lives in [`cpbench_problems::linalg::power_iteration`] (the problems crate needs
 //! it too).
@@ -265,85 +265,39 @@ pub fn desaxce_shift(u: &[f64], mu: f64) -> f64 {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use cpbench_problems::ConstraintSet;
-
-    #[test]
-    fn block_eigen_bounds() {
-        // N = diag-block [[2, 1, 0], [1, 2, 0], [0, 0, 1]] plus a second contact
-        let t = [
-            (0, 0, 2.0),
-            (0, 1, 1.0),
-            (1, 0, 1.0),
-            (1, 1, 2.0),
-            (2, 2, 1.0),
-            (3, 3, 4.0),
-            (4, 4, 5.0),
-            (5, 5, 6.0),
-            (0, 3, 0.5),
-            (3, 0, 0.5),
-        ];
-        let n = CscMatrix::from_triplets(6, 6, &t).unwrap();
-        let b = diag_block3(&n, 0);
-        assert_eq!(b, [2.0, 1.0, 0.0, 1.0, 2.0, 0.0, 0.0, 0.0, 1.0]);
-        assert!((lambda_max3(&b) - 3.0).abs() < 1e-14);
-        assert!((trace_mean3(&b) - 5.0 / 3.0).abs() < 1e-15);
-        assert_eq!(lambda_max(&b, 3), lambda_max3(&b));
-        // 2x2 [[2, 1], [1, 2]] (row-major in the first 4 entries): eigenvalues 1 and 3
-        let b2 = [2.0, 1.0, 1.0, 2.0, 0.0, 0.0, 0.0, 0.0, 0.0];
-        assert!((lambda_max(&b2, 2) - 3.0).abs() < 1e-15);
-        assert_eq!(trace_mean(&b2, 2), 2.0);
-        // [[4, 0], [0, 1]]: 4
-        let b2 = [4.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0];
-        assert_eq!(lambda_max(&b2, 2), 4.0);
-        let b1 = diag_block3(&n, 1);
-        assert_eq!(lambda_max3(&b1), 6.0);
-        let ns = [1.0, 2.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
-        assert_eq!(sym_part3(&ns)[1], 1.0);
-        assert_eq!(sym_part3(&ns)[3], 1.0);
-        // (N x + r) rows 0..3 and 3..6 with x = (1, 0, 0, 2, 0, 0), r = 1
-        let (x, r) = ([1.0, 0.0, 0.0, 2.0, 0.0, 0.0], [1.0; 6]);
-        let mut g = [0.0; 3];
-        gather_block(&n, &r, &x, 0, &mut g);
-        assert_eq!(g, [4.0, 2.0, 1.0]);
-        gather_block(&n, &r, &x, 3, &mut g);
-        assert_eq!(g, [9.5, 1.0, 1.0]);
-        let mut g1 = [0.0; 1];
-        gather_block(&n, &r, &x, 4, &mut g1);
-        assert_eq!(g1, [1.0]);
-    }
-
-    #[test]
-    fn class_check_names_the_supported_classes() {
-        use crate::nsgs::{Nsgs, NsgsSettings};
-        use crate::pgs::{Pgs, PgsSettings};
-        use cpbench_problems::{Provenance, ValidationOptions};
-        let pgs = Pgs::new(PgsSettings::default()).unwrap();
-        assert!(check_class(&pgs, ProblemClass::Ccp).is_ok());
-        let e = check_class(&pgs, ProblemClass::Coulomb).unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            "pgs does not support class coulomb (supported: lcp, box, ccp, blcp)"
-        );
-        let w = CscMatrix::from_triplets(3, 3, &[(0, 0, 1.0), (1, 1, 1.0), (2, 2, 1.0)]).unwrap();
-        let (q, mu) = (vec![-1.0, 0.0, 0.0], vec![0.3]);
-        let (p, o) = (Provenance::default(), ValidationOptions::default());
-        let coulomb =
-            Instance::new_coulomb("c", w.clone(), q.clone(), mu.clone(), p.clone(), o).unwrap();
-        let ccp = Instance::new("k", w, q, ConstraintSet::coulomb(mu), p, o).unwrap();
-        let nsgs = Nsgs::new(NsgsSettings::default()).unwrap();
-        assert_eq!(coulomb_mu(&nsgs, &coulomb).unwrap(), &[0.3]);
-        let e = coulomb_mu(&nsgs, &ccp).unwrap_err();
-        assert!(matches!(
-            &e,
-            SolverError::WrongClass { solver: "nsgs", class: ProblemClass::Ccp, supported }
-                if supported == &[ProblemClass::Coulomb]
-        ));
-        assert_eq!(
-            e.to_string(),
-            "nsgs does not support class ccp (supported: coulomb)"
-        );
+/// Inverse of a symmetric positive definite 3x3 block `m` (row-major) by its cofactors (the
+/// block-Jacobi preconditioner of the interior point's conjugate gradients). A block that is
+/// not positive definite (Sylvester's criterion on its leading minors), or whose determinant
+/// is below `1e-14 max|m_ii|^3`, falls back to the inverse of its diagonal, 1 where a diagonal
+/// entry is not positive or not finite.
+pub fn inv3_spd(m: &[f64; 9]) -> [f64; 9] {
+    let c00 = m[4] * m[8] - m[5] * m[7];
+    let c01 = m[5] * m[6] - m[3] * m[8];
+    let c02 = m[3] * m[7] - m[4] * m[6];
+    let det = m[0] * c00 + m[1] * c01 + m[2] * c02;
+    let scale = m[0].abs().max(m[4].abs()).max(m[8].abs());
+    let pd = m[0] > 0.0 && m[0] * m[4] - m[1] * m[3] > 0.0 && det > 0.0;
+    if pd && det > 1e-14 * scale * scale * scale && det.is_finite() {
+        let inv = 1.0 / det;
+        [
+            c00 * inv,
+            (m[2] * m[7] - m[1] * m[8]) * inv,
+            (m[1] * m[5] - m[2] * m[4]) * inv,
+            c01 * inv,
+            (m[0] * m[8] - m[2] * m[6]) * inv,
+            (m[2] * m[3] - m[0] * m[5]) * inv,
+            c02 * inv,
+            (m[1] * m[6] - m[0] * m[7]) * inv,
+            (m[0] * m[4] - m[1] * m[3]) * inv,
+        ]
+    } else {
+        let d = |v: f64| {
+            if v > 0.0 && v.is_finite() {
+                1.0 / v
+            } else {
+                1.0
+            }
+        };
+        [d(m[0]), 0.0, 0.0, 0.0, d(m[4]), 0.0, 0.0, 0.0, d(m[8])]
     }
 }

@@ -202,8 +202,11 @@ impl ExternalSolver {
         }
     }
 
-    /// The argv of one solve: paths resolved, placeholders substituted with `values`.
-    fn argv(&self, values: &[(&str, String)]) -> Vec<String> {
+    /// The argv of one solve: the definition's `command` with each relative path that exists
+    /// in the definition's folder made absolute (not the placeholders, not options after the
+    /// program), then every placeholder `{key}` replaced by its value in `values`
+    /// (`(key, value)` pairs, e.g. `("tol", number(1e-8))`; the folder itself is `{dir}`).
+    pub fn argv(&self, values: &[(&str, String)]) -> Vec<String> {
         self.def
             .command
             .iter()
@@ -300,8 +303,9 @@ fn contacts(instance: &Instance) -> usize {
     instance.constraints().friction().map_or(0, <[f64]>::len)
 }
 
-/// `{time_limit}` and friends: `1e-8`, `inf`.
-fn number(x: f64) -> String {
+/// A number as the numeric placeholders (`{tol}`, `{time_limit}`, ...) write it: Rust's `{:e}`
+/// (`1e-8`, `6e1`), `inf` for an infinite limit.
+pub fn number(x: f64) -> String {
     if x.is_infinite() {
         "inf".into()
     } else {
@@ -309,14 +313,20 @@ fn number(x: f64) -> String {
     }
 }
 
-/// The program's info file (`{info}`).
+/// The program's info file (`{info}`, docs/external.md), as [`read_info`] reads it; every field
+/// is optional in the file.
 #[derive(Debug, Default)]
-struct Info {
-    iterations: Option<u64>,
-    status: Option<Status>,
-    message: Option<String>,
-    counters: Vec<(String, f64)>,
-    time_s: Option<f64>,
+pub struct Info {
+    /// `iterations`: the iterations the program made.
+    pub iterations: Option<u64>,
+    /// `status`: the program's claim, when it is a cpbench status ([`Status`]'s CSV value).
+    pub status: Option<Status>,
+    /// `message`, followed by a note when `status` was not a cpbench status (joined by `; `).
+    pub message: Option<String>,
+    /// `counters`: named numbers, in the file's order (names without `;` or `=`).
+    pub counters: Vec<(String, f64)>,
+    /// `time_s`: the program's own solve time, seconds.
+    pub time_s: Option<f64>,
 }
 
 fn bad(message: String) -> SolverError {
@@ -326,8 +336,9 @@ fn bad(message: String) -> SolverError {
     }
 }
 
-/// Read the info JSON at `path`. Errors: unreadable, not JSON, fields of the wrong type.
-fn read_info(path: &Path) -> Result<Info, String> {
+/// Read the info JSON at `path` ([`Info`]). Errors (naming the file and the field): unreadable,
+/// not JSON, not an object, fields of the wrong type, counter names holding `;` or `=`.
+pub fn read_info(path: &Path) -> Result<Info, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let v: serde_json::Value = serde_json::from_str(&text)
         .map_err(|e| format!("{}: not valid JSON: {e}", path.display()))?;
@@ -394,17 +405,20 @@ fn read_info(path: &Path) -> Result<Info, String> {
     Ok(info)
 }
 
-/// One row of the program's trace CSV.
+/// One row of the program's trace CSV (`{trace}`, docs/external.md), as [`read_trace`] reads it.
 #[derive(Debug)]
-struct TraceRow {
-    iteration: u64,
-    time_s: Option<f64>,
-    residual: Option<f64>,
+pub struct TraceRow {
+    /// `iteration`: the iteration the row records.
+    pub iteration: u64,
+    /// `time_s`: seconds since the program's start, when given.
+    pub time_s: Option<f64>,
+    /// `residual`: the program's own residual, when given (the trace's `ext_residual`).
+    pub residual: Option<f64>,
 }
 
 /// Read the trace CSV at `path`: a header row with `iteration` (required), `time_s`,
 /// `residual` (others ignored), comma-separated. Errors name the file and the line.
-fn read_trace(path: &Path) -> Result<Vec<TraceRow>, String> {
+pub fn read_trace(path: &Path) -> Result<Vec<TraceRow>, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut lines = text
         .lines()
@@ -451,8 +465,10 @@ fn read_trace(path: &Path) -> Result<Vec<TraceRow>, String> {
     Ok(rows)
 }
 
-/// Read the answer at `path` in `format`, checking its length `n`. Errors: what was expected.
-fn read_gamma(path: &Path, format: OutputFormat, n: usize) -> Result<Vec<f64>, String> {
+/// Read the answer `gamma` at `path` in `format` (a `.npy` vector of float64, or a MatrixMarket
+/// `n x 1` array), checking its length `n`. Errors: a missing or unreadable file, or what was
+/// expected instead (the format, the length).
+pub fn read_gamma(path: &Path, format: OutputFormat, n: usize) -> Result<Vec<f64>, String> {
     let expected = match format {
         OutputFormat::Npy => format!("a 1-D float64 .npy array of length n = {n}"),
         OutputFormat::Mtx => format!("a MatrixMarket array of n = {n} rows"),
@@ -747,164 +763,5 @@ impl ExternalSolver {
             counters: info.counters,
             time_s: info.time_s,
         })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn resolve_knows_prefixes_and_lists_names() {
-        assert!(resolve("pgs", None).is_none());
-        let s = resolve("siconos:nsgs", None).unwrap().unwrap();
-        assert_eq!(s.name(), "siconos:nsgs");
-        assert_eq!(s.settings()["siconos_solver"], "SICONOS_FRICTION_3D_NSGS");
-        let e = resolve("siconos:pgs", None)
-            .unwrap()
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.starts_with("unknown solver 'siconos:pgs' (known: siconos:nsgs, siconos:nsn-ac"),
-            "{e}"
-        );
-        let e = resolve("ext:pg", None).unwrap().unwrap_err().to_string();
-        assert!(e.contains("--external FILE"), "{e}");
-        let defs = ExternalDefs::parse(
-            r#"{"solvers": {"pg": {"command": ["sh"], "format": "mtx", "output": "mtx"}}}"#,
-            Path::new("/x/defs.json"),
-        )
-        .unwrap();
-        let e = resolve("ext:pq", Some(&defs))
-            .unwrap()
-            .unwrap_err()
-            .to_string();
-        assert_eq!(
-            e,
-            "unknown solver 'ext:pq' (known: ext:pg, from /x/defs.json)"
-        );
-        let s = resolve("ext:pg", Some(&defs)).unwrap().unwrap();
-        assert_eq!(s.name(), "ext:pg");
-        assert_eq!(s.settings()["format"], "mtx");
-    }
-
-    #[test]
-    fn placeholders_and_relative_paths_are_resolved() {
-        let dir = std::env::temp_dir().join(format!("cpbench-ext-unit-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(dir.join("solve.py"), "").unwrap();
-        let def = ExternalDef {
-            command: [
-                "python3",
-                "solve.py",
-                "{instance}",
-                "--tol={tol}",
-                "missing.txt",
-                "{dir}/x",
-            ]
-            .map(String::from)
-            .to_vec(),
-            format: InstanceFormat::Npz,
-            output: OutputFormat::Npy,
-            classes: None,
-            time_limit: None,
-            description: None,
-            env: Default::default(),
-        };
-        let s = ExternalSolver::new("ext:a", def, &dir, "defs.json".into());
-        let argv = s.argv(&[
-            ("instance", "/w/instance.npz".into()),
-            ("tol", number(1e-8)),
-            ("dir", s.dir_str()),
-        ]);
-        let d = dir.display();
-        assert_eq!(
-            argv,
-            [
-                "python3".to_string(),
-                format!("{d}/solve.py"),
-                "/w/instance.npz".into(),
-                "--tol=1e-8".into(),
-                "missing.txt".into(),
-                format!("{d}/x"),
-            ]
-        );
-        assert_eq!(number(f64::INFINITY), "inf");
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
-
-    #[test]
-    fn trace_info_and_gamma_files_are_read_with_clear_errors() {
-        let dir = std::env::temp_dir().join(format!("cpbench-ext-files-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let t = dir.join("trace.csv");
-        std::fs::write(&t, "iteration,time_s,residual\n1,0.5,1e-2\n2,1.0,1e-4\n").unwrap();
-        let rows = read_trace(&t).unwrap();
-        assert_eq!(rows.len(), 2);
-        assert_eq!(
-            (rows[1].iteration, rows[1].time_s, rows[1].residual),
-            (2, Some(1.0), Some(1e-4))
-        );
-        std::fs::write(&t, "it,time_s\n1,0.5\n").unwrap();
-        assert!(read_trace(&t)
-            .unwrap_err()
-            .contains("no 'iteration' column"));
-        let i = dir.join("info.json");
-        std::fs::write(
-            &i,
-            r#"{"iterations": 7, "status": "converged", "message": "ok", "counters": {"a": 2},
-                "time_s": 0.25}"#,
-        )
-        .unwrap();
-        let info = read_info(&i).unwrap();
-        assert_eq!(info.iterations, Some(7));
-        assert_eq!(info.status, Some(Status::Converged));
-        assert_eq!(info.message.as_deref(), Some("ok"));
-        assert_eq!(info.counters, vec![("a".to_string(), 2.0)]);
-        assert_eq!(info.time_s, Some(0.25));
-        std::fs::write(&i, r#"{"counters": {"a;b=1": 2}}"#).unwrap();
-        let e = read_info(&i).unwrap_err();
-        assert!(e.contains("names without ';' or '=' (got 'a;b=1')"), "{e}");
-        std::fs::write(&i, r#"{"status": "done"}"#).unwrap();
-        let info = read_info(&i).unwrap();
-        assert_eq!(info.status, None);
-        assert_eq!(
-            info.message.as_deref(),
-            Some("info status 'done' is not a cpbench status (ignored)")
-        );
-        let g = dir.join("gamma.mtx");
-        std::fs::write(
-            &g,
-            "%%MatrixMarket matrix array real general\n2 1\n1.5\n-2\n",
-        )
-        .unwrap();
-        assert_eq!(
-            read_gamma(&g, OutputFormat::Mtx, 2).unwrap(),
-            vec![1.5, -2.0]
-        );
-        let e = read_gamma(&g, OutputFormat::Mtx, 3).unwrap_err();
-        assert!(
-            e.ends_with("gamma has length 2, expected a MatrixMarket array of n = 3 rows"),
-            "{e}"
-        );
-        // a hand-written .npy: magic, version 1.0, header, two little-endian float64
-        let header = "{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }";
-        let pad = 64 - (10 + header.len() + 1) % 64;
-        let mut b = b"\x93NUMPY\x01\x00".to_vec();
-        b.extend(((header.len() + pad + 1) as u16).to_le_bytes());
-        b.extend(header.as_bytes());
-        b.extend(std::iter::repeat_n(b' ', pad));
-        b.push(b'\n');
-        b.extend(0.25f64.to_le_bytes());
-        b.extend(4.0f64.to_le_bytes());
-        let g = dir.join("gamma.npy");
-        std::fs::write(&g, b).unwrap();
-        assert_eq!(
-            read_gamma(&g, OutputFormat::Npy, 2).unwrap(),
-            vec![0.25, 4.0]
-        );
-        let e = read_gamma(&dir.join("none.npy"), OutputFormat::Npy, 2).unwrap_err();
-        assert!(e.starts_with("the program did not write gamma to "), "{e}");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

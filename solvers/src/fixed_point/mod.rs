@@ -155,15 +155,17 @@ mod tfp;
 
 pub use dsfp::{Dsfp, DsfpSettings, RhoScale};
 pub use pfp::{Pfp, PfpSettings};
-pub use tfp::{Tfp, TfpSettings};
+pub use tfp::{local_cylinder, Tfp, TfpSettings};
 
 use crate::problem::Problem;
 use crate::state::IterState;
 use cpbench_problems::residual::residuals_with_gradient;
 
-/// Project the tangential part `t` (1 or 2 entries) onto the disc (interval) of radius `s >= 0`.
+/// Project the tangential part `t` (1 or 2 entries: a 2-D or 3-D contact) in place onto the
+/// disc (interval) of radius `s >= 0`, the tangential set of the Tresca cylinder
+/// `C(s) = R+ x D(s)`: `t` itself inside, `s t / ||t||` outside (0 when `s = 0`).
 #[inline]
-fn project_disc(t: &mut [f64], s: f64) {
+pub fn project_disc(t: &mut [f64], s: f64) {
     if t.len() == 1 {
         t[0] = t[0].clamp(-s, s);
         return;
@@ -183,9 +185,11 @@ fn fc3d_error(problem: &Problem, r: &[f64], u: &[f64], norm_q: f64) -> f64 {
     residuals_with_gradient(problem.instance(), r, u, norm_q).fc3d_error
 }
 
-/// `sqrt(d2 / n2)`: a sweep's relative change (Siconos' "light" error), 0 when nothing moved.
+/// `sqrt(d2 / n2)` from the squared norm `d2` of a sweep's change and the squared norm `n2` of
+/// its result: the sweep's relative change (Siconos' "light" error), 0 when nothing moved
+/// (`d2 = 0`); `n2` is floored at the smallest positive `f64`.
 #[inline]
-fn light_error(d2: f64, n2: f64) -> f64 {
+pub fn light_error(d2: f64, n2: f64) -> f64 {
     if d2 == 0.0 {
         0.0
     } else {
@@ -193,9 +197,10 @@ fn light_error(d2: f64, n2: f64) -> f64 {
     }
 }
 
-/// `y = B x` for a row-major `D x D` block (in the first `D^2` entries of `b`).
+/// `y = B x` for a row-major `D x D` block `B` (in the first `D^2` entries of `b`) and the
+/// first `D` entries of `x`.
 #[inline]
-fn mul_block<const D: usize>(b: &[f64], x: &[f64]) -> [f64; D] {
+pub fn mul_block<const D: usize>(b: &[f64], x: &[f64]) -> [f64; D] {
     let mut y = [0.0; D];
     for (i, yi) in y.iter_mut().enumerate() {
         for (j, xj) in x.iter().enumerate().take(D) {
@@ -264,72 +269,13 @@ fn end_outer(
 }
 
 /// The inner tolerance rule shared by `tfp` and `pfp`: `max(e / ratio, floor)` from the fc3d
-/// error `e` of the last iterate.
+/// error `e` of the last iterate, and `floor` when `e / ratio` is not finite.
 #[inline]
-fn adaptive_tol(error: f64, ratio: f64, floor: f64) -> f64 {
+pub fn adaptive_tol(error: f64, ratio: f64, floor: f64) -> f64 {
     let t = error / ratio;
     if t.is_finite() {
         t.max(floor)
     } else {
         floor
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn disc_projection_and_errors() {
-        let mut t = [3.0, 4.0];
-        project_disc(&mut t, 2.5);
-        assert!((t[0] - 1.5).abs() < 1e-15 && (t[1] - 2.0).abs() < 1e-15);
-        let mut t = [0.3, 0.4];
-        project_disc(&mut t, 2.5);
-        assert_eq!(t, [0.3, 0.4]);
-        let mut t = [1.0, 1.0];
-        project_disc(&mut t, 0.0);
-        assert_eq!(t, [0.0, 0.0]);
-        let mut t1 = [-3.0];
-        project_disc(&mut t1, 0.5);
-        assert_eq!(t1, [-0.5]);
-        assert_eq!(light_error(0.0, 0.0), 0.0);
-        assert_eq!(light_error(4.0, 16.0), 0.5);
-        assert_eq!(adaptive_tol(1e-3, 10.0, 1e-12), 1e-4);
-        assert_eq!(adaptive_tol(1e-20, 10.0, 1e-12), 1e-12);
-        assert_eq!(adaptive_tol(f64::NAN, 10.0, 1e-12), 1e-12);
-        assert_eq!(
-            mul_block::<2>(&[1.0, 2.0, 3.0, 4.0], &[1.0, 1.0]),
-            [3.0, 7.0]
-        );
-        // the exact sliding solution r = (1, -0.5, 0), u = (0, 1.5, 0) of W = I,
-        // q = (-1, 2, 0), mu = 0.5 has error 0; the CCP one r = (1.6, -0.8, 0),
-        // u = (0.6, 1.2, 0) has sqrt(0.288) / max(||q||, ||r||, ||u||) (coulomb.rs, by hand)
-        let one = |d: usize| {
-            let eye: Vec<f64> = (0..d * d)
-                .map(|k| if k % (d + 1) == 0 { 1.0 } else { 0.0 })
-                .collect();
-            let w = cpbench_problems::CscMatrix::from_dense_col_major(d, d, &eye).unwrap();
-            let q = [-1.0, 2.0, 0.0][..d].to_vec();
-            cpbench_problems::Instance::new_coulomb_dim(
-                "one",
-                w,
-                q,
-                vec![0.5],
-                d,
-                cpbench_problems::Provenance::default(),
-                cpbench_problems::ValidationOptions::default(),
-            )
-            .unwrap()
-        };
-        let (i3, i2) = (one(3), one(2));
-        let (p3, p2) = (Problem::new(&i3), Problem::new(&i2));
-        let nq = 5f64.sqrt();
-        assert!(fc3d_error(&p3, &[1.0, -0.5, 0.0], &[0.0, 1.5, 0.0], nq) < 1e-16);
-        let e = fc3d_error(&p3, &[1.6, -0.8, 0.0], &[0.6, 1.2, 0.0], nq);
-        assert!((e - (0.288f64 / 5.0).sqrt()).abs() < 1e-15, "{e}");
-        // 2-D: the same in the plane
-        let e2 = fc3d_error(&p2, &[1.6, -0.8], &[0.6, 1.2], nq);
-        assert_eq!(e, e2);
     }
 }

@@ -332,25 +332,3 @@ impl Solver for Pfp {
         info
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn settings_validation() {
-        assert!(Pfp::new(PfpSettings::default()).is_ok());
-        let breaks: [fn(&mut PfpSettings); 5] = [
-            |s| s.inner_max_iter = 0,
-            |s| s.inner_tol_ratio = -1.0,
-            |s| s.inner_tol_min = f64::INFINITY,
-            |s| s.local_max_iter = 0,
-            |s| s.local_tol = -1e-3,
-        ];
-        for set in breaks {
-            let mut bad = PfpSettings::default();
-            set(&mut bad);
-            assert!(Pfp::new(bad.clone()).is_err(), "{bad:?}");
-        }
-    }
-}

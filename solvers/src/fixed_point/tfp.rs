@@ -106,11 +106,16 @@ impl Tfp {
     }
 }
 
-/// One contact's Tresca problem `u = B r_c + lin`, `r_c in C(s)`, by the local projection
-/// iteration `r_c <- P_C(s)(r_c - rho (B r_c + lin))` from `g = r_c` (in place); returns the
-/// iterations used. `D` is the block size (3, or 2).
+/// One contact's Tresca problem `u = B r_c + lin`, `r_c in C(s) = R+ x D(s)` (normal part
+/// nonnegative, tangential part in the disc of radius `s`, [`super::project_disc`]), by the
+/// local projection iteration `r_c <- P_C(s)(r_c - rho (B r_c + lin))` from `g = r_c` (in
+/// place) until the relative change is at most `tol` or `max_iter` iterations; returns the
+/// iterations used. `D` is the block size: 3, or 2 with the row-major 2x2 block `B` in the
+/// first 4 entries of `b` and `g` of length 2. `tfp` takes `rho = 1 / lambda_max` of the
+/// block's symmetric part (a projected gradient step on the Tresca QP; Acary, Bremond & Huber
+/// 2018, module docs).
 #[inline]
-fn local_cylinder<const D: usize>(
+pub fn local_cylinder<const D: usize>(
     b: &[f64; 9],
     lin: &[f64; 3],
     s: f64,
@@ -298,63 +303,5 @@ impl Solver for Tfp {
         info.push("inner_sweeps", self.last_sweeps as f64);
         info.push("inner_tol", self.inner_tol);
         info
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn local_cylinder_cases() {
-        // W_cc = I, lin = (-1, 2, 0), s = 0.5: r_n = 1, r_T = P_D(-(2, 0)) = (-0.5, 0)
-        let eye = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
-        let mut g = [0.0; 3];
-        let it = local_cylinder::<3>(&eye, &[-1.0, 2.0, 0.0], 0.5, 1.0, 50, 1e-14, &mut g);
-        assert_eq!(g, [1.0, -0.5, 0.0]);
-        assert!(it <= 2, "{it}");
-        // inside the disc: r = -lin = (1, 0.1, -0.2) with s = 1
-        let mut g = [0.0; 3];
-        local_cylinder::<3>(&eye, &[-1.0, -0.1, 0.2], 1.0, 1.0, 50, 1e-14, &mut g);
-        assert_eq!(g, [1.0, 0.1, -0.2]);
-        // take-off: lin_n >= 0 gives r_n = 0 (and s = 0 forces r_T = 0)
-        let mut g = [0.3, 0.1];
-        local_cylinder::<2>(
-            &[2.0, 0.0, 0.0, 1.0, 0., 0., 0., 0., 0.],
-            &[1.0, 3.0, 0.0],
-            0.0,
-            0.5,
-            50,
-            1e-14,
-            &mut g,
-        );
-        assert_eq!(g, [0.0, 0.0]);
-        // 2-D coupled B = [[2, 0.5], [0.5, 1]], lin = (-2, 3), s = 0.4: on the bound
-        // r_t = -0.4, then u_n = 2 r_n - 0.2 - 2 = 0 gives r_n = 1.1 (u_t = 0.55 - 0.4 + 3 > 0)
-        let b = [2.0, 0.5, 0.5, 1.0, 0., 0., 0., 0., 0.];
-        let mut g = [0.0, 0.0];
-        let rho = 1.0 / lambda_max(&b, 2);
-        local_cylinder::<2>(&b, &[-2.0, 3.0, 0.0], 0.4, rho, 500, 1e-15, &mut g);
-        assert!(
-            (g[0] - 1.1).abs() < 1e-13 && (g[1] + 0.4).abs() < 1e-15,
-            "{g:?}"
-        );
-    }
-
-    #[test]
-    fn settings_validation() {
-        assert!(Tfp::new(TfpSettings::default()).is_ok());
-        let breaks: [fn(&mut TfpSettings); 5] = [
-            |s| s.inner_max_iter = 0,
-            |s| s.inner_tol_ratio = 0.0,
-            |s| s.inner_tol_min = -1.0,
-            |s| s.local_max_iter = 0,
-            |s| s.local_tol = f64::NAN,
-        ];
-        for set in breaks {
-            let mut bad = TfpSettings::default();
-            set(&mut bad);
-            assert!(Tfp::new(bad.clone()).is_err(), "{bad:?}");
-        }
     }
 }

@@ -15,7 +15,7 @@ pub(crate) fn jnorm(y: &[f64; 3]) -> f64 {
 }
 
 /// Jordan square `y o y = (||y||^2, 2 y0 y1)`.
-pub(crate) fn jsquare(y: &[f64; 3]) -> [f64; 3] {
+pub fn jsquare(y: &[f64; 3]) -> [f64; 3] {
     [
         y[0] * y[0] + y[1] * y[1] + y[2] * y[2],
         2.0 * y[0] * y[1],
@@ -24,7 +24,7 @@ pub(crate) fn jsquare(y: &[f64; 3]) -> [f64; 3] {
 }
 
 /// Jordan product `x o y = (x^T y, x0 y1 + y0 x1)`.
-pub(crate) fn jprod(x: &[f64; 3], y: &[f64; 3]) -> [f64; 3] {
+pub fn jprod(x: &[f64; 3], y: &[f64; 3]) -> [f64; 3] {
     [
         x[0] * y[0] + x[1] * y[1] + x[2] * y[2],
         x[0] * y[1] + y[0] * x[1],
@@ -35,7 +35,7 @@ pub(crate) fn jprod(x: &[f64; 3], y: &[f64; 3]) -> [f64; 3] {
 /// Jordan division: the `v` with `lambda o v = r`, for `lambda` in the interior of `Q`:
 /// `v0 = (lambda0 r0 - lambda1^T r1) / det`, `v1 = (r1 - v0 lambda1) / lambda0`,
 /// `det = lambda0^2 - ||lambda1||^2`.
-pub(crate) fn jdiv(lambda: &[f64; 3], r: &[f64; 3]) -> [f64; 3] {
+pub fn jdiv(lambda: &[f64; 3], r: &[f64; 3]) -> [f64; 3] {
     let det = jnorm(lambda).powi(2);
     let v0 = (lambda[0] * r[0] - lambda[1] * r[1] - lambda[2] * r[2]) / det;
     [
@@ -49,14 +49,14 @@ pub(crate) fn jdiv(lambda: &[f64; 3], r: &[f64; 3]) -> [f64; 3] {
 /// `W = eta [[w0, w1^T], [w1, I + w1 w1^T / (1 + w0)]]` with `W z = W^-1 s` (Vandenberghe
 /// 2010, eq. (31)-(33)), for `s`, `z` in the interior of `Q`.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct SocScaling {
+pub struct SocScaling {
     eta: f64,
     w: [f64; 3],
 }
 
 impl SocScaling {
     /// The scaling of `(s, z)`; `None` if either is not in the interior of `Q`.
-    pub(crate) fn new(s: &[f64; 3], z: &[f64; 3]) -> Option<Self> {
+    pub fn new(s: &[f64; 3], z: &[f64; 3]) -> Option<Self> {
         let sn = jnorm(s);
         let zn = jnorm(z);
         if !(sn > 0.0 && zn > 0.0 && s[0] > 0.0 && z[0] > 0.0) {
@@ -77,12 +77,12 @@ impl SocScaling {
     }
 
     /// `W v`.
-    pub(crate) fn apply(&self, v: &[f64; 3]) -> [f64; 3] {
+    pub fn apply(&self, v: &[f64; 3]) -> [f64; 3] {
         self.apply_signed(v, 1.0, self.eta)
     }
 
     /// `W^-1 v`.
-    pub(crate) fn apply_inv(&self, v: &[f64; 3]) -> [f64; 3] {
+    pub fn apply_inv(&self, v: &[f64; 3]) -> [f64; 3] {
         self.apply_signed(v, -1.0, 1.0 / self.eta)
     }
 
@@ -98,7 +98,7 @@ impl SocScaling {
     }
 
     /// `W^-2` as a dense symmetric 3x3 matrix (row major).
-    pub(crate) fn inv_squared(&self) -> [[f64; 3]; 3] {
+    pub fn inv_squared(&self) -> [[f64; 3]; 3] {
         let mut m = [[0.0; 3]; 3];
         for (j, col) in [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
             .iter()
@@ -116,7 +116,7 @@ impl SocScaling {
 /// Largest `alpha >= 0` with `y + alpha dy` in `Q` (for `y` in its interior), `+inf` if the
 /// whole ray stays inside: the smallest positive root of
 /// `(y0 + a dy0)^2 - ||y1 + a dy1||^2 = 0`, solved in the cancellation-free form.
-pub(crate) fn soc_max_step(y: &[f64; 3], dy: &[f64; 3]) -> f64 {
+pub fn soc_max_step(y: &[f64; 3], dy: &[f64; 3]) -> f64 {
     let a = dy[0] * dy[0] - dy[1] * dy[1] - dy[2] * dy[2];
     let b = y[0] * dy[0] - y[1] * dy[1] - y[2] * dy[2];
     let c = jnorm(y).powi(2);
@@ -145,62 +145,10 @@ pub(crate) fn soc_max_step(y: &[f64; 3], dy: &[f64; 3]) -> f64 {
 }
 
 /// Largest `alpha >= 0` with `y + alpha dy >= 0` (for `y > 0`), `+inf` if `dy >= 0`.
-pub(crate) fn nonneg_max_step(y: f64, dy: f64) -> f64 {
+pub fn nonneg_max_step(y: f64, dy: f64) -> f64 {
     if dy < 0.0 {
         -y / dy
     } else {
         f64::INFINITY
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn close(a: &[f64; 3], b: &[f64; 3], tol: f64) -> bool {
-        a.iter()
-            .zip(b)
-            .all(|(x, y)| (x - y).abs() <= tol * (1.0 + y.abs()))
-    }
-
-    #[test]
-    fn nt_scaling_maps_z_and_s_to_the_same_point() {
-        let s = [2.0, 0.5, -1.2];
-        let z = [1.5, -0.3, 0.9];
-        let w = SocScaling::new(&s, &z).unwrap();
-        let l1 = w.apply(&z);
-        let l2 = w.apply_inv(&s);
-        assert!(close(&l1, &l2, 1e-14), "{l1:?} {l2:?}");
-        // W W^-1 = I.
-        let v = [0.3, -0.7, 2.0];
-        assert!(close(&w.apply(&w.apply_inv(&v)), &v, 1e-14));
-        // W^-2 s = W^-2 W^2 z = ... : W^-2 applied to W^2 z gives z.
-        let m = w.inv_squared();
-        let w2z = w.apply(&w.apply(&z));
-        let back: [f64; 3] = std::array::from_fn(|i| (0..3).map(|j| m[i][j] * w2z[j]).sum());
-        assert!(close(&back, &z, 1e-13));
-    }
-
-    #[test]
-    fn jordan_division_inverts_the_product() {
-        let l = [3.0, 1.0, -2.0];
-        let v = [0.4, 2.0, -1.0];
-        let r = jprod(&l, &v);
-        assert!(close(&jdiv(&l, &r), &v, 1e-14));
-        assert!(close(&jsquare(&l), &jprod(&l, &l), 1e-15));
-    }
-
-    #[test]
-    fn step_to_boundary_lands_on_the_cone() {
-        let y = [2.0, 0.5, 0.5];
-        let dy = [-1.0, 1.0, 0.0];
-        let a = soc_max_step(&y, &dy);
-        let p = [y[0] + a * dy[0], y[1] + a * dy[1], y[2] + a * dy[2]];
-        assert!((p[0] - (p[1] * p[1] + p[2] * p[2]).sqrt()).abs() < 1e-14);
-        assert!(p[0] > 0.0);
-        assert_eq!(soc_max_step(&y, &[1.0, 0.5, 0.0]), f64::INFINITY);
-        // Through the apex: y = (1, 0, 0), dy = (-1, 0, 0) reaches 0 at alpha = 1.
-        assert!((soc_max_step(&[1.0, 0.0, 0.0], &[-1.0, 0.0, 0.0]) - 1.0).abs() < 1e-15);
-        assert_eq!(nonneg_max_step(2.0, -4.0), 0.5);
     }
 }

@@ -21,7 +21,7 @@ use faer::{Conj, MatMut, Par, Side, Spec};
 /// (`N`'s lower triangle, its diagonal, 6 entries per 3x3 block), about 64 bytes per entry
 /// (column lists, indices, two value arrays, the ordering's symmetric pattern) and 112 per
 /// variable. Counts `N`'s lower triangle exactly (binary search per column).
-pub(crate) fn assembly_bytes(nmat: &CscMatrix, n_blocks: usize) -> u64 {
+pub fn assembly_bytes(nmat: &CscMatrix, n_blocks: usize) -> u64 {
     let n = nmat.nrows();
     let mut lower = 0u64;
     for j in 0..n {
@@ -64,8 +64,12 @@ fn factor_flops(symbolic: &SymbolicCholesky<usize>) -> f64 {
 /// Factor size (stored entries of `L`) from which factorisation and solves use rayon.
 const PARALLEL_MIN_FACTOR_NNZ: usize = 1 << 20;
 
-/// Reduced system storage, symbolic factorisation and numeric factor.
-pub(crate) struct Kkt {
+/// The reduced Newton system `K = N + G^T W^-2 G` of the interior point (module docs): its
+/// CSC pattern (lower triangle), the symbolic Cholesky factorisation of that pattern and,
+/// after [`Kkt::allocate_numeric`], the storage of the numeric factor. Before allocating, the
+/// interior point checks [`Kkt::predicted_bytes`] and [`Kkt::factor_flops`] against its memory
+/// and time budgets.
+pub struct Kkt {
     n: usize,
     col_ptr: Vec<usize>,
     row_idx: Vec<usize>,
@@ -96,13 +100,11 @@ pub(crate) struct Kkt {
 }
 
 impl Kkt {
-    /// Pattern for `N` (full symmetric storage), `blocks` 3x3 diagonal blocks starting at the
-    /// given indices, and the fixed variables.
-    pub(crate) fn new(
-        nmat: &CscMatrix,
-        blocks: &[usize],
-        fixed: Vec<bool>,
-    ) -> Result<Self, String> {
+    /// The pattern and symbolic factorisation for `N` (`n x n`, full symmetric storage), the
+    /// 3x3 diagonal contact blocks starting at the indices `blocks`, and the fixed variables
+    /// (`fixed`, length `n`: identity rows and columns). Nothing numeric is allocated yet.
+    /// Errors: the symbolic factorisation's message when faer refuses the pattern.
+    pub fn new(nmat: &CscMatrix, blocks: &[usize], fixed: Vec<bool>) -> Result<Self, String> {
         let n = nmat.nrows();
         let mut cols: Vec<Vec<usize>> = vec![Vec::new(); n];
         for (j, col) in cols.iter_mut().enumerate() {
@@ -205,25 +207,25 @@ impl Kkt {
 
     /// Allocate the numeric factor and the scratch (after [`Kkt::predicted_bytes`] was
     /// checked against the memory budget).
-    pub(crate) fn allocate_numeric(&mut self) {
+    pub fn allocate_numeric(&mut self) {
         self.l_values = vec![0.0; self.symbolic.len_val()];
         self.mem = MemBuffer::new(self.req);
     }
 
     /// Floating-point operations of one numeric factorisation.
-    pub(crate) fn factor_flops(&self) -> f64 {
+    pub fn factor_flops(&self) -> f64 {
         self.flops
     }
 
     /// Stored entries of the Cholesky factor `L` predicted by the symbolic factorisation.
-    pub(crate) fn predicted_factor_nnz(&self) -> usize {
+    pub fn predicted_factor_nnz(&self) -> usize {
         self.symbolic.len_val()
     }
 
     /// Bytes this system holds once [`Kkt::allocate_numeric`] ran: the numeric factor
     /// (`nnz(L)` values), the scratch, the assembled pattern and values and the symbolic
     /// factor (its row indices and permutation), as `(factor + scratch, the rest)`.
-    pub(crate) fn predicted_bytes(&self) -> (u64, u64) {
+    pub fn predicted_bytes(&self) -> (u64, u64) {
         let w = std::mem::size_of::<usize>() as u64;
         let factor = 8 * self.symbolic.len_val() as u64 + self.req.size_bytes() as u64;
         let nnz = self.row_idx.len() as u64;
@@ -245,7 +247,7 @@ impl Kkt {
     }
 
     /// Stored entries of the Cholesky factor `L`.
-    pub(crate) fn factor_nnz(&self) -> usize {
+    pub fn factor_nnz(&self) -> usize {
         self.l_values.len()
     }
 
@@ -347,61 +349,5 @@ impl Kkt {
                 }
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Dense `n x n` SPD matrix `n I + 1 1^T` (every entry nonzero).
-    fn dense_spd(n: usize) -> CscMatrix {
-        let mut v = vec![1.0; n * n];
-        for i in 0..n {
-            v[i * n + i] += n as f64;
-        }
-        CscMatrix::from_dense_col_major(n, n, &v).unwrap()
-    }
-
-    #[test]
-    fn predictions_of_a_dense_and_a_diagonal_factor() {
-        // a dense K has a dense factor: sum_{k=1..n} k^2 flops, whether faer picks the
-        // simplicial (n = 4: n(n+1)/2 stored entries) or the supernodal (n = 150: one
-        // supernode, stored as a full n x n block) factorisation
-        for (n, stored) in [(4usize, 10), (150, 150 * 150)] {
-            let nmat = dense_spd(n);
-            let kkt = Kkt::new(&nmat, &[], vec![false; n]).unwrap();
-            assert_eq!(kkt.predicted_factor_nnz(), stored);
-            let flops = (n * (n + 1) * (2 * n + 1) / 6) as f64;
-            assert!(
-                (kkt.factor_flops() - flops).abs() <= 1e-9 * flops,
-                "n = {n}: {} vs {flops}",
-                kkt.factor_flops()
-            );
-            let lower = (n * (n + 1) / 2) as u64;
-            assert_eq!(assembly_bytes(&nmat, 0), 64 * lower + 112 * n as u64);
-            // the factor's values are at least 8 bytes per entry of L, and nothing is
-            // allocated before `allocate_numeric`
-            let (factor, rest) = kkt.predicted_bytes();
-            assert!(factor >= 8 * lower, "{factor}");
-            assert!(rest >= 24 * lower, "{rest}");
-            assert_eq!(kkt.factor_nnz(), 0);
-        }
-        // a diagonal N with one 3x3 block: L has the block's 6 entries and 1 per other
-        // column; flops 3^2 + 2^2 + 1 + (n - 3)
-        let n = 7;
-        let mut v = vec![0.0; n * n];
-        for i in 0..n {
-            v[i * n + i] = 2.0;
-        }
-        let nmat = CscMatrix::from_dense_col_major(n, n, &v).unwrap();
-        let mut kkt = Kkt::new(&nmat, &[2], vec![false; n]).unwrap();
-        assert_eq!(kkt.predicted_factor_nnz(), 6 + (n - 3));
-        assert_eq!(kkt.factor_flops(), (9 + 4 + 1 + (n - 3)) as f64);
-        // N's diagonal (7) and the block's 6 entries (an upper estimate: the block's
-        // diagonal is counted twice)
-        assert_eq!(assembly_bytes(&nmat, 1), 64 * (7 + 6) + 112 * 7);
-        kkt.allocate_numeric();
-        assert_eq!(kkt.factor_nnz(), kkt.predicted_factor_nnz());
     }
 }

@@ -83,9 +83,9 @@
 // Index loops over several parallel arrays (s, z, lambda, W) read clearer than zips.
 #![allow(clippy::needless_range_loop)]
 
-mod cone;
+pub mod cone;
 mod constraints;
-mod kkt;
+pub mod kkt;
 mod pcg;
 mod settings;
 mod start;

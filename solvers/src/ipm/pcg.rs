@@ -11,6 +11,7 @@
 
 use super::cone::SocScaling;
 use super::constraints::ConicForm;
+use crate::kernels::inv3_spd;
 use crate::problem::Problem;
 use cpbench_problems::linalg::dot;
 use std::time::{Duration, Instant};
@@ -302,63 +303,5 @@ impl Pcg {
         self.p = p;
         out.rel_res = rr.sqrt() / bnorm;
         out
-    }
-}
-
-/// Inverse of a symmetric 3x3 matrix (row-major) by its cofactors; a singular or indefinite
-/// block falls back to the inverse of its diagonal (1 where the diagonal is not positive).
-fn inv3_spd(m: &[f64; 9]) -> [f64; 9] {
-    let c00 = m[4] * m[8] - m[5] * m[7];
-    let c01 = m[5] * m[6] - m[3] * m[8];
-    let c02 = m[3] * m[7] - m[4] * m[6];
-    let det = m[0] * c00 + m[1] * c01 + m[2] * c02;
-    let scale = m[0].abs().max(m[4].abs()).max(m[8].abs());
-    let pd = m[0] > 0.0 && m[0] * m[4] - m[1] * m[3] > 0.0 && det > 0.0;
-    if pd && det > 1e-14 * scale * scale * scale && det.is_finite() {
-        let inv = 1.0 / det;
-        [
-            c00 * inv,
-            (m[2] * m[7] - m[1] * m[8]) * inv,
-            (m[1] * m[5] - m[2] * m[4]) * inv,
-            c01 * inv,
-            (m[0] * m[8] - m[2] * m[6]) * inv,
-            (m[2] * m[3] - m[0] * m[5]) * inv,
-            c02 * inv,
-            (m[1] * m[6] - m[0] * m[7]) * inv,
-            (m[0] * m[4] - m[1] * m[3]) * inv,
-        ]
-    } else {
-        let d = |v: f64| {
-            if v > 0.0 && v.is_finite() {
-                1.0 / v
-            } else {
-                1.0
-            }
-        };
-        [d(m[0]), 0.0, 0.0, 0.0, d(m[4]), 0.0, 0.0, 0.0, d(m[8])]
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn inverse_of_an_spd_block_and_the_fallback() {
-        let m = [4.0, 1.0, 0.5, 1.0, 3.0, 0.2, 0.5, 0.2, 2.0];
-        let inv = inv3_spd(&m);
-        for a in 0..3 {
-            for b in 0..3 {
-                let v: f64 = (0..3).map(|k| m[3 * a + k] * inv[3 * k + b]).sum();
-                let want = if a == b { 1.0 } else { 0.0 };
-                assert!((v - want).abs() < 1e-14, "({a},{b}) {v}");
-            }
-        }
-        // indefinite: inverse diagonal, 1 for a non-positive entry
-        let bad = [1.0, 2.0, 0.0, 2.0, 1.0, 0.0, 0.0, 0.0, -1.0];
-        assert_eq!(
-            inv3_spd(&bad),
-            [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]
-        );
     }
 }

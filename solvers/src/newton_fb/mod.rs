@@ -109,9 +109,24 @@ struct SparseLu {
     diag_pos: Vec<usize>,
 }
 
-impl SparseLu {
-    /// The pattern of `M` plus the diagonal and its reusable LU ([`crate::sparse_lu`]).
-    fn new(m: &CscMatrix) -> Result<Self, SolverError> {
+/// The CSC pattern of `M` plus its diagonal, in which `newton-fb`'s sparse path factorises the
+/// Newton matrix `H = D_a + D_b M`, and where `M`'s entries and the diagonal sit in it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DiagonalPattern {
+    /// Column pointers of the pattern (`n + 1`).
+    pub col_ptr: Vec<usize>,
+    /// Row indices of the pattern, sorted within each column.
+    pub row_idx: Vec<usize>,
+    /// Position in the pattern of each stored entry of `M` (in `M`'s storage order).
+    pub m_pos: Vec<usize>,
+    /// Position in the pattern of each diagonal entry (`n`).
+    pub diag_pos: Vec<usize>,
+}
+
+impl DiagonalPattern {
+    /// The pattern of the square `m` (sorted row indices per column, as [`CscMatrix`] keeps
+    /// them) with every missing diagonal entry added.
+    pub fn of(m: &CscMatrix) -> Self {
         let n = m.ncols();
         let (cp, ri) = (m.col_ptr(), m.row_idx());
         let mut col_ptr = Vec::with_capacity(n + 1);
@@ -142,10 +157,24 @@ impl SparseLu {
             }
             col_ptr.push(row_idx.len());
         }
-        Ok(Self {
-            lu: crate::sparse_lu::SparseLu::new(n, col_ptr, row_idx)?,
+        Self {
+            col_ptr,
+            row_idx,
             m_pos,
             diag_pos,
+        }
+    }
+}
+
+impl SparseLu {
+    /// The pattern of `M` plus the diagonal ([`DiagonalPattern`]) and its reusable LU
+    /// ([`crate::sparse_lu`]).
+    fn new(m: &CscMatrix) -> Result<Self, SolverError> {
+        let p = DiagonalPattern::of(m);
+        Ok(Self {
+            lu: crate::sparse_lu::SparseLu::new(m.ncols(), p.col_ptr, p.row_idx)?,
+            m_pos: p.m_pos,
+            diag_pos: p.diag_pos,
         })
     }
 
@@ -485,36 +514,5 @@ impl Solver for NewtonFb {
         info.push("step", self.last_t);
         info.push("newton", if self.last_newton { 1.0 } else { 0.0 });
         info
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn fischer_burmeister_values() {
-        assert_eq!(fischer_burmeister(0.0, 0.0), 0.0);
-        assert_eq!(fischer_burmeister(0.0, 2.0), 0.0);
-        assert_eq!(fischer_burmeister(3.0, 0.0), 0.0);
-        // phi(3, 4) = 5 - 7 = -2, also by the cancellation-free form
-        assert!((fischer_burmeister(3.0, 4.0) + 2.0).abs() < 1e-15);
-        // phi(-1, 0) = 1 + 1 = 2
-        assert_eq!(fischer_burmeister(-1.0, 0.0), 2.0);
-        // tiny product: -2ab/(s + a + b) ~ -ab = -1e-20, where the naive form gives 0
-        assert!((fischer_burmeister(1.0, 1e-20) + 1e-20).abs() < 1e-35);
-    }
-
-    #[test]
-    fn sparse_pattern_holds_m_and_the_diagonal() {
-        // M = [[0, 1, 0], [2, 0, 0], [0, 3, 4]]: diagonal entries 0 and 1 missing
-        let m =
-            CscMatrix::from_triplets(3, 3, &[(0, 1, 1.0), (1, 0, 2.0), (2, 1, 3.0), (2, 2, 4.0)])
-                .unwrap();
-        let lu = SparseLu::new(&m).unwrap();
-        assert_eq!(lu.lu.col_ptr(), vec![0, 2, 5, 6]);
-        assert_eq!(lu.lu.row_idx(), vec![0, 1, 0, 1, 2, 2]);
-        assert_eq!(lu.diag_pos, vec![0, 3, 5]);
-        assert_eq!(lu.m_pos, vec![1, 2, 4, 5]);
     }
 }

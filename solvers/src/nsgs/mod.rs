@@ -255,8 +255,9 @@ fn mul3(b: &[f64; 9], x: &[f64]) -> [f64; 3] {
 /// the first 4 entries of `b`) exactly by enumeration (see the module docs): writes `r` into
 /// `gamma_c` (length 2) and returns `true` when one of take-off, stick, slide+, slide- is
 /// consistent (tolerance `1e-14` relative), `false` (leaving `gamma_c` unchanged) when none is.
+/// Used by NSGS on 2-D contacts; [`local_solve`] is the iterative alternative.
 #[inline]
-fn local_solve2_exact(b: &[f64; 9], lin: &[f64; 3], mu: f64, gamma_c: &mut [f64]) -> bool {
+pub fn local_solve2_exact(b: &[f64; 9], lin: &[f64; 3], mu: f64, gamma_c: &mut [f64]) -> bool {
     let (b00, b01, b10, b11) = (b[0], b[1], b[2], b[3]);
     let (ln, lt) = (lin[0], lin[1]);
     // take-off
@@ -309,9 +310,11 @@ fn mul_bs(b: &[f64; 9], x: &[f64]) -> [f64; 3] {
 /// Solve the one-contact Coulomb problem `u = B gamma_c + lin_c` by the local De Saxce
 /// projection iteration from `gamma_c` (the contact's reaction, in place); returns the
 /// iterations used. `D` is the contact's dimension: 3, or 2 with `B` in the first 4 entries of
-/// `b` and `gamma_c` of length 2.
+/// `b` and `gamma_c` of length 2. The iteration is
+/// `gamma_c <- P_K(gamma_c - rho (u + mu ||u_T|| e_n))` (De Saxce & Feng 1991), `K` the
+/// Coulomb cone of `mu`, until the relative change is at most `tol` or `max_iter` iterations.
 #[inline]
-fn local_solve<const D: usize>(
+pub fn local_solve<const D: usize>(
     b: &[f64; 9],
     lin_c: &[f64; 3],
     mu: f64,
@@ -573,74 +576,5 @@ impl Nsgs {
             let delta = [rc[0] - old[0], rc[1] - old[1], rc[2] - old[2]];
             rows.changed(c, &delta, &mut self.rows);
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn local_solve_sliding_one_contact() {
-        // W = I, q = (-1, 2, 0), mu = 0.5: sliding, r = (1, -0.5, 0), u = (0, 1.5, 0)
-        let b = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
-        let mut r = [0.0; 3];
-        local_solve::<3>(&b, &[-1.0, 2.0, 0.0], 0.5, 1.0, 200, 1e-15, &mut r);
-        assert!(
-            (r[0] - 1.0).abs() < 1e-12 && (r[1] + 0.5).abs() < 1e-12,
-            "{r:?}"
-        );
-        assert!(r[2].abs() < 1e-14);
-    }
-
-    #[test]
-    fn local_2d_cases_analytic() {
-        // B = [[2, 0], [0, 1]] (row-major), mu = 0.5
-        let b = [2.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0];
-        let mut r = [9.0, 9.0];
-        // take-off: lin_n >= 0
-        assert!(local_solve2_exact(&b, &[1.0, -3.0, 0.0], 0.5, &mut r));
-        assert_eq!(r, [0.0, 0.0]);
-        // stick: lin = (-2, 0.2): r = (1, -0.2), |r_t| = 0.2 <= 0.5
-        assert!(local_solve2_exact(&b, &[-2.0, 0.2, 0.0], 0.5, &mut r));
-        assert!(
-            (r[0] - 1.0).abs() < 1e-15 && (r[1] + 0.2).abs() < 1e-15,
-            "{r:?}"
-        );
-        // slide-: lin = (-2, 3): stick would need r_t = -3; r_n = 1, r_t = -0.5,
-        // u_t = -0.5 + 3 = 2.5 >= 0 (sliding in +t, friction opposes)
-        assert!(local_solve2_exact(&b, &[-2.0, 3.0, 0.0], 0.5, &mut r));
-        assert!(
-            (r[0] - 1.0).abs() < 1e-15 && (r[1] + 0.5).abs() < 1e-15,
-            "{r:?}"
-        );
-        // slide+: lin = (-2, -3): r = (1, 0.5), u_t = 0.5 - 3 = -2.5 <= 0
-        assert!(local_solve2_exact(&b, &[-2.0, -3.0, 0.0], 0.5, &mut r));
-        assert!(
-            (r[0] - 1.0).abs() < 1e-15 && (r[1] - 0.5).abs() < 1e-15,
-            "{r:?}"
-        );
-        // the local De Saxce iteration reaches the same slide- answer
-        let mut g = [0.0, 0.0];
-        local_solve::<2>(&b, &[-2.0, 3.0, 0.0], 0.5, 0.5, 500, 1e-15, &mut g);
-        assert!(
-            (g[0] - 1.0).abs() < 1e-12 && (g[1] + 0.5).abs() < 1e-12,
-            "{g:?}"
-        );
-    }
-
-    #[test]
-    fn settings_validation() {
-        let bad = NsgsSettings {
-            omega: 2.0,
-            ..NsgsSettings::default()
-        };
-        assert!(Nsgs::new(bad).is_err());
-        let bad = NsgsSettings {
-            local_max_iter: 0,
-            ..NsgsSettings::default()
-        };
-        assert!(Nsgs::new(bad).is_err());
-        assert!(Nsgs::new(NsgsSettings::default()).is_ok());
     }
 }

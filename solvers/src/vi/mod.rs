@@ -208,9 +208,11 @@ impl Vi {
     }
 }
 
-/// `out = P_K(x - rho F)` with `F = u + g(u)` from the velocity `uf` (blockwise, block size
-/// `bs`, one `mu` per block).
-fn project_step(x: &[f64], uf: &[f64], rho: f64, mu: &[f64], bs: usize, out: &mut [f64]) {
+/// The projection step of the Coulomb VI: `out = P_K(x - rho F)` with
+/// `F = u + g(u)`, `g(u) = mu ||u_T|| e_n` (De Saxce's shift), from the velocity `uf` at `x`,
+/// blockwise (block size `bs`, 3 or 2, one `mu` per block; `x`, `uf`, `out` of the same
+/// length), `K` the Coulomb cones.
+pub fn project_step(x: &[f64], uf: &[f64], rho: f64, mu: &[f64], bs: usize, out: &mut [f64]) {
     for (((o, xc), uc), &m) in out
         .chunks_exact_mut(bs)
         .zip(x.chunks_exact(bs))
@@ -226,8 +228,11 @@ fn project_step(x: &[f64], uf: &[f64], rho: f64, mu: &[f64], bs: usize, out: &mu
     }
 }
 
-/// `(||F(z) - F(r)||, ||z - r||)` from the velocities `uz`, `ur` at `z`, `r`.
-fn khobotov_norms(
+/// `(||F(z) - F(r)||, ||z - r||)` from the velocities `uz`, `ur` at `z`, `r`, with `F` the VI
+/// map of [`project_step`] (blockwise, block size `bs`, one `mu` per block): the two norms of
+/// the step-size test with Khobotov's ratio (module docs:
+/// `rho ||F(z) - F(r)|| <= L ||z - r||`; Khobotov 1987).
+pub fn khobotov_norms(
     z: &[f64],
     r: &[f64],
     uz: &[f64],
@@ -390,52 +395,5 @@ impl Solver for Vi {
         info.push("rho", self.rho);
         info.push("trials", self.last_trials as f64);
         info
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn settings_validation() {
-        assert!(Vi::fpp(ViSettings::default()).is_ok());
-        // one setting out of its range each
-        let breaks: [fn(&mut ViSettings); 5] = [
-            |s| s.tau = 1.0,
-            |s| s.l_min = 0.95,
-            |s| s.grow = 1.0,
-            |s| s.ls_max_iter = 0,
-            |s| s.rho0 = 0.0,
-        ];
-        for set in breaks {
-            let mut bad = ViSettings::default();
-            set(&mut bad);
-            assert!(Vi::eg(bad.clone()).is_err(), "{bad:?}");
-        }
-    }
-
-    #[test]
-    fn projection_step_and_norms_2d_and_3d() {
-        // 3-D: x = 0, u = (-1, 2, 0), mu = 0.5, rho = 1: F = (-1 + 1, 2, 0) = (0, 2, 0);
-        // x - F = (0, -2, 0) projects to ((0 + 0.5 * 2) / 1.25, ...) = (0.8, -0.4, 0)
-        let mut out = [0.0; 3];
-        project_step(&[0.0; 3], &[-1.0, 2.0, 0.0], 1.0, &[0.5], 3, &mut out);
-        assert!((out[0] - 0.8).abs() < 1e-15 && (out[1] + 0.4).abs() < 1e-15);
-        // 2-D: the same in the plane
-        let mut out2 = [0.0; 2];
-        project_step(&[0.0; 2], &[-1.0, 2.0], 1.0, &[0.5], 2, &mut out2);
-        assert_eq!(out2, [out[0], out[1]]);
-        // ||F(z) - F(r)||: the shifts 0.5 * 2 and 0.5 * 1 differ by 0.5 in the normal
-        let (a1, a2) = khobotov_norms(
-            &[1.0, 0.0],
-            &[0.0, 0.0],
-            &[0.0, 1.0],
-            &[0.0, 2.0],
-            &[0.5],
-            2,
-        );
-        assert!((a1 - (0.25f64 + 1.0).sqrt()).abs() < 1e-15);
-        assert_eq!(a2, 1.0);
     }
 }

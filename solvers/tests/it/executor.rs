@@ -275,3 +275,37 @@ fn the_stopping_residual_is_the_class_default_or_the_explicit_choice() {
     assert_eq!(res.gamma, vec![1.6, -0.8, 0.0]);
     assert!((res.residuals.fc3d_error - (0.288f64 / 5.0).sqrt()).abs() < 1e-15);
 }
+
+/// The memory limit: `MemTotal` read in kB, the default fraction of the machine.
+mod memory {
+    use cpbench_solvers::executor::DEFAULT_MEMORY_FRACTION;
+    use cpbench_solvers::ExecSettings;
+
+    #[test]
+    fn mem_total_is_read_in_kilobytes() {
+        use cpbench_problems::memory::mem_total_bytes;
+        let text = "MemFree:  100 kB\nMemTotal:       16318256 kB\nBuffers: 1 kB\n";
+        assert_eq!(mem_total_bytes(text), Some(16_318_256 * 1024));
+        assert_eq!(mem_total_bytes("MemFree: 5 kB\n"), None);
+        assert_eq!(mem_total_bytes("MemTotal: 5 MB\n"), None);
+    }
+
+    #[test]
+    fn memory_limit_defaults_to_a_fraction_of_the_machine() {
+        let given = ExecSettings {
+            max_memory_bytes: Some(12345),
+            ..Default::default()
+        };
+        assert_eq!(given.memory_limit(), Some(12345));
+        let total = std::fs::read_to_string("/proc/meminfo")
+            .ok()
+            .and_then(|t| cpbench_problems::memory::mem_total_bytes(&t));
+        let expect = total.map(|t| (t as f64 * DEFAULT_MEMORY_FRACTION) as u64);
+        assert_eq!(ExecSettings::default().memory_limit(), expect);
+        let zero = ExecSettings {
+            max_memory_bytes: Some(0),
+            ..Default::default()
+        };
+        assert!(zero.validate().is_err());
+    }
+}

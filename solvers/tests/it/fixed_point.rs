@@ -298,3 +298,147 @@ fn settings_defaults_and_validation() {
         assert!(b.solver.handles_cone_dim(2) && b.solver.handles_cone_dim(3));
     }
 }
+
+/// The pieces `tfp` and `pfp` share ([`cpbench_solvers::fixed_point`]) and the fc3d error they stop on.
+mod parts {
+    use cpbench_problems::residual::residuals_with_gradient;
+    use cpbench_solvers::fixed_point::{adaptive_tol, light_error, mul_block, project_disc};
+
+    #[test]
+    fn disc_projection_and_errors() {
+        let mut t = [3.0, 4.0];
+        project_disc(&mut t, 2.5);
+        assert!((t[0] - 1.5).abs() < 1e-15 && (t[1] - 2.0).abs() < 1e-15);
+        let mut t = [0.3, 0.4];
+        project_disc(&mut t, 2.5);
+        assert_eq!(t, [0.3, 0.4]);
+        let mut t = [1.0, 1.0];
+        project_disc(&mut t, 0.0);
+        assert_eq!(t, [0.0, 0.0]);
+        let mut t1 = [-3.0];
+        project_disc(&mut t1, 0.5);
+        assert_eq!(t1, [-0.5]);
+        assert_eq!(light_error(0.0, 0.0), 0.0);
+        assert_eq!(light_error(4.0, 16.0), 0.5);
+        assert_eq!(adaptive_tol(1e-3, 10.0, 1e-12), 1e-4);
+        assert_eq!(adaptive_tol(1e-20, 10.0, 1e-12), 1e-12);
+        assert_eq!(adaptive_tol(f64::NAN, 10.0, 1e-12), 1e-12);
+        assert_eq!(
+            mul_block::<2>(&[1.0, 2.0, 3.0, 4.0], &[1.0, 1.0]),
+            [3.0, 7.0]
+        );
+        // the exact sliding solution r = (1, -0.5, 0), u = (0, 1.5, 0) of W = I,
+        // q = (-1, 2, 0), mu = 0.5 has error 0; the CCP one r = (1.6, -0.8, 0),
+        // u = (0.6, 1.2, 0) has sqrt(0.288) / max(||q||, ||r||, ||u||) (coulomb.rs, by hand)
+        let one = |d: usize| {
+            let eye: Vec<f64> = (0..d * d)
+                .map(|k| if k % (d + 1) == 0 { 1.0 } else { 0.0 })
+                .collect();
+            let w = cpbench_problems::CscMatrix::from_dense_col_major(d, d, &eye).unwrap();
+            let q = [-1.0, 2.0, 0.0][..d].to_vec();
+            cpbench_problems::Instance::new_coulomb_dim(
+                "one",
+                w,
+                q,
+                vec![0.5],
+                d,
+                cpbench_problems::Provenance::default(),
+                cpbench_problems::ValidationOptions::default(),
+            )
+            .unwrap()
+        };
+        let (i3, i2) = (one(3), one(2));
+        // the fc3d error of `tfp` and `pfp` is the harness's (`residuals_with_gradient`)
+        let fc3d_error = |inst: &cpbench_problems::Instance, r: &[f64], u: &[f64], nq: f64| {
+            residuals_with_gradient(inst, r, u, nq).fc3d_error
+        };
+        let nq = 5f64.sqrt();
+        assert!(fc3d_error(&i3, &[1.0, -0.5, 0.0], &[0.0, 1.5, 0.0], nq) < 1e-16);
+        let e = fc3d_error(&i3, &[1.6, -0.8, 0.0], &[0.6, 1.2, 0.0], nq);
+        assert!((e - (0.288f64 / 5.0).sqrt()).abs() < 1e-15, "{e}");
+        // 2-D: the same in the plane
+        let e2 = fc3d_error(&i2, &[1.6, -0.8], &[0.6, 1.2], nq);
+        assert_eq!(e, e2);
+    }
+}
+
+/// `tfp`'s local Tresca solve and settings.
+mod tfp {
+    use cpbench_solvers::fixed_point::{local_cylinder, Tfp, TfpSettings};
+    use cpbench_solvers::kernels::lambda_max;
+
+    #[test]
+    fn local_cylinder_cases() {
+        // W_cc = I, lin = (-1, 2, 0), s = 0.5: r_n = 1, r_T = P_D(-(2, 0)) = (-0.5, 0)
+        let eye = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
+        let mut g = [0.0; 3];
+        let it = local_cylinder::<3>(&eye, &[-1.0, 2.0, 0.0], 0.5, 1.0, 50, 1e-14, &mut g);
+        assert_eq!(g, [1.0, -0.5, 0.0]);
+        assert!(it <= 2, "{it}");
+        // inside the disc: r = -lin = (1, 0.1, -0.2) with s = 1
+        let mut g = [0.0; 3];
+        local_cylinder::<3>(&eye, &[-1.0, -0.1, 0.2], 1.0, 1.0, 50, 1e-14, &mut g);
+        assert_eq!(g, [1.0, 0.1, -0.2]);
+        // take-off: lin_n >= 0 gives r_n = 0 (and s = 0 forces r_T = 0)
+        let mut g = [0.3, 0.1];
+        local_cylinder::<2>(
+            &[2.0, 0.0, 0.0, 1.0, 0., 0., 0., 0., 0.],
+            &[1.0, 3.0, 0.0],
+            0.0,
+            0.5,
+            50,
+            1e-14,
+            &mut g,
+        );
+        assert_eq!(g, [0.0, 0.0]);
+        // 2-D coupled B = [[2, 0.5], [0.5, 1]], lin = (-2, 3), s = 0.4: on the bound
+        // r_t = -0.4, then u_n = 2 r_n - 0.2 - 2 = 0 gives r_n = 1.1 (u_t = 0.55 - 0.4 + 3 > 0)
+        let b = [2.0, 0.5, 0.5, 1.0, 0., 0., 0., 0., 0.];
+        let mut g = [0.0, 0.0];
+        let rho = 1.0 / lambda_max(&b, 2);
+        local_cylinder::<2>(&b, &[-2.0, 3.0, 0.0], 0.4, rho, 500, 1e-15, &mut g);
+        assert!(
+            (g[0] - 1.1).abs() < 1e-13 && (g[1] + 0.4).abs() < 1e-15,
+            "{g:?}"
+        );
+    }
+
+    #[test]
+    fn settings_validation() {
+        assert!(Tfp::new(TfpSettings::default()).is_ok());
+        let breaks: [fn(&mut TfpSettings); 5] = [
+            |s| s.inner_max_iter = 0,
+            |s| s.inner_tol_ratio = 0.0,
+            |s| s.inner_tol_min = -1.0,
+            |s| s.local_max_iter = 0,
+            |s| s.local_tol = f64::NAN,
+        ];
+        for set in breaks {
+            let mut bad = TfpSettings::default();
+            set(&mut bad);
+            assert!(Tfp::new(bad.clone()).is_err(), "{bad:?}");
+        }
+    }
+}
+
+/// `pfp`'s settings.
+mod pfp {
+    use cpbench_solvers::fixed_point::{Pfp, PfpSettings};
+
+    #[test]
+    fn settings_validation() {
+        assert!(Pfp::new(PfpSettings::default()).is_ok());
+        let breaks: [fn(&mut PfpSettings); 5] = [
+            |s| s.inner_max_iter = 0,
+            |s| s.inner_tol_ratio = -1.0,
+            |s| s.inner_tol_min = f64::INFINITY,
+            |s| s.local_max_iter = 0,
+            |s| s.local_tol = -1e-3,
+        ];
+        for set in breaks {
+            let mut bad = PfpSettings::default();
+            set(&mut bad);
+            assert!(Pfp::new(bad.clone()).is_err(), "{bad:?}");
+        }
+    }
+}

@@ -287,3 +287,138 @@ fn a_spent_time_budget_stops_before_the_factorisation() {
     );
     assert!(msg.contains("flop/s assumed"), "{msg}");
 }
+
+/// The block-Jacobi preconditioner of the `pcg` variant ([`cpbench_solvers::kernels::inv3_spd`]).
+mod pcg {
+    use cpbench_solvers::kernels::inv3_spd;
+
+    #[test]
+    fn inverse_of_an_spd_block_and_the_fallback() {
+        let m = [4.0, 1.0, 0.5, 1.0, 3.0, 0.2, 0.5, 0.2, 2.0];
+        let inv = inv3_spd(&m);
+        for a in 0..3 {
+            for b in 0..3 {
+                let v: f64 = (0..3).map(|k| m[3 * a + k] * inv[3 * k + b]).sum();
+                let want = if a == b { 1.0 } else { 0.0 };
+                assert!((v - want).abs() < 1e-14, "({a},{b}) {v}");
+            }
+        }
+        // indefinite: inverse diagonal, 1 for a non-positive entry
+        let bad = [1.0, 2.0, 0.0, 2.0, 1.0, 0.0, 0.0, 0.0, -1.0];
+        assert_eq!(
+            inv3_spd(&bad),
+            [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]
+        );
+    }
+}
+
+/// The reduced Newton system: predicted factor size, flops and bytes ([`cpbench_solvers::ipm::kkt`]).
+mod kkt {
+    use cpbench_problems::CscMatrix;
+    use cpbench_solvers::ipm::kkt::{assembly_bytes, Kkt};
+
+    /// Dense `n x n` SPD matrix `n I + 1 1^T` (every entry nonzero).
+    fn dense_spd(n: usize) -> CscMatrix {
+        let mut v = vec![1.0; n * n];
+        for i in 0..n {
+            v[i * n + i] += n as f64;
+        }
+        CscMatrix::from_dense_col_major(n, n, &v).unwrap()
+    }
+
+    #[test]
+    fn predictions_of_a_dense_and_a_diagonal_factor() {
+        // a dense K has a dense factor: sum_{k=1..n} k^2 flops, whether faer picks the
+        // simplicial (n = 4: n(n+1)/2 stored entries) or the supernodal (n = 150: one
+        // supernode, stored as a full n x n block) factorisation
+        for (n, stored) in [(4usize, 10), (150, 150 * 150)] {
+            let nmat = dense_spd(n);
+            let kkt = Kkt::new(&nmat, &[], vec![false; n]).unwrap();
+            assert_eq!(kkt.predicted_factor_nnz(), stored);
+            let flops = (n * (n + 1) * (2 * n + 1) / 6) as f64;
+            assert!(
+                (kkt.factor_flops() - flops).abs() <= 1e-9 * flops,
+                "n = {n}: {} vs {flops}",
+                kkt.factor_flops()
+            );
+            let lower = (n * (n + 1) / 2) as u64;
+            assert_eq!(assembly_bytes(&nmat, 0), 64 * lower + 112 * n as u64);
+            // the factor's values are at least 8 bytes per entry of L, and nothing is
+            // allocated before `allocate_numeric`
+            let (factor, rest) = kkt.predicted_bytes();
+            assert!(factor >= 8 * lower, "{factor}");
+            assert!(rest >= 24 * lower, "{rest}");
+            assert_eq!(kkt.factor_nnz(), 0);
+        }
+        // a diagonal N with one 3x3 block: L has the block's 6 entries and 1 per other
+        // column; flops 3^2 + 2^2 + 1 + (n - 3)
+        let n = 7;
+        let mut v = vec![0.0; n * n];
+        for i in 0..n {
+            v[i * n + i] = 2.0;
+        }
+        let nmat = CscMatrix::from_dense_col_major(n, n, &v).unwrap();
+        let mut kkt = Kkt::new(&nmat, &[2], vec![false; n]).unwrap();
+        assert_eq!(kkt.predicted_factor_nnz(), 6 + (n - 3));
+        assert_eq!(kkt.factor_flops(), (9 + 4 + 1 + (n - 3)) as f64);
+        // N's diagonal (7) and the block's 6 entries (an upper estimate: the block's
+        // diagonal is counted twice)
+        assert_eq!(assembly_bytes(&nmat, 1), 64 * (7 + 6) + 112 * 7);
+        kkt.allocate_numeric();
+        assert_eq!(kkt.factor_nnz(), kkt.predicted_factor_nnz());
+    }
+}
+
+/// Jordan algebra, Nesterov-Todd scaling and step to the boundary ([`cpbench_solvers::ipm::cone`]).
+mod cone {
+    use cpbench_solvers::ipm::cone::{
+        jdiv, jprod, jsquare, nonneg_max_step, soc_max_step, SocScaling,
+    };
+
+    fn close(a: &[f64; 3], b: &[f64; 3], tol: f64) -> bool {
+        a.iter()
+            .zip(b)
+            .all(|(x, y)| (x - y).abs() <= tol * (1.0 + y.abs()))
+    }
+
+    #[test]
+    fn nt_scaling_maps_z_and_s_to_the_same_point() {
+        let s = [2.0, 0.5, -1.2];
+        let z = [1.5, -0.3, 0.9];
+        let w = SocScaling::new(&s, &z).unwrap();
+        let l1 = w.apply(&z);
+        let l2 = w.apply_inv(&s);
+        assert!(close(&l1, &l2, 1e-14), "{l1:?} {l2:?}");
+        // W W^-1 = I.
+        let v = [0.3, -0.7, 2.0];
+        assert!(close(&w.apply(&w.apply_inv(&v)), &v, 1e-14));
+        // W^-2 s = W^-2 W^2 z = ... : W^-2 applied to W^2 z gives z.
+        let m = w.inv_squared();
+        let w2z = w.apply(&w.apply(&z));
+        let back: [f64; 3] = std::array::from_fn(|i| (0..3).map(|j| m[i][j] * w2z[j]).sum());
+        assert!(close(&back, &z, 1e-13));
+    }
+
+    #[test]
+    fn jordan_division_inverts_the_product() {
+        let l = [3.0, 1.0, -2.0];
+        let v = [0.4, 2.0, -1.0];
+        let r = jprod(&l, &v);
+        assert!(close(&jdiv(&l, &r), &v, 1e-14));
+        assert!(close(&jsquare(&l), &jprod(&l, &l), 1e-15));
+    }
+
+    #[test]
+    fn step_to_boundary_lands_on_the_cone() {
+        let y = [2.0, 0.5, 0.5];
+        let dy = [-1.0, 1.0, 0.0];
+        let a = soc_max_step(&y, &dy);
+        let p = [y[0] + a * dy[0], y[1] + a * dy[1], y[2] + a * dy[2]];
+        assert!((p[0] - (p[1] * p[1] + p[2] * p[2]).sqrt()).abs() < 1e-14);
+        assert!(p[0] > 0.0);
+        assert_eq!(soc_max_step(&y, &[1.0, 0.5, 0.0]), f64::INFINITY);
+        // Through the apex: y = (1, 0, 0), dy = (-1, 0, 0) reaches 0 at alpha = 1.
+        assert!((soc_max_step(&[1.0, 0.0, 0.0], &[-1.0, 0.0, 0.0]) - 1.0).abs() < 1e-15);
+        assert_eq!(nonneg_max_step(2.0, -4.0), 0.5);
+    }
+}

@@ -227,3 +227,35 @@ fn psor_refuses_a_zero_diagonal() {
         res.gamma
     );
 }
+
+/// `newton-fb`'s Fischer-Burmeister function and the pattern of its sparse Newton matrix.
+mod parts {
+    use cpbench_problems::CscMatrix;
+    use cpbench_solvers::newton_fb::{fischer_burmeister, DiagonalPattern};
+
+    #[test]
+    fn fischer_burmeister_values() {
+        assert_eq!(fischer_burmeister(0.0, 0.0), 0.0);
+        assert_eq!(fischer_burmeister(0.0, 2.0), 0.0);
+        assert_eq!(fischer_burmeister(3.0, 0.0), 0.0);
+        // phi(3, 4) = 5 - 7 = -2, also by the cancellation-free form
+        assert!((fischer_burmeister(3.0, 4.0) + 2.0).abs() < 1e-15);
+        // phi(-1, 0) = 1 + 1 = 2
+        assert_eq!(fischer_burmeister(-1.0, 0.0), 2.0);
+        // tiny product: -2ab/(s + a + b) ~ -ab = -1e-20, where the naive form gives 0
+        assert!((fischer_burmeister(1.0, 1e-20) + 1e-20).abs() < 1e-35);
+    }
+
+    #[test]
+    fn sparse_pattern_holds_m_and_the_diagonal() {
+        // M = [[0, 1, 0], [2, 0, 0], [0, 3, 4]]: diagonal entries 0 and 1 missing
+        let m =
+            CscMatrix::from_triplets(3, 3, &[(0, 1, 1.0), (1, 0, 2.0), (2, 1, 3.0), (2, 2, 4.0)])
+                .unwrap();
+        let lu = DiagonalPattern::of(&m);
+        assert_eq!(lu.col_ptr, vec![0, 2, 5, 6]);
+        assert_eq!(lu.row_idx, vec![0, 1, 0, 1, 2, 2]);
+        assert_eq!(lu.diag_pos, vec![0, 3, 5]);
+        assert_eq!(lu.m_pos, vec![1, 2, 4, 5]);
+    }
+}

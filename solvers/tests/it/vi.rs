@@ -148,3 +148,50 @@ fn collapsing_step_reports_stalled() {
         assert!(a.message.unwrap().contains("floor"), "{name}");
     }
 }
+
+/// The VI map's projection step and Khobotov's norms ([`cpbench_solvers::vi`]), and the settings.
+mod parts {
+    use cpbench_solvers::vi::{khobotov_norms, project_step, Vi, ViSettings};
+
+    #[test]
+    fn settings_validation() {
+        assert!(Vi::fpp(ViSettings::default()).is_ok());
+        // one setting out of its range each
+        let breaks: [fn(&mut ViSettings); 5] = [
+            |s| s.tau = 1.0,
+            |s| s.l_min = 0.95,
+            |s| s.grow = 1.0,
+            |s| s.ls_max_iter = 0,
+            |s| s.rho0 = 0.0,
+        ];
+        for set in breaks {
+            let mut bad = ViSettings::default();
+            set(&mut bad);
+            assert!(Vi::eg(bad.clone()).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn projection_step_and_norms_2d_and_3d() {
+        // 3-D: x = 0, u = (-1, 2, 0), mu = 0.5, rho = 1: F = (-1 + 1, 2, 0) = (0, 2, 0);
+        // x - F = (0, -2, 0) projects to ((0 + 0.5 * 2) / 1.25, ...) = (0.8, -0.4, 0)
+        let mut out = [0.0; 3];
+        project_step(&[0.0; 3], &[-1.0, 2.0, 0.0], 1.0, &[0.5], 3, &mut out);
+        assert!((out[0] - 0.8).abs() < 1e-15 && (out[1] + 0.4).abs() < 1e-15);
+        // 2-D: the same in the plane
+        let mut out2 = [0.0; 2];
+        project_step(&[0.0; 2], &[-1.0, 2.0], 1.0, &[0.5], 2, &mut out2);
+        assert_eq!(out2, [out[0], out[1]]);
+        // ||F(z) - F(r)||: the shifts 0.5 * 2 and 0.5 * 1 differ by 0.5 in the normal
+        let (a1, a2) = khobotov_norms(
+            &[1.0, 0.0],
+            &[0.0, 0.0],
+            &[0.0, 1.0],
+            &[0.0, 2.0],
+            &[0.5],
+            2,
+        );
+        assert!((a1 - (0.25f64 + 1.0).sqrt()).abs() < 1e-15);
+        assert_eq!(a2, 1.0);
+    }
+}
