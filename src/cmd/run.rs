@@ -287,7 +287,7 @@ fn solver_request(
 }
 
 /// `cpbench run --trajectory DIR|builtin`: load the trajectory (or generate the built-in ones,
-/// [`cpbench_harness::trajectory::BUILTIN`], into `OUT/trajectories/`, reused when present),
+/// [`cpbench_harness::trajectory_suite::BUILTIN`], into `OUT/trajectories/`, reused when present),
 /// replay it with the chosen solvers (default: the registry's default list; a solver that
 /// refuses a step's class skips it) under the tolerance (`--tol`, else the default profile's)
 /// and the per-step budget, print the per-solver table and write the CSVs into `--out` (one
@@ -302,12 +302,12 @@ fn replay(
     let out = a.out.clone().unwrap_or_else(default_out_dir);
     let targets: Vec<(PathBuf, PathBuf)> = if dir == std::path::Path::new("builtin") {
         let mut t = Vec::new();
-        for b in &trajectory::BUILTIN {
+        for b in &cpbench_harness::trajectory_suite::BUILTIN {
             let name = format!("{}-{}", b.scene, b.size);
             let src = out.join("trajectories").join(&name);
             if !src.join(trajectory::INDEX_FILE).exists() {
                 eprintln!("generating {name}: {} ({} steps)", b.about, b.steps);
-                trajectory::generate_builtin(b, &src)?;
+                cpbench_harness::trajectory_suite::generate_builtin(b, &src)?;
             }
             t.push((src, out.join(name)));
         }
