@@ -547,8 +547,9 @@ fn load_impl(path: &Path, bytes: &[u8], format: Format, opts: &LoadOptions) -> R
 }
 
 /// File name without its last extension (`a.hdf5.dat` -> `a.hdf5`); the whole name when it has
-/// no extension, `"instance"` when there is no file name at all.
-pub(crate) fn file_stem(path: &Path) -> String {
+/// no extension, `"instance"` when there is no file name at all. The readers name an instance
+/// read from `path` with it.
+pub fn file_stem(path: &Path) -> String {
     path.file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .filter(|s| !s.is_empty())
@@ -579,8 +580,10 @@ pub(crate) fn plausible_dim(d: usize, file_len: usize) -> bool {
     d <= (1usize << 24).max(file_len.saturating_mul(8))
 }
 
-/// Reader notes that end up in `Provenance::parameters`.
-pub(crate) type Notes = BTreeMap<String, String>;
+/// Reader notes, key to value, that end up in `Provenance::parameters` (e.g. `condensed`,
+/// `m_factorization`, `m_upper_triangle_symmetrized`, `dof`): filled by the readers, by
+/// [`condense::condense`] and by [`fclib::symmetrize_triangle`].
+pub type Notes = BTreeMap<String, String>;
 
 /// Build a [`ProblemError::Parse`] for `path` at `location`.
 pub(crate) fn perr(
@@ -592,134 +595,5 @@ pub(crate) fn perr(
         path: PathBuf::from(path),
         location: Some(location.into()),
         message: msg.into(),
-    }
-}
-
-/// A matrix-free Coulomb CCP for the readers' tests: `D` a random `m x 3 nc` sparse matrix
-/// (column by column, each entry present with probability 0.4, values uniform in
-/// `[-0.5, 0.5)`, SplitMix64 from seed 7), masses `0.3 + 0.7 k / 3` (whose inverses do not
-/// invert back exactly), `r_i = sin i`, `mu = 0.4`.
-#[cfg(test)]
-pub(crate) fn random_matrix_free(m: usize, nc: usize) -> Instance {
-    let mut rng = crate::rng::SplitMix64::new(7);
-    let mut t = Vec::new();
-    for j in 0..3 * nc {
-        for k in 0..m {
-            if rng.next_f64() < 0.4 {
-                t.push((k, j, rng.next_f64() - 0.5));
-            }
-        }
-    }
-    let d = CscMatrix::from_triplets(m, 3 * nc, &t).unwrap();
-    let mass: Vec<f64> = (0..m).map(|k| 0.3 + 0.7 * k as f64 / 3.0).collect();
-    let op = crate::operator::MatrixFree::with_diagonal_mass(d, &mass).unwrap();
-    let r: Vec<f64> = (0..3 * nc).map(|i| (i as f64).sin()).collect();
-    Instance::new_matrix_free(
-        "mf__ccp",
-        op,
-        r,
-        crate::constraints::ConstraintSet::coulomb(vec![0.4; nc]),
-        crate::instance::Provenance::default(),
-    )
-    .unwrap()
-}
-
-/// Asserts that `a` and `b` give the same products `N x`, bit for bit, for one `x`.
-#[cfg(test)]
-pub(crate) fn assert_same_products(a: &Instance, b: &Instance) {
-    let n = a.n();
-    let x: Vec<f64> = (0..n).map(|i| (i as f64 * 0.3).cos()).collect();
-    let (mut ya, mut yb) = (vec![0.0; n], vec![0.0; n]);
-    a.matvec(&x, &mut ya);
-    b.matvec(&x, &mut yb);
-    assert_eq!(ya, yb);
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn stems() {
-        assert_eq!(file_stem(Path::new("a/Rover4396.dat")), "Rover4396");
-        assert_eq!(
-            file_stem(Path::new("BoxesStack1-i100000-32.hdf5.dat")),
-            "BoxesStack1-i100000-32.hdf5"
-        );
-        assert_eq!(file_stem(Path::new("noext")), "noext");
-        assert_eq!(file_stem(Path::new("")), "instance");
-    }
-
-    #[test]
-    fn hdf5_magic_offsets() {
-        let mut b = vec![0u8; 1100];
-        assert!(!has_hdf5_magic(&b));
-        b[1024..1032].copy_from_slice(HDF5_MAGIC);
-        assert!(has_hdf5_magic(&b));
-        assert!(has_hdf5_magic(HDF5_MAGIC));
-        assert!(!has_hdf5_magic(b"\x89HD"));
-    }
-
-    #[test]
-    fn detect_text() {
-        assert_eq!(
-            detect_format_bytes(b"2\n0\n2\n2\n2 2\n1 0 0 1\n-1 -1\n"),
-            Some(Format::SiconosLcp)
-        );
-        assert_eq!(
-            detect_format_bytes(b"3\n1\n0\n3\n3\n3 3\n"),
-            Some(Format::SiconosFc3d)
-        );
-        assert_eq!(detect_format_bytes(b"hello world"), None);
-        assert_eq!(detect_format_bytes(b""), None);
-    }
-
-    #[test]
-    fn header_defects_are_not_unknown_formats() {
-        let dir = std::env::temp_dir().join(format!("cpbench-io-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        for (name, text, needle) in [
-            ("d.dat", &b"4 2 0 8 8\n"[..], "space dimension d = 4"),
-            (
-                "nc.dat",
-                b"3 -2 0 -6 -6\n",
-                "negative number of contacts -2",
-            ),
-            ("size.dat", b"3 2 0 5 5\n", "W is 5 x 5"),
-            ("storage.dat", b"3 2 7 6 6\n", "storage type '7'"),
-            (
-                "big.dat",
-                b"3 9 0 27 27\n27 27\n1\n",
-                "at least 765 numbers",
-            ),
-        ] {
-            let f = dir.join(name);
-            std::fs::write(&f, text).unwrap();
-            let e = load(&f, &LoadOptions::default()).unwrap_err();
-            assert!(matches!(e, ProblemError::Parse { .. }), "{e}");
-            let msg = e.to_string();
-            assert!(msg.contains(needle) && msg.contains(name), "{msg}");
-            assert!(msg.contains("(at line 1, token"), "{msg}");
-        }
-        let f = dir.join("m.mtx");
-        std::fs::write(
-            &f,
-            "%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 1\n",
-        )
-        .unwrap();
-        let msg = load(&f, &LoadOptions::default()).unwrap_err().to_string();
-        assert!(msg.contains("holds one matrix, not an instance"), "{msg}");
-        let _ = std::fs::remove_dir_all(&dir);
-        if Path::new("/dev/zero").exists() {
-            let e = load(Path::new("/dev/zero"), &LoadOptions::default()).unwrap_err();
-            assert!(e.to_string().contains("not a regular file"), "{e}");
-            assert!(detect_format(Path::new("/dev/zero")).is_err());
-        }
-    }
-
-    #[test]
-    fn bundle_format_rejected_by_load_bytes() {
-        let e = load_bytes("x", b"", Format::Bundle, &LoadOptions::default()).unwrap_err();
-        assert!(matches!(e, ProblemError::UnknownFormat { .. }));
     }
 }

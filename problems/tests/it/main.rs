@@ -5,3 +5,4 @@ mod io;
 mod projection_props;
 mod robotics;
 mod siconos_global;
+mod unit;

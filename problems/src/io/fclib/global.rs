@@ -46,8 +46,12 @@ pub(super) fn read(h: &H5<'_>) -> Result<Raw> {
     })
 }
 
-/// If `m` stores only one triangle (and has off-diagonal entries), return `T + T^T - diag(T)`.
-fn symmetrize_triangle(m: CscMatrix, notes: &mut Notes) -> CscMatrix {
+/// If the square matrix `m` stores only one triangle `T` (and has off-diagonal entries), return
+/// the full symmetric matrix `T + T^T - diag(T)` and note it in `notes`
+/// (`m_upper_triangle_symmetrized` or `m_lower_triangle_symmetrized` set to `"true"`); a matrix
+/// stored in both triangles, or diagonal, comes back unchanged. The fclib global reader applies
+/// it to `M`, which fclib files may store as one triangle. Never fails.
+pub fn symmetrize_triangle(m: CscMatrix, notes: &mut Notes) -> CscMatrix {
     let (mut upper, mut lower) = (0usize, 0usize);
     for j in 0..m.ncols() {
         for &i in m.col(j).0 {
@@ -78,18 +82,4 @@ fn symmetrize_triangle(m: CscMatrix, notes: &mut Notes) -> CscMatrix {
         }
     }
     CscMatrix::from_triplets(m.nrows(), m.ncols(), &t).expect("mirror of a valid matrix")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn upper_triangle_is_mirrored() {
-        let u = CscMatrix::from_triplets(2, 2, &[(0, 0, 2.0), (0, 1, 1.0), (1, 1, 3.0)]).unwrap();
-        let mut notes = Notes::new();
-        let s = symmetrize_triangle(u, &mut notes);
-        assert_eq!((s.get(1, 0), s.get(0, 1), s.get(0, 0)), (1.0, 1.0, 2.0));
-        assert_eq!(notes["m_upper_triangle_symmetrized"], "true");
-    }
 }
