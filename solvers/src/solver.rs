@@ -24,6 +24,31 @@ pub enum StepOutcome {
 /// [`crate::Status::NumericalError`] with its message.
 pub type StepResult = Result<StepOutcome, SolverError>;
 
+/// The identity of a solver of the true Coulomb problem alone, written inside its `impl
+/// Solver`: [`Solver::name`] returning `$name` (a literal, or `self.name` for a family that
+/// keeps it) and [`Solver::supports`] true for [`ProblemClass::Coulomb`] only (the QP classes
+/// are refused: their cones are not the Coulomb problem's).
+macro_rules! coulomb_solver {
+    (self.$field:ident) => {
+        fn name(&self) -> &'static str {
+            self.$field
+        }
+        $crate::solver::coulomb_solver!(@supports);
+    };
+    ($name:literal) => {
+        fn name(&self) -> &'static str {
+            $name
+        }
+        $crate::solver::coulomb_solver!(@supports);
+    };
+    (@supports) => {
+        fn supports(&self, class: cpbench_problems::ProblemClass) -> bool {
+            class == cpbench_problems::ProblemClass::Coulomb
+        }
+    };
+}
+pub(crate) use coulomb_solver;
+
 /// An iterative method for `min 1/2 gamma^T N gamma + r^T gamma, gamma in K`.
 ///
 /// The solver keeps only its parameters and algorithm memory (momentum, step lengths, scratch

@@ -156,8 +156,9 @@ fn write_sparse<W: Write + Seek>(
     write_array(zip, &[a.nnz() as u64], a.values().iter().copied())
 }
 
-/// A 0-d NumPy byte string (`|S3`), as SciPy writes `format`.
-fn write_bytes_scalar<W: Write>(w: &mut W, value: [u8; 3]) -> std::io::Result<()> {
+/// Write a 0-d NumPy byte string (`|S3`) in `.npy` format into `w`, as SciPy writes the
+/// `format` entry (`b"csc"`) of a sparse matrix. Errors: the writer's.
+pub fn write_bytes_scalar<W: Write>(w: &mut W, value: [u8; 3]) -> std::io::Result<()> {
     let dtype = npyz::DType::Plain(
         "|S3"
             .parse::<npyz::TypeStr>()
@@ -172,7 +173,10 @@ fn write_bytes_scalar<W: Write>(w: &mut W, value: [u8; 3]) -> std::io::Result<()
     a.finish()
 }
 
-fn write_array<T: npyz::AutoSerialize, W: Write>(
+/// Write a NumPy array of `shape` (row-major, `prod(shape)` values) holding `values` in
+/// their default dtype (`<f8` for `f64`, `<i8` for `i64`) in `.npy` format into `w`. Errors:
+/// the writer's.
+pub fn write_array<T: npyz::AutoSerialize, W: Write>(
     w: &mut W,
     shape: &[u64],
     values: impl IntoIterator<Item = T>,

@@ -118,13 +118,7 @@ impl DeSaxce {
 }
 
 impl Solver for DeSaxce {
-    fn name(&self) -> &'static str {
-        self.name
-    }
-
-    fn supports(&self, class: ProblemClass) -> bool {
-        class == ProblemClass::Coulomb
-    }
+    crate::solver::coulomb_solver!(self.name);
 
     /// 3-D contacts only: the shift `s = mu ||u_T||` reads two tangential components.
     fn handles_cone_dim(&self, dim: usize) -> bool {

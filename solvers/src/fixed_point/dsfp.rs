@@ -10,7 +10,7 @@ use crate::solver::{Solver, StepOutcome, StepResult};
 use crate::state::IterState;
 use crate::status::SolverError;
 use cpbench_problems::constraints::project_coulomb_cone;
-use cpbench_problems::ProblemClass;
+
 use serde::{Deserialize, Serialize};
 
 /// How [`DsfpSettings::rho`] is read.
@@ -113,13 +113,7 @@ impl Dsfp {
 }
 
 impl Solver for Dsfp {
-    fn name(&self) -> &'static str {
-        "dsfp"
-    }
-
-    fn supports(&self, class: ProblemClass) -> bool {
-        class == ProblemClass::Coulomb
-    }
+    crate::solver::coulomb_solver!("dsfp");
 
     fn init(&mut self, problem: &Problem, state: &mut IterState) -> Result<(), SolverError> {
         let s = &self.settings;

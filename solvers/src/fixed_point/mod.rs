@@ -158,6 +158,7 @@ pub use pfp::{Pfp, PfpSettings};
 pub use tfp::{local_cylinder, Tfp, TfpSettings};
 
 use crate::problem::Problem;
+use crate::solver::StepOutcome;
 use crate::state::IterState;
 use cpbench_problems::residual::residuals_with_gradient;
 
@@ -251,21 +252,85 @@ fn inner_sweeps(
     }
 }
 
-/// The end of an outer iteration of `tfp` and `pfp`: `u = W r + q` (one counted product, handed
-/// to the executor), the fc3d error there and the next inner tolerance ([`adaptive_tol`] with
-/// `(ratio, floor)`); returns `(error, inner_tol)`.
-fn end_outer(
-    problem: &Problem,
-    state: &mut IterState,
-    u: &mut [f64],
+/// The outer-iteration state of `tfp` and `pfp`: the velocity `u = W r + q` at the last
+/// iterate, `||q||`, the fc3d error there, the inner tolerance it sets, the thresholds
+/// `s_c = mu_c r_n,c`, the row state of the inner sweeps and the counters both report.
+#[derive(Clone, Debug)]
+struct Outer {
+    /// `u = W r + q` at the last iterate.
+    u: Vec<f64>,
+    /// Thresholds `s_c = mu_c max(r_n,c, 0)` of the current Tresca problem.
+    s: Vec<f64>,
+    rows: cpbench_problems::RowState,
     norm_q: f64,
-    (ratio, floor): (f64, f64),
-) -> (f64, f64) {
-    problem.gradient(&state.gamma, u);
-    state.grad.copy_from_slice(u);
-    state.grad_fresh = true;
-    let error = fc3d_error(problem, &state.gamma, u, norm_q);
-    (error, adaptive_tol(error, ratio, floor))
+    inner_tol: f64,
+    error: f64,
+    local_iters: u64,
+    cap_hits: u64,
+    stalled: bool,
+}
+
+impl Outer {
+    /// Before `init`: nothing allocated, error infinite.
+    fn new() -> Self {
+        Self {
+            u: Vec::new(),
+            s: Vec::new(),
+            rows: cpbench_problems::RowState::default(),
+            norm_q: 0.0,
+            inner_tol: 0.0,
+            error: f64::INFINITY,
+            local_iters: 0,
+            cap_hits: 0,
+            stalled: false,
+        }
+    }
+
+    /// At `init`: `u` at the start point `r` (one counted product), its fc3d error, the first
+    /// inner tolerance ([`adaptive_tol`] with `(ratio, floor)`), `nc` thresholds, counters
+    /// reset.
+    fn start(&mut self, problem: &Problem, r: &[f64], nc: usize, (ratio, floor): (f64, f64)) {
+        self.u = vec![0.0; problem.n()];
+        self.s = vec![0.0; nc];
+        self.rows = cpbench_problems::RowState::default();
+        self.norm_q = cpbench_problems::linalg::norm2(problem.instance().r());
+        problem.gradient(r, &mut self.u);
+        self.error = fc3d_error(problem, r, &self.u, self.norm_q);
+        self.inner_tol = adaptive_tol(self.error, ratio, floor);
+        self.local_iters = 0;
+        self.cap_hits = 0;
+        self.stalled = false;
+    }
+
+    /// The thresholds `s_c = mu_c max(r_n,c, 0)` of the reactions `r` (blocks of `bs`).
+    fn thresholds(&mut self, mu: &[f64], r: &[f64], bs: usize) {
+        for ((s, &m), rc) in self.s.iter_mut().zip(mu).zip(r.chunks_exact(bs)) {
+            *s = m * rc[0].max(0.0);
+        }
+    }
+
+    /// The end of an outer iteration: `u = W r + q` (one counted product, handed to the
+    /// executor), the fc3d error there, the next inner tolerance; an iteration whose inner
+    /// sweeps did not move `r` (`moved` false) is the end of progress ([`StepOutcome::Stalled`]).
+    fn end(
+        &mut self,
+        problem: &Problem,
+        state: &mut IterState,
+        moved: bool,
+        (ratio, floor): (f64, f64),
+    ) -> StepOutcome {
+        problem.gradient(&state.gamma, &mut self.u);
+        state.grad.copy_from_slice(&self.u);
+        state.grad_fresh = true;
+        self.error = fc3d_error(problem, &state.gamma, &self.u, self.norm_q);
+        self.inner_tol = adaptive_tol(self.error, ratio, floor);
+        self.stalled = !moved;
+        if moved {
+            StepOutcome::Continue
+        } else {
+            StepOutcome::Stalled
+        }
+    }
 }
 
 /// The inner tolerance rule shared by `tfp` and `pfp`: `max(e / ratio, floor)` from the fc3d

@@ -2,15 +2,15 @@
 //! (tangential reactions frozen) and of the tangential Tresca problem with `s = mu r_n` (normal
 //! reactions frozen) (module docs of [`crate::fixed_point`]).
 
-use super::{adaptive_tol, end_outer, fc3d_error, inner_sweeps, mul_block, project_disc};
+use super::{inner_sweeps, mul_block, project_disc, Outer};
 use crate::kernels::{coulomb_mu, lambda_max, RowSource};
 use crate::observer::IterInfo;
 use crate::problem::Problem;
 use crate::settings::{SolverSettings, Validator};
-use crate::solver::{Solver, StepOutcome, StepResult};
+use crate::solver::{Solver, StepResult};
 use crate::state::IterState;
 use crate::status::SolverError;
-use cpbench_problems::{ProblemClass, RowState};
+use cpbench_problems::RowState;
 use serde::{Deserialize, Serialize};
 
 /// Settings of [`Pfp`]. Defaults: Siconos' `fc3d_pfp_set_default` where it has them (module
@@ -74,20 +74,10 @@ struct Contact {
 pub struct Pfp {
     settings: PfpSettings,
     contacts: Vec<Contact>,
-    /// Thresholds `s_c = mu_c r_n,c` of the current tangential problem.
-    s: Vec<f64>,
-    /// `u = W r + q` at the last iterate.
-    u: Vec<f64>,
-    rows: RowState,
-    norm_q: f64,
-    inner_tol: f64,
-    error: f64,
+    outer: Outer,
     normal_sweeps: u64,
     tangent_sweeps: u64,
-    local_iters: u64,
-    cap_hits: u64,
     last: (u64, u64),
-    stalled: bool,
 }
 
 impl Pfp {
@@ -97,18 +87,10 @@ impl Pfp {
         Ok(Self {
             settings,
             contacts: Vec::new(),
-            s: Vec::new(),
-            u: Vec::new(),
-            rows: RowState::default(),
-            norm_q: 0.0,
-            inner_tol: 0.0,
-            error: f64::INFINITY,
+            outer: Outer::new(),
             normal_sweeps: 0,
             tangent_sweeps: 0,
-            local_iters: 0,
-            cap_hits: 0,
             last: (0, 0),
-            stalled: false,
         })
     }
 }
@@ -199,13 +181,7 @@ fn tangent_sweep<const D: usize, const T: usize>(
 }
 
 impl Solver for Pfp {
-    fn name(&self) -> &'static str {
-        "pfp"
-    }
-
-    fn supports(&self, class: ProblemClass) -> bool {
-        class == ProblemClass::Coulomb
-    }
+    crate::solver::coulomb_solver!("pfp");
 
     fn init(&mut self, problem: &Problem, state: &mut IterState) -> Result<(), SolverError> {
         let inst = problem.instance();
@@ -234,20 +210,12 @@ impl Solver for Pfp {
                 }
             })
             .collect();
-        self.s = vec![0.0; nc];
-        self.u = vec![0.0; problem.n()];
-        self.rows = RowState::default();
-        self.norm_q = cpbench_problems::linalg::norm2(inst.r());
-        problem.gradient(&state.gamma, &mut self.u);
-        self.error = fc3d_error(problem, &state.gamma, &self.u, self.norm_q);
         let st = &self.settings;
-        self.inner_tol = adaptive_tol(self.error, st.inner_tol_ratio, st.inner_tol_min);
+        let tol_rule = (st.inner_tol_ratio, st.inner_tol_min);
+        self.outer.start(problem, &state.gamma, nc, tol_rule);
         self.normal_sweeps = 0;
         self.tangent_sweeps = 0;
-        self.local_iters = 0;
-        self.cap_hits = 0;
         self.last = (0, 0);
-        self.stalled = false;
         Ok(())
     }
 
@@ -258,68 +226,55 @@ impl Solver for Pfp {
         let st = &self.settings;
         let max = u64::from(st.inner_max_iter);
         let r = &mut state.gamma;
-        inst.refresh_row_state(r, &mut self.rows);
+        let outer = &mut self.outer;
+        inst.refresh_row_state(r, &mut outer.rows);
         let rows = RowSource::new(inst);
         // the normal LCP with r_T frozen
-        let normal = inner_sweeps(problem, r, self.inner_tol, max, |r| {
+        let normal = inner_sweeps(problem, r, outer.inner_tol, max, |r| {
             let d2 = if bs == 2 {
-                normal_sweep::<2>(&rows, &self.contacts, &mut self.rows, r)
+                normal_sweep::<2>(&rows, &self.contacts, &mut outer.rows, r)
             } else {
-                normal_sweep::<3>(&rows, &self.contacts, &mut self.rows, r)
+                normal_sweep::<3>(&rows, &self.contacts, &mut outer.rows, r)
             };
             (d2, 0)
         });
         // the tangential Tresca problem with s = mu r_n and r_n frozen
-        for ((s, &m), rc) in self.s.iter_mut().zip(mu).zip(r.chunks_exact(bs)) {
-            *s = m * rc[0].max(0.0);
-        }
+        outer.thresholds(mu, r, bs);
         let (lmax, ltol) = (st.local_max_iter, st.local_tol);
-        let tangent = inner_sweeps(problem, r, self.inner_tol, max, |r| {
-            let (rows, contacts, s) = (&rows, &self.contacts, &self.s);
+        let tangent = inner_sweeps(problem, r, outer.inner_tol, max, |r| {
+            let (rows, contacts, s) = (&rows, &self.contacts, &outer.s);
             if bs == 2 {
-                tangent_sweep::<2, 1>(rows, contacts, s, lmax, ltol, &mut self.rows, r)
+                tangent_sweep::<2, 1>(rows, contacts, s, lmax, ltol, &mut outer.rows, r)
             } else {
-                tangent_sweep::<3, 2>(rows, contacts, s, lmax, ltol, &mut self.rows, r)
+                tangent_sweep::<3, 2>(rows, contacts, s, lmax, ltol, &mut outer.rows, r)
             }
         });
-        self.local_iters += tangent.local;
-        self.cap_hits += u64::from(normal.capped) + u64::from(tangent.capped);
+        outer.local_iters += tangent.local;
+        outer.cap_hits += u64::from(normal.capped) + u64::from(tangent.capped);
         self.normal_sweeps += normal.sweeps;
         self.tangent_sweeps += tangent.sweeps;
         self.last = (normal.sweeps, tangent.sweeps);
         let moved = normal.moved || tangent.moved;
-        (self.error, self.inner_tol) = end_outer(
-            problem,
-            state,
-            &mut self.u,
-            self.norm_q,
-            (st.inner_tol_ratio, st.inner_tol_min),
-        );
-        // an outer iteration that left r unchanged: no further progress
-        self.stalled = !moved;
-        Ok(if moved {
-            StepOutcome::Continue
-        } else {
-            StepOutcome::Stalled
-        })
+        let tol_rule = (st.inner_tol_ratio, st.inner_tol_min);
+        Ok(outer.end(problem, state, moved, tol_rule))
     }
 
     fn counters(&self) -> Vec<(&'static str, f64)> {
         vec![
             ("normal_sweeps", self.normal_sweeps as f64),
             ("tangent_sweeps", self.tangent_sweeps as f64),
-            ("local_iterations", self.local_iters as f64),
-            ("inner_cap_hits", self.cap_hits as f64),
-            ("inner_tol", self.inner_tol),
+            ("local_iterations", self.outer.local_iters as f64),
+            ("inner_cap_hits", self.outer.cap_hits as f64),
+            ("inner_tol", self.outer.inner_tol),
         ]
     }
 
     fn message(&self) -> Option<String> {
-        self.stalled.then(|| {
+        self.outer.stalled.then(|| {
             format!(
                 "pfp: an outer iteration left r unchanged at fc3d error {:.3e} (neither the \
                  normal nor the tangential sweeps move it)",
-                self.error
+                self.outer.error
             )
         })
     }
@@ -328,7 +283,7 @@ impl Solver for Pfp {
         let mut info = IterInfo::new();
         info.push("normal_sweeps", self.last.0 as f64);
         info.push("tangent_sweeps", self.last.1 as f64);
-        info.push("inner_tol", self.inner_tol);
+        info.push("inner_tol", self.outer.inner_tol);
         info
     }
 }

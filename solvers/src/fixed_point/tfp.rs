@@ -1,15 +1,15 @@
 //! `tfp`: the Tresca fixed point, an outer iteration on the threshold `s = mu r_n` around
 //! Gauss-Seidel sweeps on the Tresca problem (module docs of [`crate::fixed_point`]).
 
-use super::{adaptive_tol, end_outer, fc3d_error, inner_sweeps, mul_block, project_disc};
+use super::{inner_sweeps, mul_block, project_disc, Outer};
 use crate::kernels::{coulomb_mu, lambda_max, local_blocks, RowSource};
 use crate::observer::IterInfo;
 use crate::problem::Problem;
 use crate::settings::{SolverSettings, Validator};
-use crate::solver::{Solver, StepOutcome, StepResult};
+use crate::solver::{Solver, StepResult};
 use crate::state::IterState;
 use crate::status::SolverError;
-use cpbench_problems::{ProblemClass, RowState};
+use cpbench_problems::RowState;
 use serde::{Deserialize, Serialize};
 
 /// Settings of [`Tfp`]. Defaults are Siconos' `fc3d_tfp_set_default` (module docs): 1000 inner
@@ -68,19 +68,9 @@ pub struct Tfp {
     blocks: Vec<[f64; 9]>,
     /// Local steps `rho_c = 1 / lambda_max(sym W_cc)` (0: the block vanishes, skipped).
     rho: Vec<f64>,
-    /// Thresholds `s_c = mu_c r_n,c` of the current outer iteration.
-    s: Vec<f64>,
-    /// `u = W r + q` at the last iterate.
-    u: Vec<f64>,
-    rows: RowState,
-    norm_q: f64,
-    inner_tol: f64,
-    error: f64,
+    outer: Outer,
     inner_sweeps: u64,
-    local_iters: u64,
-    cap_hits: u64,
     last_sweeps: u64,
-    stalled: bool,
 }
 
 impl Tfp {
@@ -91,17 +81,9 @@ impl Tfp {
             settings,
             blocks: Vec::new(),
             rho: Vec::new(),
-            s: Vec::new(),
-            u: Vec::new(),
-            rows: RowState::default(),
-            norm_q: 0.0,
-            inner_tol: 0.0,
-            error: f64::INFINITY,
+            outer: Outer::new(),
             inner_sweeps: 0,
-            local_iters: 0,
-            cap_hits: 0,
             last_sweeps: 0,
-            stalled: false,
         })
     }
 }
@@ -197,32 +179,19 @@ impl Sweep<'_> {
 }
 
 impl Solver for Tfp {
-    fn name(&self) -> &'static str {
-        "tfp"
-    }
-
-    fn supports(&self, class: ProblemClass) -> bool {
-        class == ProblemClass::Coulomb
-    }
+    crate::solver::coulomb_solver!("tfp");
 
     fn init(&mut self, problem: &Problem, state: &mut IterState) -> Result<(), SolverError> {
         let inst = problem.instance();
         coulomb_mu(self, inst)?; // the class check
         (self.blocks, self.rho) =
             local_blocks(inst, problem.constraints().block_size(), lambda_max);
-        self.s = vec![0.0; self.blocks.len()];
-        self.u = vec![0.0; problem.n()];
-        self.rows = RowState::default();
-        self.norm_q = cpbench_problems::linalg::norm2(inst.r());
-        problem.gradient(&state.gamma, &mut self.u);
-        self.error = fc3d_error(problem, &state.gamma, &self.u, self.norm_q);
         let st = &self.settings;
-        self.inner_tol = adaptive_tol(self.error, st.inner_tol_ratio, st.inner_tol_min);
+        let tol_rule = (st.inner_tol_ratio, st.inner_tol_min);
+        self.outer
+            .start(problem, &state.gamma, self.blocks.len(), tol_rule);
         self.inner_sweeps = 0;
-        self.local_iters = 0;
-        self.cap_hits = 0;
         self.last_sweeps = 0;
-        self.stalled = false;
         Ok(())
     }
 
@@ -232,68 +201,54 @@ impl Solver for Tfp {
         let bs = problem.constraints().block_size();
         let st = &self.settings;
         let r = &mut state.gamma;
-        for ((s, &m), rc) in self.s.iter_mut().zip(mu).zip(r.chunks_exact(bs)) {
-            *s = m * rc[0].max(0.0);
-        }
-        inst.refresh_row_state(r, &mut self.rows);
+        let outer = &mut self.outer;
+        outer.thresholds(mu, r, bs);
+        inst.refresh_row_state(r, &mut outer.rows);
         let rows = RowSource::new(inst);
         let sweep = Sweep {
             rows: &rows,
             blocks: &self.blocks,
             rho: &self.rho,
-            s: &self.s,
+            s: &outer.s,
             local_max_iter: st.local_max_iter,
             local_tol: st.local_tol,
         };
         let run = inner_sweeps(
             problem,
             r,
-            self.inner_tol,
+            outer.inner_tol,
             u64::from(st.inner_max_iter),
             |r| {
                 if bs == 2 {
-                    sweep.run::<2>(&mut self.rows, r)
+                    sweep.run::<2>(&mut outer.rows, r)
                 } else {
-                    sweep.run::<3>(&mut self.rows, r)
+                    sweep.run::<3>(&mut outer.rows, r)
                 }
             },
         );
-        self.local_iters += run.local;
-        self.cap_hits += u64::from(run.capped);
+        outer.local_iters += run.local;
+        outer.cap_hits += u64::from(run.capped);
         self.inner_sweeps += run.sweeps;
         self.last_sweeps = run.sweeps;
-        let moved = run.moved;
-        (self.error, self.inner_tol) = end_outer(
-            problem,
-            state,
-            &mut self.u,
-            self.norm_q,
-            (st.inner_tol_ratio, st.inner_tol_min),
-        );
-        // an outer iteration that left r unchanged: no further progress
-        self.stalled = !moved;
-        Ok(if moved {
-            StepOutcome::Continue
-        } else {
-            StepOutcome::Stalled
-        })
+        let tol_rule = (st.inner_tol_ratio, st.inner_tol_min);
+        Ok(outer.end(problem, state, run.moved, tol_rule))
     }
 
     fn counters(&self) -> Vec<(&'static str, f64)> {
         vec![
             ("inner_sweeps", self.inner_sweeps as f64),
-            ("local_iterations", self.local_iters as f64),
-            ("inner_cap_hits", self.cap_hits as f64),
-            ("inner_tol", self.inner_tol),
+            ("local_iterations", self.outer.local_iters as f64),
+            ("inner_cap_hits", self.outer.cap_hits as f64),
+            ("inner_tol", self.outer.inner_tol),
         ]
     }
 
     fn message(&self) -> Option<String> {
-        self.stalled.then(|| {
+        self.outer.stalled.then(|| {
             format!(
                 "tfp: an outer iteration left r unchanged at fc3d error {:.3e} (the Tresca \
                  sweeps at s = mu r_n do not move it; local_max_iter {}, local_tol {:.1e})",
-                self.error, self.settings.local_max_iter, self.settings.local_tol
+                self.outer.error, self.settings.local_max_iter, self.settings.local_tol
             )
         })
     }
@@ -301,7 +256,7 @@ impl Solver for Tfp {
     fn iter_info(&self) -> IterInfo {
         let mut info = IterInfo::new();
         info.push("inner_sweeps", self.last_sweeps as f64);
-        info.push("inner_tol", self.inner_tol);
+        info.push("inner_tol", self.outer.inner_tol);
         info
     }
 }

@@ -24,7 +24,7 @@ use crate::settings::{SolverSettings, Validator};
 use crate::solver::{Solver, StepOutcome, StepResult};
 use crate::state::IterState;
 use crate::status::SolverError;
-use cpbench_problems::ProblemClass;
+
 use serde::{Deserialize, Serialize};
 
 /// Settings of [`NsgsAdmm`]. Defaults: 10 sweeps before the switch test, a window of 10
@@ -91,13 +91,7 @@ impl NsgsAdmm {
 }
 
 impl Solver for NsgsAdmm {
-    fn name(&self) -> &'static str {
-        "nsgs-admm"
-    }
-
-    fn supports(&self, class: ProblemClass) -> bool {
-        class == ProblemClass::Coulomb
-    }
+    crate::solver::coulomb_solver!("nsgs-admm");
 
     fn init(&mut self, problem: &Problem, state: &mut IterState) -> Result<(), SolverError> {
         self.nsgs.init(problem, state)?;

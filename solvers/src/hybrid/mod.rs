@@ -32,7 +32,7 @@ use crate::settings::{SolverSettings, Validator};
 use crate::solver::{Solver, StepOutcome, StepResult};
 use crate::state::IterState;
 use crate::status::SolverError;
-use cpbench_problems::ProblemClass;
+
 use serde::{Deserialize, Serialize};
 
 /// Settings of [`Hybrid`]. Defaults: 10 sweeps before the first switch, a window of 10 sweeps,
@@ -257,13 +257,7 @@ impl Hybrid {
 }
 
 impl Solver for Hybrid {
-    fn name(&self) -> &'static str {
-        "nsgs-nsn"
-    }
-
-    fn supports(&self, class: ProblemClass) -> bool {
-        class == ProblemClass::Coulomb
-    }
+    crate::solver::coulomb_solver!("nsgs-nsn");
 
     /// As its Newton phase (3-D contacts only).
     fn handles_cone_dim(&self, dim: usize) -> bool {

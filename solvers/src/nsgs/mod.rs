@@ -73,7 +73,7 @@ use crate::state::IterState;
 use crate::status::SolverError;
 use cpbench_problems::constraints::project_coulomb_cone;
 use cpbench_problems::rng::SplitMix64;
-use cpbench_problems::ProblemClass;
+
 use serde::{Deserialize, Serialize};
 
 /// How the local step `rho_c` is chosen from the diagonal block `W_cc`.
@@ -440,13 +440,7 @@ impl Nsgs {
 }
 
 impl Solver for Nsgs {
-    fn name(&self) -> &'static str {
-        "nsgs"
-    }
-
-    fn supports(&self, class: ProblemClass) -> bool {
-        class == ProblemClass::Coulomb
-    }
+    crate::solver::coulomb_solver!("nsgs");
 
     fn init(&mut self, problem: &Problem, _state: &mut IterState) -> Result<(), SolverError> {
         let inst = problem.instance();

@@ -58,7 +58,7 @@ use crate::solver::{Solver, StepOutcome, StepResult};
 use crate::sparse_lu::SparseLu;
 use crate::state::IterState;
 use crate::status::SolverError;
-use cpbench_problems::{CscMatrix, ProblemClass};
+use cpbench_problems::CscMatrix;
 use faer::linalg::solvers::Solve;
 use faer::Mat;
 pub use functions::Function;
@@ -611,13 +611,7 @@ fn contact_rho(strategy: RhoStrategy, rho: f64, wcc: &[f64; 9]) -> [f64; 2] {
 }
 
 impl Solver for Nsn {
-    fn name(&self) -> &'static str {
-        self.name
-    }
-
-    fn supports(&self, class: ProblemClass) -> bool {
-        class == ProblemClass::Coulomb
-    }
+    crate::solver::coulomb_solver!(self.name);
 
     /// 3-D contacts only (the Alart-Curnier, Jean-Moreau, natural-map and Fischer-Burmeister
     /// Jacobians are written for two tangents); 2-D instances go through the embedding.

@@ -39,7 +39,7 @@ use crate::settings::{SolverSettings, Validator};
 use crate::solver::{Solver, StepOutcome, StepResult};
 use crate::state::IterState;
 use crate::status::SolverError;
-use cpbench_problems::ProblemClass;
+
 use serde::{Deserialize, Serialize};
 
 /// Settings of [`Ppa`]. Defaults: Siconos' `PROX` (`sigma = 5`, `nu = 1`, inner tolerance
@@ -182,17 +182,11 @@ impl Ppa {
 }
 
 impl Solver for Ppa {
-    fn name(&self) -> &'static str {
-        "ppa"
-    }
+    crate::solver::coulomb_solver!("ppa");
 
     /// As its Newton method: 3-D contacts, 2-D through the embedding.
     fn handles_cone_dim(&self, dim: usize) -> bool {
         self.nsn.handles_cone_dim(dim)
-    }
-
-    fn supports(&self, class: ProblemClass) -> bool {
-        class == ProblemClass::Coulomb
     }
 
     fn init(&mut self, problem: &Problem, state: &mut IterState) -> Result<(), SolverError> {

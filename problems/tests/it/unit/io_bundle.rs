@@ -7,13 +7,11 @@ use cpbench_problems::io::bundle::*;
 use cpbench_problems::ProblemClass;
 use std::path::{Path, PathBuf};
 
-/// Process id and the time in nanoseconds, to make names unique.
+/// Process id and a per-process counter, to make names unique.
 fn unique_tag() -> String {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or(0);
-    format!("{}-{nanos}", std::process::id())
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let k = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    format!("{}-{k}", std::process::id())
 }
 
 /// A fresh empty directory under the system temp dir.

@@ -4,7 +4,6 @@
 use cpbench_problems::instance::ValidationOptions;
 use cpbench_problems::io::npz::*;
 use cpbench_problems::io::{load, LoadOptions};
-use npyz::WriterBuilder;
 use std::io::{Read, Write};
 use std::path::Path;
 
@@ -122,37 +121,6 @@ fn matrix_free_round_trip_is_bit_exact() {
         e.contains("array 'r'") && e.contains("declares 1000000000000 values"),
         "{e}"
     );
-}
-
-/// A 0-d NumPy byte string (`|S3`), as SciPy writes `format`.
-fn write_bytes_scalar<W: Write>(w: &mut W, value: [u8; 3]) -> std::io::Result<()> {
-    let dtype = npyz::DType::Plain(
-        "|S3"
-            .parse::<npyz::TypeStr>()
-            .map_err(std::io::Error::other)?,
-    );
-    let mut a = npyz::WriteOptions::<[u8]>::new()
-        .dtype(dtype)
-        .shape(&[])
-        .writer(w)
-        .begin_nd()?;
-    a.push(&value[..])?;
-    a.finish()
-}
-
-/// A NumPy array of `shape` holding `values`, in their default dtype.
-fn write_array<T: npyz::AutoSerialize, W: Write>(
-    w: &mut W,
-    shape: &[u64],
-    values: impl IntoIterator<Item = T>,
-) -> std::io::Result<()> {
-    let mut a = npyz::WriteOptions::new()
-        .default_dtype()
-        .shape(shape)
-        .writer(w)
-        .begin_nd()?;
-    a.extend(values)?;
-    a.finish()
 }
 
 /// An archive being written in memory.
