@@ -101,6 +101,20 @@ pub fn local_blocks(
     (blocks, steps)
 }
 
+/// The end of one local projection iteration (NSGS's and the Tresca fixed point's local
+/// solvers): `g = v` (the first `D` entries), and whether the step was small,
+/// `||v - g_old|| <= tol ||v||` (`||v||` floored at 1e-150). Sums in the order `0..D`.
+#[inline]
+pub fn take_local_step<const D: usize>(g: &mut [f64], v: &[f64; D], tol: f64) -> bool {
+    let (mut d2, mut n2) = (0.0, 0.0);
+    for i in 0..D {
+        d2 += (v[i] - g[i]).powi(2);
+        n2 += v[i] * v[i];
+    }
+    g[..D].copy_from_slice(v);
+    d2 <= tol * tol * n2.max(1e-300)
+}
+
 /// `out[i] = r[o + i] + sum_k mat[k, o + i] x[k]` for `i < out.len()`: one block of
 /// `N x + r` at offset `o`, gathered along the stored columns `o..o + out.len()` of `mat`
 /// (for the symmetric `N` column `j` is row `j`; for a non-symmetric `W` pass

@@ -20,10 +20,10 @@ fn generate(dir: &Path) {
     )));
 }
 
+/// The executor's defaults at tolerance `tol`.
 fn exec(tol: f64) -> ExecSettings {
     ExecSettings {
         tol,
-        max_iter: 20_000,
         ..Default::default()
     }
 }
@@ -180,52 +180,62 @@ fn broken_trajectory_folders_name_the_step_and_the_file() {
         }
         d
     };
-    // a missing step instance
-    let d = fresh("missing");
-    std::fs::remove_file(d.join("fill-2_step0005__ccp.npz")).unwrap();
-    error(
-        &mut run(&d),
-        &[
-            "fill-2_step0005__ccp.npz (step 5)",
-            "cannot load the instance",
-        ],
-    );
-    // a corrupt one
-    let d = fresh("corrupt");
-    std::fs::write(d.join("fill-2_step0007__ccp.npz"), b"not a zip").unwrap();
-    error(
-        &mut run(&d),
-        &[
-            "fill-2_step0007__ccp.npz (step 7)",
-            "cannot load the instance",
-        ],
-    );
-    // identities that do not match their step's contacts (one row dropped)
-    let d = fresh("ids");
-    let f = d.join("fill-2_step0009.contacts.csv");
-    let text = std::fs::read_to_string(&f).unwrap();
-    let mut lines: Vec<&str> = text.lines().collect();
-    lines.pop();
-    std::fs::write(&f, lines.join("\n") + "\n").unwrap();
-    error(
-        &mut run(&d),
-        &[
-            "fill-2_step0009.contacts.csv (step 9)",
-            "but the index says",
-        ],
-    );
-    // a malformed identity
-    let d = fresh("bad-id");
-    let f = d.join("fill-2_step0003.contacts.csv");
-    let text = std::fs::read_to_string(&f).unwrap().replacen(",w", ",x", 1);
-    std::fs::write(&f, text).unwrap();
-    error(
-        &mut run(&d),
-        &[
-            "fill-2_step0003.contacts.csv (step 3)",
-            "b: expected a body index or w<wall index>",
-        ],
-    );
+    // (folder, the file changed, how, what the error says)
+    let drop_last_line = |t: &str| {
+        let mut lines: Vec<&str> = t.lines().collect();
+        lines.pop();
+        lines.join("\n") + "\n"
+    };
+    type Edit<'a> = Box<dyn Fn(&str) -> Option<String> + 'a>;
+    let cases: [(&str, &str, Edit, &[&str]); 4] = [
+        (
+            "missing",
+            "fill-2_step0005__ccp.npz",
+            Box::new(|_| None),
+            &[
+                "fill-2_step0005__ccp.npz (step 5)",
+                "cannot load the instance",
+            ],
+        ),
+        (
+            "corrupt",
+            "fill-2_step0007__ccp.npz",
+            Box::new(|_| Some("not a zip".into())),
+            &[
+                "fill-2_step0007__ccp.npz (step 7)",
+                "cannot load the instance",
+            ],
+        ),
+        (
+            // identities that do not match their step's contacts (one row dropped)
+            "ids",
+            "fill-2_step0009.contacts.csv",
+            Box::new(|t| Some(drop_last_line(t))),
+            &[
+                "fill-2_step0009.contacts.csv (step 9)",
+                "but the index says",
+            ],
+        ),
+        (
+            "bad-id",
+            "fill-2_step0003.contacts.csv",
+            Box::new(|t| Some(t.replacen(",w", ",x", 1))),
+            &[
+                "fill-2_step0003.contacts.csv (step 3)",
+                "b: expected a body index or w<wall index>",
+            ],
+        ),
+    ];
+    for (name, file, edit, needles) in cases {
+        let d = fresh(name);
+        let f = d.join(file);
+        let text = String::from_utf8_lossy(&std::fs::read(&f).unwrap()).into_owned();
+        match edit(&text) {
+            Some(t) => std::fs::write(&f, t).unwrap(),
+            None => std::fs::remove_file(&f).unwrap(),
+        }
+        error(&mut run(&d), needles);
+    }
     // no index
     let d = fresh("no-index");
     std::fs::remove_file(d.join("trajectory.json")).unwrap();

@@ -2,7 +2,7 @@
 //! Gauss-Seidel sweeps on the Tresca problem (module docs of [`crate::fixed_point`]).
 
 use super::{inner_sweeps, mul_block, project_disc, Outer};
-use crate::kernels::{coulomb_mu, lambda_max, local_blocks, RowSource};
+use crate::kernels::{coulomb_mu, lambda_max, local_blocks, take_local_step, RowSource};
 use crate::observer::IterInfo;
 use crate::problem::Problem;
 use crate::settings::{SolverSettings, Validator};
@@ -114,13 +114,7 @@ pub fn local_cylinder<const D: usize>(
         }
         v[0] = v[0].max(0.0);
         project_disc(&mut v[1..], s);
-        let (mut d2, mut n2) = (0.0, 0.0);
-        for i in 0..D {
-            d2 += (v[i] - g[i]).powi(2);
-            n2 += v[i] * v[i];
-        }
-        g[..D].copy_from_slice(&v);
-        if d2 <= tol * tol * n2.max(1e-300) {
+        if take_local_step(g, &v, tol) {
             return it;
         }
     }

@@ -65,7 +65,9 @@
 //! `B`), the local De Saxce iteration above runs on the 2-vector instead. The sweep, the
 //! relaxation and the Anderson acceleration are the same as in 3-D.
 
-use crate::kernels::{coulomb_mu, lambda_max, local_blocks, trace_mean, RowSource};
+use crate::kernels::{
+    coulomb_mu, lambda_max, local_blocks, take_local_step, trace_mean, RowSource,
+};
 use crate::problem::Problem;
 use crate::settings::{SolverSettings, Validator};
 use crate::solver::{Solver, StepOutcome, StepResult};
@@ -341,13 +343,7 @@ pub fn local_solve<const D: usize>(
             v[i] = g[i] - rho * u[i];
         }
         project_coulomb_cone(&mut v, mu);
-        let (mut d2, mut n2) = ((v[0] - g[0]).powi(2), v[0] * v[0]);
-        for i in 1..D {
-            d2 += (v[i] - g[i]).powi(2);
-            n2 += v[i] * v[i];
-        }
-        g[..D].copy_from_slice(&v);
-        if d2 <= tol * tol * n2.max(1e-300) {
+        if take_local_step(g, &v, tol) {
             return it;
         }
     }
