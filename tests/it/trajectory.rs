@@ -241,3 +241,33 @@ fn broken_trajectory_folders_name_the_step_and_the_file() {
     std::fs::remove_file(d.join("trajectory.json")).unwrap();
     error(&mut run(&d), &["trajectory.json", "cannot read the index"]);
 }
+
+/// The built-in resting pyramid: 100 steps of 72 contacts each, every contact persisting from
+/// one step to the next; no default solver reaches its iteration cap on any step, cold or warm.
+#[test]
+fn builtin_resting_pyramid_is_a_trajectory_of_one_contact_set() {
+    let b = cpbench_harness::trajectory_suite::BUILTIN
+        .iter()
+        .find(|b| b.scene == "pyramid")
+        .unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    cpbench_harness::trajectory_suite::generate_builtin(b, tmp.path()).unwrap();
+    let traj = Trajectory::load(tmp.path(), &LoadOptions::default()).unwrap();
+    assert_eq!(traj.steps.len(), 100);
+    assert!(traj
+        .steps
+        .iter()
+        .all(|s| s.ids == traj.steps[0].ids && s.ids.len() == 72));
+    let specs: Vec<SolverSpec> = ["pgs", "apgd", "spgqp", "ipm"]
+        .into_iter()
+        .map(SolverSpec::named)
+        .collect();
+    let rows = trajectory::replay(&traj, &specs, &exec(1e-6), None).unwrap();
+    assert_eq!(rows.len(), 2 * 4 * 100);
+    for r in &rows {
+        assert!(r.success && r.iterations < 20_000, "{r:?}");
+        if r.mode == StartMode::Warm && r.step > 1 {
+            assert_eq!(r.persisted, 72);
+        }
+    }
+}
