@@ -59,6 +59,7 @@ pub mod solve;
 pub mod suite;
 pub mod table;
 pub mod trajectory;
+pub mod trajectory_plot;
 pub mod trajectory_suite;
 pub mod variants;
 

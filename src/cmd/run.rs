@@ -349,6 +349,10 @@ fn replay(
         let rows = trajectory::replay(&traj, &solvers, &exec, residual)?;
         let stats = trajectory::replay_stats(&rows);
         trajectory::write_replay(&dst, &rows, &stats)?;
+        if !a.no_plots && !rows.is_empty() {
+            let fig = a.figure.options()?;
+            cpbench_harness::trajectory_plot::draw_replay(&dst, &traj.scene, &rows, &fig)?;
+        }
         print!("{}", trajectory::stats_table(&stats));
     }
     Ok(())

@@ -155,6 +155,10 @@ fn run_trajectory_writes_the_per_step_table() {
     let stats = std::fs::read_to_string(out.join("replay_stats.csv")).unwrap();
     assert_eq!(stats.lines().count(), 3, "{stats}");
     assert!(stats.starts_with(trajectory::STATS_HEADER));
+    // the figure (iterations per step, cumulative time, ECDF), a PNG and an SVG
+    let png = std::fs::read(out.join("replay.png")).unwrap();
+    assert_eq!(&png[1..4], b"PNG");
+    assert!(out.join("replay.svg").exists());
 }
 
 #[test]
