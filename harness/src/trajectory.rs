@@ -553,3 +553,46 @@ pub fn stats_table(stats: &[ReplayStats]) -> String {
     }
     s
 }
+
+/// Write `replay.md` into `out`: what was replayed (the trajectory's folder, scene and steps,
+/// the tolerance and the per-step budget), the per-solver table of `stats` (p50 / p95 / max
+/// iterations and time per step, failed and zero-iteration steps) and, when drawn, the figure
+/// `replay.png`. Errors: I/O.
+pub fn write_replay_md(
+    out: &Path,
+    traj: &Trajectory,
+    exec: &ExecSettings,
+    stats: &[ReplayStats],
+    figure: bool,
+) -> Result<()> {
+    let mut s = format!(
+        "# Trajectory replay: {}\n\n{} steps from `{}`; every solver solves them in order from \
+         zero (`cold`) and from its own previous answer mapped by contact identity (`warm`). \
+         Tolerance {:e} on each step's check residual; budget per step: {} iterations{}. \
+         Percentiles by the nearest rank; times are solver times (s) of this machine.\n\n",
+        traj.scene,
+        traj.steps.len(),
+        traj.dir.display(),
+        exec.tol,
+        exec.max_iter,
+        exec.max_time_s
+            .map_or(String::new(), |t| format!(", {t} s"))
+    );
+    let head: Vec<&str> = STATS_HEADER.split(',').collect();
+    s.push_str(&format!(
+        "| {} |\n|{}\n",
+        head.join(" | "),
+        "---|".repeat(head.len())
+    ));
+    for t in stats {
+        s.push_str(&format!("| {} |\n", t.cells().join(" | ")));
+    }
+    if figure {
+        s.push_str(
+            "\n![iterations per step, cumulative time, ECDF](replay.png)\n\nLeft: iterations \
+             of every step (0 drawn at 0.5); middle: cumulative solver time; right: the \
+             fraction of steps solved within x iterations.\n",
+        );
+    }
+    write_atomic(&out.join("replay.md"), s.as_bytes())
+}

@@ -349,10 +349,12 @@ fn replay(
         let rows = trajectory::replay(&traj, &solvers, &exec, residual)?;
         let stats = trajectory::replay_stats(&rows);
         trajectory::write_replay(&dst, &rows, &stats)?;
-        if !a.no_plots && !rows.is_empty() {
+        let figure = !a.no_plots && !rows.is_empty();
+        if figure {
             let fig = a.figure.options()?;
             cpbench_harness::trajectory_plot::draw_replay(&dst, &traj.scene, &rows, &fig)?;
         }
+        trajectory::write_replay_md(&dst, &traj, &exec, &stats, figure)?;
         print!("{}", trajectory::stats_table(&stats));
     }
     Ok(())

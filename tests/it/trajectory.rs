@@ -159,6 +159,11 @@ fn run_trajectory_writes_the_per_step_table() {
     let png = std::fs::read(out.join("replay.png")).unwrap();
     assert_eq!(&png[1..4], b"PNG");
     assert!(out.join("replay.svg").exists());
+    let md = std::fs::read_to_string(out.join("replay.md")).unwrap();
+    assert!(
+        md.contains("| pgs | cold | ") && md.contains("](replay.png)"),
+        "{md}"
+    );
 }
 
 #[test]
