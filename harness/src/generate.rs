@@ -346,9 +346,11 @@ pub(crate) struct Drive<'a> {
 
 /// The loop shared by [`generate`] and [`crate::generate_planar::generate_planar`]: `steps`
 /// times, `step` advances `sim`; the instance of an exported step (`last_instance`, none
-/// without contacts) is written ([`export_instance`]) and its path pushed on `exported`, then
+/// without contacts) is written ([`export_instance`]) with its contacts file
+/// ([`crate::trajectory::contacts_csv`]) and its path pushed on `exported`, then
 /// `after` sees the step and its report is pushed on `reports`. Stops at the first error
-/// (the reports so far are kept, for `trajectory.csv`).
+/// (the reports so far are kept, for `trajectory.csv`); the index `trajectory.json` of what
+/// was exported is written in either case.
 pub(crate) fn drive<S: Stepped, R: TrajectoryRow>(
     sim: &mut S,
     d: &Drive,
@@ -439,7 +441,9 @@ impl Stepped for cpbench_granular::planar::PlanarSimulation {
 /// Simulate `cfg.run.steps` steps of `cfg.spec` with `cfg.run.solver` in the loop; write one native
 /// bundle per exported step (`{out}/{label}_step{NNNN}__{ccp|lcp}`; with
 /// [`ExportFormat::Fclib`] the fclib file `{out}/{label}_step{NNNN}.hdf5`; steps without
-/// contacts are not exported), `trajectory.csv` (one row per step, see [`TRAJECTORY_HEADER`];
+/// contacts are not exported) with its contacts file `{label}_step{NNNN}.contacts.csv` and,
+/// at the end, the trajectory index `trajectory.json` ([`crate::trajectory`]),
+/// `trajectory.csv` (one row per step, see [`TRAJECTORY_HEADER`];
 /// written atomically, also when the simulation fails part-way), if asked VTK files and PNG
 /// views of the steps that are multiples of `view_every` ([`crate::simout`]), and, if asked,
 /// `state.json`.

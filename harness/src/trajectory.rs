@@ -22,10 +22,11 @@ use crate::fsutil::write_atomic;
 use crate::solve::{checked_solve, Runnable, SolverSpec};
 use cpbench_granular::contact::{ContactId, PartnerId};
 use cpbench_problems::io::LoadOptions;
-use cpbench_problems::{Instance, ResidualKind};
+use cpbench_problems::Instance;
 use cpbench_solvers::ExecSettings;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 /// The index file of a trajectory folder.
@@ -87,7 +88,8 @@ pub fn contacts_csv(ids: &[ContactId]) -> String {
     s.push_str(CONTACTS_HEADER);
     s.push('\n');
     for id in ids {
-        s.push_str(&format!("{},{},{}\n", id.a, id.b, id.feature));
+        // writing into a String cannot fail
+        let _ = writeln!(s, "{},{},{}", id.a, id.b, id.feature);
     }
     s
 }
@@ -336,15 +338,15 @@ pub struct ReplayRow {
 }
 
 /// Replay `traj` with each of `solvers`, cold then warm, every step under `exec` (its
-/// tolerance, and the per-step budget: `max_iter`, `max_time_s`), each answer checked with
-/// `check_residual` (the class default when `None`). Rows in the order solver, mode, step.
+/// tolerance, the per-step budget `max_iter` / `max_time_s`, and its residual: the one the
+/// executor stops on and the harness checks, the class default when `None`). Rows in the
+/// order solver, mode, step.
 /// Errors: a solver that cannot be built, an executor error (invalid settings); a failed step
 /// is a row, not an error.
 pub fn replay(
     traj: &Trajectory,
     solvers: &[SolverSpec],
     exec: &ExecSettings,
-    check_residual: Option<ResidualKind>,
 ) -> Result<Vec<ReplayRow>> {
     let mut rows = Vec::with_capacity(2 * solvers.len() * traj.steps.len());
     for spec in solvers {
@@ -365,7 +367,7 @@ pub fn replay(
                     exec.clone(),
                     &st.instance,
                     Some(&start),
-                    check_residual,
+                    exec.residual,
                     &mut [],
                 )?;
                 let r = c.result;
@@ -568,12 +570,15 @@ pub fn write_replay_md(
     let mut s = format!(
         "# Trajectory replay: {}\n\n{} steps from `{}`; every solver solves them in order from \
          zero (`cold`) and from its own previous answer mapped by contact identity (`warm`). \
-         Tolerance {:e} on each step's check residual; budget per step: {} iterations{}. \
-         Percentiles by the nearest rank; times are solver times (s) of this machine.\n\n",
+         Tolerance {:e} on each step's {} (the stop and the check); budget per step: {} \
+         iterations{}. Percentiles by the nearest rank; times are solver times (s) of this \
+         machine.\n\n",
         traj.scene,
         traj.steps.len(),
         traj.dir.display(),
         exec.tol,
+        exec.residual
+            .map_or("class-default residual", |r| r.as_str()),
         exec.max_iter,
         exec.max_time_s
             .map_or(String::new(), |t| format!(", {t} s"))

@@ -50,7 +50,7 @@ pub struct RunArgs {
     /// cold and warm-started from its own previous answer mapped by contact identity;
     /// `--max-iter` / `--time-limit` are the per-step budget. Writes `replay_steps.csv` and
     /// `replay_stats.csv` (p50 / p95 / max iterations and time per step) into `--out`.
-    #[arg(long, value_name = "DIR", conflicts_with_all = ["instances", "shard", "repeat"])]
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["instances", "shard", "repeat", "profile"])]
     pub trajectory: Option<PathBuf>,
     #[command(flatten)]
     pub read: ReadArgs,
@@ -322,13 +322,14 @@ fn replay(
         settings_arg(a.settings.as_deref())?,
         variants_arg(a.variants.as_deref())?,
     )?;
+    // one residual for the stop and the check, as in a profile
     let exec = cpbench_solvers::ExecSettings {
         tol: a.tol.unwrap_or(cpbench_solvers::executor::DEFAULT_TOL),
+        residual: args::residual(a.residual.as_deref())?,
         max_iter: max_iter.unwrap_or(req.max_iter),
         max_time_s: time_limit,
         ..Default::default()
     };
-    let residual = args::residual(a.residual.as_deref())?;
     for (src, dst) in targets {
         let traj = trajectory::Trajectory::load(&src, &a.read.options())?;
         let suite = cpbench_harness::Suite {
@@ -346,7 +347,7 @@ fn replay(
             solvers.len(),
             dst.display()
         );
-        let rows = trajectory::replay(&traj, &solvers, &exec, residual)?;
+        let rows = trajectory::replay(&traj, &solvers, &exec)?;
         let stats = trajectory::replay_stats(&rows);
         trajectory::write_replay(&dst, &rows, &stats)?;
         let figure = !a.no_plots && !rows.is_empty();

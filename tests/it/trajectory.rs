@@ -55,7 +55,7 @@ fn replay_warm_starts_from_the_mapped_answer_and_agrees_with_cold() {
     generate(&dir);
     let traj = Trajectory::load(&dir, &LoadOptions::default()).unwrap();
     assert!(traj.steps.len() >= 30, "{} steps", traj.steps.len());
-    let rows = trajectory::replay(&traj, &[SolverSpec::named("apgd")], &exec(1e-8), None).unwrap();
+    let rows = trajectory::replay(&traj, &[SolverSpec::named("apgd")], &exec(1e-8)).unwrap();
     assert_eq!(rows.len(), 2 * traj.steps.len());
     let (cold, warm): (Vec<_>, Vec<_>) = rows.iter().partition(|r| r.mode == StartMode::Cold);
     let mut persisted_total = 0;
@@ -108,8 +108,7 @@ fn replay_warm_starts_from_the_mapped_answer_and_agrees_with_cold() {
     trajectory::write_index(&copy, "repeat", vec![entry(1), entry(2)]).unwrap();
     let rep = Trajectory::load(&copy, &LoadOptions::default()).unwrap();
     for solver in ["pgs", "apgd", "ipm"] {
-        let rows =
-            trajectory::replay(&rep, &[SolverSpec::named(solver)], &exec(1e-6), None).unwrap();
+        let rows = trajectory::replay(&rep, &[SolverSpec::named(solver)], &exec(1e-6)).unwrap();
         let w2 = rows
             .iter()
             .find(|r| r.mode == StartMode::Warm && r.step == 2)
@@ -271,7 +270,7 @@ fn builtin_resting_pyramid_is_a_trajectory_of_one_contact_set() {
         .into_iter()
         .map(SolverSpec::named)
         .collect();
-    let rows = trajectory::replay(&traj, &specs, &exec(1e-6), None).unwrap();
+    let rows = trajectory::replay(&traj, &specs, &exec(1e-6)).unwrap();
     assert_eq!(rows.len(), 2 * 4 * 100);
     for r in &rows {
         assert!(r.success && r.iterations < 20_000, "{r:?}");
