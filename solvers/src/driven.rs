@@ -121,8 +121,8 @@ impl Monitor<'_, '_> {
     /// Record `gamma` (length `n`) as the next iteration: compute its residuals, call the
     /// observers, and answer whether the solver should go on (`false` once the stopping
     /// residual is `<= tol` with a feasible iterate ([`meets_tol`]), the iteration or time
-    /// budget is spent, the residual diverged or a value is not finite). Errors: a `gamma` of the wrong length ([`SolverError::External`]
-    /// with [`Status::BadOutput`]).
+    /// budget is spent, the residual diverged or a value is not finite). Errors: a `gamma` of
+    /// the wrong length ([`SolverError::External`] with [`Status::BadOutput`]).
     pub fn iterate(&mut self, gamma: &[f64]) -> Result<bool, SolverError> {
         let t = Instant::now();
         let n = self.instance.n();
