@@ -2,7 +2,7 @@
 //! Coulomb problem. (On the QP classes it is one of the solvers of
 //! `small_problems::random_instances_all_solvers_agree`.)
 
-use crate::coulomb::stick_and_slide;
+use crate::coulomb::{assert_exact_answers, stick_and_slide};
 use crate::support::{converged, coulomb_file, one_contact, traced, velocity_gap};
 use cpbench_solvers::registry::build;
 use cpbench_solvers::{ExecSettings, Status};
@@ -15,16 +15,7 @@ use cpbench_test_support::{counter, solve};
 fn admm_presets_one_contact() {
     let eye = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
     for name in ["admm", "admm:siconos", "admm:chrono", "admm:pinocchio"] {
-        for (inst, exact) in stick_and_slide() {
-            let a = converged(name, &inst, 1e-12, 10_000, "one contact");
-            for (x, y) in a.gamma.iter().zip(exact) {
-                assert!(
-                    (x - y).abs() < 1e-10,
-                    "{name}: {:?} against {exact:?}",
-                    a.gamma
-                );
-            }
-        }
+        assert_exact_answers(name, stick_and_slide(), 10_000);
         let planar = one_contact(&[1.0, 0.0, 0.0, 1.0], &[-1.0, 2.0], 0.5);
         let a = converged(name, &planar, 1e-12, 10_000, "2-D sliding");
         assert!((a.gamma[0] - 1.0).abs() < 1e-10 && (a.gamma[1] + 0.5).abs() < 1e-10);

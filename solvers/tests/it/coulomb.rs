@@ -1,7 +1,9 @@
 //! The true Coulomb problem: analytic one-contact solutions (sticking, sliding, take-off),
 //! Siconos' fc3d error, the CCP-vs-Coulomb gap, and `nsgs` / `desaxce-*` on real fixtures.
 
-use crate::support::{converged, coulomb_file, one_contact, velocity_gap};
+use crate::support::{
+    converged, coulomb_file, coulomb_files, one_contact, velocity_gap, BOXES_STACK1, CAPSULES,
+};
 use cpbench_problems::residual::{coulomb_gap, residuals};
 use cpbench_problems::{Instance, ProblemClass};
 use cpbench_solvers::Status;
@@ -140,6 +142,20 @@ fn fc3d_error_matches_siconos_on_a_known_solution() {
     assert!(a.residuals.fc3d_error < 1e-14, "{:?}", a.residuals);
 }
 
+/// `name` solves each of `cases` (an instance and its exact answer) to 1e-12 within `max_iter`
+/// iterations, the answer within 1e-10 of the exact one in every component.
+pub(crate) fn assert_exact_answers(
+    name: &str,
+    cases: impl IntoIterator<Item = (Instance, [f64; 3])>,
+    max_iter: u64,
+) {
+    for (inst, exact) in cases {
+        let a = converged(name, &inst, 1e-12, max_iter, "one contact");
+        let d = cpbench_test_support::max_abs_diff(&a.gamma, &exact);
+        assert!(d < 1e-10, "{name}: {:?} against {exact:?}", a.gamma);
+    }
+}
+
 /// The sticking and sliding one-contact problems of
 /// [`nsgs_and_desaxce_sticking_sliding_takeoff`] with their exact solutions.
 pub(crate) fn stick_and_slide() -> [(Instance, [f64; 3]); 2] {
@@ -177,16 +193,8 @@ fn nsn_family_one_contact_and_fixtures() {
     ] {
         // and frictionless (mu = 0): W = I, q = (-1, 2, 1) gives r = (1, 0, 0)
         let frictionless = (one_contact(&EYE, &[-1.0, 2.0, 1.0], 0.0), [1.0, 0.0, 0.0]);
-        for (inst, exact) in stick_and_slide().into_iter().chain([frictionless]) {
-            let a = converged(name, &inst, 1e-12, 100, "");
-            for (x, y) in a.gamma.iter().zip(exact) {
-                assert!(
-                    (x - y).abs() < 1e-10,
-                    "{name}: {:?} against {exact:?}",
-                    a.gamma
-                );
-            }
-        }
+        let cases = stick_and_slide().into_iter().chain([frictionless]);
+        assert_exact_answers(name, cases, 100);
         for f in [
             "siconos-fc3d/NESpheres_10_1.dat",
             "siconos-fc3d/Rover4396.dat",
@@ -251,11 +259,7 @@ fn nsn_finishes_from_an_nsgs_warm_start() {
 /// with the velocities of NSGS's answer.
 #[test]
 fn nsgs_nsn_hybrid_switches_and_converges() {
-    for f in [
-        "siconos-fc3d/BoxesStack1-i100000-32.hdf5.dat",
-        "fclib/Capsules-i125-1213.hdf5",
-    ] {
-        let inst = coulomb_file(f);
+    for (f, inst) in coulomb_files(&[BOXES_STACK1, CAPSULES]) {
         let h = converged("nsgs-nsn", &inst, 1e-8, 100_000, f);
         assert!(cpbench_test_support::counter(&h, "switches") >= 1.0, "{f}");
         assert!(

@@ -207,10 +207,8 @@ fn a_non_finite_iterate_is_a_numerical_error() {
 #[test]
 fn the_product_budget_stops_as_max_iterations() {
     // 2 products in init, 3 per step: 5, 8, 11 >= 10 after step 3
-    let settings = ExecSettings {
-        max_matvecs: Some(10),
-        ..exec(1000)
-    };
+    let mut settings = exec(1000);
+    settings.max_matvecs = Some(10);
     let mut s = Scripted::new(&[0.5]);
     s.init_matvecs = 2;
     s.step_matvecs = 3;
@@ -223,10 +221,8 @@ fn the_product_budget_stops_as_max_iterations() {
 #[test]
 fn the_time_budget_stops_as_max_time() {
     // 2 ms per step against a 5 ms budget: at least 6 ms after 3 steps, so at most 3 steps
-    let settings = ExecSettings {
-        max_time_s: Some(0.005),
-        ..exec(1000)
-    };
+    let mut settings = exec(1000);
+    settings.max_time_s = Some(0.005);
     let mut s = Scripted::new(&[0.5]);
     s.sleep = Duration::from_millis(2);
     let res = run(settings, &mut s, &mut []);

@@ -4,7 +4,9 @@
 //! `W`, the product accounting of a step, stalling, and the settings' validation.
 
 use crate::coulomb::stick_and_slide;
-use crate::support::{converged, coulomb_file, one_contact, velocity_gap};
+use crate::support::{
+    converged, coulomb_file, coulomb_files, one_contact, velocity_gap, BOX_STACKS, SPHERES,
+};
 use cpbench_problems::residual::residuals;
 use cpbench_problems::{CscMatrix, Instance, ProblemClass, Provenance, ValidationOptions};
 use cpbench_solvers::registry::build;
@@ -132,11 +134,7 @@ fn fixtures_from_zero_to_1e_8() {
 /// at most 3.4e-8, `tfp` on Spheres); the reactions need not agree, `W` is singular there.
 #[test]
 fn velocities_agree_with_nsgs() {
-    for f in [
-        "fclib/Box_Stacks-i0122-82-5.hdf5",
-        "fclib/Spheres-i099-356-679.hdf5",
-    ] {
-        let inst = coulomb_file(f);
+    for (f, inst) in coulomb_files(&[BOX_STACKS, SPHERES]) {
         let reference = converged("nsgs", &inst, 1e-10, 20_000, f);
         for name in FP {
             let a = converged(name, &inst, 1e-10, 20_000, f);
@@ -405,7 +403,6 @@ mod tfp {
 
     #[test]
     fn settings_validation() {
-        assert!(Tfp::new(TfpSettings::default()).is_ok());
         let breaks: [fn(&mut TfpSettings); 5] = [
             |s| s.inner_max_iter = 0,
             |s| s.inner_tol_ratio = 0.0,
@@ -413,11 +410,7 @@ mod tfp {
             |s| s.local_max_iter = 0,
             |s| s.local_tol = f64::NAN,
         ];
-        for set in breaks {
-            let mut bad = TfpSettings::default();
-            set(&mut bad);
-            assert!(Tfp::new(bad.clone()).is_err(), "{bad:?}");
-        }
+        crate::support::assert_each_refused(&breaks, Tfp::new);
     }
 }
 
@@ -427,7 +420,6 @@ mod pfp {
 
     #[test]
     fn settings_validation() {
-        assert!(Pfp::new(PfpSettings::default()).is_ok());
         let breaks: [fn(&mut PfpSettings); 5] = [
             |s| s.inner_max_iter = 0,
             |s| s.inner_tol_ratio = -1.0,
@@ -435,10 +427,6 @@ mod pfp {
             |s| s.local_max_iter = 0,
             |s| s.local_tol = -1e-3,
         ];
-        for set in breaks {
-            let mut bad = PfpSettings::default();
-            set(&mut bad);
-            assert!(Pfp::new(bad.clone()).is_err(), "{bad:?}");
-        }
+        crate::support::assert_each_refused(&breaks, Pfp::new);
     }
 }

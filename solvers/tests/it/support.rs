@@ -48,6 +48,22 @@ pub fn coulomb_file(rel: &str) -> cpbench_problems::Instance {
         .unwrap_or_else(|e| panic!("{rel}: {e}"))
 }
 
+/// Fixture paths used by several tests.
+pub const BOX_STACKS: &str = "fclib/Box_Stacks-i0122-82-5.hdf5";
+/// fclib's `Spheres-i099-356-679` (fixture path).
+pub const SPHERES: &str = "fclib/Spheres-i099-356-679.hdf5";
+/// fclib's `Capsules-i125-1213` (fixture path).
+pub const CAPSULES: &str = "fclib/Capsules-i125-1213.hdf5";
+/// Siconos' `BoxesStack1-i100000-32` (fixture path).
+pub const BOXES_STACK1: &str = "siconos-fc3d/BoxesStack1-i100000-32.hdf5.dat";
+/// Siconos' 2-D `FC2D_SliderCrankLagrangian00000` (fixture path).
+pub const SLIDER_CRANK: &str = "fc2d/FC2D_SliderCrankLagrangian00000.dat";
+
+/// Each of `files` with its Coulomb problem ([`coulomb_file`]).
+pub fn coulomb_files<'a>(files: &'a [&'a str]) -> impl Iterator<Item = (&'a str, Instance)> {
+    files.iter().map(|&f| (f, coulomb_file(f)))
+}
+
 /// The velocities `u = W r + q` of the reactions `r` of `inst`.
 pub fn velocity(inst: &Instance, r: &[f64]) -> Vec<f64> {
     let mut u = vec![0.0; inst.n()];
@@ -80,4 +96,18 @@ pub fn converged(
         r.message
     );
     r
+}
+
+/// Each of `breaks` (one setting out of its range each, applied to the defaults) makes `build`
+/// fail, and the defaults themselves build.
+pub fn assert_each_refused<S: Default + Clone + std::fmt::Debug, T, E>(
+    breaks: &[fn(&mut S)],
+    build: impl Fn(S) -> Result<T, E>,
+) {
+    assert!(build(S::default()).is_ok(), "the defaults must build");
+    for set in breaks {
+        let mut bad = S::default();
+        set(&mut bad);
+        assert!(build(bad.clone()).is_err(), "{bad:?}");
+    }
 }

@@ -2,7 +2,7 @@
 //! closed-form solutions (3-D and 2-D, sticking and sliding, a non-symmetric `W`), agreement
 //! with `nsgs` on an fclib and an fc2d fixture, and the refusal of other classes.
 
-use crate::support::{converged, coulomb_file, one_contact, velocity};
+use crate::support::{converged, coulomb_files, one_contact, velocity, BOX_STACKS, SLIDER_CRANK};
 use cpbench_problems::{
     ConstraintSet, CscMatrix, Instance, ProblemClass, Provenance, ValidationOptions,
 };
@@ -78,11 +78,7 @@ fn one_contact_closed_forms_to_1e_10() {
 
 #[test]
 fn agree_with_nsgs_on_fclib_and_fc2d_fixtures() {
-    for f in [
-        "fclib/Box_Stacks-i0122-82-5.hdf5",
-        "fc2d/FC2D_SliderCrankLagrangian00000.dat",
-    ] {
-        let inst = coulomb_file(f);
+    for (f, inst) in coulomb_files(&[BOX_STACKS, SLIDER_CRANK]) {
         let reference = converged("nsgs", &inst, 1e-8, 10_000, f);
         let u_ref = velocity(&inst, &reference.gamma);
         for name in VI {
@@ -164,11 +160,7 @@ mod parts {
             |s| s.ls_max_iter = 0,
             |s| s.rho0 = 0.0,
         ];
-        for set in breaks {
-            let mut bad = ViSettings::default();
-            set(&mut bad);
-            assert!(Vi::eg(bad.clone()).is_err(), "{bad:?}");
-        }
+        crate::support::assert_each_refused(&breaks, Vi::eg);
     }
 
     #[test]

@@ -11,13 +11,8 @@ use cpbench_reproduce::formulations::{regularized_ccp, Formulation, FormulationS
 use cpbench_solvers::ExecSettings;
 
 fn one_contact() -> Instance {
-    let t = [
-        (0, 0, 2.0),
-        (1, 1, 4.0),
-        (2, 2, 6.0),
-        (0, 1, 0.5),
-        (1, 0, 0.5),
-    ];
+    #[rustfmt::skip]
+    let t = [(0, 0, 2.0), (1, 1, 4.0), (2, 2, 6.0), (0, 1, 0.5), (1, 0, 0.5)];
     Instance::new(
         "one__ccp",
         CscMatrix::from_triplets(3, 3, &t).unwrap(),

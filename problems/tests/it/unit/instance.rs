@@ -93,15 +93,11 @@ fn coulomb_keeps_a_nonsymmetric_w_and_multiplies_exactly() {
     // W = [[2, 1, 0], [0, 2, 0], [0, 0, 1]] (W[0][1] = 1, W[1][0] = 0)
     let w = CscMatrix::from_triplets(3, 3, &[(0, 0, 2.0), (0, 1, 1.0), (1, 1, 2.0), (2, 2, 1.0)])
         .unwrap();
-    let i = Instance::new_coulomb(
-        "c",
-        w.clone(),
-        vec![1.0, 0.0, 0.0],
-        vec![0.5],
-        Provenance::default(),
-        ValidationOptions::default(),
-    )
-    .unwrap();
+    let coulomb = |options| {
+        let (r, mu) = (vec![1.0, 0.0, 0.0], vec![0.5]);
+        Instance::new_coulomb("c", w.clone(), r, mu, Provenance::default(), options).unwrap()
+    };
+    let i = coulomb(ValidationOptions::default());
     assert_eq!(i.class(), ProblemClass::Coulomb);
     assert!(!i.is_symmetric());
     assert!(i.provenance().parameters.contains_key("asymmetry"));
@@ -114,18 +110,10 @@ fn coulomb_keeps_a_nonsymmetric_w_and_multiplies_exactly() {
         Err(ProblemError::Asymmetric { .. })
     ));
     // with symmetrize: (W + W^T)/2, and the class differs from the CCP's in the hash
-    let s = Instance::new_coulomb(
-        "c",
-        w.clone(),
-        vec![1.0, 0.0, 0.0],
-        vec![0.5],
-        Provenance::default(),
-        ValidationOptions {
-            symmetrize: true,
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let s = coulomb(ValidationOptions {
+        symmetrize: true,
+        ..Default::default()
+    });
     assert!(s.is_symmetric() && s.n_mat().get(1, 0) == 0.5);
     let ccp = s.ccp_relaxation().unwrap();
     assert_eq!(ccp.class(), ProblemClass::Ccp);
