@@ -43,6 +43,9 @@ enum Command {
     /// Re-run a published experiment by name (--list for the recipes); write its run folder
     /// and reproduce.md with our numbers beside the paper's.
     Reproduce(cmd::reproduce::ReproduceArgs),
+    /// Run a granular scene with each solver in the loop (its own copy of the simulation) and
+    /// compare the cost per step and the physics of their answers over time.
+    Simulate(Box<cmd::simulate::SimulateArgs>),
     /// Compare a results folder with a baseline; exit code 1 on a regression.
     Check(cmd::check::CheckArgs),
     /// List the solvers (or one): classes, cost model, each setting's type, default, range and
@@ -209,6 +212,7 @@ fn other_commands(command: Command) -> Result<(), AnyError> {
         Command::Run(a) => cmd::run::run(*a),
         Command::Solvers(a) => cmd::solvers::run(a),
         Command::Generate(a) => cmd::generate::generate(*a),
+        Command::Simulate(a) => cmd::simulate::run(*a),
         Command::Info {
             path,
             read,

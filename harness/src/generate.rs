@@ -72,6 +72,11 @@ impl RegistrySolver {
     pub fn name(&self) -> &'static str {
         self.solver.name()
     }
+
+    /// Whether the solver takes problems of `class`.
+    pub fn supports(&self, class: cpbench_problems::ProblemClass) -> bool {
+        self.solver.supports(class)
+    }
 }
 
 impl ContactSolver for RegistrySolver {

@@ -34,6 +34,7 @@
 
 pub mod bandwidth;
 pub mod check;
+pub mod closed_loop;
 pub mod error;
 pub mod figures;
 pub mod fsutil;

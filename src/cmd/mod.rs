@@ -8,4 +8,5 @@ pub mod merge;
 pub mod report;
 pub mod reproduce;
 pub mod run;
+pub mod simulate;
 pub mod solvers;

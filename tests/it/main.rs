@@ -5,6 +5,7 @@ mod architecture;
 mod clarabel_oracle;
 mod cli;
 mod cli_errors;
+mod closed_loop;
 mod default_suite;
 mod ellipsoids;
 mod external;

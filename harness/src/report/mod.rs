@@ -190,6 +190,13 @@ pub fn report(dir: &Path, opts: &ReportOptions) -> Result<PathBuf> {
 /// [`report`], also returning the sentences of the report's one-paragraph summary (its
 /// "Summary" section: one sentence per profile and class; `cpbench run` ends with them).
 pub fn report_with_summary(dir: &Path, opts: &ReportOptions) -> Result<(PathBuf, Vec<String>)> {
+    let along = trajectory_sections(dir)?;
+    if !dir.join("summary.csv").exists() && !along.is_empty() {
+        // a folder of trajectory replays or closed-loop runs only
+        let path = dir.join("report.md");
+        write_atomic(&path, format!("# Report\n\n{along}").as_bytes())?;
+        return Ok((path, Vec::new()));
+    }
     let mut rows = read_summary(&dir.join("summary.csv"))?;
     let _lock = crate::lock::FolderLock::acquire(dir)?;
     let manifest = Manifest::read(dir).ok();
@@ -294,6 +301,7 @@ pub fn report_with_summary(dir: &Path, opts: &ReportOptions) -> Result<(PathBuf,
     if !siconos.is_empty() {
         md.push_str(&siconos_section(&own, &siconos));
     }
+    md.push_str(&along);
     let paragraph = summary.join(" ");
     if !paragraph.is_empty() {
         md.insert_str(head_len, &format!("## Summary\n\n{paragraph}\n\n"));
@@ -301,6 +309,31 @@ pub fn report_with_summary(dir: &Path, opts: &ReportOptions) -> Result<(PathBuf,
     let path = dir.join("report.md");
     write_atomic(&path, md.as_bytes())?;
     Ok((path, summary))
+}
+
+/// The sections of the solvers along a trajectory written into `dir`: the replay
+/// (`replay.md` of `cpbench run --trajectory`: per solver, cold and warm, the p50 / p95 / max
+/// iterations and times per step) and the closed loop (`closed_loop.md` of `cpbench
+/// simulate`), each under a `##` title, its own headings one level down; empty when neither
+/// file is there. Errors: an unreadable file.
+fn trajectory_sections(dir: &Path) -> Result<String> {
+    let mut out = String::new();
+    for file in ["replay.md", "closed_loop.md"] {
+        let path = dir.join(file);
+        if !path.exists() {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).map_err(|e| HarnessError::io(&path, e))?;
+        for line in text.lines() {
+            if line.starts_with('#') {
+                out.push('#');
+            }
+            out.push_str(line);
+            out.push('\n');
+        }
+        out.push('\n');
+    }
+    Ok(out)
 }
 
 /// The sweep figures of setting `key` (`cpbench sweep-plot`): the sweeps of `key` ([`Sweep`];

@@ -1,0 +1,146 @@
+//! Solvers in the loop (issue 32, item 3): `cpbench simulate` and
+//! [`cpbench_harness::closed_loop`].
+
+use cpbench_harness::closed_loop::{
+    closed_loop, max_distance, rms_distance, ClosedLoopConfig, LoopStats, STEPS_HEADER,
+};
+use cpbench_solvers::ExecSettings;
+
+use crate::support::{cpbench, error, stdout_of};
+
+fn config(scene: &str, size: usize, steps: u64, solvers: &[&str]) -> ClosedLoopConfig {
+    ClosedLoopConfig {
+        scene: scene.into(),
+        size,
+        seed: 1,
+        steps,
+        solvers: solvers.iter().map(|s| s.to_string()).collect(),
+        exec: ExecSettings::default(),
+    }
+}
+
+#[test]
+fn distances_between_point_sets() {
+    // two points in 3-D: distances 5 (3-4-0) and 0
+    let a = [3.0, 4.0, 0.0, 1.0, 1.0, 1.0];
+    let b = [0.0, 0.0, 0.0, 1.0, 1.0, 1.0];
+    assert_eq!(max_distance(&a, &b, 3), 5.0);
+    assert_eq!(rms_distance(&a, &b, 3), (25.0f64 / 2.0).sqrt());
+    // the same numbers read as three points in the plane, (3, 4), (0, 1), (1, 1) against
+    // (0, 0), (0, 1), (1, 1): distances 5, 0, 0
+    assert_eq!(max_distance(&a, &b, 2), 5.0);
+    assert_eq!(rms_distance(&a, &b, 2), (25.0f64 / 3.0).sqrt());
+    assert_eq!(rms_distance(&[], &[], 3), 0.0);
+}
+
+/// A solver named twice drives two copies of the same scene: the runs agree to the bit (the
+/// stepper and apgd are deterministic), so the second run's divergence from the first is 0 at
+/// every step, and the two runs are told apart by their labels.
+#[test]
+fn the_same_solver_twice_does_not_diverge() {
+    let runs = closed_loop(&config("disc-hopper", 30, 40, &["apgd", "apgd"]), |_| {}).unwrap();
+    assert_eq!(runs[0].solver, "apgd");
+    assert_eq!(runs[1].solver, "apgd #2");
+    assert_eq!(runs[0].rows.len(), 40);
+    assert!(runs[1].rows.iter().all(|r| r.divergence == 0.0));
+    for (x, y) in runs[0].rows.iter().zip(&runs[1].rows) {
+        assert_eq!(
+            (x.kinetic_energy, x.potential_energy, x.drift, x.iterations),
+            (y.kinetic_energy, y.potential_energy, y.drift, y.iterations)
+        );
+    }
+    // the discs fall: the potential energy goes down as the kinetic energy goes up
+    let (first, last) = (&runs[0].rows[0], &runs[0].rows[39]);
+    assert!(last.potential_energy < first.potential_energy - 0.1);
+    assert!(last.kinetic_energy > first.kinetic_energy);
+    assert!(last.drift > 0.01);
+}
+
+/// The resting pyramid (30 spheres, 72 contacts): the CCP solvers and NSGS on the Coulomb
+/// problem of the same data hold it at rest; measured: penetration at most 6e-10 m, drift at
+/// most 1.5e-9 m and kinetic energy at most 5e-14 J over 60 steps; the bounds below are 10
+/// to 100 times those. NSGS is given the Coulomb problem (it does not take the CCP).
+#[test]
+fn a_resting_pyramid_stays_at_rest() {
+    let runs = closed_loop(&config("pyramid", 4, 60, &["apgd", "pgs", "nsgs"]), |_| {}).unwrap();
+    let problems: Vec<&str> = runs.iter().map(|r| r.problem).collect();
+    assert_eq!(problems, ["ccp", "ccp", "coulomb"]);
+    for run in &runs {
+        let st = LoopStats::of(run);
+        assert_eq!((st.steps, st.unconverged), (60, 0), "{}", run.solver);
+        assert!(run.failure.is_none(), "{:?}", run.failure);
+        assert!(
+            st.max_penetration < 1e-8,
+            "{}: {:e}",
+            run.solver,
+            st.max_penetration
+        );
+        assert!(st.max_drift < 1e-7, "{}: {:e}", run.solver, st.max_drift);
+        for r in &run.rows {
+            assert_eq!(r.contacts, 72);
+            assert!(r.kinetic_energy < 1e-12, "{} step {}", run.solver, r.step);
+            assert!(r.divergence < 1e-7, "{} step {}", run.solver, r.step);
+        }
+    }
+}
+
+/// `cpbench simulate` writes the step rows, the per-solver table, the page and the figure.
+#[test]
+fn cli_writes_rows_table_page_and_figure() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("loop");
+    let printed = stdout_of(&mut cpbench(&format!(
+        "simulate --scene fill --size 2 --steps 15 --solvers apgd,nsgs --out {}",
+        out.display()
+    )));
+    assert!(printed.starts_with("solver  problem  steps"), "{printed}");
+    let steps = std::fs::read_to_string(out.join("closed_loop_steps.csv")).unwrap();
+    let mut lines = steps.lines();
+    assert_eq!(lines.next(), Some(STEPS_HEADER));
+    assert_eq!(lines.count(), 30);
+    let stats = std::fs::read_to_string(out.join("closed_loop_stats.csv")).unwrap();
+    assert!(
+        stats
+            .lines()
+            .nth(2)
+            .unwrap()
+            .starts_with("nsgs,coulomb,15,"),
+        "{stats}"
+    );
+    let png = std::fs::metadata(out.join("closed_loop.png")).unwrap();
+    assert!(png.len() > 10_000);
+    let md = std::fs::read_to_string(out.join("closed_loop.md")).unwrap();
+    assert!(md.contains("| apgd | ccp | 15 |"), "{md}");
+    // the report of the folder carries the section
+    stdout_of(&mut cpbench(&format!("report {}", out.display())));
+    let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(report.contains("## Solvers in the loop: fill"), "{report}");
+}
+
+#[test]
+fn bad_arguments_are_refused_with_their_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().display().to_string();
+    let cases = [
+        ("--scene cube --size 2 --solvers apgd", vec!["scene cube"]),
+        (
+            "--scene fill --size 2 --solvers apgd,nope",
+            vec!["--solvers nope"],
+        ),
+        ("--scene fill --size 0 --solvers apgd", vec!["--size"]),
+        (
+            "--scene fill --size 2 --steps 0 --solvers apgd",
+            vec!["--steps"],
+        ),
+        (
+            "--scene fill --size 2 --tol -1 --solvers apgd",
+            vec!["--tol"],
+        ),
+    ];
+    for (args, needles) in cases {
+        error(
+            &mut cpbench(&format!("simulate {args} --out {out}")),
+            &needles,
+        );
+    }
+}
