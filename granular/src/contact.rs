@@ -112,3 +112,18 @@ pub fn tangent_frame(n: &Vector3<f64>) -> (Vector3<f64>, Vector3<f64>) {
     let w = n.cross(&u);
     (u, w)
 }
+
+/// The world directions of the coordinates of a step's contacts, contact after contact
+/// (`Simulation::last_contact_frames`): contact `c`'s coordinate `k` (normal first, then the
+/// tangents) is the unit world vector `directions[(c * block_size + k) * dim..][..dim]`. An
+/// answer `g` (contact coordinates) is the world impulse `sum_k g[k] e_k`; a world impulse `f`
+/// has the coordinates `f . e_k` in the frame of another step.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ContactFrames {
+    /// Coordinates per contact: 3 (or 2 in the plane) with friction, 1 without.
+    pub block_size: usize,
+    /// Components of a direction: 3, or 2 in the plane (0 without contacts).
+    pub dim: usize,
+    /// The directions, `contacts x block_size x dim`.
+    pub directions: Vec<f64>,
+}

@@ -315,6 +315,36 @@ macro_rules! step_accessors {
             &self.state.gamma
         }
 
+        /// The frames of the last step's contacts, in the order of its instance's contacts:
+        /// for each contact the world direction of each of its coordinates (normal first,
+        /// then the tangents; the block size of the instance's constraint set), so that an
+        /// answer maps to world impulses ([`crate::contact::ContactFrames`]). Empty without
+        /// contacts.
+        pub fn last_contact_frames(&self) -> $crate::contact::ContactFrames {
+            use $crate::contact_step::ContactFrame as _;
+            let bs = self
+                .state
+                .instance
+                .as_ref()
+                .map_or(0, |i| i.constraints().block_size());
+            let mut frames = $crate::contact::ContactFrames {
+                block_size: bs,
+                dim: 0,
+                directions: Vec::new(),
+            };
+            let mut unit = vec![0.0; bs];
+            for c in &self.contacts {
+                for k in 0..bs {
+                    unit.iter_mut().for_each(|x| *x = 0.0);
+                    unit[k] = 1.0;
+                    let v = c.impulse(&unit);
+                    frames.dim = v.len();
+                    frames.directions.extend_from_slice(v.as_slice());
+                }
+            }
+            frames
+        }
+
         /// The identities of the last step's contacts, in the order of its instance's
         /// contacts ([`Self::last_instance`]): movable body (disc) `a`, the partner body,
         /// plane or wall, feature 0 (one-point contacts).

@@ -379,10 +379,11 @@ pub(crate) fn drive<S: Stepped, R: TrajectoryRow>(
             if let Some(inst) = sim.last_instance() {
                 let path = export_instance(inst, run.export_format, &run.out)?;
                 let ids = sim.last_contact_ids();
+                let frames = sim.last_contact_frames();
                 let contacts = crate::trajectory::contacts_file_name(&path);
                 write_atomic(
                     &run.out.join(&contacts),
-                    crate::trajectory::contacts_csv(&ids).as_bytes(),
+                    crate::trajectory::contacts_csv(&ids, Some(&frames)).as_bytes(),
                 )?;
                 index.push(crate::trajectory::IndexStep {
                     step: rep.step_number(),
@@ -415,6 +416,8 @@ pub(crate) trait Stepped {
     fn last_instance(&self) -> Option<&Instance>;
     /// The identities of its contacts, in its order.
     fn last_contact_ids(&self) -> Vec<cpbench_granular::contact::ContactId>;
+    /// The frames of its contacts, in its order.
+    fn last_contact_frames(&self) -> cpbench_granular::contact::ContactFrames;
     /// The scene label.
     fn label(&self) -> &str;
 }
@@ -425,6 +428,9 @@ impl Stepped for cpbench_granular::Simulation {
     }
     fn last_contact_ids(&self) -> Vec<cpbench_granular::contact::ContactId> {
         cpbench_granular::Simulation::last_contact_ids(self)
+    }
+    fn last_contact_frames(&self) -> cpbench_granular::contact::ContactFrames {
+        cpbench_granular::Simulation::last_contact_frames(self)
     }
     fn label(&self) -> &str {
         cpbench_granular::Simulation::label(self)
@@ -437,6 +443,9 @@ impl Stepped for cpbench_granular::planar::PlanarSimulation {
     }
     fn last_contact_ids(&self) -> Vec<cpbench_granular::contact::ContactId> {
         cpbench_granular::planar::PlanarSimulation::last_contact_ids(self)
+    }
+    fn last_contact_frames(&self) -> cpbench_granular::contact::ContactFrames {
+        cpbench_granular::planar::PlanarSimulation::last_contact_frames(self)
     }
     fn label(&self) -> &str {
         cpbench_granular::planar::PlanarSimulation::label(self)

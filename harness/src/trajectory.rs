@@ -3,24 +3,27 @@
 //!
 //! **On disk** (`docs/formats.md`, "Trajectories"): `cpbench generate` writes, beside every
 //! exported step instance, `{label}_step{NNNN}.contacts.csv` (one row per contact, in the
-//! instance's contact order: `a,b,feature`, see [`ContactId`]) and, at the end, the index
+//! instance's contact order: `a,b,feature` (see [`ContactId`]) and, since version 2, the world
+//! directions of the contact's coordinates, [`ContactFrames`]) and, at the end, the index
 //! [`INDEX_FILE`] (`trajectory.json`, [`TrajectoryIndex`]) listing the exported steps in order.
 //!
 //! **Replay** ([`replay`]): every solver goes through the steps in order, once from zero
-//! (`cold`) and once from its own previous answer mapped by contact identity (`warm`,
-//! [`map_warm_start`]): a contact of step `k + 1` whose identity was a contact of step `k`
-//! starts at that contact's answer (in contact coordinates: normal, then tangents), a new one
-//! at zero; contacts that vanished are dropped. The executor projects the start onto `K`
-//! and, when it already meets the tolerance, ends the solve after zero iterations
-//! (`converged`, as MuJoCo's solver does); the harness's check is applied to every answer.
-//! Mapping in contact coordinates ignores the rotation of a contact's frame between two
-//! steps (the stepper's own warm start maps world impulses): what a solver sees here is what
-//! a user replaying stored problems can give it.
+//! (`cold`) and once from its own previous answer mapped by contact identity (`warm`): a
+//! contact of step `k + 1` whose identity was a contact of step `k` starts at that contact's
+//! answer, a new one at zero; contacts that vanished are dropped. With frames (version 2) the
+//! answer is carried as the world impulse `f = sum_j g_j e_j` and projected on the new frame
+//! (`g'_j = f . e'_j`, [`map_world_warm_start`]), as the stepper's own warm start does; without
+//! them (version 1) it is copied in contact coordinates ([`map_warm_start`]), which is wrong
+//! wherever a contact's tangent frame turns between steps (the steppers' frames switch their
+//! reference axis where two components of the normal are equal in size, e.g. in a pyramid).
+//! The executor projects the start onto `K` and, when it already meets the tolerance, ends the
+//! solve after zero iterations (`converged`, as MuJoCo's solver does); the harness's check is
+//! applied to every answer.
 
 use crate::error::{HarnessError, Result};
 use crate::fsutil::write_atomic;
 use crate::solve::{checked_solve, Runnable, SolverSpec};
-use cpbench_granular::contact::{ContactId, PartnerId};
+use cpbench_granular::contact::{ContactFrames, ContactId, PartnerId};
 use cpbench_problems::io::LoadOptions;
 use cpbench_problems::Instance;
 use cpbench_solvers::ExecSettings;
@@ -33,10 +36,20 @@ use std::path::{Path, PathBuf};
 pub const INDEX_FILE: &str = "trajectory.json";
 /// The `format` field of [`TrajectoryIndex`].
 pub const FORMAT: &str = "cpbench-trajectory";
-/// The version written and read.
-pub const VERSION: u32 = 1;
-/// The header of a contacts file.
+/// The version written (version 1, without frames, is read too).
+pub const VERSION: u32 = 2;
+/// The header of a contacts file up to the frame columns ([`frame_columns`]).
 pub const CONTACTS_HEADER: &str = "a,b,feature";
+
+/// The names of the frame columns of a contacts file for `bs` coordinates per contact in
+/// `dim` dimensions: direction `e{k}` of coordinate `k` (`e0` the normal), component `x`, `y`
+/// (, `z`): `e0x,e0y,e0z,e1x,...`.
+pub fn frame_columns(bs: usize, dim: usize) -> Vec<String> {
+    let axes = ["x", "y", "z"];
+    (0..bs)
+        .flat_map(|k| axes[..dim.min(3)].iter().map(move |a| format!("e{k}{a}")))
+        .collect()
+}
 
 /// The index of a trajectory folder ([`INDEX_FILE`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -81,37 +94,83 @@ pub fn contacts_file_name(instance_path: &Path) -> String {
     format!("{stem}.contacts.csv")
 }
 
-/// The text of a contacts file: [`CONTACTS_HEADER`], then `a,b,feature` per contact (`b` a body
-/// index or `w<wall>`).
-pub fn contacts_csv(ids: &[ContactId]) -> String {
-    let mut s = String::with_capacity(16 * (ids.len() + 1));
+/// The text of a contacts file: [`CONTACTS_HEADER`] (and the [`frame_columns`] when `frames`
+/// has directions), then per contact `a,b,feature` (`b` a body index or `w<wall>`) and its
+/// frame (shortest round-trip decimals).
+pub fn contacts_csv(ids: &[ContactId], frames: Option<&ContactFrames>) -> String {
+    let frames =
+        frames.filter(|f| f.dim > 0 && f.directions.len() == ids.len() * f.block_size * f.dim);
+    let per = frames.map_or(0, |f| f.block_size * f.dim);
+    let mut s = String::with_capacity((16 + 24 * per) * (ids.len() + 1));
     s.push_str(CONTACTS_HEADER);
+    if let Some(f) = frames {
+        for c in frame_columns(f.block_size, f.dim) {
+            s.push(',');
+            s.push_str(&c);
+        }
+    }
     s.push('\n');
-    for id in ids {
+    for (c, id) in ids.iter().enumerate() {
         // writing into a String cannot fail
-        let _ = writeln!(s, "{},{},{}", id.a, id.b, id.feature);
+        let _ = write!(s, "{},{},{}", id.a, id.b, id.feature);
+        if let Some(f) = frames {
+            for x in &f.directions[c * per..(c + 1) * per] {
+                let _ = write!(s, ",{x:?}");
+            }
+        }
+        s.push('\n');
     }
     s
 }
 
-/// Parse a contacts file's text; `path` names it in errors ([`HarnessError::Trajectory`] with
-/// the line and the value).
-pub fn parse_contacts(text: &str, path: &Path, step: u64) -> Result<Vec<ContactId>> {
+/// Parse a contacts file's text: the identities and, when the header has frame columns, the
+/// frames (`bs` directions of `dim` components per contact, `bs` and `dim` read from the
+/// header). `path` names it in errors ([`HarnessError::Trajectory`] with the line and the
+/// value): a wrong header, a wrong number of fields, a malformed identity or number.
+pub fn parse_contacts(
+    text: &str,
+    path: &Path,
+    step: u64,
+) -> Result<(Vec<ContactId>, Option<ContactFrames>)> {
     let bad = |line: usize, reason: String| HarnessError::Trajectory {
         path: path.to_path_buf(),
         step: Some(step),
         message: format!("line {line}: {reason}"),
     };
     let mut lines = text.lines();
-    match lines.next() {
-        Some(h) if h.trim() == CONTACTS_HEADER => {}
-        other => {
-            return Err(bad(
-                1,
-                format!("expected the header {CONTACTS_HEADER:?}, found {other:?}"),
-            ))
+    let header = lines.next().unwrap_or("").trim();
+    let mut frames = None;
+    if header != CONTACTS_HEADER {
+        let shape = header
+            .strip_prefix(CONTACTS_HEADER)
+            .and_then(|rest| rest.strip_prefix(','))
+            .and_then(|rest| {
+                let cols: Vec<&str> = rest.split(',').collect();
+                [(1, 2), (2, 2), (1, 3), (3, 3)]
+                    .into_iter()
+                    .find(|&(bs, dim)| frame_columns(bs, dim) == cols)
+            });
+        match shape {
+            Some((block_size, dim)) => {
+                frames = Some(ContactFrames {
+                    block_size,
+                    dim,
+                    directions: Vec::new(),
+                })
+            }
+            None => {
+                return Err(bad(
+                    1,
+                    format!(
+                        "expected the header {CONTACTS_HEADER:?}, alone or followed by the \
+                         frame columns (e.g. {:?}), found {header:?}",
+                        frame_columns(3, 3).join(",")
+                    ),
+                ))
+            }
         }
     }
+    let per = frames.as_ref().map_or(0, |f| f.block_size * f.dim);
     let mut ids = Vec::new();
     for (i, line) in lines.enumerate() {
         let line_no = i + 2;
@@ -119,10 +178,13 @@ pub fn parse_contacts(text: &str, path: &Path, step: u64) -> Result<Vec<ContactI
             continue;
         }
         let f: Vec<&str> = line.split(',').map(str::trim).collect();
-        if f.len() != 3 {
+        if f.len() != 3 + per {
             return Err(bad(
                 line_no,
-                format!("expected 3 fields a,b,feature, found {line:?}"),
+                format!(
+                    "expected {} fields (a,b,feature and {per} frame components), found {line:?}",
+                    3 + per
+                ),
             ));
         }
         let a = f[0].parse::<usize>().map_err(|_| {
@@ -141,8 +203,24 @@ pub fn parse_contacts(text: &str, path: &Path, step: u64) -> Result<Vec<ContactI
             )
         })?;
         ids.push(ContactId { a, b, feature });
+        if let Some(fr) = frames.as_mut() {
+            for (k, x) in f[3..].iter().enumerate() {
+                match x.parse::<f64>() {
+                    Ok(v) if v.is_finite() => fr.directions.push(v),
+                    _ => {
+                        return Err(bad(
+                            line_no,
+                            format!(
+                                "{}: expected a finite number, found {x:?}",
+                                header.split(',').nth(3 + k).unwrap_or("?")
+                            ),
+                        ))
+                    }
+                }
+            }
+        }
     }
-    Ok(ids)
+    Ok((ids, frames))
 }
 
 /// Write the index of the steps exported into `dir`. Errors: I/O.
@@ -166,6 +244,8 @@ pub struct TrajectoryStep {
     pub instance: Instance,
     /// One identity per contact, in the instance's order.
     pub ids: Vec<ContactId>,
+    /// The contacts' frames (version 2 files), in the same order; `None` in version 1.
+    pub frames: Option<ContactFrames>,
 }
 
 /// A loaded trajectory: its folder, scene label and steps in order.
@@ -196,12 +276,12 @@ impl Trajectory {
             .map_err(|e| fail(&index_path, None, format!("cannot read the index: {e}")))?;
         let index: TrajectoryIndex = serde_json::from_str(&text)
             .map_err(|e| fail(&index_path, None, format!("not a trajectory index: {e}")))?;
-        if index.format != FORMAT || index.version != VERSION {
+        if index.format != FORMAT || !(1..=VERSION).contains(&index.version) {
             return Err(fail(
                 &index_path,
                 None,
                 format!(
-                    "expected format {FORMAT:?} version {VERSION}, found {:?} version {}",
+                    "expected format {FORMAT:?} version 1 to {VERSION}, found {:?} version {}",
                     index.format, index.version
                 ),
             ));
@@ -236,8 +316,29 @@ impl Trajectory {
                     format!("cannot read the contacts: {e}"),
                 )
             })?;
-            let ids = parse_contacts(&ctext, &cpath, s.step)?;
+            let (ids, mut frames) = parse_contacts(&ctext, &cpath, s.step)?;
             let bs = instance.constraints().block_size();
+            // a class with fewer coordinates per contact (the frictionless LCP of a CCP step,
+            // `--class lcp`) keeps the first directions: the normal first
+            if let Some(f) = frames.as_mut().filter(|f| f.block_size > bs) {
+                let dim = f.dim;
+                f.directions = f
+                    .directions
+                    .chunks_exact(f.block_size * dim)
+                    .flat_map(|c| c[..bs * dim].iter().copied())
+                    .collect();
+                f.block_size = bs;
+            }
+            if let Some(f) = frames.as_ref().filter(|f| f.block_size != bs) {
+                return Err(fail(
+                    &cpath,
+                    Some(s.step),
+                    format!(
+                        "frames of {} coordinates per contact, but the instance {} has {bs}",
+                        f.block_size, s.instance
+                    ),
+                ));
+            }
             if ids.len() != s.contacts_count || ids.len() * bs != instance.n() {
                 return Err(fail(
                     &cpath,
@@ -257,6 +358,7 @@ impl Trajectory {
                 step: s.step,
                 instance,
                 ids,
+                frames,
             });
         }
         Ok(Trajectory {
@@ -287,6 +389,50 @@ pub fn map_warm_start(
         }
     }
     (start, persisted)
+}
+
+/// [`map_warm_start`] through the world: `prev` holds, per identity, the world impulse of the
+/// previous answer (`dim` components, [`world_impulses`]); contact `c` of this step starts at
+/// `g_k = f . e_k` on its own frame (`frames`). Returns the start and how many contacts
+/// persisted.
+pub fn map_world_warm_start(
+    prev: &HashMap<ContactId, Vec<f64>>,
+    ids: &[ContactId],
+    frames: &ContactFrames,
+) -> (Vec<f64>, usize) {
+    let (bs, dim) = (frames.block_size, frames.dim);
+    let mut start = vec![0.0; ids.len() * bs];
+    let mut persisted = 0;
+    for (c, id) in ids.iter().enumerate() {
+        if let Some(f) = prev.get(id).filter(|f| f.len() == dim) {
+            for k in 0..bs {
+                let e = &frames.directions[(c * bs + k) * dim..(c * bs + k + 1) * dim];
+                start[c * bs + k] = e.iter().zip(f).map(|(a, b)| a * b).sum();
+            }
+            persisted += 1;
+        }
+    }
+    (start, persisted)
+}
+
+/// The world impulse `sum_k g_k e_k` of each contact of the answer `gamma` (contact
+/// coordinates, `frames.block_size` per contact), `frames.dim` components each.
+pub fn world_impulses(gamma: &[f64], frames: &ContactFrames) -> Vec<Vec<f64>> {
+    let (bs, dim) = (frames.block_size, frames.dim);
+    gamma
+        .chunks_exact(bs)
+        .enumerate()
+        .map(|(c, g)| {
+            let mut f = vec![0.0; dim];
+            for (k, gk) in g.iter().enumerate() {
+                let e = &frames.directions[(c * bs + k) * dim..(c * bs + k + 1) * dim];
+                for (fi, ei) in f.iter_mut().zip(e) {
+                    *fi += gk * ei;
+                }
+            }
+            f
+        })
+        .collect()
 }
 
 /// How a replay starts each step.
@@ -354,9 +500,10 @@ pub fn replay(
             let mut prev: HashMap<ContactId, Vec<f64>> = HashMap::new();
             for st in &traj.steps {
                 let bs = st.instance.constraints().block_size();
-                let (start, persisted) = match mode {
-                    StartMode::Cold => (vec![0.0; st.instance.n()], 0),
-                    StartMode::Warm => map_warm_start(&prev, &st.ids, bs),
+                let (start, persisted) = match (mode, &st.frames) {
+                    (StartMode::Cold, _) => (vec![0.0; st.instance.n()], 0),
+                    (StartMode::Warm, Some(f)) => map_world_warm_start(&prev, &st.ids, f),
+                    (StartMode::Warm, None) => map_warm_start(&prev, &st.ids, bs),
                 };
                 let mut runnable = Runnable::of(spec)?;
                 if runnable.refusal(&st.instance).is_some() {
@@ -372,8 +519,14 @@ pub fn replay(
                 )?;
                 let r = c.result;
                 prev.clear();
-                for (id, g) in st.ids.iter().zip(r.gamma.chunks_exact(bs)) {
-                    prev.insert(*id, g.to_vec());
+                match &st.frames {
+                    Some(f) => prev.extend(st.ids.iter().copied().zip(world_impulses(&r.gamma, f))),
+                    None => prev.extend(
+                        st.ids
+                            .iter()
+                            .copied()
+                            .zip(r.gamma.chunks_exact(bs).map(<[f64]>::to_vec)),
+                    ),
                 }
                 rows.push(ReplayRow {
                     solver: spec.label.clone(),
