@@ -171,6 +171,7 @@ impl Executor {
         let s = &self.settings;
         let mut problem = Problem::new(instance);
         problem.set_memory_limit(s.memory_limit());
+        problem.set_tol(Some(s.tol));
         // the instant by which the next solver call must return: the time budget less the
         // solver time spent so far (monitoring excluded, as in the budget itself)
         let deadline = |elapsed: Duration| {
@@ -242,6 +243,7 @@ impl Executor {
             Some((Status::Converged, None))
         } else {
             problem.set_deadline(deadline(elapsed));
+            problem.set_residual(best.value);
             let t = Instant::now();
             let init = solver.init(&problem, &mut state);
             elapsed += t.elapsed();
@@ -275,6 +277,7 @@ impl Executor {
                 ws.compute(instance, &state.gamma)
             };
             let value = res.get(kind);
+            problem.set_residual(value);
             let is_best = value < best.value;
             if is_best {
                 best.gamma.copy_from_slice(&state.gamma);

@@ -13,6 +13,8 @@ pub struct Problem<'a> {
     matvecs: Cell<u64>,
     deadline: Cell<Option<Instant>>,
     memory_limit: Option<u64>,
+    tol: Option<f64>,
+    residual: Cell<f64>,
 }
 
 impl<'a> Problem<'a> {
@@ -23,6 +25,8 @@ impl<'a> Problem<'a> {
             matvecs: Cell::new(0),
             deadline: Cell::new(None),
             memory_limit: None,
+            tol: None,
+            residual: Cell::new(f64::NAN),
         }
     }
 
@@ -103,5 +107,31 @@ impl<'a> Problem<'a> {
     /// The memory budget in bytes (`None`: no budget).
     pub fn memory_limit(&self) -> Option<u64> {
         self.memory_limit
+    }
+
+    /// Set the tolerance the executor stops at (`ExecSettings::tol`, on its stopping
+    /// residual); the executor sets it before `init`. Solvers must not stop on it (the
+    /// executor owns stopping); a hybrid may use it to judge whether its current phase is about
+    /// to finish. `None`: unknown.
+    pub fn set_tol(&mut self, tol: Option<f64>) {
+        self.tol = tol;
+    }
+
+    /// The tolerance set by [`Problem::set_tol`] (`None`: unknown).
+    pub fn tol(&self) -> Option<f64> {
+        self.tol
+    }
+
+    /// Record the executor's stopping residual of the current iterate (the start before
+    /// `init`, then after every step).
+    pub fn set_residual(&self, value: f64) {
+        self.residual.set(value);
+    }
+
+    /// The executor's stopping residual of the iterate the next `step` starts from (NaN when
+    /// the solver runs outside the executor). Like [`Problem::tol`], for a hybrid's judgement
+    /// of its progress, never for stopping.
+    pub fn residual(&self) -> f64 {
+        self.residual.get()
     }
 }

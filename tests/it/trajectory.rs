@@ -350,3 +350,32 @@ fn builtin_resting_pyramid_is_a_trajectory_of_one_contact_set() {
         );
     }
 }
+
+/// `nsgs-admm` hands over to ADMM only when NSGS is slow by the executor's residual: on the
+/// built-in settling fill, read as Coulomb problems, NSGS never stalls, so `nsgs-admm` is NSGS
+/// step for step, cold and warm (equal iterations on every step). Judged by the relative change
+/// of the reactions, as before, it switched on 5 warm-started steps and took 90 to 135
+/// iterations there where NSGS alone took 35 to 43.
+#[test]
+fn nsgs_admm_does_not_switch_on_a_warm_started_fill() {
+    let b = cpbench_harness::trajectory_suite::BUILTIN
+        .iter()
+        .find(|b| b.scene == "fill")
+        .unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    cpbench_harness::trajectory_suite::generate_builtin(b, tmp.path()).unwrap();
+    let opts = LoadOptions {
+        class: cpbench_problems::io::ClassChoice::Coulomb,
+        ..Default::default()
+    };
+    let traj = Trajectory::load(tmp.path(), &opts).unwrap();
+    let specs = [SolverSpec::named("nsgs"), SolverSpec::named("nsgs-admm")];
+    let rows = trajectory::replay(&traj, &specs, &exec(1e-6)).unwrap();
+    let (nsgs, hybrid): (Vec<_>, Vec<_>) = rows.iter().partition(|r| r.solver == "nsgs");
+    assert_eq!(nsgs.len(), 2 * traj.steps.len());
+    for (a, h) in nsgs.iter().zip(&hybrid) {
+        assert_eq!((a.mode, a.step), (h.mode, h.step));
+        assert!(a.success && h.success, "{a:?} {h:?}");
+        assert_eq!(a.iterations, h.iterations, "step {} {:?}", a.step, a.mode);
+    }
+}

@@ -126,17 +126,48 @@ impl SwitchTest {
             d2 += (x - p) * (x - p);
             n2 += x * x;
         }
-        let delta = (d2 / n2.max(f64::MIN_POSITIVE)).sqrt();
+        self.record((d2 / n2.max(f64::MIN_POSITIVE)).sqrt())
+    }
+
+    /// Record the measure of progress `value` of a sweep (a relative change, or the
+    /// executor's stopping residual: [`Problem::residual`]); whether NSGS is slow (a full
+    /// window seen and `value` not halved over it).
+    pub(crate) fn record(&mut self, value: f64) -> bool {
         let w = self.changes.len();
         let k = self.count as usize;
-        self.changes[k % w] = delta;
+        self.changes[k % w] = value;
         self.count += 1;
-        k + 1 >= w && delta > 0.5 * self.changes[(k + 1) % w]
+        k + 1 >= w && value > 0.5 * self.changes[(k + 1) % w]
     }
 
     /// Sweeps of the current phase.
     pub(crate) fn count(&self) -> u32 {
         self.count
+    }
+
+    /// Whether, at the rate of the last window (`rho = (v_k / v_{k - window})^(1 / window)`
+    /// of the recorded values), the value would fall to `tol` within `horizon` more sweeps:
+    /// NSGS is slow but about to finish (a warm start near the answer). False before a full
+    /// window, without a decrease (`rho >= 1`) or without a tolerance.
+    pub(crate) fn finishes_within(&self, tol: Option<f64>, horizon: u32) -> bool {
+        let w = self.changes.len();
+        let k = self.count as usize;
+        let Some(tol) = tol.filter(|t| *t > 0.0) else {
+            return false;
+        };
+        if k < w {
+            return false;
+        }
+        let (now, then) = (self.changes[(k - 1) % w], self.changes[k % w]);
+        if now <= tol {
+            return true;
+        }
+        if !(now < then) || !(then > 0.0) {
+            return false;
+        }
+        // sweeps to go: ln(tol / now) / ln(rho), ln(rho) = ln(now / then) / (w - 1)
+        let ln_rho = (now / then).ln() / (w - 1) as f64;
+        (tol / now).ln() / ln_rho <= f64::from(horizon)
     }
 }
 
