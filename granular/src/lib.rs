@@ -49,7 +49,8 @@
 //! velocity update), [`contact_step`] (the step sequence shared by the 3-D and planar
 //! steppers: warm start, solve with its size check, timings, report), [`stepper`] (the 3-D
 //! step: detection, assembly, update, rolling resistance, statistics),
-//! [`scenes`] (fill, pile, pyramid, tube, bounce, cradle, ellipsoid-fill, ellipsoid-pile),
+//! [`scenes`] (fill, pile, pyramid, tube, bounce, cradle, ellipsoid-fill, ellipsoid-pile,
+//! stack, slide),
 //! [`penalty`] (spring-dashpot stepper with velocity Verlet,
 //! for comparison), [`snapshot`] (saved states that rebuild instances), [`rng`] (SplitMix64),
 //! [`ellipsoid`] (ellipsoid shape, mass properties and narrow phase, used by [`narrow`]),

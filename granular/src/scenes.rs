@@ -10,6 +10,8 @@
 //! | `cradle` | Newton's cradle: a row of equal spheres, the first moving into the others, `e = 1`, no gravity | spheres | Newton's impact law (Moreau 1988) |
 //! | `ellipsoid-fill` | `n x 10 x n` spheroids (aspect ratio [`SceneSpec::aspect`], default 2), random orientations, falling into a closed box | `n` (10: 1000 ellipsoids) | Vyatkin & Dolgovesov (functionally defined objects), on TEST_FILL's lattice |
 //! | `ellipsoid-pile` | polydisperse spheroids poured onto a smooth walled floor, forming a heap | ellipsoids | as `pile`, with ellipsoids |
+//! | `stack` | a vertical column of equal spheres at rest on a floor | spheres | the resting case (Siconos issue 214's cube at rest, with spheres) |
+//! | `slide` | balls set down on a floor with speed `v0` and no spin, sliding until they roll | balls | the sliding ball (`t* = 2 v0 / (7 mu g)`, then `5/7 v0`) |
 //!
 //! Randomness comes only from [`SplitMix64`] seeded with the scene seed, so a scene and every
 //! instance generated from it are the same on every platform.
@@ -22,7 +24,9 @@ use nalgebra::Vector3;
 use std::collections::BTreeMap;
 
 mod ellipsoids;
+mod simple;
 pub use ellipsoids::{random_rotation, spheroid_axes, DEFAULT_ASPECT, DEFAULT_ROLLING_FRICTION};
+pub use simple::{SlideParams, StackParams};
 
 /// The built-in scenes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,11 +47,15 @@ pub enum SceneKind {
     EllipsoidFill,
     /// A heap of ellipsoids ([`PileParams::ellipsoids`]).
     EllipsoidPile,
+    /// A column of spheres at rest on a floor ([`StackParams`]).
+    Stack,
+    /// Balls sliding on a floor until they roll ([`SlideParams`]).
+    Slide,
 }
 
 impl SceneKind {
     /// Every 3-D scene, in the order `--scene` lists them ([`crate::scene_names`]).
-    pub const ALL: [SceneKind; 8] = [
+    pub const ALL: [SceneKind; 10] = [
         Self::Fill,
         Self::Pile,
         Self::Pyramid,
@@ -56,6 +64,8 @@ impl SceneKind {
         Self::Cradle,
         Self::EllipsoidFill,
         Self::EllipsoidPile,
+        Self::Stack,
+        Self::Slide,
     ];
 
     /// The scene named `s` (one of [`Self::ALL`]'s names). Errors:
@@ -78,6 +88,8 @@ impl SceneKind {
             Self::Cradle => "cradle",
             Self::EllipsoidFill => "ellipsoid-fill",
             Self::EllipsoidPile => "ellipsoid-pile",
+            Self::Stack => "stack",
+            Self::Slide => "slide",
         }
     }
 }
@@ -149,6 +161,8 @@ impl SceneSpec {
             SceneKind::Tube => sized!(TubeParams.count).build(seed, frictionless),
             SceneKind::Bounce => sized!(BounceParams.count).build(seed, frictionless),
             SceneKind::Cradle => sized!(CradleParams.count).build(seed, frictionless),
+            SceneKind::Stack => sized!(StackParams.count).build(seed, frictionless),
+            SceneKind::Slide => sized!(SlideParams.count).build(seed, frictionless),
             SceneKind::EllipsoidFill => {
                 sized!(FillParams.n, FillParams::ellipsoids(aspect)).build(seed, frictionless)
             }

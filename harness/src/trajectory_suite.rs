@@ -23,13 +23,26 @@ pub struct BuiltinTrajectory {
 /// The built-in trajectory suite (`cpbench run --trajectory builtin`), small enough for a
 /// quick run; generated with `apgd` in the loop at 1e-6 (generate's defaults), seed 1. There
 /// is no box shape in the steppers, so the resting case of Siconos issue 214 (a cube at rest
-/// on a plane, NSGS at its iteration cap on every step) is a resting pyramid of spheres.
-pub const BUILTIN: [BuiltinTrajectory; 4] = [
+/// on a plane, NSGS at its iteration cap on every step) is a resting pyramid and a resting
+/// column of spheres.
+pub const BUILTIN: [BuiltinTrajectory; 6] = [
     BuiltinTrajectory {
         scene: "pyramid",
         size: 4,
         steps: 100,
         about: "a pyramid of 30 spheres at rest on a floor (72 contacts, every step alike)",
+    },
+    BuiltinTrajectory {
+        scene: "stack",
+        size: 10,
+        steps: 100,
+        about: "a column of 10 spheres at rest on a floor (10 contacts, every step alike)",
+    },
+    BuiltinTrajectory {
+        scene: "slide",
+        size: 1,
+        steps: 200,
+        about: "a ball sliding on a floor (1 contact at the cone's boundary; rolls from step 583)",
     },
     BuiltinTrajectory {
         scene: "fill",

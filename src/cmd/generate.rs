@@ -67,7 +67,9 @@ pub struct SceneArgs {
     /// pyramid (size layers), tube (size spheres), bounce (size spheres dropped onto a floor,
     /// restitution 0.8), cradle (Newton's cradle: size spheres in a row, restitution 1),
     /// ellipsoid-fill (size n -> n x 10 x n ellipsoids in a box; 10: the 1000 ellipsoids of
-    /// Vyatkin & Dolgovesov), ellipsoid-pile (size ellipsoids poured into a heap); planar
+    /// Vyatkin & Dolgovesov), ellipsoid-pile (size ellipsoids poured into a heap), stack (a
+    /// column of size spheres at rest on a floor), slide (size balls sliding on a floor until
+    /// they roll); planar
     /// (2-D discs, fc2d instances): disc-hopper (size discs flowing through a hopper orifice),
     /// beam-impact (a bonded beam of size x 3 discs struck by a disc, fracturing).
     #[arg(long, required_unless_present = "lcp", value_parser = scene_name)]

@@ -144,3 +144,53 @@ fn bad_arguments_are_refused_with_their_name() {
         );
     }
 }
+
+/// `stack`: a column of 10 spheres at rest; the first step's impulses carry the weights down,
+/// `gamma_n = k m g h` on the contact below the `k`-th sphere from the top (k = 1..10), with
+/// no friction (solved by apgd to 1e-12).
+#[test]
+fn a_resting_column_carries_the_weights_down() {
+    let scene = cpbench_granular::SceneSpec::new(cpbench_granular::SceneKind::Stack, 10, 1)
+        .build()
+        .unwrap();
+    let mut sim = scene.into_simulation().unwrap();
+    let inst = sim.build_instance().unwrap().unwrap().clone();
+    assert_eq!(inst.n(), 30);
+    let r = cpbench_test_support::solve("apgd", &inst, 1e-12, 100_000);
+    let mut normals: Vec<f64> = r.gamma.chunks_exact(3).map(|g| g[0]).collect();
+    normals.sort_by(f64::total_cmp);
+    for (k, g) in normals.iter().enumerate() {
+        let expected = (k + 1) as f64 * 9.81 * 5e-3;
+        assert!(
+            (g - expected).abs() < 1e-8,
+            "contact {k}: {g} against {expected}"
+        );
+    }
+    let friction = r
+        .gamma
+        .chunks_exact(3)
+        .map(|g| g[1].hypot(g[2]))
+        .fold(0.0, f64::max);
+    assert!(friction < 1e-8, "{friction}");
+}
+
+/// `slide`: the sliding ball (v0 = 2 m/s, mu = 0.1, h = 1e-3) rolls from t* = 0.5825 s with
+/// kinetic energy 10/7 J (translation and rotation at 10/7 m/s). In the loop, NSGS on the
+/// Coulomb problem ends at 10/7 J to 1e-9 (measured: 3.5e-13) and keeps the ball on the floor
+/// (potential energy m g r); apgd on the CCP ends 3.9e-4 J above, with the ball lifted about
+/// 1e-4 m off the floor while it slides (measured at step 300: 9.5e-4 J of potential energy
+/// above m g r): the CCP relaxation's normal velocity `mu |u_t|` while sliding.
+#[test]
+fn the_sliding_ball_rolls_at_five_sevenths_and_the_ccp_lifts_it() {
+    let runs = closed_loop(&config("slide", 1, 700, &["nsgs", "apgd"]), |_| {}).unwrap();
+    let (coulomb, ccp) = (&runs[0], &runs[1]);
+    assert_eq!((coulomb.problem, ccp.problem), ("coulomb", "ccp"));
+    let rolling = 10.0 / 7.0;
+    let mgr = 9.81 * 0.1;
+    let ke = |run: &cpbench_harness::closed_loop::LoopRun| run.rows[699].kinetic_energy;
+    assert!((ke(coulomb) - rolling).abs() < 1e-9, "{}", ke(coulomb));
+    assert!(ke(ccp) - rolling > 1e-4, "{}", ke(ccp));
+    let lift = |run: &cpbench_harness::closed_loop::LoopRun| run.rows[299].potential_energy - mgr;
+    assert!(lift(coulomb).abs() < 1e-9, "{}", lift(coulomb));
+    assert!(lift(ccp) > 5e-4, "{}", lift(ccp));
+}
