@@ -2,7 +2,7 @@
 //! returned `gamma` with a fresh product, never the solver's numbers or its status.
 
 use cpbench_problems::linalg::norm2;
-use cpbench_problems::{residuals, Instance, ResidualKind, Residuals};
+use cpbench_problems::{residuals, Fidelity, Instance, ResidualKind, Residuals};
 use serde::{Deserialize, Serialize};
 
 /// What counts as solved.
@@ -25,6 +25,9 @@ pub struct Verdict {
     /// When `success` is false: which of the three rules failed and by how much
     /// (`check: nat_map_rel_2 = 3.1e-6 > tol 1e-6`), every failing rule, `; `-separated.
     pub reason: Option<String>,
+    /// The answer's physical-fidelity criteria ([`cpbench_problems::fidelity`]; NaN without
+    /// friction). Reported, not part of the verdict.
+    pub fidelity: Fidelity,
 }
 
 impl Verdict {
@@ -55,6 +58,7 @@ pub fn check(instance: &Instance, gamma: &[f64], spec: CheckSpec) -> Verdict {
                 ..Default::default()
             },
             success: false,
+            fidelity: Fidelity::NAN,
             reason: Some(format!(
                 "check: the answer has {} entries, the instance {}",
                 gamma.len(),
@@ -90,6 +94,7 @@ pub fn check(instance: &Instance, gamma: &[f64], spec: CheckSpec) -> Verdict {
     }
     Verdict {
         residuals: res,
+        fidelity: cpbench_problems::fidelity(instance, gamma),
         success: why.is_empty(),
         reason: (!why.is_empty()).then(|| why.join("; ")),
     }

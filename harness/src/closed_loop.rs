@@ -27,7 +27,11 @@
 //!   resting stack, the creep the answers cause);
 //! - `divergence` (m): the root mean square over the movable bodies of the distance between
 //!   their positions in this run and in the first solver's run at the same step (0 for the
-//!   first solver, NaN once the first solver's run has ended).
+//!   first solver, NaN once the first solver's run has ended);
+//! - the physical-fidelity criteria of the step's answer ([`cpbench_problems::fidelity`]:
+//!   Signorini, De Saxce's NCP, the MDP gap, the spurious normal velocity, the cone
+//!   violation; NaN on a step without contacts), on the step's problem whichever formulation
+//!   the solver solved.
 
 use crate::error::{HarnessError, Result};
 use crate::fsutil::write_atomic;
@@ -38,7 +42,7 @@ use cpbench_granular::planar::{PlanarSceneKind, PlanarSimulation};
 use cpbench_granular::{
     ContactSolution, ContactSolver, GranularError, SceneKind, SceneSpec, Simulation, StepReport,
 };
-use cpbench_problems::{Instance, ProblemClass};
+use cpbench_problems::{Fidelity, Instance, ProblemClass};
 use cpbench_solvers::ExecSettings;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -91,6 +95,8 @@ pub struct LoopRow {
     pub drift: f64,
     /// RMS distance from the first solver's positions at the same step (m).
     pub divergence: f64,
+    /// The physical-fidelity criteria of the step's answer (NaN without contacts).
+    pub fidelity: Fidelity,
 }
 
 /// One solver's run: its rows and, when it ended early, why.
@@ -149,6 +155,8 @@ trait LoopSim {
     fn energies(&self) -> (f64, f64, f64);
     /// Coordinates per position: 3, or 2 in the plane.
     fn dim(&self) -> usize;
+    /// The last step's instance and answer (`None` without contacts).
+    fn last_answer(&self) -> Option<(&Instance, &[f64])>;
 }
 
 impl LoopSim for Simulation {
@@ -178,6 +186,9 @@ impl LoopSim for Simulation {
     fn dim(&self) -> usize {
         3
     }
+    fn last_answer(&self) -> Option<(&Instance, &[f64])> {
+        self.last_instance().map(|i| (i, self.last_impulses()))
+    }
 }
 
 impl LoopSim for PlanarSimulation {
@@ -205,6 +216,9 @@ impl LoopSim for PlanarSimulation {
     }
     fn dim(&self) -> usize {
         2
+    }
+    fn last_answer(&self) -> Option<(&Instance, &[f64])> {
+        self.last_instance().map(|i| (i, self.last_impulses()))
     }
 }
 
@@ -291,6 +305,10 @@ pub fn closed_loop(cfg: &ClosedLoopConfig, mut progress: impl FnMut(&str)) -> Re
             };
             let drift = max_distance(&x, &x0, sim.dim());
             let (kinetic_energy, potential_energy, momentum) = sim.energies();
+            let fidelity = match sim.last_answer() {
+                Some((inst, gamma)) if rep.contacts > 0 => cpbench_problems::fidelity(inst, gamma),
+                _ => Fidelity::NAN,
+            };
             run.rows.push(LoopRow {
                 solver: label.clone(),
                 step: rep.step,
@@ -306,6 +324,7 @@ pub fn closed_loop(cfg: &ClosedLoopConfig, mut progress: impl FnMut(&str)) -> Re
                 momentum,
                 drift,
                 divergence,
+                fidelity,
             });
         }
         runs.push(run);
@@ -341,12 +360,13 @@ pub fn rms_distance(a: &[f64], b: &[f64], dim: usize) -> f64 {
 
 /// Header of `closed_loop_steps.csv`, one row per solver and step ([`LoopRow`]).
 pub const STEPS_HEADER: &str = "solver,step,time,contacts,iterations,converged,residual,solve_s,\
-max_penetration,kinetic_energy,potential_energy,momentum,drift,divergence";
+max_penetration,kinetic_energy,potential_energy,momentum,drift,divergence,signorini,ncp_desaxce,\
+mdp_gap,spurious_velocity,cone_violation";
 
 /// Header of `closed_loop_stats.csv` and of the tables, one row per solver ([`LoopStats`]).
 pub const STATS_HEADER: &str =
     "solver,problem,steps,unconverged,failure,iter_p50,iter_p95,iter_max,\
-total_s,max_penetration,final_kinetic_energy,max_drift,final_divergence";
+total_s,max_penetration,final_kinetic_energy,max_drift,final_divergence,max_spurious_velocity";
 
 /// One solver's run in figures: the per-step cost (nearest-rank percentiles) and the physics
 /// at its worst or at the end.
@@ -374,6 +394,8 @@ pub struct LoopStats {
     pub max_drift: f64,
     /// Divergence from the first solver after the last step (m).
     pub final_divergence: f64,
+    /// Largest spurious normal velocity over the run (m/s; force at a distance).
+    pub max_spurious_velocity: f64,
 }
 
 impl LoopStats {
@@ -399,11 +421,16 @@ impl LoopStats {
             final_kinetic_energy: last.map_or(f64::NAN, |r| r.kinetic_energy),
             max_drift: rows.iter().map(|r| r.drift).fold(0.0, f64::max),
             final_divergence: last.map_or(f64::NAN, |r| r.divergence),
+            max_spurious_velocity: rows
+                .iter()
+                .map(|r| r.fidelity.spurious_velocity)
+                .filter(|v| !v.is_nan())
+                .fold(0.0, f64::max),
         }
     }
 
     /// The cells of the row, in [`STATS_HEADER`]'s order.
-    pub fn cells(&self) -> [String; 13] {
+    pub fn cells(&self) -> [String; 14] {
         let [p50, p95, max] = self.iterations;
         [
             self.solver.clone(),
@@ -423,6 +450,7 @@ impl LoopStats {
             format!("{:.4e}", self.final_kinetic_energy),
             format!("{:.3e}", self.max_drift),
             format!("{:.3e}", self.final_divergence),
+            format!("{:.3e}", self.max_spurious_velocity),
         ]
     }
 }
@@ -455,6 +483,7 @@ pub fn write_closed_loop(out: &Path, runs: &[LoopRun], stats: &[LoopStats]) -> R
             r.converged.to_string(),
         ];
         rec.extend_from_slice(&reals[1..]);
+        rec.extend(r.fidelity.values().map(|x| format!("{x:e}")));
         let _ = w.write_record(&rec);
     }
     let steps = w.into_inner().unwrap_or_default();
@@ -471,7 +500,7 @@ pub fn write_closed_loop(out: &Path, runs: &[LoopRun], stats: &[LoopStats]) -> R
 /// The per-solver table (plain text, aligned columns) that `cpbench simulate` prints.
 pub fn stats_table(stats: &[LoopStats]) -> String {
     let head: Vec<&str> = STATS_HEADER.split(',').collect();
-    let cells: Vec<[String; 13]> = stats
+    let cells: Vec<[String; 14]> = stats
         .iter()
         .map(|t| {
             let mut c = t.cells();

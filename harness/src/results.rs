@@ -5,7 +5,10 @@
 //! settings_hash, status` (the solver's claim), `success` (the harness's check),
 //! `iterations, matvecs, time_s`, every residual of [`Residuals::NAMES`] (ending with
 //! `objective, fc3d_error, res3`; older files without `fc3d_error` or `res3` read as NaN), then `instance_hash, best_iteration, check_residual, tol, profile, jobs,
-//! message, counters, base_solver, settings, peak_rss_bytes, operator, operator_bytes`.
+//! message, counters, base_solver, settings, peak_rss_bytes, operator, operator_bytes, repeats,
+//! time_min_s, time_max_s`, and the physical-fidelity criteria of the answer
+//! ([`Fidelity::NAMES`]: `signorini, ncp_desaxce, mdp_gap, spurious_velocity, cone_violation`,
+//! NaN without friction; files written before them read as NaN).
 //! `solver` is the label (variant name),
 //! `base_solver` the registry name behind it, `settings` every setting of the run as JSON. `jobs` is the number of runs that were executing concurrently (time is only
 //! comparable between rows with `jobs = 1`). `peak_rss_bytes` is the peak resident memory
@@ -18,7 +21,7 @@
 
 use crate::error::{HarnessError, Result};
 use crate::fsutil::write_atomic;
-use cpbench_problems::{OperatorKind, ProblemClass, Residuals};
+use cpbench_problems::{Fidelity, OperatorKind, ProblemClass, Residuals};
 use cpbench_solvers::{IterRecord, Status};
 use std::collections::HashMap;
 use std::io::Write;
@@ -101,6 +104,9 @@ pub struct SummaryRow {
     pub time_min_s: f64,
     /// The slowest of the repeated solves' times (s); NaN in files written before it.
     pub time_max_s: f64,
+    /// The physical-fidelity criteria of the answer ([`cpbench_problems::fidelity`]): NaN for
+    /// a class without friction, a run without an answer, and in files written before them.
+    pub fidelity: Fidelity,
 }
 
 impl SummaryRow {
@@ -149,6 +155,7 @@ pub fn summary_header() -> Vec<&'static str> {
         "time_min_s",
         "time_max_s",
     ]);
+    h.extend(Fidelity::NAMES);
     h
 }
 
@@ -199,6 +206,7 @@ impl SummaryRow {
             format!("{:.6e}", self.time_min_s),
             format!("{:.6e}", self.time_max_s),
         ]);
+        r.extend(self.fidelity.values().iter().map(|&v| fmt_f(v)));
         r
     }
 
@@ -333,6 +341,13 @@ impl SummaryRow {
             repeats: opt_col("repeats")?,
             time_min_s: opt_f("time_min_s")?,
             time_max_s: opt_f("time_max_s")?,
+            fidelity: {
+                let mut v = [f64::NAN; 5];
+                for (x, name) in v.iter_mut().zip(Fidelity::NAMES) {
+                    *x = opt_f(name)?;
+                }
+                Fidelity::from_values(v)
+            },
         })
     }
 }

@@ -715,6 +715,12 @@ fn execute_task(t: &Task, ctx: &TaskCtx) -> Result<SummaryRow> {
         repeats: Some(times.len() as u64),
         time_min_s: time_min,
         time_max_s: time_max,
+        // a refusal is not an answer
+        fidelity: if res.status == Status::Unsupported {
+            cpbench_problems::Fidelity::NAN
+        } else {
+            verdict.fidelity
+        },
     };
     Ok(row)
 }

@@ -12,6 +12,7 @@
 pub mod constraints;
 pub mod derive;
 pub mod error;
+pub mod fidelity;
 pub mod generators;
 pub mod instance;
 pub mod io;
@@ -24,6 +25,7 @@ pub mod rng;
 
 pub use constraints::{ConicPiece, ConstraintSet, ProblemClass, SetFamily};
 pub use error::{ProblemError, Result};
+pub use fidelity::{fidelity, Fidelity};
 pub use instance::{Definiteness, Instance, Provenance, RowState, ValidationOptions};
 pub use linalg::CscMatrix;
 pub use operator::OperatorKind;

@@ -343,3 +343,64 @@ fn class_choice_parsing() {
     );
     assert!(serde_json::from_str::<ClassChoice>(r#""lcp-pyramid:1""#).is_err());
 }
+
+/// Physical fidelity (`cpbench_problems::fidelity`) of three answers of one sliding contact,
+/// `W = I`, `q = (-1, 2, 1)`, `mu = 0.5`, derived by hand:
+/// - Coulomb's answer `lambda = (1, -1/sqrt 5, -1/(2 sqrt 5))`: `u = (0, 2 - 1/sqrt 5, 1 -
+///   1/(2 sqrt 5))`, sliding against the friction at full strength: every criterion 0;
+/// - the CCP's answer `lambda = P_K(-q)`: `lambda_n = (1 + mu sqrt 5) / (1 + mu^2)`,
+///   `lambda_T = -mu lambda_n (2, 1) / sqrt 5`; its velocity lies on the polar cone,
+///   `u_n = mu ||u_T|| = lambda_n - 1 > 0`: the spurious normal velocity (force at a distance)
+///   is `lambda_n - 1`, Signorini `lambda_n (lambda_n - 1)`, the MDP gap 0 (the friction still
+///   opposes the slip at full strength), the De Saxce NCP `lambda . u + lambda_n mu ||u_T|| =
+///   0 + lambda_n u_n`, equal to Signorini's here;
+/// - a boxed answer at both corners, `lambda = (1, -0.5, -0.5)`: outside the cone by
+///   `(sqrt 0.5 - 0.5) / sqrt 1.25`, dissipating more than the cone allows.
+#[test]
+fn fidelity_of_a_sliding_contact_coulomb_ccp_and_box() {
+    use cpbench_problems::fidelity::fidelity_of;
+    let (mu, s5) = (0.5, 5f64.sqrt());
+    let q = [-1.0, 2.0, 1.0];
+    let u_of = |l: &[f64; 3]| [l[0] + q[0], l[1] + q[1], l[2] + q[2]];
+    // Coulomb
+    let l = [1.0, -1.0 / s5, -0.5 / s5];
+    let f = fidelity_of(&l, &u_of(&l), &[mu], 3);
+    for (name, v) in cpbench_problems::Fidelity::NAMES.iter().zip(f.values()) {
+        assert!(v.abs() < 1e-15, "Coulomb {name} = {v:e}");
+    }
+    // CCP
+    let ln = (1.0 + mu * s5) / (1.0 + mu * mu);
+    let l = [ln, -mu * ln * 2.0 / s5, -mu * ln / s5];
+    let u = u_of(&l);
+    let ut = u[1].hypot(u[2]);
+    assert!((u[0] - mu * ut).abs() < 1e-15, "u on the polar cone");
+    let f = fidelity_of(&l, &u, &[mu], 3);
+    let close = |a: f64, b: f64| (a - b).abs() < 1e-14 * b.abs().max(1.0);
+    assert!(close(f.spurious_velocity, ln - 1.0), "{f:?}");
+    assert!(close(f.signorini, ln * (ln - 1.0)), "{f:?}");
+    assert!(f.mdp_gap < 1e-15 && f.cone_violation < 1e-15, "{f:?}");
+    assert!(close(f.ncp_desaxce, ln * (ln - 1.0)), "{f:?}");
+    // box corner
+    let l = [1.0, -0.5, -0.5];
+    let u = u_of(&l);
+    let f = fidelity_of(&l, &u, &[mu], 3);
+    assert!(
+        close(f.cone_violation, (0.5f64.sqrt() - 0.5) / 1.25f64.sqrt()),
+        "{f:?}"
+    );
+    let gap = -0.5 * u[1] - 0.5 * u[2] + mu * u[1].hypot(u[2]);
+    assert!(gap < -1e-3 && close(f.mdp_gap, gap.abs()), "{f:?} {gap}");
+    // a class without friction has no criteria
+    let lcp = Instance::new(
+        "l",
+        CscMatrix::identity(2),
+        vec![1.0, -1.0],
+        ConstraintSet::NonNegative,
+        Provenance::default(),
+        ValidationOptions::default(),
+    )
+    .unwrap();
+    assert!(cpbench_problems::fidelity(&lcp, &[0.0, 1.0])
+        .signorini
+        .is_nan());
+}
