@@ -44,7 +44,6 @@ use cpbench_granular::{
 };
 use cpbench_problems::{Fidelity, Instance, ProblemClass};
 use cpbench_solvers::ExecSettings;
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 /// What `cpbench simulate` runs.
@@ -500,10 +499,10 @@ pub fn write_closed_loop(out: &Path, runs: &[LoopRun], stats: &[LoopStats]) -> R
 /// The per-solver table (plain text, aligned columns) that `cpbench simulate` prints.
 pub fn stats_table(stats: &[LoopStats]) -> String {
     let head: Vec<&str> = STATS_HEADER.split(',').collect();
-    let cells: Vec<[String; 14]> = stats
+    let rows: Vec<Vec<String>> = stats
         .iter()
         .map(|t| {
-            let mut c = t.cells();
+            let mut c = t.cells().to_vec();
             // the terminal table cuts a long failure message (the files keep it whole)
             if c[4].chars().count() > 60 {
                 c[4] = c[4].chars().take(57).chain("...".chars()).collect();
@@ -511,28 +510,7 @@ pub fn stats_table(stats: &[LoopStats]) -> String {
             c
         })
         .collect();
-    let width: Vec<usize> = (0..head.len())
-        .map(|k| {
-            cells
-                .iter()
-                .map(|c| c[k].len())
-                .fold(head[k].len(), usize::max)
-        })
-        .collect();
-    let mut s = String::new();
-    let mut line = |items: Vec<&str>| {
-        let l: Vec<String> = items
-            .iter()
-            .zip(&width)
-            .map(|(x, w)| format!("{x:<w$}"))
-            .collect();
-        let _ = writeln!(s, "{}", l.join("  ").trim_end());
-    };
-    line(head.clone());
-    for c in &cells {
-        line(c.iter().map(String::as_str).collect());
-    }
-    s
+    crate::table::aligned(&head, &rows, 5)
 }
 
 /// One line per run of `y(row)` against the step.
@@ -681,16 +659,8 @@ pub fn write_closed_loop_md(
         cfg.solvers.first().map_or("-", String::as_str),
     );
     let head: Vec<&str> = STATS_HEADER.split(',').collect();
-    let _ = writeln!(
-        s,
-        "| {} |
-|{}",
-        head.join(" | "),
-        "---|".repeat(head.len())
-    );
-    for t in stats {
-        let _ = writeln!(s, "| {} |", t.cells().join(" | "));
-    }
+    let rows: Vec<Vec<String>> = stats.iter().map(|t| t.cells().to_vec()).collect();
+    s.push_str(&crate::table::markdown(&head, &rows));
     if figure {
         s.push_str(
             "\n![iterations and physics per step](closed_loop.png)\n\nTop: iterations per step \

@@ -50,3 +50,48 @@ pub fn format_table(rows: &[SummaryRow]) -> String {
     }
     s
 }
+
+/// An aligned plain-text table: `head` and `rows` (cells in `head`'s order), columns as wide as
+/// their longest entry, one space apart; the first `left` columns left-aligned (names), the
+/// others right-aligned (numbers).
+pub fn aligned<S: AsRef<str>>(head: &[&str], rows: &[Vec<S>], left: usize) -> String {
+    let width: Vec<usize> = (0..head.len())
+        .map(|k| {
+            rows.iter()
+                .filter_map(|c| c.get(k))
+                .map(|c| c.as_ref().chars().count())
+                .fold(head[k].len(), usize::max)
+        })
+        .collect();
+    let mut s = String::new();
+    let mut line = |items: &mut dyn Iterator<Item = &str>| {
+        let cells: Vec<String> = items
+            .zip(&width)
+            .enumerate()
+            .map(|(k, (x, &w))| {
+                if k < left {
+                    format!("{x:<w$}")
+                } else {
+                    format!("{x:>w$}")
+                }
+            })
+            .collect();
+        s.push_str(cells.join(" ").trim_end());
+        s.push('\n');
+    };
+    line(&mut head.iter().copied());
+    for r in rows {
+        line(&mut r.iter().map(AsRef::as_ref));
+    }
+    s
+}
+
+/// A Markdown table: the header line, the rule, one line per row (cells in `head`'s order).
+pub fn markdown<S: AsRef<str>>(head: &[&str], rows: &[Vec<S>]) -> String {
+    let mut s = format!("| {} |\n|{}\n", head.join(" | "), "---|".repeat(head.len()));
+    for r in rows {
+        let cells: Vec<&str> = r.iter().map(AsRef::as_ref).collect();
+        s.push_str(&format!("| {} |\n", cells.join(" | ")));
+    }
+    s
+}

@@ -677,36 +677,8 @@ pub fn write_replay(out: &Path, rows: &[ReplayRow], stats: &[ReplayStats]) -> Re
 /// --trajectory` prints).
 pub fn stats_table(stats: &[ReplayStats]) -> String {
     let head: Vec<&str> = STATS_HEADER.split(',').collect();
-    let cells: Vec<[String; 12]> = stats.iter().map(ReplayStats::cells).collect();
-    let width: Vec<usize> = (0..head.len())
-        .map(|k| {
-            cells
-                .iter()
-                .map(|c| c[k].len())
-                .fold(head[k].len(), usize::max)
-        })
-        .collect();
-    let line = |items: &mut dyn Iterator<Item = &str>| {
-        let mut l = items
-            .zip(&width)
-            .enumerate()
-            .map(|(k, (x, &w))| {
-                if k < 2 {
-                    format!("{x:<w$}")
-                } else {
-                    format!("{x:>w$}")
-                }
-            })
-            .collect::<Vec<_>>()
-            .join(" ");
-        l.push('\n');
-        l
-    };
-    let mut s = line(&mut head.iter().copied());
-    for c in &cells {
-        s.push_str(&line(&mut c.iter().map(String::as_str)));
-    }
-    s
+    let rows: Vec<Vec<String>> = stats.iter().map(|t| t.cells().to_vec()).collect();
+    crate::table::aligned(&head, &rows, 2)
 }
 
 /// Write `replay.md` into `out`: what was replayed (the trajectory's folder, scene and steps,
@@ -737,14 +709,8 @@ pub fn write_replay_md(
             .map_or(String::new(), |t| format!(", {t} s"))
     );
     let head: Vec<&str> = STATS_HEADER.split(',').collect();
-    s.push_str(&format!(
-        "| {} |\n|{}\n",
-        head.join(" | "),
-        "---|".repeat(head.len())
-    ));
-    for t in stats {
-        s.push_str(&format!("| {} |\n", t.cells().join(" | ")));
-    }
+    let rows: Vec<Vec<String>> = stats.iter().map(|t| t.cells().to_vec()).collect();
+    s.push_str(&crate::table::markdown(&head, &rows));
     if figure {
         s.push_str(
             "\n![iterations per step, cumulative time, ECDF](replay.png)\n\nLeft: iterations \

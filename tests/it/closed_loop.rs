@@ -93,7 +93,7 @@ fn cli_writes_rows_table_page_and_figure() {
         "simulate --scene fill --size 2 --steps 15 --solvers apgd,nsgs --out {}",
         out.display()
     )));
-    assert!(printed.starts_with("solver  problem  steps"), "{printed}");
+    assert!(printed.starts_with("solver problem steps"), "{printed}");
     let steps = std::fs::read_to_string(out.join("closed_loop_steps.csv")).unwrap();
     let mut lines = steps.lines();
     assert_eq!(lines.next(), Some(STEPS_HEADER));

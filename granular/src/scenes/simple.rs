@@ -45,31 +45,13 @@ impl StackParams {
     /// Build the scene. Errors: [`crate::GranularError::InvalidParameter`] for `count = 0`, a
     /// non-positive radius, mass or `h`, `mu < 0`.
     pub fn build(&self, seed: u64, frictionless: bool) -> Result<Scene> {
-        check_size("size", self.count, 1 << 20)?;
-        check_positive("radius", self.radius)?;
-        check_positive("mass", self.mass)?;
-        let params = scene_params(self.h, 9.81, self.mu, self.envelope, frictionless)?;
         let r = self.radius;
-        let bodies = (0..self.count)
-            .map(|i| Body::sphere(Vector3::new(0.0, r + 2.0 * r * i as f64, 0.0), r, self.mass))
-            .collect::<Result<Vec<_>>>()?;
-        let floor = Plane::new(Vector3::y(), Vector3::zeros())?;
-        let kv = [
-            ("size", self.count.to_string()),
-            ("radius", r.to_string()),
-            ("mass", self.mass.to_string()),
-            ("mu", self.mu.to_string()),
-            ("h", self.h.to_string()),
-        ];
-        Ok(built(
-            "stack",
-            self.count,
-            seed,
-            &kv,
-            bodies,
-            vec![floor],
-            params,
-        ))
+        self.on_floor("stack", seed, frictionless, &[], |i| {
+            (
+                Vector3::new(0.0, r + 2.0 * r * i as f64, 0.0),
+                Vector3::zeros(),
+            )
+        })
     }
 }
 
@@ -113,30 +95,59 @@ impl SlideParams {
     /// Build the scene. Errors: [`crate::GranularError::InvalidParameter`] for `count = 0`, a
     /// non-positive radius, mass or `h`, `v0 < 0`, `mu < 0`.
     pub fn build(&self, seed: u64, frictionless: bool) -> Result<Scene> {
+        check_non_negative("v0", self.v0)?;
+        let r = self.radius;
+        let floor = StackParams {
+            count: self.count,
+            radius: r,
+            mass: self.mass,
+            mu: self.mu,
+            h: self.h,
+            envelope: self.envelope,
+        };
+        let v0 = [("v0", self.v0.to_string())];
+        floor.on_floor("slide", seed, frictionless, &v0, |i| {
+            let x = Vector3::new(0.0, r, 4.0 * r * i as f64);
+            (x, Vector3::new(self.v0, 0.0, 0.0))
+        })
+    }
+}
+
+impl StackParams {
+    /// What both scenes share: `count` equal spheres above a floor `y = 0`, gravity `9.81`
+    /// along `-y`; the scene `kind` with sphere `i` at `place(i) = (position, velocity)`, its
+    /// recorded parameters the common ones and `extra`. Errors: as the scenes' `build`.
+    fn on_floor(
+        &self,
+        kind: &'static str,
+        seed: u64,
+        frictionless: bool,
+        extra: &[(&str, String)],
+        place: impl Fn(usize) -> (Vector3<f64>, Vector3<f64>),
+    ) -> Result<Scene> {
         check_size("size", self.count, 1 << 20)?;
         check_positive("radius", self.radius)?;
         check_positive("mass", self.mass)?;
-        check_non_negative("v0", self.v0)?;
         let params = scene_params(self.h, 9.81, self.mu, self.envelope, frictionless)?;
-        let r = self.radius;
         let bodies = (0..self.count)
             .map(|i| {
-                let mut b = Body::sphere(Vector3::new(0.0, r, 4.0 * r * i as f64), r, self.mass)?;
-                b.vel = Vector3::new(self.v0, 0.0, 0.0);
+                let (x, v) = place(i);
+                let mut b = Body::sphere(x, self.radius, self.mass)?;
+                b.vel = v;
                 Ok(b)
             })
             .collect::<Result<Vec<_>>>()?;
         let floor = Plane::new(Vector3::y(), Vector3::zeros())?;
-        let kv = [
+        let mut kv = vec![
             ("size", self.count.to_string()),
-            ("radius", r.to_string()),
+            ("radius", self.radius.to_string()),
             ("mass", self.mass.to_string()),
-            ("v0", self.v0.to_string()),
             ("mu", self.mu.to_string()),
             ("h", self.h.to_string()),
         ];
+        kv.extend(extra.iter().cloned());
         Ok(built(
-            "slide",
+            kind,
             self.count,
             seed,
             &kv,
