@@ -1,6 +1,7 @@
 //! `cpbench info`: what an instance file holds.
 
 use crate::{AnyError, ReadArgs};
+use cpbench_problems::fidelity::fidelity;
 use cpbench_problems::io::bundle::DUPLICATES_KEY;
 use cpbench_problems::io::{load, ClassChoice};
 use cpbench_problems::linalg::norm2;
@@ -164,7 +165,9 @@ pub fn formulation_instance(c: ClassChoice, coulomb: &Instance) -> Result<Instan
 /// default residual, map both solutions to contact impulses ([`ClassChoice::impulses`]), and print each
 /// run, the Coulomb problem's fc3d error at each formulation's impulses, and the relative gaps of
 /// the impulses and of the normal velocities `u_n = (W gamma + q)_n`
-/// ([`cpbench_problems::residual::coulomb_gap`], `u` with the file's `W` and `q`). The file is
+/// ([`cpbench_problems::residual::coulomb_gap`], `u` with the file's `W` and `q`), and the
+/// physical-fidelity criteria of each formulation's impulses in the Coulomb problem
+/// ([`cpbench_problems::fidelity::fidelity`]; units as if the file's data were the stepper's). The file is
 /// read as a Coulomb problem whatever `--class` says. Errors: loading errors; a formulation
 /// that cannot be derived (the CCP of a non-symmetric `W` without `--symmetrize`); a solver
 /// that is not in this build (the pyramid's `lemke` before the LCP solvers are merged).
@@ -207,6 +210,13 @@ pub fn formulation_gap(
             kind.as_str(),
             res.residuals.get(kind),
             at.fc3d_error
+        );
+        // the physical-fidelity criteria of its impulses in the Coulomb problem (u = W r + q)
+        let f = fidelity(&coulomb, &imp);
+        println!(
+            "  fidelity      signorini {:.3e} J, ncp_desaxce {:.3e} J, mdp_gap {:.3e} J, \
+             spurious_velocity {:.3e} m/s, cone_violation {:.3e} N s",
+            f.signorini, f.ncp_desaxce, f.mdp_gap, f.spurious_velocity, f.cone_violation
         );
         imps.push(imp);
     }

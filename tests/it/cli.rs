@@ -287,6 +287,7 @@ fn robotics_classes_and_formulation_gap() {
         error(cpbench("info --class").arg(bad).arg(&fx), &[needle, bad]);
     }
     // `info ARGS FILE`: what it prints has every one of the needles
+    let mut fidelity_lines = 0;
     for (args, needles) in [
         (
             "--class blcp",
@@ -329,7 +330,28 @@ fn robotics_classes_and_formulation_gap() {
         if args == "--class lcp-pyramid:8" {
             assert!(!text.contains("before symmetrisation"), "{text}");
         }
+        // each formulation's physical fidelity in the Coulomb problem, the line after its run:
+        // the CCP's force at a distance, the box's cone violation, the pyramid's dissipation
+        // gap; Coulomb's answer meets them all (1 of the 9 contacts slides)
+        for (head, big, small) in [
+            ("ccp (apgd)", &[0, 1, 3][..], &[2, 4][..]),
+            ("blcp (pgs)", &[4], &[0, 1, 2, 3]),
+            ("coulomb (nsgs)", &[], &[0, 1, 2, 3, 4]),
+            ("lcp-pyramid:8 (lemke)", &[1, 2], &[0, 3, 4]),
+        ] {
+            let Some(at) = text.find(head) else { continue };
+            fidelity_lines += 1;
+            let line = text[at..].lines().nth(1).unwrap();
+            let v: Vec<f64> = line
+                .split_whitespace()
+                .filter_map(|w| w.parse().ok())
+                .collect();
+            assert_eq!(v.len(), 5, "{line}");
+            assert!(big.iter().all(|&i| v[i] > 1e-4), "{head}: {line}");
+            assert!(small.iter().all(|&i| v[i] < 1e-9), "{head}: {line}");
+        }
     }
+    assert_eq!(fidelity_lines, 4);
     let o = output(cpbench("info --formulations ccp").arg(&fx));
     assert!(lossy(&o.stderr).contains("two comma-separated values"));
 }

@@ -22,6 +22,7 @@ mod npz;
 mod operators;
 mod output_names;
 mod permon;
+mod report_fidelity;
 mod reproduce;
 mod scale;
 mod scale_suite;

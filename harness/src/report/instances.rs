@@ -79,6 +79,7 @@ pub(super) fn instance_sections(md: &mut String, ctx: &ProfileCtx) -> Result<()>
             );
         }
         let _ = writeln!(md);
+        fidelity_table(md, &group);
         let base = format!("{inst_stem}{suffix}");
         let mut links = Vec::new();
         for m in Metric::ALL {
@@ -155,4 +156,33 @@ pub(super) fn instance_sections(md: &mut String, ctx: &ProfileCtx) -> Result<()>
     )?;
     let _ = writeln!(md, "### Overview\n\n![overview](report/{gname}.png)\n");
     Ok(())
+}
+
+/// The physical-fidelity table of one instance's runs (`summary.csv`'s last five columns,
+/// [`cpbench_problems::fidelity`]), after its table of runs; nothing when no run has them
+/// (classes without friction, refusals, files written before the columns existed).
+fn fidelity_table(md: &mut String, group: &[&crate::results::SummaryRow]) {
+    let rows: Vec<_> = group
+        .iter()
+        .filter(|r| r.fidelity.values().iter().any(|v| !v.is_nan()))
+        .collect();
+    if rows.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        md,
+        "Physical fidelity of each answer (docs/formulation.md section 4; worst contact, with \
+         the instance's velocity `u = N gamma + r`; 0 for an exact Coulomb answer):\n\n\
+         | solver | signorini [J] | ncp_desaxce [J] | mdp_gap [J] | spurious_velocity [m/s] | \
+         cone_violation [N s] |\n|---|---|---|---|---|---|"
+    );
+    for r in rows {
+        let v = r.fidelity.values();
+        let _ = writeln!(
+            md,
+            "| {} | {:.2e} | {:.2e} | {:.2e} | {:.2e} | {:.2e} |",
+            r.solver, v[0], v[1], v[2], v[3], v[4]
+        );
+    }
+    let _ = writeln!(md);
 }
