@@ -746,19 +746,7 @@ impl Assembly {
         threshold: f64,
         r: &mut [f64],
     ) -> usize {
-        self.sv0.clear();
-        self.sv0.extend(bodies.iter().map(|b| {
-            let sm = b.mass.sqrt();
-            let sj = b.inertia.map(f64::sqrt);
-            [
-                sm * b.vel.x,
-                sm * b.vel.y,
-                sm * b.vel.z,
-                sj.x * b.omega.x,
-                sj.y * b.omega.y,
-                sj.z * b.omega.z,
-            ]
-        }));
+        self.scaled_start_velocities(bodies);
         let mut impacts = 0;
         for (c, (sb, rn)) in self
             .side_body
@@ -782,6 +770,48 @@ impl Assembly {
             }
         }
         impacts
+    }
+
+    /// The contacts' velocities at the start of the step, `v0 = D^T v(t)` (length `bs nc`,
+    /// normal first per contact), from the scaled Jacobian blocks of the last
+    /// [`Assembly::jacobian`] and the bodies' velocities `v(t)` (as [`Assembly::restitution`]
+    /// reads them). For MuJoCo's compliance ([`crate::compliance`]). Allocates only when the
+    /// numbers of bodies or contacts grow.
+    pub fn start_velocities(&mut self, bodies: &[Body], bs: usize, out: &mut Vec<f64>) {
+        self.scaled_start_velocities(bodies);
+        set_len(out, bs * self.side_body.len(), 0.0);
+        for (c, (sb, oc)) in self
+            .side_body
+            .iter()
+            .zip(out.chunks_mut(bs.max(1)))
+            .enumerate()
+        {
+            for (k, o) in oc.iter_mut().enumerate() {
+                *o = sb
+                    .iter()
+                    .zip(&self.w[c])
+                    .filter(|(&x, _)| x != NONE)
+                    .map(|(&x, side)| dot6(&side[k], &self.sv0[x as usize]))
+                    .sum();
+            }
+        }
+    }
+
+    /// `sv0 = M^(1/2) v(t)` per body (the scaling of the Jacobian blocks).
+    fn scaled_start_velocities(&mut self, bodies: &[Body]) {
+        self.sv0.clear();
+        self.sv0.extend(bodies.iter().map(|b| {
+            let sm = b.mass.sqrt();
+            let sj = b.inertia.map(f64::sqrt);
+            [
+                sm * b.vel.x,
+                sm * b.vel.y,
+                sm * b.vel.z,
+                sj.x * b.omega.x,
+                sj.y * b.omega.y,
+                sj.z * b.omega.z,
+            ]
+        }));
     }
 
     /// Velocity update: set every movable body's velocity to `v_free + M^-1 D gamma`

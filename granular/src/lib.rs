@@ -63,6 +63,7 @@
 pub mod assembly;
 pub mod bodies;
 pub mod broadphase;
+pub mod compliance;
 pub mod contact;
 pub mod contact_step;
 pub mod ellipsoid;
@@ -79,6 +80,7 @@ pub mod stepper;
 pub use nalgebra;
 
 pub use bodies::{Body, Plane, Shape};
+pub use compliance::ContactCompliance;
 pub use contact_step::{ContactModel, StepReport, StepTimings};
 pub use penalty::{ContactLaw, Damping, PenaltyParams, PenaltySim};
 pub use scenes::{Scene, SceneKind, SceneSpec};

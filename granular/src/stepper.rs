@@ -91,6 +91,11 @@ pub struct SimParams {
     /// instance) unchanged.
     /// Without it a rigid ellipsoid rolls without loss and rocks on a floor for ever.
     pub rolling_friction: f64,
+    /// Compliant contact ([`crate::compliance`]): every step's problem becomes `(N + R, r~)`
+    /// with `R` and `r~` from SAP's or MuJoCo's stiffness and damping; `None` (default): rigid
+    /// contact, bit for bit the scheme of earlier versions. Not with `restitution > 0` (both
+    /// rewrite the normal rows' constant term).
+    pub compliance: Option<crate::ContactCompliance>,
 }
 
 impl Default for SimParams {
@@ -106,6 +111,7 @@ impl Default for SimParams {
             restitution: 0.0,
             restitution_threshold: 1e-2,
             rolling_friction: 0.0,
+            compliance: None,
         }
     }
 }
@@ -126,6 +132,16 @@ impl SimParams {
         }
         check_non_negative("restitution_threshold", self.restitution_threshold)?;
         check_non_negative("rolling_friction", self.rolling_friction)?;
+        if let Some(c) = &self.compliance {
+            c.validate()?;
+            if self.restitution > 0.0 {
+                return Err(invalid(
+                    "restitution",
+                    self.restitution,
+                    "must be 0 with a contact compliance (both set the normal rows' constant term)",
+                ));
+            }
+        }
         crate::contact_step::check_gravity(self.gravity.as_slice(), &self.gravity)
     }
 
@@ -483,6 +499,9 @@ impl Simulation {
                     .into(),
             );
         }
+        if let Some(c) = &p.compliance {
+            parameters.insert("compliance".into(), c.describe());
+        }
         let prov = Provenance {
             source: format!("cpbench granular generator: {}", self.label),
             format: "granular".into(),
@@ -494,7 +513,7 @@ impl Simulation {
         };
         let r = std::mem::take(&mut self.r);
         let name = format!("{}_step{step:04}__{cls}", self.label);
-        self.state.instance = Some(match n_mat {
+        let inst = match n_mat {
             Assembled::Csc(m) => {
                 Instance::new(name, m, r, constraints, prov, ValidationOptions::default())?
             }
@@ -506,8 +525,34 @@ impl Simulation {
                 constraints,
                 prov,
             )?,
+        };
+        self.state.instance = Some(match p.compliance {
+            Some(c) => self.compliant(inst, c)?,
+            None => inst,
         });
         Ok(())
+    }
+
+    /// The compliant problem of the rigid step problem `inst` ([`crate::compliance`]): `R` and
+    /// `r~` per contact from its diagonal block, gap and (MuJoCo) start velocity.
+    fn compliant(&mut self, mut inst: Instance, c: crate::ContactCompliance) -> Result<Instance> {
+        let bs = self.world.params.block_size();
+        let h = self.world.params.h;
+        let mut v0 = Vec::new();
+        if c.needs_start_velocity() {
+            self.asm.start_velocities(&self.world.bodies, bs, &mut v0);
+        } else {
+            v0.resize(inst.n(), 0.0);
+        }
+        let mut r = inst.r().to_vec();
+        let mut rc = vec![0.0; inst.n()];
+        for (k, ct) in self.contacts.iter().enumerate() {
+            let w = inst.diag_block(k);
+            let s = k * bs..(k + 1) * bs;
+            c.apply(h, ct.gap, &w, &v0[s.clone()], &mut r[s.clone()], &mut rc[s]);
+        }
+        inst.replace_r(&r)?;
+        Ok(inst.with_compliance(rc)?)
     }
 
     /// Detect, assemble and build the instance of the *next* step without solving it or

@@ -198,6 +198,10 @@ pub struct GenerateConfig {
     /// the ellipsoid scenes, 0 for the others: bit for bit the earlier scheme). Recorded in
     /// the provenance when `> 0`.
     pub rolling_friction: Option<f64>,
+    /// Compliant contact ([`cpbench_granular::SimParams::compliance`]: SAP's or MuJoCo's `R`
+    /// and constant term); `None`: rigid. Recorded in the provenance (`compliance`) and in the
+    /// instances' `compliance` field.
+    pub compliance: Option<cpbench_granular::ContactCompliance>,
 }
 
 /// Outcome of [`generate`].
@@ -505,6 +509,9 @@ pub fn generate(
     }
     if let Some(m) = cfg.rolling_friction {
         params.rolling_friction = m;
+    }
+    if cfg.compliance.is_some() {
+        params.compliance = cfg.compliance;
     }
     // checked (with the other parameters) by `into_simulation`
     let mut sim = scene.into_simulation()?;

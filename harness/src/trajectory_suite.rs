@@ -106,6 +106,7 @@ pub fn generate_builtin(b: &BuiltinTrajectory, dir: &Path) -> Result<()> {
             restitution: None,
             restitution_threshold: None,
             rolling_friction: None,
+            compliance: None,
         };
         crate::generate::generate(&cfg, |_| {}).map_err(fail)?;
     }

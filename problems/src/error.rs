@@ -90,6 +90,14 @@ pub enum ProblemError {
         /// Column of the largest difference.
         col: usize,
     },
+    /// An entry of a diagonal compliance `R` is negative ([`crate::Instance::with_compliance`]).
+    #[error("compliance R at row {row} is {value}: expected a value >= 0")]
+    NegativeCompliance {
+        /// Row index (0-based).
+        row: usize,
+        /// The value.
+        value: f64,
+    },
     /// A friction coefficient is negative.
     #[error("negative friction coefficient mu = {value} at contact {contact}")]
     NegativeMu {

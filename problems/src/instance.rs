@@ -82,6 +82,9 @@ pub struct Instance {
     hash: std::sync::OnceLock<String>,
     /// [`Instance::definiteness`], computed on first use.
     definiteness: std::sync::OnceLock<Definiteness>,
+    /// The diagonal compliance `R` already added to `N` ([`Instance::with_compliance`]), kept
+    /// for the record (writers, reports); `None` for a rigid problem.
+    compliance: Option<Vec<f64>>,
 }
 
 /// Largest `n` for which [`Instance::definiteness`] computes the eigenvalues of the symmetric
@@ -272,6 +275,7 @@ impl Instance {
             provenance,
             hash: std::sync::OnceLock::new(),
             definiteness: std::sync::OnceLock::new(),
+            compliance: None,
         }
     }
 
@@ -558,6 +562,7 @@ impl Instance {
             provenance: prov,
             hash: std::sync::OnceLock::new(),
             definiteness: std::sync::OnceLock::new(),
+            compliance: self.compliance.clone(),
         })
     }
 
@@ -797,6 +802,7 @@ impl Instance {
             provenance: prov,
             hash: std::sync::OnceLock::new(),
             definiteness: self.definiteness.clone(),
+            compliance: self.compliance.clone(),
         })
     }
 
@@ -886,15 +892,103 @@ impl Instance {
             .strip_suffix("__ccp")
             .or_else(|| self.name.strip_suffix("__coulomb"))
             .unwrap_or(&self.name);
-        Instance::new(
+        let lcp = Instance::new(
             format!("{base}__lcp"),
             n_mat,
             r,
             ConstraintSet::NonNegative,
             prov,
             ValidationOptions::default(),
-        )
+        )?;
+        // the normal rows' compliance is already in N_nn: recorded, not added again
+        match &self.compliance {
+            Some(c) => lcp.with_compliance_included(idx.iter().map(|&i| c[i]).collect()),
+            None => Ok(lcp),
+        }
     }
+
+    /// The compliant problem `(N + R, r)` of a diagonal compliance `R` (length `n`, entries
+    /// `>= 0`; units those of `N`: velocity per impulse, m/(N s) in the stepper's data), the
+    /// regularisation of MuJoCo's soft constraints and of Drake's SAP (Castro, Permenter & Han
+    /// 2022, eq. 13: the dual `min 1/2 gamma^T (W + R) gamma + (v* - v_hat)^T gamma` over the
+    /// cones); docs/formulation.md, "Compliant contact". `R` is added to the diagonal of the
+    /// stored `N` (and of `N^T` for a non-symmetric `W`), so that every solver, residual and
+    /// writer sees `N + R`; [`Instance::compliance`] keeps `R`. A second call adds to the first
+    /// (the record is the sum); `R = 0` gives the rigid problem back with `R` recorded. The
+    /// storage kind is kept (a matrix-free `N` is formed and stored as a matrix: its `D` and
+    /// `M` do not carry `R`). The content hash covers `N + R`.
+    /// Errors: [`ProblemError::SizeMismatch`] (length), [`ProblemError::NonFinite`] and
+    /// [`ProblemError::NegativeCompliance`] naming the first bad entry.
+    pub fn with_compliance(mut self, compliance: Vec<f64>) -> Result<Self> {
+        check_compliance(self.n(), &compliance)?;
+        let plus = |m: &CscMatrix| m.plus_diagonal(&compliance);
+        let storage = match &self.storage {
+            Storage::Csc(m) => Storage::Csc(plus(m)?),
+            Storage::Block(b) => Storage::Block(BlockSymMatrix::from_csc(
+                &plus(&b.to_csc()?)?,
+                b.block_size(),
+            )?),
+            Storage::MatrixFree(op) => {
+                let m = plus(&op.to_csc()?)?;
+                match BlockSymMatrix::from_csc(&m, self.constraints.block_size()) {
+                    Ok(b) if m.nnz() >= BLOCK_MIN_NNZ => Storage::Block(b),
+                    _ => Storage::Csc(m),
+                }
+            }
+        };
+        if let Some(t) = &self.n_mat_t {
+            self.n_mat_t = Some(plus(t)?);
+        }
+        let total = match self.compliance.take() {
+            Some(old) => old.iter().zip(&compliance).map(|(a, b)| a + b).collect(),
+            None => compliance,
+        };
+        self.storage = storage;
+        self.csc = std::sync::OnceLock::new();
+        self.hash = std::sync::OnceLock::new();
+        self.definiteness = std::sync::OnceLock::new();
+        self.compliance = Some(total);
+        Ok(self)
+    }
+
+    /// Record the compliance `R` of an instance whose `N` already holds it (a reader of a
+    /// file written from a compliant instance: `N + R` stored with `R` beside it); `N` is not
+    /// changed. Errors: those of [`Instance::with_compliance`].
+    pub fn with_compliance_included(mut self, compliance: Vec<f64>) -> Result<Self> {
+        check_compliance(self.n(), &compliance)?;
+        self.compliance = Some(compliance);
+        Ok(self)
+    }
+
+    /// The diagonal compliance `R` included in `N` ([`Instance::with_compliance`]; length
+    /// `n`), `None` for a rigid problem.
+    pub fn compliance(&self) -> Option<&[f64]> {
+        self.compliance.as_deref()
+    }
+}
+
+/// `R` has length `n` and finite entries `>= 0` ([`Instance::with_compliance`]).
+fn check_compliance(n: usize, compliance: &[f64]) -> Result<()> {
+    if compliance.len() != n {
+        return Err(ProblemError::SizeMismatch {
+            what: "compliance R".into(),
+            expected: n,
+            found: compliance.len(),
+        });
+    }
+    for (i, &v) in compliance.iter().enumerate() {
+        if !v.is_finite() {
+            return Err(ProblemError::NonFinite {
+                what: "compliance R".into(),
+                position: format!("[{i}]"),
+                value: v,
+            });
+        }
+        if v < 0.0 {
+            return Err(ProblemError::NegativeCompliance { row: i, value: v });
+        }
+    }
+    Ok(())
 }
 
 /// `f = 1/2 gamma^T N gamma + r^T gamma = 1/2 gamma^T (g + r)` given `g = N gamma + r`.

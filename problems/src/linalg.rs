@@ -152,6 +152,53 @@ impl CscMatrix {
         })
     }
 
+    /// `A + diag(d)` for a square `A` (`d` of length `n`): the diagonal entries are added to,
+    /// missing ones inserted in order (zeros of `d` are inserted too, so the pattern holds
+    /// the whole diagonal). One pass over the entries. Errors: [`ProblemError::SizeMismatch`]
+    /// (`d`'s length), [`ProblemError::NonFinite`] (a sum).
+    pub fn plus_diagonal(&self, d: &[f64]) -> Result<Self> {
+        let n = self.ncols();
+        if d.len() != n || self.nrows() != n {
+            return Err(ProblemError::SizeMismatch {
+                what: "diagonal added to a matrix".into(),
+                expected: self.nrows().min(n),
+                found: d.len(),
+            });
+        }
+        let nnz = self.nnz() + n;
+        let (mut cp, mut ri, mut va) = (
+            Vec::with_capacity(n + 1),
+            Vec::with_capacity(nnz),
+            Vec::with_capacity(nnz),
+        );
+        cp.push(0);
+        for (j, &dj) in d.iter().enumerate() {
+            let (rows, vals) = self.col(j);
+            let mut done = false;
+            for (&i, &v) in rows.iter().zip(vals) {
+                if !done && i >= j {
+                    if i == j {
+                        ri.push(j);
+                        va.push(v + dj);
+                        done = true;
+                        continue;
+                    }
+                    ri.push(j);
+                    va.push(dj);
+                    done = true;
+                }
+                ri.push(i);
+                va.push(v);
+            }
+            if !done {
+                ri.push(j);
+                va.push(dj);
+            }
+            cp.push(ri.len());
+        }
+        Self::from_csc_parts(n, n, cp, ri, va)
+    }
+
     /// Consume the matrix and return its compressed-sparse-column arrays `(col_ptr, row_idx,
     /// values)`, e.g. to reuse their storage for the next matrix of the same kind.
     pub fn into_csc_parts(self) -> (Vec<usize>, Vec<usize>, Vec<f64>) {

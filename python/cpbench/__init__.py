@@ -330,7 +330,23 @@ class Instance:
             "contacts": self.contacts,
         }
 
+    @property
+    def compliance(self) -> np.ndarray | None:
+        """The diagonal compliance ``R`` already included in ``N`` (shape ``(n,)``, units of
+        ``N``), ``None`` for a rigid problem; see :meth:`with_compliance`."""
+        c = self._raw.compliance
+        return None if c is None else np.asarray(c, dtype=np.float64)
+
     # -- operations -----------------------------------------------------------------------
+
+    def with_compliance(self, compliance: Any) -> Instance:
+        """The compliant problem ``(N + R, r)`` of a diagonal compliance ``R`` (shape
+        ``(n,)``, entries ``>= 0``; MuJoCo's and Drake SAP's regularisation, docs/formulation.md
+        "Compliant contact"), a new instance; ``R`` is added to ``N`` (every solver sees
+        ``N + R``) and kept in :attr:`compliance`. Raises :class:`CpbenchError` for a wrong
+        length or a negative or non-finite entry (named by its index)."""
+        r = np.ascontiguousarray(compliance, dtype=np.float64)
+        return Instance(self._raw.with_compliance(r))
 
     def project(self, gamma: Any) -> np.ndarray:
         """The projection of ``gamma`` (shape ``(n,)``) onto ``K`` (a new array), with the

@@ -115,6 +115,22 @@ impl RawInstance {
         serde_json::to_string(self.inner.provenance()).unwrap_or_else(|_| "{}".into())
     }
 
+    /// The diagonal compliance `R` included in `N` (length `n`), `None` for a rigid problem
+    /// ([`Instance::compliance`]).
+    #[getter]
+    fn compliance(&self) -> Option<Vec<f64>> {
+        self.inner.compliance().map(<[f64]>::to_vec)
+    }
+
+    /// The compliant problem `(N + R, r)` ([`Instance::with_compliance`]; `compliance` of
+    /// length `n`, entries `>= 0`), a new instance. Errors: `CpbenchError` naming the first bad
+    /// entry or the wrong length.
+    fn with_compliance(&self, compliance: PyBuffer<f64>, py: Python<'_>) -> PyResult<Self> {
+        let c = compliance.to_vec(py)?;
+        let inst = (*self.inner).clone().with_compliance(c).map_err(py_err)?;
+        Ok(Self::new(inst))
+    }
+
     /// Projection of `gamma` (length `n`) onto the instance's set `K`; returns a new buffer.
     /// Errors: `CpbenchError` for a wrong length.
     fn project(&self, gamma: PyBuffer<f64>, py: Python<'_>) -> PyResult<Buffer> {

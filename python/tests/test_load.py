@@ -167,3 +167,25 @@ def test_complex_arrays_are_refused():
     with pytest.raises(cpbench.CpbenchError, match="N is complex"):
         cpbench.Instance.from_arrays(sp.eye(3, dtype=complex, format="csr"), -np.ones(3))
     assert cpbench.Instance.from_arrays(np.eye(3), -np.ones(3)).n == 3
+
+
+def test_compliance_adds_to_the_diagonal_and_survives_a_save(tmp_path):
+    """``with_compliance`` gives ``N + R`` (off-diagonal entries unchanged), keeps ``R``, and an
+    ``.npz`` written and read back has the same ``R`` and hash; a negative entry is refused by
+    its row."""
+    inst = cpbench.load(fixture("siconos-fc3d/NESpheres_10_1.dat"))
+    assert inst.compliance is None
+    rc = np.linspace(0.0, 0.26, inst.n)
+    soft = inst.with_compliance(rc)
+    np.testing.assert_array_equal(soft.compliance, rc)
+    diff = (soft.N - inst.N).toarray()
+    np.testing.assert_allclose(np.diag(diff), rc, rtol=0, atol=1e-15)
+    assert np.abs(diff - np.diag(np.diag(diff))).max() == 0.0
+    assert soft.hash != inst.hash
+    back = cpbench.load(cpbench.save(soft, tmp_path / "soft.npz"))
+    np.testing.assert_array_equal(back.compliance, rc)
+    assert back.hash == soft.hash
+    bad = rc.copy()
+    bad[4] = -1.0
+    with pytest.raises(cpbench.CpbenchError, match="compliance R at row 4 is -1"):
+        inst.with_compliance(bad)

@@ -273,6 +273,18 @@ pub struct ContactLawArgs {
     /// scene's: 0.05 ellipsoid-fill and ellipsoid-pile, 0 the others].
     #[arg(long, allow_negative_numbers = true)]
     pub rolling_friction: Option<f64>,
+    /// Compliant contact, every step's problem becoming (N + R, r~) (docs/formulation.md,
+    /// "Compliant contact"): `sap:K,TAU_D[,SIGMA]` (Drake SAP: stiffness N/m, dissipation
+    /// time s, tangential sigma, default 1e-3) or `mujoco:D,TIMECONST,DAMPRATIO` (constant
+    /// impedance d in (0, 1), solref). Not with --restitution; not saved in state.json
+    /// [default: rigid contact].
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_compliance)]
+    pub compliance: Option<cpbench_granular::ContactCompliance>,
+}
+
+/// `--compliance`'s parser ([`cpbench_granular::ContactCompliance::parse`]).
+fn parse_compliance(s: &str) -> Result<cpbench_granular::ContactCompliance, String> {
+    cpbench_granular::ContactCompliance::parse(s)
 }
 
 impl ContactLawArgs {
@@ -281,6 +293,9 @@ impl ContactLawArgs {
         let mut v = Vec::new();
         if self.rolling_friction.is_some() {
             v.push("--rolling-friction");
+        }
+        if self.compliance.is_some() {
+            v.push("--compliance");
         }
         if self.restitution.is_some() || self.restitution_threshold.is_some() {
             v.push("--restitution / --restitution-threshold");
@@ -765,6 +780,7 @@ pub fn generate(a: GenerateArgs) -> Result<(), AnyError> {
         restitution: a.laws.restitution,
         restitution_threshold: a.laws.restitution_threshold,
         rolling_friction: a.laws.rolling_friction,
+        compliance: a.laws.compliance,
     };
     let _lock = cpbench_harness::lock::FolderLock::acquire(&a.run.out)?;
     let every = print_every;

@@ -40,6 +40,16 @@ pub fn info(path: &std::path::Path, read: &ReadArgs) -> Result<(), AnyError> {
             .unwrap_or("0");
         println!("duplicates      {dups} (entries of N.mtx at an earlier entry's position, summed as SciPy does)");
     }
+    if let Some(c) = inst.compliance() {
+        let (lo, hi) = c
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| {
+                (a.min(x), b.max(x))
+            });
+        println!(
+            "compliance      R in [{lo:.6e}, {hi:.6e}] (included in N: the problem is (N + R, r))"
+        );
+    }
     println!(
         "density         {:.3e}",
         n_mat.nnz() as f64 / (inst.n() as f64 * inst.n() as f64).max(1.0)

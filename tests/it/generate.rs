@@ -48,6 +48,7 @@ fn config(out: &Path, frictionless: bool) -> GenerateConfig {
         restitution: None,
         restitution_threshold: None,
         rolling_friction: None,
+        compliance: None,
     }
 }
 

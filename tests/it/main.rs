@@ -6,6 +6,7 @@ mod clarabel_oracle;
 mod cli;
 mod cli_errors;
 mod closed_loop;
+mod compliance;
 mod default_suite;
 mod ellipsoids;
 mod external;

@@ -91,6 +91,10 @@ struct InstanceJson {
     sign_convention: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     matrix_storage: Option<String>,
+    /// The diagonal compliance `R` already included in the stored `N` (compliant instances
+    /// only, [`Instance::with_compliance`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    compliance: Option<Vec<f64>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     provenance: Option<Provenance>,
 }
@@ -287,6 +291,7 @@ fn header(instance: &Instance, matrix_storage: &str) -> InstanceJson {
         hash: Some(instance.hash().to_string()),
         sign_convention: Some(BUNDLE_SIGN_CONVENTION.into()),
         matrix_storage: Some(matrix_storage.into()),
+        compliance: instance.compliance().map(<[f64]>::to_vec),
         provenance: Some(instance.provenance().clone()),
     }
 }
@@ -325,6 +330,8 @@ pub(crate) struct InstanceJsonIn {
     hash: Option<String>,
     #[serde(default)]
     pub(crate) matrix_storage: Option<String>,
+    #[serde(default, deserialize_with = "present")]
+    compliance: Option<Value>,
     #[serde(default)]
     provenance: Option<Provenance>,
 }
@@ -569,6 +576,7 @@ const INSTANCE_FIELDS: &[&str] = &[
     "hash",
     "sign_convention",
     "matrix_storage",
+    "compliance",
     "provenance",
 ];
 
@@ -812,6 +820,15 @@ pub(crate) fn assemble(
         }
     }
     .map_err(|e| e.in_file(dir))?;
+    // a compliant instance: R is already in the stored N, recorded beside it
+    let inst = match &meta.compliance {
+        None => inst,
+        Some(v) => {
+            let c = expand(&jpath, "compliance", v, n, "one per unknown, n", f64::NAN)?;
+            inst.with_compliance_included(c)
+                .map_err(|e| perr(&jpath, "compliance", e.to_string()))?
+        }
+    };
     if let Some(h) = meta.hash.as_deref().filter(|h| !h.is_empty()) {
         if h != inst.hash() {
             return Err(perr(

@@ -1,0 +1,271 @@
+//! Compliant contact (issue 33 item 2): `Instance::with_compliance` (`(N + R, r)`), its
+//! record in `.npz` and bundle files, the stepper's SAP and MuJoCo mappings
+//! (`cpbench_granular::compliance`) against the answers they imply, and bad input.
+//!
+//! Known answers: a sphere resting on a floor under SAP's compliance settles at Hooke's
+//! penetration `m g / k` (at rest `u_n = 0` gives `R_n gamma_n + Phi / (h + tau_d) = 0` with
+//! `gamma_n = m g h`, so `Phi = -gamma_n / (h k)`); under MuJoCo's at `(1 - d) g timeconst^2
+//! dampratio^2` (`v0 = 0`: `R gamma_n + h K d Phi = 0` with `R = (1 - d) / (d m)`); both limits
+//! of the module documentation give the rigid problem back; compliant answers tend to the
+//! rigid one as `R -> 0`.
+
+use cpbench_granular::nalgebra::Vector3;
+use cpbench_granular::{Body, ContactCompliance, Plane, SimParams, Simulation};
+use cpbench_problems::io::{load, npz, LoadOptions};
+use cpbench_problems::{Instance, ValidationOptions};
+use cpbench_solvers::registry::build;
+use cpbench_solvers::{ExecSettings, Executor, SolveResult};
+use cpbench_test_support::fixture;
+
+use crate::granular_support::{sim, solver, G};
+use crate::support::{cpbench, error};
+
+/// `name` run to `tol` (nat_map_rel_2) from zero.
+fn solve(name: &str, inst: &Instance, tol: f64) -> SolveResult {
+    let mut b = build(name, None).unwrap();
+    let ex = Executor::new(ExecSettings {
+        tol,
+        max_iter: 50_000,
+        ..Default::default()
+    });
+    ex.run(b.solver.as_mut(), inst, None, &mut []).unwrap()
+}
+
+fn rel_diff(a: &[f64], b: &[f64]) -> f64 {
+    let d = a
+        .iter()
+        .zip(b)
+        .map(|(x, y)| (x - y).powi(2))
+        .sum::<f64>()
+        .sqrt();
+    d / b.iter().map(|x| x * x).sum::<f64>().sqrt()
+}
+
+/// A sphere of mass 2 kg and radius 0.1 m resting on the floor with `compliance`, after
+/// `steps` steps of `h = 1e-2` s: its penetration (m).
+fn resting_penetration(compliance: ContactCompliance, steps: usize) -> f64 {
+    let r = 0.1;
+    let floor = Plane::new(Vector3::y(), Vector3::zeros()).unwrap();
+    let ball = Body::sphere(Vector3::new(0.0, r, 0.0), r, 2.0).unwrap();
+    let p = SimParams {
+        h: 1e-2,
+        mu: 0.3,
+        envelope: 1e-2,
+        compliance: Some(compliance),
+        ..Default::default()
+    };
+    let mut s = sim(vec![ball], vec![floor], p);
+    let mut sol = solver("pgs", 1e-12);
+    for _ in 0..steps {
+        s.step(&mut sol).unwrap();
+    }
+    let b = &s.world().bodies[0];
+    assert!(b.vel.norm() < 1e-8, "not at rest: |v| = {:e}", b.vel.norm());
+    // the impulse still carries the weight
+    assert!((s.last_impulses()[0] - 2.0 * G * 1e-2).abs() < 1e-10);
+    r - b.pos.y
+}
+
+#[test]
+fn a_resting_sphere_sinks_to_hookes_penetration() {
+    // SAP: m g / k, with k = 1e4 N/m (tau_d = 0.05 s damps the oscillation)
+    let sap = ContactCompliance::parse("sap:1e4,0.05").unwrap();
+    let pen = resting_penetration(sap, 400);
+    let hooke = 2.0 * G / 1e4;
+    assert!((pen - hooke).abs() < 1e-6 * hooke, "{pen:e} vs {hooke:e}");
+    // MuJoCo: (1 - d) g timeconst^2 dampratio^2 with d = 0.9, solref (0.02, 1)
+    let mj = ContactCompliance::parse("mujoco:0.9,0.02,1").unwrap();
+    let pen = resting_penetration(mj, 400);
+    let expected = 0.1 * G * 0.02 * 0.02;
+    assert!(
+        (pen - expected).abs() < 1e-6 * expected,
+        "{pen:e} vs {expected:e}"
+    );
+}
+
+/// A column of three touching spheres on a floor, falling at 0.3 m/s (so that `v0 != 0`),
+/// with `compliance`; the problem of its first step.
+fn column(compliance: Option<ContactCompliance>) -> Instance {
+    let floor = Plane::new(Vector3::y(), Vector3::zeros()).unwrap();
+    let bodies = (0..3)
+        .map(|i| {
+            let mut b = Body::sphere(
+                Vector3::new(0.0, 0.1 + 0.2 * i as f64 - 1e-4, 0.0),
+                0.1,
+                1.0,
+            )
+            .unwrap();
+            b.vel = Vector3::new(0.05, -0.3, 0.0);
+            b
+        })
+        .collect();
+    let p = SimParams {
+        h: 1e-2,
+        mu: 0.4,
+        envelope: 1e-2,
+        compliance,
+        ..Default::default()
+    };
+    let mut s: Simulation = sim(bodies, vec![floor], p);
+    s.build_instance().unwrap().unwrap().clone()
+}
+
+#[test]
+fn the_mappings_give_the_rigid_problem_back_in_their_limits() {
+    let rigid = column(None);
+    assert!(rigid.compliance().is_none());
+    let h = 1e-2;
+    for (spec, tol) in [
+        ("sap:1e14,0,0", 1e-12),
+        // timeconst = 2 h, dampratio = 1/2, d -> 1
+        (&format!("mujoco:{},{},0.5", 1.0 - 1e-9, 2.0 * h)[..], 1e-7),
+    ] {
+        let c = column(Some(ContactCompliance::parse(spec).unwrap()));
+        let rc = c.compliance().expect("recorded");
+        assert_eq!(rc.len(), rigid.n());
+        assert!(
+            rc.iter().all(|&x| (0.0..1e-7).contains(&x)),
+            "{spec}: {rc:?}"
+        );
+        assert!(
+            rel_diff(c.r(), rigid.r()) < tol,
+            "{spec}: r {:e}",
+            rel_diff(c.r(), rigid.r())
+        );
+        assert_eq!(
+            c.provenance().parameters.get("compliance").map(|s| &s[..3]),
+            Some(&spec[..3])
+        );
+    }
+    // a real compliance: R_n = 1 / (h k (h + tau_d)) on every normal row, sigma w on the others
+    let c = column(Some(ContactCompliance::parse("sap:1e4,0.05,1e-3").unwrap()));
+    let rc = c.compliance().unwrap();
+    let rn = 1.0 / (h * 1e4 * (h + 0.05));
+    for (k, b) in rc.chunks(3).enumerate() {
+        assert!((b[0] - rn).abs() < 1e-15 * rn, "contact {k}: {b:?}");
+        let w = rigid.diag_block(k);
+        let rms = w.iter().map(|x| x * x).sum::<f64>().sqrt() / 3.0;
+        assert!((b[1] - 1e-3 * rms).abs() < 1e-15 && b[1] == b[2], "{b:?}");
+        // N + R on the diagonal, the rest of the block unchanged
+        let wc = c.diag_block(k);
+        for i in 0..9 {
+            let add = if i % 4 == 0 { b[i / 4] } else { 0.0 };
+            assert!((wc[i] - w[i] - add).abs() < 1e-14, "contact {k} entry {i}");
+        }
+    }
+}
+
+#[test]
+fn compliant_answers_tend_to_the_rigid_answer_and_solvers_agree_on_them() {
+    let opts = LoadOptions::default();
+    let rigid = load(&fixture("siconos-fc3d/NESpheres_10_1.dat"), &opts).unwrap();
+    let g0 = solve("apgd", &rigid, 1e-11).gamma;
+    let diag = rigid.n_mat().diag();
+    let mut gaps = Vec::new();
+    for eps in [1e-2, 1e-4, 1e-6] {
+        let c = rigid
+            .clone()
+            .with_compliance(diag.iter().map(|d| eps * d).collect())
+            .unwrap();
+        gaps.push(rel_diff(&solve("apgd", &c, 1e-11).gamma, &g0));
+    }
+    // first order in R: a hundredfold smaller R, a gap about a hundred times smaller
+    assert!(gaps[0] > 1e-4 && gaps[0] < 0.1, "{gaps:?}");
+    for w in gaps.windows(2) {
+        let ratio = w[0] / w[1];
+        assert!((30.0..300.0).contains(&ratio), "{gaps:?}");
+    }
+    // every CCP solver takes N + R and they agree; the Coulomb solvers on its Coulomb problem
+    let c = rigid
+        .clone()
+        .with_compliance(diag.iter().map(|d| 0.05 * d).collect())
+        .unwrap();
+    let reference = solve("ipm", &c, 1e-10).gamma;
+    for name in ["pgs", "apgd", "spgqp", "admm"] {
+        let g = solve(name, &c, 1e-10).gamma;
+        assert!(
+            rel_diff(&g, &reference) < 1e-6,
+            "{name}: {:e}",
+            rel_diff(&g, &reference)
+        );
+    }
+    let coulomb = c.clone().into_coulomb().unwrap();
+    assert!(coulomb.compliance().is_some());
+    for name in ["nsgs", "nsn-ac", "admm"] {
+        let r = solve(name, &coulomb, 1e-10);
+        assert_eq!(r.status, cpbench_solvers::Status::Converged, "{name}");
+    }
+}
+
+#[test]
+fn the_compliance_survives_npz_and_bundle_files_and_bad_values_are_refused() {
+    let c = column(Some(ContactCompliance::parse("sap:1e4,0.05").unwrap()));
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("c.npz");
+    npz::write_npz(&c, &p).unwrap();
+    let back = npz::read_npz(&p, ValidationOptions::default()).unwrap();
+    assert_eq!(back.compliance(), c.compliance());
+    assert_eq!(back.hash(), c.hash());
+    let b = d.path().join("bundle");
+    cpbench_problems::io::bundle::write_bundle(&c, &b).unwrap();
+    let back = load(&b, &LoadOptions::default()).unwrap();
+    assert_eq!(back.compliance(), c.compliance());
+    assert_eq!(back.hash(), c.hash());
+
+    // a bundle whose instance.json carries a negative compliance: file, field, row, value
+    let json = b.join("instance.json");
+    let text = std::fs::read_to_string(&json).unwrap();
+    let at = text.find("\"compliance\": [").unwrap() + "\"compliance\": [".len();
+    let at = at + text[at..].len() - text[at..].trim_start().len();
+    std::fs::write(&json, format!("{}-{}", &text[..at], &text[at..])).unwrap();
+    let e = load(&b, &LoadOptions::default()).unwrap_err().to_string();
+    assert!(
+        e.contains("instance.json") && e.contains("compliance") && e.contains("row 0"),
+        "{e}"
+    );
+
+    // the constructor: length, non-finite, negative
+    let rigid = column(None);
+    let n = rigid.n();
+    for (bad, needle) in [
+        (vec![0.0; n - 1], "compliance R has length"),
+        (
+            (0..n)
+                .map(|i| if i == 4 { f64::NAN } else { 0.0 })
+                .collect(),
+            "compliance R",
+        ),
+        (
+            (0..n).map(|i| if i == 5 { -1e-3 } else { 0.0 }).collect(),
+            "compliance R at row 5 is -0.001",
+        ),
+    ] {
+        let e = rigid.clone().with_compliance(bad).unwrap_err().to_string();
+        assert!(e.contains(needle), "{e}");
+    }
+}
+
+#[test]
+fn bad_compliance_options_are_refused_on_the_command_line() {
+    let d = tempfile::tempdir().unwrap();
+    for (value, needle) in [
+        ("sap:-1,0", "compliance stiffness"),
+        ("sap:1e4", "sap takes K,TAU_D"),
+        ("mujoco:1.5,0.02,1", "must be in (0, 1)"),
+        ("spring:1,2", "unknown model 'spring'"),
+        ("sap:1e4,x", "'x' is not a number"),
+    ] {
+        error(
+            cpbench("generate --scene pyramid --size 3 --steps 1 --compliance")
+                .arg(value)
+                .arg("--out")
+                .arg(d.path().join("o")),
+            &[needle, "--compliance"],
+        );
+    }
+    error(
+        cpbench("generate --scene bounce --size 1 --steps 1 --compliance sap:1e4,0.01 --out")
+            .arg(d.path().join("o2")),
+        &["restitution", "compliance"],
+    );
+}
