@@ -7,6 +7,7 @@ mod cli;
 mod cli_errors;
 mod closed_loop;
 mod compliance;
+mod contactbench;
 mod default_suite;
 mod ellipsoids;
 mod external;

@@ -441,6 +441,10 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Instance> {
         siconos_global::check_declared_size(path, &head, meta.len())?;
     }
     if format == Format::Npz {
+        let file = std::fs::File::open(path).map_err(|e| io_err(path, e))?;
+        if let Some(p) = npz::read_contactbench_from(std::io::BufReader::new(file), path)? {
+            return contactbench_instance(p, path, opts);
+        }
         // streamed from the file: no second copy of the whole archive
         return with_class(npz::read_npz(path, opts.validation)?, opts, path);
     }
@@ -474,6 +478,19 @@ pub fn load_bytes(
 /// A stored instance read as `opts.class` asks: a CCP as its normal-block LCP (`lcp`) or as
 /// the Coulomb problem (`coulomb`), a CCP or Coulomb problem as its BLCP (`blcp`) or pyramid
 /// LCP (`lcp-pyramid:k`, also from a BLCP); any other pairing as stored.
+/// The instance of a ContactBench problem file ([`npz::read_contactbench_from`]), like a
+/// Siconos fc3d file's: the CCP by default, the class of `opts` otherwise; provenance format
+/// `contactbench`.
+fn contactbench_instance(p: FrictionProblem, path: &Path, opts: &LoadOptions) -> Result<Instance> {
+    let prov = Provenance {
+        source: path.display().to_string(),
+        format: "contactbench".into(),
+        ..Provenance::default()
+    };
+    p.into_instance(&file_stem(path), prov, opts)
+        .map_err(|e| e.in_file(path))
+}
+
 fn with_class(inst: Instance, opts: &LoadOptions, path: &Path) -> Result<Instance> {
     use crate::ProblemClass as P;
     match (opts.class, inst.class()) {
@@ -498,6 +515,9 @@ fn load_impl(path: &Path, bytes: &[u8], format: Format, opts: &LoadOptions) -> R
             hint: "a bundle is a directory (N.mtx, r.mtx, instance.json); use read_bundle".into(),
         }),
         Format::Npz => {
+            if let Some(p) = npz::read_contactbench_from(std::io::Cursor::new(bytes), path)? {
+                return contactbench_instance(p, path, opts);
+            }
             let inst = npz::read_npz_from(std::io::Cursor::new(bytes), path, opts.validation)?;
             with_class(inst, opts, path)
         }

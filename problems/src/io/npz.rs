@@ -586,12 +586,17 @@ impl Raw for u8 {
 /// Check that `m` is 1-D and that the length its header declares fits in the member's bytes
 /// (before anything is allocated for it).
 fn check_1d(path: &Path, key: &str, m: &Member<'_, impl Read>) -> Result<()> {
-    if m.shape().len() > 1 {
+    check_dims(path, key, m, 1)
+}
+
+/// [`check_1d`] for arrays of at most `max_dims` dimensions.
+fn check_dims(path: &Path, key: &str, m: &Member<'_, impl Read>, max_dims: usize) -> Result<()> {
+    if m.shape().len() > max_dims {
         return Err(perr(
             path,
             format!("array '{key}'"),
             format!(
-                "expected a 1-D array, found shape {}",
+                "expected an array of at most {max_dims} dimension(s), found shape {}",
                 shape_name(m.shape())
             ),
         ));
@@ -711,4 +716,118 @@ fn ints(path: &Path, key: &str, m: Member<'_, impl Read>) -> Result<Vec<usize>> 
     } else {
         to_usize(path, key, &read_vec::<i32>(path, key, m)?)
     }
+}
+
+/// A dense `float64`-convertible array of at most 2 dimensions, its shape, and whether it is
+/// stored in Fortran (column-major) order.
+fn read_dense(
+    path: &Path,
+    key: &str,
+    m: Member<'_, impl Read>,
+) -> Result<(Vec<f64>, Vec<u64>, bool)> {
+    check_dims(path, key, &m, 2)?;
+    let shape = m.shape().to_vec();
+    let fortran = m.header.order() == npyz::Order::Fortran;
+    let dtype = m.dtype();
+    let v = npyz::NpyFile::with_header(m.header, m.reader)
+        .into_vec::<f64>()
+        .map_err(|e| {
+            perr(
+                path,
+                format!("array '{key}'"),
+                format!(
+                    "expected float64 values, found dtype {}: {e}",
+                    dtype_name(&dtype)
+                ),
+            )
+        })?;
+    Ok((v, shape, fortran))
+}
+
+/// Whether the archive is one of ContactBench's problem files (members `G`, `g`, `mus` and no
+/// cpbench `instance` header): [`read_contactbench_from`] reads it.
+pub fn is_contactbench<R: Read + Seek>(zip: &zip::ZipArchive<R>) -> bool {
+    let has = |k: &str| zip.index_for_name(&format!("{k}.npy")).is_some();
+    has("G") && has("g") && has("mus") && !has("instance")
+}
+
+/// A contact problem of ContactBench (Le Lidec et al. 2024; `Simple-Robotics/ContactBench`,
+/// `tests/python/data/*.npz`): `G` (`3 nc x 3 nc` Delassus matrix), `g` (free velocity, `(3 nc,)`
+/// or `(3 nc, 1)`), `mus` (`(nc,)`), each contact's rows **tangential, tangential, normal**
+/// (`lam0`, a start point, is not read). Returned as the friction problem `u = W r + q` in
+/// cpbench's order, normal first: row `3c` of `W`, `q` is ContactBench's row `3c + 2`, rows
+/// `3c + 1`, `3c + 2` its rows `3c`, `3c + 1` (the same permutation of rows and columns, so a
+/// symmetric `G` stays symmetric and the cones are the same). `None` when the archive is not
+/// ContactBench's ([`is_contactbench`]). Errors name the file and the member: shapes that
+/// disagree (`G` not square, `n` not `3 len(mus)`, `g` of another length), values that are not
+/// numbers.
+pub fn read_contactbench_from<R: Read + Seek>(
+    reader: R,
+    path: &Path,
+) -> Result<Option<super::FrictionProblem>> {
+    let Ok(mut zip) = zip::ZipArchive::new(reader) else {
+        return Ok(None);
+    };
+    if !is_contactbench(&zip) {
+        return Ok(None);
+    }
+    let (g_mat, shape, fortran) = read_dense(path, "G", member(path, &mut zip, "G")?)?;
+    let n = match shape[..] {
+        [a, b] if a == b => a as usize,
+        _ => {
+            return Err(perr(
+                path,
+                "array 'G'",
+                format!(
+                    "expected a square (n, n) matrix, found shape {}",
+                    shape_name(&shape)
+                ),
+            ))
+        }
+    };
+    let (q, qshape, _) = read_dense(path, "g", member(path, &mut zip, "g")?)?;
+    let mus: Vec<f64> = read_dense(path, "mus", member(path, &mut zip, "mus")?)?.0;
+    if n != 3 * mus.len() {
+        return Err(perr(
+            path,
+            "array 'G'",
+            format!(
+                "G is {n} x {n} but mus has {} contacts: expected n = 3 x {} (3 rows per contact)",
+                mus.len(),
+                mus.len()
+            ),
+        ));
+    }
+    if q.len() != n || !matches!(qshape[..], [_] | [_, 1]) {
+        return Err(perr(
+            path,
+            "array 'g'",
+            format!(
+                "expected shape ({n},) or ({n}, 1), found {}",
+                shape_name(&qshape)
+            ),
+        ));
+    }
+    // ours <- ContactBench's: normal first
+    let old = |i: usize| 3 * (i / 3) + [2, 0, 1][i % 3];
+    let at = |i: usize, j: usize| {
+        if fortran {
+            g_mat[i + j * n]
+        } else {
+            g_mat[i * n + j]
+        }
+    };
+    let mut dense = vec![0.0; n * n];
+    for j in 0..n {
+        for i in 0..n {
+            dense[i + j * n] = at(old(i), old(j));
+        }
+    }
+    let w = CscMatrix::from_dense_col_major(n, n, &dense).map_err(|e| e.in_file(path))?;
+    Ok(Some(super::FrictionProblem {
+        w,
+        q: (0..n).map(|i| q[old(i)]).collect(),
+        mu: mus,
+        spacedim: 3,
+    }))
 }

@@ -3,7 +3,7 @@
 
 use cpbench_problems::instance::ValidationOptions;
 use cpbench_problems::io::npz::*;
-use cpbench_problems::io::{load, LoadOptions};
+use cpbench_problems::io::{load, ClassChoice, LoadOptions};
 use std::io::{Read, Write};
 use std::path::Path;
 
@@ -269,4 +269,58 @@ fn empty_archives_and_short_members_are_named() {
         )),
         "{e}"
     );
+}
+
+/// An archive of ContactBench's layout: `G` of `g_shape`, `g` of `q_shape`, `mus` of `nc`
+/// values (all 1, except `G`'s diagonal 2 and `g`'s entries their row index).
+fn contactbench_file(g_shape: &[u64], q_shape: &[u64], nc: usize) -> Vec<u8> {
+    let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let opts =
+        zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+    let len = |s: &[u64]| s.iter().product::<u64>() as usize;
+    let cols = *g_shape.last().unwrap() as usize;
+    w.start_file("G.npy", opts).unwrap();
+    let g: Vec<f64> = (0..len(g_shape))
+        .map(|k| if k / cols == k % cols { 2.0 } else { 0.0 })
+        .collect();
+    cpbench_problems::io::npz::write_array(&mut w, g_shape, g).unwrap();
+    w.start_file("g.npy", opts).unwrap();
+    cpbench_problems::io::npz::write_array(&mut w, q_shape, (0..len(q_shape)).map(|i| i as f64))
+        .unwrap();
+    w.start_file("mus.npy", opts).unwrap();
+    cpbench_problems::io::npz::write_array(&mut w, &[nc as u64], vec![1.0; nc]).unwrap();
+    w.finish().unwrap().into_inner()
+}
+
+/// ContactBench's `.npz` layout: read with the normal first (rows and columns permuted), the
+/// class chosen as for fc3d files; shapes that disagree are errors naming the file and array.
+#[test]
+fn contactbench_files_are_read_normal_first_and_bad_shapes_are_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("cb.npz");
+    std::fs::write(&p, contactbench_file(&[6, 6], &[6, 1], 2)).unwrap();
+    let inst = load(&p, &LoadOptions::default()).unwrap();
+    assert_eq!(inst.class().as_str(), "ccp");
+    assert_eq!(inst.provenance().format, "contactbench");
+    // g's entries are their ContactBench row: ours 3c is its 3c + 2
+    assert_eq!(inst.r(), [2.0, 0.0, 1.0, 5.0, 3.0, 4.0]);
+    let coulomb = load(
+        &p,
+        &LoadOptions {
+            class: ClassChoice::Coulomb,
+            ..LoadOptions::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(coulomb.class().as_str(), "coulomb");
+    for (g, q, nc, needle) in [
+        (&[6u64, 5][..], &[6u64][..], 2, "array 'G'"),
+        (&[6, 6], &[6], 3, "mus has 3 contacts"),
+        (&[6, 6], &[5, 1], 2, "array 'g'"),
+        (&[6, 6], &[6, 2], 2, "expected shape (6,) or (6, 1)"),
+    ] {
+        std::fs::write(&p, contactbench_file(g, q, nc)).unwrap();
+        let e = load(&p, &LoadOptions::default()).unwrap_err().to_string();
+        assert!(e.contains("cb.npz") && e.contains(needle), "{needle}: {e}");
+    }
 }
