@@ -50,7 +50,7 @@
 //! steppers: warm start, solve with its size check, timings, report), [`stepper`] (the 3-D
 //! step: detection, assembly, update, rolling resistance, statistics),
 //! [`scenes`] (fill, pile, pyramid, tube, bounce, cradle, ellipsoid-fill, ellipsoid-pile,
-//! stack, slide),
+//! stack, slide, mass-ratio), [`compliance`] (SAP's and MuJoCo's compliant contact),
 //! [`penalty`] (spring-dashpot stepper with velocity Verlet,
 //! for comparison), [`snapshot`] (saved states that rebuild instances), [`rng`] (SplitMix64),
 //! [`ellipsoid`] (ellipsoid shape, mass properties and narrow phase, used by [`narrow`]),

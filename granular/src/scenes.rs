@@ -12,6 +12,7 @@
 //! | `ellipsoid-pile` | polydisperse spheroids poured onto a smooth walled floor, forming a heap | ellipsoids | as `pile`, with ellipsoids |
 //! | `stack` | a vertical column of equal spheres at rest on a floor | spheres | the resting case (Siconos issue 214's cube at rest, with spheres) |
 //! | `slide` | balls set down on a floor with speed `v0` and no spin, sliding until they roll | balls | the sliding ball (`t* = 2 v0 / (7 mu g)`, then `5/7 v0`) |
+//! | `mass-ratio` | a 1 kg sphere between two heavy ones in a column on a floor | the mass ratio | badly conditioned contact (issue 33; ContactBench's mass-ratio tests, Le Lidec et al. 2024) |
 //!
 //! Randomness comes only from [`SplitMix64`] seeded with the scene seed, so a scene and every
 //! instance generated from it are the same on every platform.
@@ -26,7 +27,7 @@ use std::collections::BTreeMap;
 mod ellipsoids;
 mod simple;
 pub use ellipsoids::{random_rotation, spheroid_axes, DEFAULT_ASPECT, DEFAULT_ROLLING_FRICTION};
-pub use simple::{SlideParams, StackParams};
+pub use simple::{MassRatioParams, SlideParams, StackParams};
 
 /// The built-in scenes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,11 +52,13 @@ pub enum SceneKind {
     Stack,
     /// Balls sliding on a floor until they roll ([`SlideParams`]).
     Slide,
+    /// A light sphere crushed between heavy ones ([`MassRatioParams`]).
+    MassRatio,
 }
 
 impl SceneKind {
     /// Every 3-D scene, in the order `--scene` lists them ([`crate::scene_names`]).
-    pub const ALL: [SceneKind; 10] = [
+    pub const ALL: [SceneKind; 11] = [
         Self::Fill,
         Self::Pile,
         Self::Pyramid,
@@ -66,6 +69,7 @@ impl SceneKind {
         Self::EllipsoidPile,
         Self::Stack,
         Self::Slide,
+        Self::MassRatio,
     ];
 
     /// The scene named `s` (one of [`Self::ALL`]'s names). Errors:
@@ -90,6 +94,7 @@ impl SceneKind {
             Self::EllipsoidPile => "ellipsoid-pile",
             Self::Stack => "stack",
             Self::Slide => "slide",
+            Self::MassRatio => "mass-ratio",
         }
     }
 }
@@ -163,6 +168,7 @@ impl SceneSpec {
             SceneKind::Cradle => sized!(CradleParams.count).build(seed, frictionless),
             SceneKind::Stack => sized!(StackParams.count).build(seed, frictionless),
             SceneKind::Slide => sized!(SlideParams.count).build(seed, frictionless),
+            SceneKind::MassRatio => sized!(MassRatioParams.ratio).build(seed, frictionless),
             SceneKind::EllipsoidFill => {
                 sized!(FillParams.n, FillParams::ellipsoids(aspect)).build(seed, frictionless)
             }

@@ -174,6 +174,42 @@ fn a_resting_column_carries_the_weights_down() {
     assert!(friction < 1e-8, "{friction}");
 }
 
+/// `mass-ratio`: a 1 kg sphere between two of `M` kg carries the weights down whatever the
+/// ratio (`gamma_n = M g h`, `(M + 1) g h`, `(2 M + 1) g h`, no friction), and the ratio
+/// conditions the problem: the light sphere's two contacts are coupled by `1/m` against `1/M`
+/// (measured at tol 1e-6: pgs 220, 5952 iterations at ratios 1, 100 and the 20000 cap at 1e4).
+#[test]
+fn the_mass_ratio_column_carries_the_weights_and_slows_pgs_down() {
+    let mut pgs_iterations = Vec::new();
+    for ratio in [1, 100, 10_000] {
+        let scene =
+            cpbench_granular::SceneSpec::new(cpbench_granular::SceneKind::MassRatio, ratio, 1)
+                .build()
+                .unwrap();
+        assert_eq!(scene.label, format!("mass-ratio-{ratio}"));
+        let mut sim = scene.into_simulation().unwrap();
+        let inst = sim.build_instance().unwrap().unwrap().clone();
+        assert_eq!(inst.n(), 9);
+        let r = cpbench_test_support::solve("apgd", &inst, 1e-12, 100_000);
+        let mut normals: Vec<f64> = r.gamma.chunks_exact(3).map(|g| g[0]).collect();
+        normals.sort_by(f64::total_cmp);
+        let m = ratio as f64;
+        for (g, w) in normals.iter().zip([m, m + 1.0, 2.0 * m + 1.0]) {
+            let expected = w * 9.81 * 5e-3;
+            assert!(
+                (g - expected).abs() < 1e-8 * expected.max(1.0),
+                "{g} vs {expected}"
+            );
+        }
+        pgs_iterations.push(cpbench_test_support::solve("pgs", &inst, 1e-6, 20_000).iterations);
+    }
+    assert!(
+        pgs_iterations[0] < 1000 && pgs_iterations[1] > 10 * pgs_iterations[0],
+        "{pgs_iterations:?}"
+    );
+    assert_eq!(pgs_iterations[2], 20_000, "{pgs_iterations:?}");
+}
+
 /// `slide`: the sliding ball (v0 = 2 m/s, mu = 0.1, h = 1e-3) rolls from t* = 0.5825 s with
 /// kinetic energy 10/7 J (translation and rotation at 10/7 m/s). In the loop, NSGS on the
 /// Coulomb problem ends at 10/7 J to 1e-9 (measured: 3.5e-13) and keeps the ball on the floor

@@ -113,6 +113,63 @@ impl SlideParams {
     }
 }
 
+/// A light sphere crushed between two heavy ones: a column of three spheres of radius 0.1 m
+/// on a floor, the bottom and top ones of mass `ratio` kg, the middle one of 1 kg (issue 33's
+/// `mass-ratio` scene: the Delassus matrix couples the two contacts of the light sphere with
+/// `1 / m` against `1 / M` elsewhere, so its condition number grows with the ratio). At rest
+/// the answer is the weights carried down: `gamma_n = M g h`, `(M + m) g h`, `(2 M + m) g h`
+/// from the top contact to the floor's, no friction. Size = the ratio `M / m`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MassRatioParams {
+    /// Mass ratio heavy / light (size), `>= 1`; default 100.
+    pub ratio: usize,
+    /// Friction coefficient; default 0.5.
+    pub mu: f64,
+    /// Time step (s); default 5e-3.
+    pub h: f64,
+}
+
+impl Default for MassRatioParams {
+    fn default() -> Self {
+        Self {
+            ratio: 100,
+            mu: 0.5,
+            h: 5e-3,
+        }
+    }
+}
+
+impl MassRatioParams {
+    /// Build the scene. Errors: [`crate::GranularError::InvalidParameter`] for `ratio = 0` or
+    /// above 1e9, a non-positive `h`, `mu < 0`.
+    pub fn build(&self, seed: u64, frictionless: bool) -> Result<Scene> {
+        check_size("size (mass ratio)", self.ratio, 1_000_000_000)?;
+        let column = StackParams {
+            count: 3,
+            mu: self.mu,
+            h: self.h,
+            ..StackParams::default()
+        };
+        let r = column.radius;
+        let ratio = [("ratio", self.ratio.to_string())];
+        let mut scene = column.on_floor("mass-ratio", seed, frictionless, &ratio, |i| {
+            (
+                Vector3::new(0.0, r + 2.0 * r * i as f64, 0.0),
+                Vector3::zeros(),
+            )
+        })?;
+        for i in [0, 2] {
+            let b = &mut scene.world.bodies[i];
+            *b = Body::sphere(b.pos, r, self.ratio as f64 * column.mass)?;
+        }
+        scene.label = format!("mass-ratio-{}", self.ratio);
+        scene
+            .parameters
+            .insert("size".into(), self.ratio.to_string());
+        Ok(scene)
+    }
+}
+
 impl StackParams {
     /// What both scenes share: `count` equal spheres above a floor `y = 0`, gravity `9.81`
     /// along `-y`; the scene `kind` with sphere `i` at `place(i) = (position, velocity)`, its
