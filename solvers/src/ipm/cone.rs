@@ -128,11 +128,14 @@ pub fn soc_max_step(y: &[f64; 3], dy: &[f64; 3]) -> f64 {
     if dy[0] >= t {
         return f64::INFINITY;
     }
-    let disc = b * b - a * c;
-    if disc < 0.0 {
-        // f(alpha) = a alpha^2 + 2 b alpha + c never vanishes (a > 0 here): stays inside.
-        return f64::INFINITY;
-    }
+    // Here dy is not in Q: either a < 0 (then a c < 0 and the discriminant is positive), or
+    // a >= 0 with dy0 < -||dy1||, dy in -Q: the ray passes from Q's interior towards -Q and
+    // must cross Q's boundary, where f = 0, so the exact discriminant is >= 0. It is 0 when
+    // y and dy are collinear (y on the axis, dy along -e: a resting contact with no
+    // tangential load), where rounding can make it negative by an ulp; a negative value is
+    // rounding and counts as 0 (the double root -b / a). Reading it as "never leaves" let a
+    // full step jump out of the cone (ipm's stalls on resting columns, issue 33).
+    let disc = (b * b - a * c).max(0.0);
     let sq = disc.sqrt();
     let q = -(b + if b >= 0.0 { sq } else { -sq });
     let mut best = f64::INFINITY;

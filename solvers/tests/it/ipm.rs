@@ -419,6 +419,11 @@ mod cone {
         assert_eq!(soc_max_step(&y, &[1.0, 0.5, 0.0]), f64::INFINITY);
         // Through the apex: y = (1, 0, 0), dy = (-1, 0, 0) reaches 0 at alpha = 1.
         assert!((soc_max_step(&[1.0, 0.0, 0.0], &[-1.0, 0.0, 0.0]) - 1.0).abs() < 1e-15);
+        // Along the axis with numbers whose discriminant rounds to -8.7e-19 (b^2 - a c in
+        // floating point): the step still stops at the apex, -y0 / dy0 (was +inf: a full step
+        // left the cone, ipm's stalls on resting columns)
+        let (y0, d0) = (0.09683195484885515, -0.6728580821563749);
+        assert!((soc_max_step(&[y0, 0.0, 0.0], &[d0, 0.0, 0.0]) - (-y0 / d0)).abs() < 1e-15);
         assert_eq!(nonneg_max_step(2.0, -4.0), 0.5);
     }
 }
