@@ -51,6 +51,15 @@ pub enum ContactCompliance {
     },
 }
 
+/// The range a compliance parameter must lie in.
+#[derive(Clone, Copy, Debug)]
+enum Range {
+    Positive,
+    NonNegative,
+    /// The open interval (0, 1).
+    Unit,
+}
+
 /// SAP's default tangential regularisation `sigma` (Castro et al. 2022, sec. V-B).
 pub const SAP_SIGMA: f64 = 1e-3;
 
@@ -93,41 +102,51 @@ impl ContactCompliance {
         Ok(c)
     }
 
-    /// Errors: [`crate::GranularError::InvalidParameter`] for a value out of its range.
-    pub fn validate(&self) -> Result<()> {
-        let pos = |name, x: f64| {
-            if x.is_finite() && x > 0.0 {
-                Ok(())
-            } else {
-                Err(invalid(name, x, "must be finite and > 0"))
-            }
-        };
+    /// The model's name and its three parameters: name in provenance records, name in
+    /// errors, value, and the range it must lie in.
+    fn params(&self) -> (&'static str, [(&'static str, &'static str, f64, Range); 3]) {
+        use Range::{NonNegative, Positive, Unit};
         match *self {
             Self::Sap {
                 stiffness,
                 dissipation,
                 sigma,
-            } => {
-                pos("compliance stiffness", stiffness)?;
-                crate::check_non_negative("compliance dissipation", dissipation)?;
-                crate::check_non_negative("compliance sigma", sigma)
-            }
+            } => (
+                "sap",
+                [
+                    ("k", "compliance stiffness", stiffness, Positive),
+                    ("tau_d", "compliance dissipation", dissipation, NonNegative),
+                    ("sigma", "compliance sigma", sigma, NonNegative),
+                ],
+            ),
             Self::Mujoco {
                 impedance,
                 timeconst,
                 dampratio,
-            } => {
-                if !(impedance > 0.0 && impedance < 1.0) {
-                    return Err(invalid(
-                        "compliance impedance",
-                        impedance,
-                        "must be in (0, 1)",
-                    ));
-                }
-                pos("compliance timeconst", timeconst)?;
-                pos("compliance dampratio", dampratio)
+            } => (
+                "mujoco",
+                [
+                    ("d", "compliance impedance", impedance, Unit),
+                    ("timeconst", "compliance timeconst", timeconst, Positive),
+                    ("dampratio", "compliance dampratio", dampratio, Positive),
+                ],
+            ),
+        }
+    }
+
+    /// Errors: [`crate::GranularError::InvalidParameter`] for a value out of its range.
+    pub fn validate(&self) -> Result<()> {
+        for (_, name, x, range) in self.params().1 {
+            let (ok, why) = match range {
+                Range::Positive => (x.is_finite() && x > 0.0, "must be finite and > 0"),
+                Range::NonNegative => (x.is_finite() && x >= 0.0, "must be finite and >= 0"),
+                Range::Unit => (x > 0.0 && x < 1.0, "must be in (0, 1)"),
+            };
+            if !ok {
+                return Err(invalid(name, x, why));
             }
         }
+        Ok(())
     }
 
     /// Whether the mapping needs the contacts' start velocities `v0 = D^T v(t)` (MuJoCo's).
@@ -170,19 +189,13 @@ impl ContactCompliance {
         }
     }
 
-    /// A one-line description for provenance records.
+    /// A one-line description for provenance records (`sap k=1e4 tau_d=0.01 sigma=0.001`).
     pub fn describe(&self) -> String {
-        match *self {
-            Self::Sap {
-                stiffness,
-                dissipation,
-                sigma,
-            } => format!("sap k={stiffness} tau_d={dissipation} sigma={sigma}"),
-            Self::Mujoco {
-                impedance,
-                timeconst,
-                dampratio,
-            } => format!("mujoco d={impedance} timeconst={timeconst} dampratio={dampratio}"),
-        }
+        let (model, params) = self.params();
+        let kv: Vec<String> = params
+            .iter()
+            .map(|(k, _, v, _)| format!("{k}={v}"))
+            .collect();
+        format!("{model} {}", kv.join(" "))
     }
 }

@@ -969,26 +969,14 @@ impl Instance {
 
 /// `R` has length `n` and finite entries `>= 0` ([`Instance::with_compliance`]).
 fn check_compliance(n: usize, compliance: &[f64]) -> Result<()> {
-    if compliance.len() != n {
-        return Err(ProblemError::SizeMismatch {
-            what: "compliance R".into(),
-            expected: n,
-            found: compliance.len(),
-        });
+    check_finite_vector("compliance R", n, compliance)?;
+    match compliance.iter().position(|&v| v < 0.0) {
+        Some(row) => Err(ProblemError::NegativeCompliance {
+            row,
+            value: compliance[row],
+        }),
+        None => Ok(()),
     }
-    for (i, &v) in compliance.iter().enumerate() {
-        if !v.is_finite() {
-            return Err(ProblemError::NonFinite {
-                what: "compliance R".into(),
-                position: format!("[{i}]"),
-                value: v,
-            });
-        }
-        if v < 0.0 {
-            return Err(ProblemError::NegativeCompliance { row: i, value: v });
-        }
-    }
-    Ok(())
 }
 
 /// `f = 1/2 gamma^T N gamma + r^T gamma = 1/2 gamma^T (g + r)` given `g = N gamma + r`.
@@ -1068,18 +1056,24 @@ fn check_vector_and_set(n: usize, r: &[f64], constraints: &ConstraintSet) -> Res
 /// `r` has length `n` ([`ProblemError::SizeMismatch`]) and finite entries
 /// ([`ProblemError::NonFinite`], naming the first one).
 fn check_r(n: usize, r: &[f64]) -> Result<()> {
-    if r.len() != n {
+    check_finite_vector("r", n, r)
+}
+
+/// The vector `what` has length `n` ([`ProblemError::SizeMismatch`]) and finite entries
+/// ([`ProblemError::NonFinite`], naming the first one).
+fn check_finite_vector(what: &str, n: usize, v: &[f64]) -> Result<()> {
+    if v.len() != n {
         return Err(ProblemError::SizeMismatch {
-            what: "r".into(),
+            what: what.into(),
             expected: n,
-            found: r.len(),
+            found: v.len(),
         });
     }
-    if let Some((i, &v)) = r.iter().enumerate().find(|(_, v)| !v.is_finite()) {
+    if let Some((i, &x)) = v.iter().enumerate().find(|(_, x)| !x.is_finite()) {
         return Err(ProblemError::NonFinite {
-            what: "r".into(),
+            what: what.into(),
             position: format!("[{i}]"),
-            value: v,
+            value: x,
         });
     }
     Ok(())

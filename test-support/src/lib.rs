@@ -114,6 +114,14 @@ pub fn max_abs_diff(a: &[f64], b: &[f64]) -> f64 {
         .fold(0.0, f64::max)
 }
 
+/// `||a - b||_2 / ||b||_2` over the common length (`b`, the reference, at least the smallest
+/// positive number).
+pub fn rel_l2_diff(a: &[f64], b: &[f64]) -> f64 {
+    let d = a.iter().zip(b).map(|(x, y)| (x - y).powi(2)).sum::<f64>();
+    let n = b.iter().map(|x| x * x).sum::<f64>();
+    d.sqrt() / n.sqrt().max(f64::MIN_POSITIVE)
+}
+
 /// [`max_abs_diff`] relative to `max_i |a_i|` (NaN when `a` is empty or all zero).
 pub fn max_rel_diff(a: &[f64], b: &[f64]) -> f64 {
     max_abs_diff(a, b) / a.iter().fold(0.0f64, |m, v| m.max(v.abs()))

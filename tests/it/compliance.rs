@@ -13,32 +13,15 @@ use cpbench_granular::nalgebra::Vector3;
 use cpbench_granular::{Body, ContactCompliance, Plane, SimParams, Simulation};
 use cpbench_problems::io::{load, npz, LoadOptions};
 use cpbench_problems::{Instance, ValidationOptions};
-use cpbench_solvers::registry::build;
-use cpbench_solvers::{ExecSettings, Executor, SolveResult};
-use cpbench_test_support::fixture;
+use cpbench_solvers::SolveResult;
+use cpbench_test_support::{fixture, rel_l2_diff as rel_diff};
 
 use crate::granular_support::{sim, solver, G};
 use crate::support::{cpbench, error};
 
-/// `name` run to `tol` (nat_map_rel_2) from zero.
+/// `name` run to `tol` (nat_map_rel_2) from zero, 50000 iterations at most.
 fn solve(name: &str, inst: &Instance, tol: f64) -> SolveResult {
-    let mut b = build(name, None).unwrap();
-    let ex = Executor::new(ExecSettings {
-        tol,
-        max_iter: 50_000,
-        ..Default::default()
-    });
-    ex.run(b.solver.as_mut(), inst, None, &mut []).unwrap()
-}
-
-fn rel_diff(a: &[f64], b: &[f64]) -> f64 {
-    let d = a
-        .iter()
-        .zip(b)
-        .map(|(x, y)| (x - y).powi(2))
-        .sum::<f64>()
-        .sqrt();
-    d / b.iter().map(|x| x * x).sum::<f64>().sqrt()
+    cpbench_test_support::solve(name, inst, tol, 50_000)
 }
 
 /// A sphere of mass 2 kg and radius 0.1 m resting on the floor with `compliance`, after

@@ -8,18 +8,12 @@
 use cpbench_problems::fidelity::fidelity;
 use cpbench_problems::io::{load, ClassChoice, LoadOptions};
 use cpbench_problems::Instance;
-use cpbench_solvers::registry::build;
-use cpbench_solvers::{ExecSettings, Executor, SolveResult, Status};
+use cpbench_solvers::{SolveResult, Status};
 use cpbench_test_support::fixture;
 
+/// `name` run to `tol` from zero, asserted converged.
 fn solve(name: &str, inst: &Instance, tol: f64) -> SolveResult {
-    let mut b = build(name, None).unwrap();
-    let ex = Executor::new(ExecSettings {
-        tol,
-        max_iter: 100_000,
-        ..Default::default()
-    });
-    let r = ex.run(b.solver.as_mut(), inst, None, &mut []).unwrap();
+    let r = cpbench_test_support::solve(name, inst, tol, 100_000);
     assert_eq!(r.status, Status::Converged, "{name} on {}", inst.name());
     r
 }
