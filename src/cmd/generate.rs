@@ -283,7 +283,7 @@ pub struct ContactLawArgs {
 }
 
 /// `--compliance`'s parser ([`cpbench_granular::ContactCompliance::parse`]).
-fn parse_compliance(s: &str) -> Result<cpbench_granular::ContactCompliance, String> {
+pub fn parse_compliance(s: &str) -> Result<cpbench_granular::ContactCompliance, String> {
     cpbench_granular::ContactCompliance::parse(s)
 }
 

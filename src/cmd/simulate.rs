@@ -40,6 +40,10 @@ pub struct SimulateArgs {
     /// Time budget per step, seconds [default: none].
     #[arg(long, allow_negative_numbers = true)]
     pub time_limit: Option<f64>,
+    /// Compliant contact of the 3-D scenes, as `cpbench generate --compliance`:
+    /// `sap:K,TAU_D[,SIGMA]` or `mujoco:D,TIMECONST,DAMPRATIO` [default: rigid contact].
+    #[arg(long, allow_hyphen_values = true, value_parser = crate::cmd::generate::parse_compliance)]
+    pub compliance: Option<cpbench_granular::ContactCompliance>,
     /// Output folder [default: results/runs/<UTC time>].
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -80,6 +84,7 @@ pub fn run(a: SimulateArgs) -> Result<(), AnyError> {
         steps,
         solvers: a.solvers,
         exec,
+        compliance: a.compliance,
     };
     let out = a.out.unwrap_or_else(cpbench_harness::run::default_out_dir);
     let runs = closed_loop::closed_loop(&cfg, |s| {
