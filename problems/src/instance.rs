@@ -432,7 +432,14 @@ impl Instance {
                 }
             }
             Storage::Block(b) => b.block_row_product(c, gamma, out),
-            Storage::MatrixFree(op) => op.block_row(c, bs, &st.v, out),
+            Storage::MatrixFree(op) => {
+                op.block_row(c, bs, &st.v, out);
+                if let Some(s) = op.shift() {
+                    for (a, o) in out.iter_mut().enumerate() {
+                        *o += s[bs * c + a] * gamma[bs * c + a];
+                    }
+                }
+            }
         }
     }
 
@@ -915,8 +922,8 @@ impl Instance {
     /// stored `N` (and of `N^T` for a non-symmetric `W`), so that every solver, residual and
     /// writer sees `N + R`; [`Instance::compliance`] keeps `R`. A second call adds to the first
     /// (the record is the sum); `R = 0` gives the rigid problem back with `R` recorded. The
-    /// storage kind is kept (a matrix-free `N` is formed and stored as a matrix: its `D` and
-    /// `M` do not carry `R`). The content hash covers `N + R`.
+    /// storage kind is kept (a matrix-free `N` keeps `R` as a diagonal shift beside `D` and
+    /// `M`, [`MatrixFree::with_shift`]). The content hash covers `N + R`.
     /// Errors: [`ProblemError::SizeMismatch`] (length), [`ProblemError::NonFinite`] and
     /// [`ProblemError::NegativeCompliance`] naming the first bad entry.
     pub fn with_compliance(mut self, compliance: Vec<f64>) -> Result<Self> {
@@ -928,13 +935,8 @@ impl Instance {
                 &plus(&b.to_csc()?)?,
                 b.block_size(),
             )?),
-            Storage::MatrixFree(op) => {
-                let m = plus(&op.to_csc()?)?;
-                match BlockSymMatrix::from_csc(&m, self.constraints.block_size()) {
-                    Ok(b) if m.nnz() >= BLOCK_MIN_NNZ => Storage::Block(b),
-                    _ => Storage::Csc(m),
-                }
-            }
+            // kept beside the factors: a primal method (`sap`) needs D, M and R apart
+            Storage::MatrixFree(op) => Storage::MatrixFree(op.clone().with_shift(&compliance)),
         };
         if let Some(t) = &self.n_mat_t {
             self.n_mat_t = Some(plus(t)?);
@@ -1003,6 +1005,9 @@ impl Instance {
                 h.update(b"matrix-free");
                 h.update(content_hash(self.class, op.d(), &self.r, &self.constraints));
                 for v in op.mass_diagonal() {
+                    h.update(v.to_bits().to_le_bytes());
+                }
+                for v in op.shift().unwrap_or_default() {
                     h.update(v.to_bits().to_le_bytes());
                 }
                 h.finalize().iter().map(|b| format!("{b:02x}")).collect()

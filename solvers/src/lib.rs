@@ -76,6 +76,7 @@ pub mod problem;
 pub mod psor;
 pub mod registry;
 pub mod result;
+pub mod sap;
 pub mod settings;
 pub mod solver;
 mod sparse_lu;

@@ -31,6 +31,7 @@ use crate::nsn::{Nsn, NsnSettings};
 use crate::pgs::{Pgs, PgsSettings};
 use crate::ppa::{Ppa, PpaSettings};
 use crate::psor::{Psor, PsorSettings};
+use crate::sap::{Sap, SapSettings};
 use crate::settings::{enum_values, parse, FieldDoc, SolverSettings};
 use crate::solver::Solver;
 use crate::spgqp::{SpgQp, SpgQpSettings};
@@ -255,6 +256,9 @@ pub const SOLVERS: &[SolverEntry] = &[
     entry!("admm", AdmmSettings => Admm::new, &[Lcp, BoxQp, Ccp, Coulomb], Factorising, false,
         "ADMM on N + rho I (sparse LU), De Saxce's shift on Coulomb; presets siconos, chrono, pinocchio",
         "Boyd et al. 2011; Goldstein et al. 2014; Tasora et al. 2021; Carpentier et al. 2024; Siconos ADMM"),
+    entry!("sap", SapSettings => Sap::new, &[Ccp], Factorising, false,
+        "SAP: Newton with exact line search on the primal of the compliant CCP (matrix-free instances with R > 0; dense Cholesky)",
+        "Castro, Permenter & Han 2022"),
     entry!("lemke", LemkeSettings => Lemke::new, &[Lcp], Factorising, true,
         "Lemke's complementary pivoting, lexicographic ratio test (general LCP)",
         "Cottle, Pang & Stone 1992, sec. 4.4, 4.9"),

@@ -341,7 +341,7 @@ pub(crate) enum Operand {
     /// `N`, `n x n`.
     Matrix(CscMatrix),
     /// `D` and `M` ([`MatrixFree`]).
-    MatrixFree(MatrixFree),
+    MatrixFree(Box<MatrixFree>),
 }
 
 impl Operand {
@@ -513,7 +513,7 @@ fn read_factors(
     assemble(
         meta,
         &parts,
-        Operand::MatrixFree(op),
+        Operand::MatrixFree(Box::new(op)),
         r,
         duplicates,
         validation,
@@ -816,17 +816,22 @@ pub(crate) fn assemble(
             Instance::new(name, n_mat, r, constraints, provenance, validation)
         }
         (_, constraints, Operand::MatrixFree(op)) => {
-            Instance::new_matrix_free(name, op, r, constraints, provenance)
+            Instance::new_matrix_free(name, *op, r, constraints, provenance)
         }
     }
     .map_err(|e| e.in_file(dir))?;
-    // a compliant instance: R is already in the stored N, recorded beside it
+    // a compliant instance: R is already in a stored N, recorded beside it; the factors of a
+    // matrix-free N do not hold it, so it is added to them
     let inst = match &meta.compliance {
         None => inst,
         Some(v) => {
             let c = expand(&jpath, "compliance", v, n, "one per unknown, n", f64::NAN)?;
-            inst.with_compliance_included(c)
-                .map_err(|e| perr(&jpath, "compliance", e.to_string()))?
+            let with = if inst.matrix_free().is_some() {
+                inst.with_compliance(c)
+            } else {
+                inst.with_compliance_included(c)
+            };
+            with.map_err(|e| perr(&jpath, "compliance", e.to_string()))?
         }
     };
     if let Some(h) = meta.hash.as_deref().filter(|h| !h.is_empty()) {

@@ -346,7 +346,14 @@ fn read_factors<R: Read + Seek>(
         n_file: "the npz's D (D_data, D_indices, D_indptr)",
         r_file: "its 'r'",
     };
-    assemble(meta, &parts, Operand::MatrixFree(op), r, 0, validation)
+    assemble(
+        meta,
+        &parts,
+        Operand::MatrixFree(Box::new(op)),
+        r,
+        0,
+        validation,
+    )
 }
 
 /// The positioned checks of the CSC arrays `{prefix}indptr`, `{prefix}indices` of an

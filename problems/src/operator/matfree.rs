@@ -40,6 +40,9 @@ pub struct MatrixFree {
     m_inv: MassInverse,
     /// The diagonal of `M` as given (`1 / (1 / m)` need not be `m` bit for bit).
     m_diag: Vec<f64>,
+    /// A diagonal `R` added to `N` (a contact compliance, [`MatrixFree::with_shift`]):
+    /// the operator is then `D^T M^-1 D + R`.
+    shift: Option<Vec<f64>>,
     pool: Mutex<Vec<Vec<f64>>>,
 }
 
@@ -50,6 +53,7 @@ impl Clone for MatrixFree {
             dt: self.dt.clone(),
             m_inv: self.m_inv.clone(),
             m_diag: self.m_diag.clone(),
+            shift: self.shift.clone(),
             pool: Mutex::new(Vec::new()),
         }
     }
@@ -129,8 +133,25 @@ impl MatrixFree {
             dt,
             m_inv: MassInverse::Diagonal(m_diag.iter().map(|v| 1.0 / v).collect()),
             m_diag: m_diag.to_vec(),
+            shift: None,
             pool: Mutex::new(Vec::new()),
         })
+    }
+
+    /// The operator `D^T M^-1 D + R` with the diagonal `r` (length `n`, checked by the caller)
+    /// added to the present shift: a contact compliance kept beside the factors, so that a
+    /// primal method still sees `D`, `M` and `R` apart (`sap`).
+    pub fn with_shift(mut self, r: &[f64]) -> Self {
+        self.shift = Some(match self.shift.take() {
+            Some(s) => s.iter().zip(r).map(|(a, b)| a + b).collect(),
+            None => r.to_vec(),
+        });
+        self
+    }
+
+    /// The diagonal shift `R` ([`MatrixFree::with_shift`]), `None` without one.
+    pub fn shift(&self) -> Option<&[f64]> {
+        self.shift.as_deref()
     }
 
     /// `D` (`m x n`).
@@ -163,7 +184,12 @@ impl MatrixFree {
     /// `M^-1`.
     pub fn bytes(&self) -> u64 {
         let ix = std::mem::size_of::<usize>();
-        (2 * self.d.nnz() * (8 + ix) + (self.n() + self.m()) * ix + self.m() * 8) as u64
+        let shift = if self.shift.is_some() {
+            self.n() * 8
+        } else {
+            0
+        };
+        (2 * self.d.nnz() * (8 + ix) + (self.n() + self.m()) * ix + self.m() * 8 + shift) as u64
     }
 
     /// `t = M^-1 D x` (length `m`).
@@ -209,6 +235,11 @@ impl MatrixFree {
         if let Ok(mut p) = self.pool.lock() {
             p.push(t);
         }
+        if let Some(s) = &self.shift {
+            for ((yi, xi), si) in y.iter_mut().zip(x).zip(s) {
+                *yi += si * xi;
+            }
+        }
     }
 
     /// `v = M^-1 D gamma` (length `m`), the velocity Gauss-Seidel keeps up to date.
@@ -216,8 +247,9 @@ impl MatrixFree {
         self.velocity(gamma, v);
     }
 
-    /// `out = (N gamma)_c = D_c^T v` for the unknowns `bs c .. bs c + bs` (length `bs`), with
-    /// `v = M^-1 D gamma` kept current.
+    /// `out = (D^T M^-1 D gamma)_c = D_c^T v` for the unknowns `bs c .. bs c + bs` (length
+    /// `bs`), with `v = M^-1 D gamma` kept current; without the shift (the caller, who has
+    /// `gamma`, adds `R_c gamma_c`).
     #[inline]
     pub fn block_row(&self, c: usize, bs: usize, v: &[f64], out: &mut [f64]) {
         for (a, o) in out.iter_mut().enumerate().take(bs) {
@@ -265,6 +297,9 @@ impl MatrixFree {
                 out[a * bs + b] = s;
                 out[b * bs + a] = s;
             }
+            if let Some(sh) = &self.shift {
+                out[a * bs + a] += sh[bs * c + a];
+            }
         }
         out
     }
@@ -305,7 +340,10 @@ impl MatrixFree {
         }
         let m = CscMatrix::from_csc_parts(n, n, col_ptr, row_idx, values)?;
         // rounding can make the two triangles differ in the last bit: average them
-        Ok(m.symmetrized())
+        match &self.shift {
+            Some(s) => m.symmetrized().plus_diagonal(s),
+            None => Ok(m.symmetrized()),
+        }
     }
 }
 

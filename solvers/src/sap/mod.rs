@@ -1,0 +1,421 @@
+//! SAP, the semi-analytic primal solver of Drake (Castro, Permenter & Han 2022, "An
+//! unconstrained convex formulation of compliant contact", IEEE T-RO 39(2), sec. V-VII), for
+//! the compliant CCP: Newton's method with an exact line search on an unconstrained, convex
+//! problem in the generalised velocities.
+//!
+//! # The problem
+//! A compliant CCP instance (`Instance::with_compliance`, docs/formulation.md "Compliant
+//! contact") on the matrix-free storage holds `N = D^T M^-1 D` through its factors (`D`,
+//! `m x n`; `M` diagonal, `m` generalised velocities), the compliance `R` (diagonal, `> 0`) and
+//! `r`; it asks for `gamma in K` with `(N + R) gamma + r in K*`, `gamma . ((N + R) gamma + r)
+//! = 0`. With `w` in `R^m` (SAP's `v - v*`: our `r` already holds `D^T v*` and the bias
+//! `-v_hat`), the contact velocities `v_c = D_c^T w + r_c` and per contact
+//! `y_c = -R_c^-1 v_c`, `gamma_c(w) = argmin { 1/2 ||g - y_c||_R^2 : g in K_mu }` (SAP's
+//! projection in the `R` norm, eq. 16), SAP minimises
+//!
+//! ```text
+//! ell(w) = 1/2 w^T M w + sum_c 1/2 gamma_c^T R_c gamma_c,
+//! grad ell = M w - D gamma(w),      Hessian H = M + D G D^T,  G_c = -d gamma_c / d v_c.
+//! ```
+//!
+//! At its minimiser `M w = D gamma`, so `v_c = (N gamma + r)_c` and the projection's optimality
+//! condition `R (gamma - y) in K*`, `_|_ gamma` is the compliant CCP's (the problem's dual is
+//! `min 1/2 gamma^T (N + R) gamma + r^T gamma` over `K`, SAP's eq. 19). With `R_c = diag(R_n,
+//! R_t, R_t)` the `R`-norm projection is Euclidean in `y~ = R^1/2 y` onto the cone of
+//! `mu~ = mu sqrt(R_t / R_n)`: `gamma = R^-1/2 P(y~)`, `G_c = R^-1/2 J_P R^-1/2` with `J_P` the
+//! Jacobian of the cone projection (identity inside, 0 in the polar cone, the closed form on
+//! the boundary region), and `1/2 gamma^T R gamma = 1/2 ||P(y~)||^2`.
+//!
+//! # The iteration
+//! Newton direction `H dw = -grad ell` (dense Cholesky of the `m x m` Hessian, faer; `m` up to
+//! `max_dense`), then the exact line search of SAP (sec. VII-B): the minimiser of the convex
+//! `phi(alpha) = ell(w + alpha dw)` on `[0, alpha_max]` by safeguarded Newton-Raphson on
+//! `phi'(alpha) = dw^T M (w + alpha dw) - (D^T dw) . gamma(w + alpha dw)` (Newton steps with
+//! `phi'' = dw^T M dw + (D^T dw)^T G (D^T dw)`, bisection when they leave the bracket), to
+//! `|phi'| <= ls_rtol |phi'(0)|`. The iterate handed to the executor is `gamma(w)`, always in
+//! `K`; the executor stops on the harness residual. Start: `w = M^-1 D gamma_0` (the warm start
+//! mapped to velocities; 0 from zero). Counted: one `N`-product's worth per iteration is the
+//! gradient (`D` and `D^T` products are counted as one `N`-product each), the factorisations,
+//! the line-search steps.
+//!
+//! Refused (with the reason): a class other than the CCP, an instance without the
+//! matrix-free storage (SAP needs `D` and `M`: `cpbench generate --operator matrix-free`), one
+//! without a compliance, a compliance with a zero entry or with `R_t1 != R_t2` on a contact
+//! (MuJoCo's mapping gives unequal tangential entries; SAP's are equal), and an `m` above
+//! `max_dense`.
+
+use crate::problem::Problem;
+use crate::settings::{SolverSettings, Validator};
+use crate::solver::{Solver, StepOutcome, StepResult};
+use crate::state::IterState;
+use crate::status::SolverError;
+use cpbench_problems::operator::MassInverse;
+use cpbench_problems::{Instance, ProblemClass};
+use faer::linalg::solvers::Solve;
+use faer::{Mat, Side};
+use serde::{Deserialize, Serialize};
+
+/// Settings of [`Sap`]. Defaults: SAP's `alpha_max = 1.5` (Castro et al. 2022, sec. VII-B), a
+/// line search to `1e-10` of `|phi'(0)|` in at most 100 steps, the dense Hessian up to
+/// `m = 3000` generalised velocities (72 MB).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SapSettings {
+    /// Largest line-search step `alpha_max` (> 0).
+    pub alpha_max: f64,
+    /// Line-search stop: `|phi'(alpha)| <= ls_rtol |phi'(0)|` (> 0).
+    pub ls_rtol: f64,
+    /// Largest number of line-search steps per iteration (>= 1).
+    pub ls_max_iter: u32,
+    /// Largest number of generalised velocities `m` for the dense Cholesky of the Hessian
+    /// (>= 1; larger instances are refused).
+    pub max_dense: usize,
+}
+
+impl Default for SapSettings {
+    fn default() -> Self {
+        Self {
+            alpha_max: 1.5,
+            ls_rtol: 1e-10,
+            ls_max_iter: 100,
+            max_dense: 3000,
+        }
+    }
+}
+
+impl SolverSettings for SapSettings {
+    const SOLVER: &'static str = "sap";
+
+    fn check(&self, v: &mut Validator) {
+        v.positive("alpha_max", self.alpha_max)
+            .positive("ls_rtol", self.ls_rtol)
+            .positive("ls_max_iter", f64::from(self.ls_max_iter))
+            .positive("max_dense", self.max_dense as f64);
+    }
+}
+
+/// One contact's projection in the `R` norm (module docs): `gamma`, `G = -d gamma / d v_c`
+/// (row-major 3x3) and the cost `1/2 gamma^T R gamma`, for the contact velocity `v`, the
+/// compliance `(R_n, R_t)` and the friction coefficient `mu`.
+pub fn contact_response(v: &[f64; 3], rn: f64, rt: f64, mu: f64) -> ([f64; 3], [f64; 9], f64) {
+    let s = [rn.sqrt(), rt.sqrt(), rt.sqrt()];
+    let y = [-v[0] / s[0], -v[1] / s[1], -v[2] / s[2]];
+    let mu_t = mu * (rt / rn).sqrt();
+    let t = y[1].hypot(y[2]);
+    let (p, j): ([f64; 3], [f64; 9]) = if t <= mu_t * y[0] {
+        (y, [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0])
+    } else if mu_t * t <= -y[0] {
+        ([0.0; 3], [0.0; 9])
+    } else {
+        let k = 1.0 + mu_t * mu_t;
+        let pn = (y[0] + mu_t * t) / k;
+        let e = [y[1] / t, y[2] / t];
+        let mut j = [0.0; 9];
+        j[0] = 1.0 / k;
+        for a in 0..2 {
+            j[1 + a] = mu_t * e[a] / k;
+            j[3 * (1 + a)] = mu_t * e[a] / k;
+            for b in 0..2 {
+                let id = if a == b { 1.0 } else { 0.0 };
+                j[3 * (1 + a) + 1 + b] =
+                    mu_t * (mu_t * e[a] * e[b] / k + pn * (id - e[a] * e[b]) / t);
+            }
+        }
+        ([pn, mu_t * pn * e[0], mu_t * pn * e[1]], j)
+    };
+    let gamma = [p[0] / s[0], p[1] / s[1], p[2] / s[2]];
+    let mut g = [0.0; 9];
+    for a in 0..3 {
+        for b in 0..3 {
+            g[3 * a + b] = j[3 * a + b] / (s[a] * s[b]);
+        }
+    }
+    (gamma, g, 0.5 * (p[0] * p[0] + p[1] * p[1] + p[2] * p[2]))
+}
+
+/// SAP (module documentation). Takes compliant CCP instances on the matrix-free storage.
+#[derive(Clone, Debug)]
+pub struct Sap {
+    settings: SapSettings,
+    m_diag: Vec<f64>,
+    w: Vec<f64>,
+    dw: Vec<f64>,
+    grad: Vec<f64>,
+    /// `v_c = D^T w + r` and `D^T dw` (length `n`).
+    vc: Vec<f64>,
+    dv: Vec<f64>,
+    /// Scratch of the line search (length `n`).
+    trial: Vec<f64>,
+    gamma: Vec<f64>,
+    /// `G_c` of every contact (9 numbers each).
+    g_blocks: Vec<f64>,
+    hess: Mat<f64>,
+    ls_steps: u64,
+    factorizations: u64,
+    last_alpha: f64,
+}
+
+impl Sap {
+    /// A SAP solver; errors on invalid settings.
+    pub fn new(settings: SapSettings) -> Result<Self, SolverError> {
+        settings.validate()?;
+        Ok(Self {
+            settings,
+            m_diag: Vec::new(),
+            w: Vec::new(),
+            dw: Vec::new(),
+            grad: Vec::new(),
+            vc: Vec::new(),
+            dv: Vec::new(),
+            trial: Vec::new(),
+            gamma: Vec::new(),
+            g_blocks: Vec::new(),
+            hess: Mat::zeros(0, 0),
+            ls_steps: 0,
+            factorizations: 0,
+            last_alpha: 0.0,
+        })
+    }
+
+    /// `gamma(v)`, the `G_c` blocks (when `blocks`) and the contact cost, for the contact
+    /// velocities `v` (length `n`).
+    fn responses(inst: &Instance, v: &[f64], gamma: &mut [f64], g: Option<&mut [f64]>) -> f64 {
+        let mu = inst.constraints().friction().unwrap_or_default();
+        let rc = inst.compliance().unwrap_or_default();
+        let mut cost = 0.0;
+        let mut g = g;
+        for (c, &m) in mu.iter().enumerate() {
+            let vv = [v[3 * c], v[3 * c + 1], v[3 * c + 2]];
+            let (gc, gg, e) = contact_response(&vv, rc[3 * c], rc[3 * c + 1], m);
+            gamma[3 * c..3 * c + 3].copy_from_slice(&gc);
+            if let Some(g) = g.as_deref_mut() {
+                g[9 * c..9 * c + 9].copy_from_slice(&gg);
+            }
+            cost += e;
+        }
+        cost
+    }
+}
+
+/// `v = D^T w + r` (length `n`) and `y = D gamma` (length `m`) on the instance's factors.
+fn d_t(inst: &Instance, w: &[f64], add: Option<&[f64]>, v: &mut [f64]) {
+    let d = inst.matrix_free().expect("checked by refusal").d();
+    for (j, vj) in v.iter_mut().enumerate() {
+        let (rows, vals) = d.col(j);
+        *vj =
+            rows.iter().zip(vals).map(|(&k, &x)| x * w[k]).sum::<f64>() + add.map_or(0.0, |a| a[j]);
+    }
+}
+
+fn d_times(inst: &Instance, gamma: &[f64], y: &mut [f64]) {
+    let d = inst.matrix_free().expect("checked by refusal").d();
+    y.fill(0.0);
+    for (j, &gj) in gamma.iter().enumerate() {
+        let (rows, vals) = d.col(j);
+        for (&k, &x) in rows.iter().zip(vals) {
+            y[k] += x * gj;
+        }
+    }
+}
+
+impl Solver for Sap {
+    fn name(&self) -> &'static str {
+        "sap"
+    }
+
+    fn supports(&self, class: ProblemClass) -> bool {
+        class == ProblemClass::Ccp
+    }
+
+    fn handles_cone_dim(&self, dim: usize) -> bool {
+        dim == 3
+    }
+
+    fn refusal(&self, inst: &Instance) -> Option<String> {
+        let Some(op) = inst.matrix_free() else {
+            return Some(
+                "sap solves in the generalised velocities: it needs the factors D and M of \
+                 N = D^T M^-1 D (matrix-free storage: cpbench generate --operator matrix-free)"
+                    .into(),
+            );
+        };
+        let Some(rc) = inst.compliance() else {
+            return Some(
+                "sap needs a compliant problem (N + R, r) with R > 0 (generate --compliance \
+                 sap:...)"
+                    .into(),
+            );
+        };
+        if let Some(i) = rc.iter().position(|&x| x <= 0.0) {
+            return Some(format!("sap needs R > 0: R[{i}] = {}", rc[i]));
+        }
+        if let Some(c) = (0..rc.len() / 3).find(|&c| rc[3 * c + 1] != rc[3 * c + 2]) {
+            return Some(format!(
+                "sap needs equal tangential compliances: contact {c} has R_t = {} and {}",
+                rc[3 * c + 1],
+                rc[3 * c + 2]
+            ));
+        }
+        if op.m() > self.settings.max_dense {
+            return Some(format!(
+                "m = {} generalised velocities is above max_dense = {} (dense Hessian)",
+                op.m(),
+                self.settings.max_dense
+            ));
+        }
+        None
+    }
+
+    fn init(&mut self, problem: &Problem, state: &mut IterState) -> Result<(), SolverError> {
+        let inst = problem.instance();
+        let op = inst.matrix_free().expect("checked by refusal");
+        let (m, n) = (op.m(), inst.n());
+        let MassInverse::Diagonal(w_inv) = op.mass_inverse();
+        self.m_diag = op.mass_diagonal();
+        // w = M^-1 D gamma_0
+        self.w = vec![0.0; m];
+        d_times(inst, &state.gamma, &mut self.w);
+        for (wk, ik) in self.w.iter_mut().zip(w_inv) {
+            *wk *= ik;
+        }
+        self.dw = vec![0.0; m];
+        self.grad = vec![0.0; m];
+        self.vc = vec![0.0; n];
+        self.dv = vec![0.0; n];
+        self.trial = vec![0.0; n];
+        self.gamma = vec![0.0; n];
+        self.g_blocks = vec![0.0; 9 * (n / 3)];
+        self.hess = Mat::zeros(m, m);
+        self.ls_steps = 0;
+        self.factorizations = 0;
+        d_t(inst, &self.w, Some(inst.r()), &mut self.vc);
+        Self::responses(inst, &self.vc, &mut state.gamma, None);
+        problem.add_matvecs(1);
+        Ok(())
+    }
+
+    fn step(&mut self, problem: &Problem, state: &mut IterState) -> StepResult {
+        let inst = problem.instance();
+        let d = inst.matrix_free().expect("checked by refusal").d();
+        let m = self.w.len();
+        // gradient and Hessian at w
+        Self::responses(inst, &self.vc, &mut self.gamma, Some(&mut self.g_blocks));
+        d_times(inst, &self.gamma, &mut self.grad);
+        for k in 0..m {
+            self.grad[k] = self.m_diag[k] * self.w[k] - self.grad[k];
+        }
+        let h = &mut self.hess;
+        h.fill(0.0);
+        for k in 0..m {
+            h[(k, k)] = self.m_diag[k];
+        }
+        for c in 0..self.g_blocks.len() / 9 {
+            let g = &self.g_blocks[9 * c..9 * c + 9];
+            if g.iter().all(|&x| x == 0.0) {
+                continue;
+            }
+            for a in 0..3 {
+                let (ra, va) = d.col(3 * c + a);
+                for b in 0..3 {
+                    let gab = g[3 * a + b];
+                    if gab == 0.0 {
+                        continue;
+                    }
+                    let (rb, vb) = d.col(3 * c + b);
+                    for (&k, &dk) in ra.iter().zip(va) {
+                        for (&l, &dl) in rb.iter().zip(vb) {
+                            h[(k, l)] += dk * gab * dl;
+                        }
+                    }
+                }
+            }
+        }
+        self.factorizations += 1;
+        let llt = h
+            .llt(Side::Lower)
+            .map_err(|e| SolverError::Numerical(format!("SAP Hessian Cholesky: {e:?}")))?;
+        let rhs = faer::Col::<f64>::from_fn(m, |k| -self.grad[k]);
+        let x = llt.solve(&rhs);
+        for (dk, xk) in self.dw.iter_mut().zip(x.iter()) {
+            *dk = *xk;
+        }
+        // exact line search on phi(alpha) = ell(w + alpha dw)
+        d_t(inst, &self.dw, None, &mut self.dv);
+        problem.add_matvecs(2);
+        let mdw2: f64 = (0..m)
+            .map(|k| self.m_diag[k] * self.dw[k] * self.dw[k])
+            .sum();
+        let mwdw: f64 = (0..m)
+            .map(|k| self.m_diag[k] * self.w[k] * self.dw[k])
+            .sum();
+        let dphi0 = mwdw - dot(&self.dv, &self.gamma);
+        if !(dphi0 < 0.0) {
+            // no descent left: w minimises ell to rounding
+            return Ok(StepOutcome::Stalled);
+        }
+        let (mut lo, mut hi) = (0.0, self.settings.alpha_max);
+        let mut alpha = 1.0f64.min(hi);
+        let mut dphi;
+        let mut steps = 0;
+        loop {
+            steps += 1;
+            for j in 0..self.vc.len() {
+                self.trial[j] = self.vc[j] + alpha * self.dv[j];
+            }
+            Self::responses(inst, &self.trial, &mut self.gamma, Some(&mut self.g_blocks));
+            dphi = mwdw + alpha * mdw2 - dot(&self.dv, &self.gamma);
+            if dphi.abs() <= self.settings.ls_rtol * dphi0.abs()
+                || steps >= self.settings.ls_max_iter
+            {
+                break;
+            }
+            if dphi < 0.0 {
+                lo = alpha;
+                if alpha == hi {
+                    break; // phi still decreasing at alpha_max: take it
+                }
+            } else {
+                hi = alpha;
+            }
+            // Newton on phi', bisection when it leaves the bracket
+            let mut d2 = mdw2;
+            for c in 0..self.g_blocks.len() / 9 {
+                let g = &self.g_blocks[9 * c..9 * c + 9];
+                for a in 0..3 {
+                    for b in 0..3 {
+                        d2 += self.dv[3 * c + a] * g[3 * a + b] * self.dv[3 * c + b];
+                    }
+                }
+            }
+            let newton = alpha - dphi / d2;
+            alpha = if d2 > 0.0 && newton > lo && newton < hi {
+                newton
+            } else if hi == self.settings.alpha_max && dphi < 0.0 {
+                hi
+            } else {
+                0.5 * (lo + hi)
+            };
+        }
+        self.ls_steps += steps as u64;
+        self.last_alpha = alpha;
+        for k in 0..m {
+            self.w[k] += alpha * self.dw[k];
+        }
+        self.vc.copy_from_slice(&self.trial);
+        // gamma(w) at the new w (the line search's last evaluation)
+        state.gamma.copy_from_slice(&self.gamma);
+        Ok(StepOutcome::Continue)
+    }
+
+    fn counters(&self) -> Vec<(&'static str, f64)> {
+        vec![
+            ("factorizations", self.factorizations as f64),
+            ("line_search_steps", self.ls_steps as f64),
+            ("alpha", self.last_alpha),
+        ]
+    }
+}
+
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
