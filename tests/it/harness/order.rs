@@ -10,7 +10,7 @@ fn rows_follow_the_manifest() {
     let dir = tempfile::tempdir().unwrap();
     let header = cpbench_harness::results::summary_header().join(",");
     let line = "a,lcp,2,4,pgs,h,converged,yes,3,3,1e-3,\
-                1e-7,1e-7,1e-7,1e-7,1e-7,1e-7,1e-7,1e-7,0,0,0,0,0,0,0,,3,nat_map_rel_2,1e-6,default,1,,,,,,,,,,";
+                1e-7,1e-7,1e-7,1e-7,1e-7,1e-7,1e-7,1e-7,0,0,0,0,0,0,0,,3,nat_map_rel_2,1e-6,default,1,,,,,,,,,,,,,,,";
     let p = dir.path().join("summary.csv");
     std::fs::write(&p, format!("{header}\n{line}\n")).unwrap();
     let row = cpbench_harness::results::read_summary(&p)

@@ -14,7 +14,7 @@ fn peer_rows_side_by_side() {
         "{header}\n\
          Rover4396__ccp,ccp,6,36,siconos-nsgs,,converged,yes,17,0,1.25e-4,\
          1e-9,5e-10,2.5e-9,NaN,1e-9,NaN,NaN,NaN,0e0,0e0,3e-10,3e-10,-0.5,4.5e-9,NaN,\
-         ,17,fc3d_error,1e-8,default,1,,fc3d_error=4.5e-9;siconos_error=4.4e-9,,,,,,,,\n"
+         ,17,fc3d_error,1e-8,default,1,,fc3d_error=4.5e-9;siconos_error=4.4e-9,,,,,,,,,,,,,\n"
     );
     let p = dir.path().join("peer.csv");
     std::fs::write(&p, peer_csv).unwrap();
