@@ -17,6 +17,7 @@ mod generate_planar;
 mod granular;
 mod granular_scale;
 mod granular_support;
+mod harness;
 mod hostile;
 mod ipm_limits;
 mod lcp_pivoting_cli;
