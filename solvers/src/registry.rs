@@ -257,7 +257,7 @@ pub const SOLVERS: &[SolverEntry] = &[
         "ADMM on N + rho I (sparse LU), De Saxce's shift on Coulomb; presets siconos, chrono, pinocchio",
         "Boyd et al. 2011; Goldstein et al. 2014; Tasora et al. 2021; Carpentier et al. 2024; Siconos ADMM"),
     entry!("sap", SapSettings => Sap::new, &[Ccp], Factorising, false,
-        "SAP: Newton with exact line search on the primal of the compliant CCP (matrix-free instances with R > 0; dense Cholesky)",
+        "SAP: Newton with exact line search on the primal of the compliant CCP (matrix-free instances with R > 0; sparse Cholesky)",
         "Castro, Permenter & Han 2022"),
     entry!("lemke", LemkeSettings => Lemke::new, &[Lcp], Factorising, true,
         "Lemke's complementary pivoting, lexicographic ratio test (general LCP)",

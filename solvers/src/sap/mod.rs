@@ -27,8 +27,9 @@
 //! the boundary region), and `1/2 gamma^T R gamma = 1/2 ||P(y~)||^2`.
 //!
 //! # The iteration
-//! Newton direction `H dw = -grad ell` (dense Cholesky of the `m x m` Hessian, faer; `m` up to
-//! `max_dense`), then the exact line search of SAP (sec. VII-B): the minimiser of the convex
+//! Newton direction `H dw = -grad ell` (sparse Cholesky of the `m x m` Hessian, faer: one
+//! symbolic factorisation in `init` on the pattern of `M` and the contacts' `D_c D_c^T`, one
+//! numeric factorisation per iteration, [`hessian::Hessian`]), then the exact line search of SAP (sec. VII-B): the minimiser of the convex
 //! `phi(alpha) = ell(w + alpha dw)` on `[0, alpha_max]` by safeguarded Newton-Raphson on
 //! `phi'(alpha) = dw^T M (w + alpha dw) - (D^T dw) . gamma(w + alpha dw)` (Newton steps with
 //! `phi'' = dw^T M dw + (D^T dw)^T G (D^T dw)`, bisection when they leave the bracket), to
@@ -41,8 +42,8 @@
 //! Refused (with the reason): a class other than the CCP, an instance without the
 //! matrix-free storage (SAP needs `D` and `M`: `cpbench generate --operator matrix-free`), one
 //! without a compliance, a compliance with a zero entry or with `R_t1 != R_t2` on a contact
-//! (MuJoCo's mapping gives unequal tangential entries; SAP's are equal), and an `m` above
-//! `max_dense`.
+//! (MuJoCo's mapping gives unequal tangential entries; SAP's are equal); a factor predicted
+//! above the memory budget ends `init` with status `unsupported`.
 
 use crate::problem::Problem;
 use crate::settings::{SolverSettings, Validator};
@@ -51,13 +52,13 @@ use crate::state::IterState;
 use crate::status::SolverError;
 use cpbench_problems::operator::MassInverse;
 use cpbench_problems::{Instance, ProblemClass};
-use faer::linalg::solvers::Solve;
-use faer::{Mat, Side};
 use serde::{Deserialize, Serialize};
 
+pub mod hessian;
+use hessian::Hessian;
+
 /// Settings of [`Sap`]. Defaults: SAP's `alpha_max = 1.5` (Castro et al. 2022, sec. VII-B), a
-/// line search to `1e-10` of `|phi'(0)|` in at most 100 steps, the dense Hessian up to
-/// `m = 3000` generalised velocities (72 MB).
+/// line search to `1e-10` of `|phi'(0)|` in at most 100 steps.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SapSettings {
@@ -67,9 +68,6 @@ pub struct SapSettings {
     pub ls_rtol: f64,
     /// Largest number of line-search steps per iteration (>= 1).
     pub ls_max_iter: u32,
-    /// Largest number of generalised velocities `m` for the dense Cholesky of the Hessian
-    /// (>= 1; larger instances are refused).
-    pub max_dense: usize,
 }
 
 impl Default for SapSettings {
@@ -78,7 +76,6 @@ impl Default for SapSettings {
             alpha_max: 1.5,
             ls_rtol: 1e-10,
             ls_max_iter: 100,
-            max_dense: 3000,
         }
     }
 }
@@ -89,8 +86,7 @@ impl SolverSettings for SapSettings {
     fn check(&self, v: &mut Validator) {
         v.positive("alpha_max", self.alpha_max)
             .positive("ls_rtol", self.ls_rtol)
-            .positive("ls_max_iter", f64::from(self.ls_max_iter))
-            .positive("max_dense", self.max_dense as f64);
+            .positive("ls_max_iter", f64::from(self.ls_max_iter));
     }
 }
 
@@ -134,7 +130,6 @@ pub fn contact_response(v: &[f64; 3], rn: f64, rt: f64, mu: f64) -> ([f64; 3], [
 }
 
 /// SAP (module documentation). Takes compliant CCP instances on the matrix-free storage.
-#[derive(Clone, Debug)]
 pub struct Sap {
     settings: SapSettings,
     m_diag: Vec<f64>,
@@ -149,7 +144,7 @@ pub struct Sap {
     gamma: Vec<f64>,
     /// `G_c` of every contact (9 numbers each).
     g_blocks: Vec<f64>,
-    hess: Mat<f64>,
+    hess: Option<Hessian>,
     ls_steps: u64,
     factorizations: u64,
     last_alpha: f64,
@@ -170,7 +165,7 @@ impl Sap {
             trial: Vec::new(),
             gamma: Vec::new(),
             g_blocks: Vec::new(),
-            hess: Mat::zeros(0, 0),
+            hess: None,
             ls_steps: 0,
             factorizations: 0,
             last_alpha: 0.0,
@@ -256,13 +251,7 @@ impl Solver for Sap {
                 rc[3 * c + 2]
             ));
         }
-        if op.m() > self.settings.max_dense {
-            return Some(format!(
-                "m = {} generalised velocities is above max_dense = {} (dense Hessian)",
-                op.m(),
-                self.settings.max_dense
-            ));
-        }
+        let _ = op;
         None
     }
 
@@ -285,7 +274,16 @@ impl Solver for Sap {
         self.trial = vec![0.0; n];
         self.gamma = vec![0.0; n];
         self.g_blocks = vec![0.0; 9 * (n / 3)];
-        self.hess = Mat::zeros(m, m);
+        let hess = Hessian::new(op.d()).map_err(SolverError::Numerical)?;
+        // the factor and its pattern, 8 + 8 bytes per entry, against the memory budget
+        let bytes = 16 * hess.factor_nnz() as u64;
+        if let Some(limit) = problem.memory_limit().filter(|&l| bytes > l) {
+            return Err(SolverError::Refused(format!(
+                "the Hessian's Cholesky factor needs about {bytes} bytes, above the memory \
+                 limit of {limit} bytes"
+            )));
+        }
+        self.hess = Some(hess);
         self.ls_steps = 0;
         self.factorizations = 0;
         d_t(inst, &self.w, Some(inst.r()), &mut self.vc);
@@ -296,7 +294,6 @@ impl Solver for Sap {
 
     fn step(&mut self, problem: &Problem, state: &mut IterState) -> StepResult {
         let inst = problem.instance();
-        let d = inst.matrix_free().expect("checked by refusal").d();
         let m = self.w.len();
         // gradient and Hessian at w
         Self::responses(inst, &self.vc, &mut self.gamma, Some(&mut self.g_blocks));
@@ -304,41 +301,14 @@ impl Solver for Sap {
         for k in 0..m {
             self.grad[k] = self.m_diag[k] * self.w[k] - self.grad[k];
         }
-        let h = &mut self.hess;
-        h.fill(0.0);
-        for k in 0..m {
-            h[(k, k)] = self.m_diag[k];
-        }
-        for c in 0..self.g_blocks.len() / 9 {
-            let g = &self.g_blocks[9 * c..9 * c + 9];
-            if g.iter().all(|&x| x == 0.0) {
-                continue;
-            }
-            for a in 0..3 {
-                let (ra, va) = d.col(3 * c + a);
-                for b in 0..3 {
-                    let gab = g[3 * a + b];
-                    if gab == 0.0 {
-                        continue;
-                    }
-                    let (rb, vb) = d.col(3 * c + b);
-                    for (&k, &dk) in ra.iter().zip(va) {
-                        for (&l, &dl) in rb.iter().zip(vb) {
-                            h[(k, l)] += dk * gab * dl;
-                        }
-                    }
-                }
-            }
-        }
         self.factorizations += 1;
-        let llt = h
-            .llt(Side::Lower)
-            .map_err(|e| SolverError::Numerical(format!("SAP Hessian Cholesky: {e:?}")))?;
-        let rhs = faer::Col::<f64>::from_fn(m, |k| -self.grad[k]);
-        let x = llt.solve(&rhs);
-        for (dk, xk) in self.dw.iter_mut().zip(x.iter()) {
-            *dk = *xk;
+        let hess = self.hess.as_mut().expect("built by init");
+        hess.factorize(&self.m_diag, &self.g_blocks)
+            .map_err(SolverError::Numerical)?;
+        for (dk, gk) in self.dw.iter_mut().zip(&self.grad) {
+            *dk = -gk;
         }
+        hess.solve(&mut self.dw);
         // exact line search on phi(alpha) = ell(w + alpha dw)
         d_t(inst, &self.dw, None, &mut self.dv);
         problem.add_matvecs(2);
@@ -412,6 +382,10 @@ impl Solver for Sap {
             ("factorizations", self.factorizations as f64),
             ("line_search_steps", self.ls_steps as f64),
             ("alpha", self.last_alpha),
+            (
+                "factor_nnz",
+                self.hess.as_ref().map_or(0.0, |h| h.factor_nnz() as f64),
+            ),
         ]
     }
 }
