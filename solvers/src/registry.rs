@@ -31,7 +31,7 @@ use crate::nsn::{Nsn, NsnSettings};
 use crate::pgs::{Pgs, PgsSettings};
 use crate::ppa::{Ppa, PpaSettings};
 use crate::psor::{Psor, PsorSettings};
-use crate::sap::{Sap, SapSettings};
+use crate::sap::{PrimalCg, Sap, SapSettings};
 use crate::settings::{enum_values, parse, FieldDoc, SolverSettings};
 use crate::solver::Solver;
 use crate::spgqp::{SpgQp, SpgQpSettings};
@@ -259,6 +259,9 @@ pub const SOLVERS: &[SolverEntry] = &[
     entry!("sap", SapSettings => Sap::new, &[Ccp], Factorising, false,
         "SAP: Newton with exact line search on the primal of the compliant CCP (matrix-free instances with R > 0; sparse Cholesky)",
         "Castro, Permenter & Han 2022"),
+    entry!("primal-cg", SapSettings => PrimalCg::new, &[Ccp], FirstOrder, false,
+        "MuJoCo's nonlinear CG (Polak-Ribiere+, M-preconditioned, exact line search) on SAP's primal of the compliant CCP (matrix-free instances with R > 0)",
+        "Todorov 2014 (MuJoCo); Castro, Permenter & Han 2022"),
     entry!("lemke", LemkeSettings => Lemke::new, &[Lcp], Factorising, true,
         "Lemke's complementary pivoting, lexicographic ratio test (general LCP)",
         "Cottle, Pang & Stone 1992, sec. 4.4, 4.9"),

@@ -281,7 +281,7 @@ fn sap_agrees_with_ipm_on_the_compliant_ccp_and_refuses_the_rest() {
     assert_eq!(sap.status, cpbench_solvers::Status::Converged);
     assert!(sap.iterations <= 15, "{}", sap.iterations);
     // apgd's answer at the same residual is further from the solution (measured 3.1e-8)
-    for (other, bound) in [("ipm", 1e-8), ("apgd", 1e-7)] {
+    for (other, bound) in [("ipm", 1e-8), ("primal-cg", 1e-8), ("apgd", 1e-7)] {
         let g = solve(other, &inst, 1e-10).gamma;
         let d = rel_diff(&sap.gamma, &g);
         assert!(d < bound, "sap against {other}: {d:e}");
@@ -308,10 +308,12 @@ fn sap_agrees_with_ipm_on_the_compliant_ccp_and_refuses_the_rest() {
         (&rigid, "needs the factors D and M"),
         (&mujoco, "equal tangential compliances"),
     ] {
-        let r = solve("sap", i, 1e-8);
-        assert_eq!(r.status, cpbench_solvers::Status::Unsupported, "{needle}");
-        let m = r.message.unwrap_or_default();
-        assert!(m.contains(needle), "{m}");
+        for name in ["sap", "primal-cg"] {
+            let r = solve(name, i, 1e-8);
+            assert_eq!(r.status, cpbench_solvers::Status::Unsupported, "{needle}");
+            let m = r.message.unwrap_or_default();
+            assert!(m.contains(needle), "{m}");
+        }
     }
 }
 

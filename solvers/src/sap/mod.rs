@@ -1,7 +1,8 @@
 //! SAP, the semi-analytic primal solver of Drake (Castro, Permenter & Han 2022, "An
 //! unconstrained convex formulation of compliant contact", IEEE T-RO 39(2), sec. V-VII), for
 //! the compliant CCP: Newton's method with an exact line search on an unconstrained, convex
-//! problem in the generalised velocities.
+//! problem in the generalised velocities; and [`PrimalCg`], MuJoCo's nonlinear conjugate
+//! gradient on the same problem (no factorisation).
 //!
 //! # The problem
 //! A compliant CCP instance (`Instance::with_compliance`, docs/formulation.md "Compliant
@@ -129,9 +130,10 @@ pub fn contact_response(v: &[f64; 3], rn: f64, rt: f64, mu: f64) -> ([f64; 3], [
     (gamma, g, 0.5 * (p[0] * p[0] + p[1] * p[1] + p[2] * p[2]))
 }
 
-/// SAP (module documentation). Takes compliant CCP instances on the matrix-free storage.
-pub struct Sap {
-    settings: SapSettings,
+/// The state both primal solvers share (module docs): `w`, the contact velocities `v_c = D^T w
+/// + r`, `gamma(w)`, the `G_c` blocks, the gradient, the direction and the line search.
+#[derive(Clone, Debug, Default)]
+struct Primal {
     m_diag: Vec<f64>,
     w: Vec<f64>,
     dw: Vec<f64>,
@@ -144,10 +146,194 @@ pub struct Sap {
     gamma: Vec<f64>,
     /// `G_c` of every contact (9 numbers each).
     g_blocks: Vec<f64>,
-    hess: Option<Hessian>,
     ls_steps: u64,
-    factorizations: u64,
     last_alpha: f64,
+}
+
+/// How far the exact line search looks: SAP's bracket `[0, alpha_max]` starting at 1, or (the
+/// nonlinear CG's direction has no natural scale) a start at the Newton step of `phi` at 0 and
+/// a bracket doubled until `phi'` turns positive.
+#[derive(Clone, Copy, Debug)]
+enum Bracket {
+    Capped(f64),
+    Open,
+}
+
+impl Primal {
+    /// Start at `w = M^-1 D gamma_0`; `state.gamma` becomes `gamma(w)`.
+    fn init(&mut self, problem: &Problem, state: &mut IterState) {
+        let inst = problem.instance();
+        let op = inst.matrix_free().expect("checked by refusal");
+        let (m, n) = (op.m(), inst.n());
+        let MassInverse::Diagonal(w_inv) = op.mass_inverse();
+        self.m_diag = op.mass_diagonal();
+        self.w = vec![0.0; m];
+        d_times(inst, &state.gamma, &mut self.w);
+        for (wk, ik) in self.w.iter_mut().zip(w_inv) {
+            *wk *= ik;
+        }
+        self.dw = vec![0.0; m];
+        self.grad = vec![0.0; m];
+        self.vc = vec![0.0; n];
+        self.dv = vec![0.0; n];
+        self.trial = vec![0.0; n];
+        self.gamma = vec![0.0; n];
+        self.g_blocks = vec![0.0; 9 * (n / 3)];
+        self.ls_steps = 0;
+        d_t(inst, &self.w, Some(inst.r()), &mut self.vc);
+        responses(inst, &self.vc, &mut state.gamma, None);
+        problem.add_matvecs(1);
+    }
+
+    /// `gamma(w)`, the `G_c` blocks and `grad ell = M w - D gamma` at the current `w`.
+    fn gradient(&mut self, problem: &Problem) {
+        let inst = problem.instance();
+        responses(inst, &self.vc, &mut self.gamma, Some(&mut self.g_blocks));
+        d_times(inst, &self.gamma, &mut self.grad);
+        for k in 0..self.w.len() {
+            self.grad[k] = self.m_diag[k] * self.w[k] - self.grad[k];
+        }
+    }
+
+    /// `phi''(alpha) = dw^T M dw + (D^T dw)^T G (D^T dw)` with the current `G_c` blocks.
+    fn curvature(&self, mdw2: f64) -> f64 {
+        let mut d2 = mdw2;
+        for (c, g) in self.g_blocks.chunks_exact(9).enumerate() {
+            for a in 0..3 {
+                for b in 0..3 {
+                    d2 += self.dv[3 * c + a] * g[3 * a + b] * self.dv[3 * c + b];
+                }
+            }
+        }
+        d2
+    }
+
+    /// The exact line search along `dw` (module docs), then `w += alpha dw` and `state.gamma =
+    /// gamma(w)`. Returns `false` when `dw` is not a descent direction (`phi'(0) >= 0`: `w`
+    /// minimises `ell` to rounding), with nothing moved.
+    fn line_search(
+        &mut self,
+        problem: &Problem,
+        s: &SapSettings,
+        bracket: Bracket,
+        state: &mut IterState,
+    ) -> bool {
+        let inst = problem.instance();
+        let m = self.w.len();
+        d_t(inst, &self.dw, None, &mut self.dv);
+        problem.add_matvecs(2);
+        let mdw2: f64 = (0..m)
+            .map(|k| self.m_diag[k] * self.dw[k] * self.dw[k])
+            .sum();
+        let mwdw: f64 = (0..m)
+            .map(|k| self.m_diag[k] * self.w[k] * self.dw[k])
+            .sum();
+        let dphi0 = mwdw - dot(&self.dv, &self.gamma);
+        if !(dphi0 < 0.0) {
+            return false;
+        }
+        let (mut lo, mut hi, mut alpha) = match bracket {
+            Bracket::Capped(max) => (0.0, max, 1.0f64.min(max)),
+            // G at w is known (gradient): start at phi's Newton step from 0
+            Bracket::Open => (0.0, f64::INFINITY, -dphi0 / self.curvature(mdw2)),
+        };
+        let mut steps = 0;
+        loop {
+            steps += 1;
+            for j in 0..self.vc.len() {
+                self.trial[j] = self.vc[j] + alpha * self.dv[j];
+            }
+            responses(inst, &self.trial, &mut self.gamma, Some(&mut self.g_blocks));
+            let dphi = mwdw + alpha * mdw2 - dot(&self.dv, &self.gamma);
+            if dphi.abs() <= s.ls_rtol * dphi0.abs() || steps >= s.ls_max_iter {
+                break;
+            }
+            if dphi < 0.0 {
+                lo = alpha;
+                if alpha == hi {
+                    break; // phi still decreasing at alpha_max: take it
+                }
+            } else {
+                hi = alpha;
+            }
+            // Newton on phi', bisection (or doubling without an upper end) when it leaves the
+            // bracket
+            let d2 = self.curvature(mdw2);
+            let newton = alpha - dphi / d2;
+            alpha = if d2 > 0.0 && newton > lo && newton < hi {
+                newton
+            } else if dphi < 0.0 && !hi.is_finite() {
+                2.0 * alpha
+            } else if dphi < 0.0 && matches!(bracket, Bracket::Capped(max) if hi == max) {
+                hi
+            } else {
+                0.5 * (lo + hi)
+            };
+        }
+        self.ls_steps += steps as u64;
+        self.last_alpha = alpha;
+        for k in 0..m {
+            self.w[k] += alpha * self.dw[k];
+        }
+        self.vc.copy_from_slice(&self.trial);
+        state.gamma.copy_from_slice(&self.gamma);
+        true
+    }
+}
+
+/// `gamma(v)`, the `G_c` blocks (when given) and the contact cost, for the contact velocities
+/// `v` (length `n`).
+fn responses(inst: &Instance, v: &[f64], gamma: &mut [f64], g: Option<&mut [f64]>) -> f64 {
+    let mu = inst.constraints().friction().unwrap_or_default();
+    let rc = inst.compliance().unwrap_or_default();
+    let mut cost = 0.0;
+    let mut g = g;
+    for (c, &m) in mu.iter().enumerate() {
+        let vv = [v[3 * c], v[3 * c + 1], v[3 * c + 2]];
+        let (gc, gg, e) = contact_response(&vv, rc[3 * c], rc[3 * c + 1], m);
+        gamma[3 * c..3 * c + 3].copy_from_slice(&gc);
+        if let Some(g) = g.as_deref_mut() {
+            g[9 * c..9 * c + 9].copy_from_slice(&gg);
+        }
+        cost += e;
+    }
+    cost
+}
+
+/// Why a primal solver cannot take `inst` (module docs), `None` when it can.
+fn primal_refusal(name: &str, inst: &Instance) -> Option<String> {
+    if inst.matrix_free().is_none() {
+        return Some(format!(
+            "{name} solves in the generalised velocities: it needs the factors D and M of \
+             N = D^T M^-1 D (matrix-free storage: cpbench generate --operator matrix-free)"
+        ));
+    }
+    let Some(rc) = inst.compliance() else {
+        return Some(format!(
+            "{name} needs a compliant problem (N + R, r) with R > 0 (generate --compliance \
+             sap:...)"
+        ));
+    };
+    if let Some(i) = rc.iter().position(|&x| x <= 0.0) {
+        return Some(format!("{name} needs R > 0: R[{i}] = {}", rc[i]));
+    }
+    (0..rc.len() / 3)
+        .find(|&c| rc[3 * c + 1] != rc[3 * c + 2])
+        .map(|c| {
+            format!(
+                "{name} needs equal tangential compliances: contact {c} has R_t = {} and {}",
+                rc[3 * c + 1],
+                rc[3 * c + 2]
+            )
+        })
+}
+
+/// SAP (module documentation). Takes compliant CCP instances on the matrix-free storage.
+pub struct Sap {
+    settings: SapSettings,
+    p: Primal,
+    hess: Option<Hessian>,
+    factorizations: u64,
 }
 
 impl Sap {
@@ -156,39 +342,10 @@ impl Sap {
         settings.validate()?;
         Ok(Self {
             settings,
-            m_diag: Vec::new(),
-            w: Vec::new(),
-            dw: Vec::new(),
-            grad: Vec::new(),
-            vc: Vec::new(),
-            dv: Vec::new(),
-            trial: Vec::new(),
-            gamma: Vec::new(),
-            g_blocks: Vec::new(),
+            p: Primal::default(),
             hess: None,
-            ls_steps: 0,
             factorizations: 0,
-            last_alpha: 0.0,
         })
-    }
-
-    /// `gamma(v)`, the `G_c` blocks (when `blocks`) and the contact cost, for the contact
-    /// velocities `v` (length `n`).
-    fn responses(inst: &Instance, v: &[f64], gamma: &mut [f64], g: Option<&mut [f64]>) -> f64 {
-        let mu = inst.constraints().friction().unwrap_or_default();
-        let rc = inst.compliance().unwrap_or_default();
-        let mut cost = 0.0;
-        let mut g = g;
-        for (c, &m) in mu.iter().enumerate() {
-            let vv = [v[3 * c], v[3 * c + 1], v[3 * c + 2]];
-            let (gc, gg, e) = contact_response(&vv, rc[3 * c], rc[3 * c + 1], m);
-            gamma[3 * c..3 * c + 3].copy_from_slice(&gc);
-            if let Some(g) = g.as_deref_mut() {
-                g[9 * c..9 * c + 9].copy_from_slice(&gg);
-            }
-            cost += e;
-        }
-        cost
     }
 }
 
@@ -227,53 +384,14 @@ impl Solver for Sap {
     }
 
     fn refusal(&self, inst: &Instance) -> Option<String> {
-        let Some(op) = inst.matrix_free() else {
-            return Some(
-                "sap solves in the generalised velocities: it needs the factors D and M of \
-                 N = D^T M^-1 D (matrix-free storage: cpbench generate --operator matrix-free)"
-                    .into(),
-            );
-        };
-        let Some(rc) = inst.compliance() else {
-            return Some(
-                "sap needs a compliant problem (N + R, r) with R > 0 (generate --compliance \
-                 sap:...)"
-                    .into(),
-            );
-        };
-        if let Some(i) = rc.iter().position(|&x| x <= 0.0) {
-            return Some(format!("sap needs R > 0: R[{i}] = {}", rc[i]));
-        }
-        if let Some(c) = (0..rc.len() / 3).find(|&c| rc[3 * c + 1] != rc[3 * c + 2]) {
-            return Some(format!(
-                "sap needs equal tangential compliances: contact {c} has R_t = {} and {}",
-                rc[3 * c + 1],
-                rc[3 * c + 2]
-            ));
-        }
-        let _ = op;
-        None
+        primal_refusal("sap", inst)
     }
 
     fn init(&mut self, problem: &Problem, state: &mut IterState) -> Result<(), SolverError> {
-        let inst = problem.instance();
-        let op = inst.matrix_free().expect("checked by refusal");
-        let (m, n) = (op.m(), inst.n());
-        let MassInverse::Diagonal(w_inv) = op.mass_inverse();
-        self.m_diag = op.mass_diagonal();
-        // w = M^-1 D gamma_0
-        self.w = vec![0.0; m];
-        d_times(inst, &state.gamma, &mut self.w);
-        for (wk, ik) in self.w.iter_mut().zip(w_inv) {
-            *wk *= ik;
-        }
-        self.dw = vec![0.0; m];
-        self.grad = vec![0.0; m];
-        self.vc = vec![0.0; n];
-        self.dv = vec![0.0; n];
-        self.trial = vec![0.0; n];
-        self.gamma = vec![0.0; n];
-        self.g_blocks = vec![0.0; 9 * (n / 3)];
+        let op = problem
+            .instance()
+            .matrix_free()
+            .expect("checked by refusal");
         let hess = Hessian::new(op.d()).map_err(SolverError::Numerical)?;
         // the factor and its pattern, 8 + 8 bytes per entry, against the memory budget
         let bytes = 16 * hess.factor_nnz() as u64;
@@ -284,108 +402,156 @@ impl Solver for Sap {
             )));
         }
         self.hess = Some(hess);
-        self.ls_steps = 0;
         self.factorizations = 0;
-        d_t(inst, &self.w, Some(inst.r()), &mut self.vc);
-        Self::responses(inst, &self.vc, &mut state.gamma, None);
-        problem.add_matvecs(1);
+        self.p.init(problem, state);
         Ok(())
     }
 
     fn step(&mut self, problem: &Problem, state: &mut IterState) -> StepResult {
-        let inst = problem.instance();
-        let m = self.w.len();
-        // gradient and Hessian at w
-        Self::responses(inst, &self.vc, &mut self.gamma, Some(&mut self.g_blocks));
-        d_times(inst, &self.gamma, &mut self.grad);
-        for k in 0..m {
-            self.grad[k] = self.m_diag[k] * self.w[k] - self.grad[k];
-        }
+        self.p.gradient(problem);
         self.factorizations += 1;
         let hess = self.hess.as_mut().expect("built by init");
-        hess.factorize(&self.m_diag, &self.g_blocks)
+        hess.factorize(&self.p.m_diag, &self.p.g_blocks)
             .map_err(SolverError::Numerical)?;
-        for (dk, gk) in self.dw.iter_mut().zip(&self.grad) {
+        for (dk, gk) in self.p.dw.iter_mut().zip(&self.p.grad) {
             *dk = -gk;
         }
-        hess.solve(&mut self.dw);
-        // exact line search on phi(alpha) = ell(w + alpha dw)
-        d_t(inst, &self.dw, None, &mut self.dv);
-        problem.add_matvecs(2);
-        let mdw2: f64 = (0..m)
-            .map(|k| self.m_diag[k] * self.dw[k] * self.dw[k])
-            .sum();
-        let mwdw: f64 = (0..m)
-            .map(|k| self.m_diag[k] * self.w[k] * self.dw[k])
-            .sum();
-        let dphi0 = mwdw - dot(&self.dv, &self.gamma);
-        if !(dphi0 < 0.0) {
-            // no descent left: w minimises ell to rounding
-            return Ok(StepOutcome::Stalled);
-        }
-        let (mut lo, mut hi) = (0.0, self.settings.alpha_max);
-        let mut alpha = 1.0f64.min(hi);
-        let mut dphi;
-        let mut steps = 0;
-        loop {
-            steps += 1;
-            for j in 0..self.vc.len() {
-                self.trial[j] = self.vc[j] + alpha * self.dv[j];
-            }
-            Self::responses(inst, &self.trial, &mut self.gamma, Some(&mut self.g_blocks));
-            dphi = mwdw + alpha * mdw2 - dot(&self.dv, &self.gamma);
-            if dphi.abs() <= self.settings.ls_rtol * dphi0.abs()
-                || steps >= self.settings.ls_max_iter
-            {
-                break;
-            }
-            if dphi < 0.0 {
-                lo = alpha;
-                if alpha == hi {
-                    break; // phi still decreasing at alpha_max: take it
-                }
+        hess.solve(&mut self.p.dw);
+        let bracket = Bracket::Capped(self.settings.alpha_max);
+        Ok(
+            if self.p.line_search(problem, &self.settings, bracket, state) {
+                StepOutcome::Continue
             } else {
-                hi = alpha;
-            }
-            // Newton on phi', bisection when it leaves the bracket
-            let mut d2 = mdw2;
-            for c in 0..self.g_blocks.len() / 9 {
-                let g = &self.g_blocks[9 * c..9 * c + 9];
-                for a in 0..3 {
-                    for b in 0..3 {
-                        d2 += self.dv[3 * c + a] * g[3 * a + b] * self.dv[3 * c + b];
-                    }
-                }
-            }
-            let newton = alpha - dphi / d2;
-            alpha = if d2 > 0.0 && newton > lo && newton < hi {
-                newton
-            } else if hi == self.settings.alpha_max && dphi < 0.0 {
-                hi
-            } else {
-                0.5 * (lo + hi)
-            };
-        }
-        self.ls_steps += steps as u64;
-        self.last_alpha = alpha;
-        for k in 0..m {
-            self.w[k] += alpha * self.dw[k];
-        }
-        self.vc.copy_from_slice(&self.trial);
-        // gamma(w) at the new w (the line search's last evaluation)
-        state.gamma.copy_from_slice(&self.gamma);
-        Ok(StepOutcome::Continue)
+                StepOutcome::Stalled
+            },
+        )
     }
 
     fn counters(&self) -> Vec<(&'static str, f64)> {
         vec![
             ("factorizations", self.factorizations as f64),
-            ("line_search_steps", self.ls_steps as f64),
-            ("alpha", self.last_alpha),
+            ("line_search_steps", self.p.ls_steps as f64),
+            ("alpha", self.p.last_alpha),
             (
                 "factor_nnz",
                 self.hess.as_ref().map_or(0.0, |h| h.factor_nnz() as f64),
             ),
+        ]
+    }
+}
+
+/// MuJoCo's nonlinear conjugate gradient on SAP's primal (MuJoCo documentation,
+/// "Computation", solvers: "CG", Polak-Ribiere with an exact Newton line search in the
+/// primal): direction `d = -M^-1 g + beta d_prev` with the preconditioned Polak-Ribiere+
+/// `beta = max(0, (M^-1 g)^T (g - g_prev) / (M^-1 g_prev)^T g_prev)`, restarted on a
+/// non-descent direction, then the same exact line search as [`Sap`] without its cap (start at
+/// the Newton step of `phi` at 0). No factorisation: `O(nnz(D))` per iteration plus the line
+/// search. Same refusals as [`Sap`].
+pub struct PrimalCg {
+    settings: SapSettings,
+    p: Primal,
+    /// `M^-1 g` of this and of the previous iteration, `g` of the previous one.
+    z: Vec<f64>,
+    z_prev: Vec<f64>,
+    g_prev: Vec<f64>,
+    /// Whether a previous direction exists.
+    started: bool,
+    restarts: u64,
+}
+
+impl PrimalCg {
+    /// A primal CG solver (the line-search settings of [`SapSettings`]; `alpha_max` unused);
+    /// errors on invalid settings.
+    pub fn new(settings: SapSettings) -> Result<Self, SolverError> {
+        settings.validate()?;
+        Ok(Self {
+            settings,
+            p: Primal::default(),
+            z: Vec::new(),
+            z_prev: Vec::new(),
+            g_prev: Vec::new(),
+            started: false,
+            restarts: 0,
+        })
+    }
+}
+
+impl Solver for PrimalCg {
+    fn name(&self) -> &'static str {
+        "primal-cg"
+    }
+
+    fn supports(&self, class: ProblemClass) -> bool {
+        class == ProblemClass::Ccp
+    }
+
+    fn handles_cone_dim(&self, dim: usize) -> bool {
+        dim == 3
+    }
+
+    fn refusal(&self, inst: &Instance) -> Option<String> {
+        primal_refusal("primal-cg", inst)
+    }
+
+    fn init(&mut self, problem: &Problem, state: &mut IterState) -> Result<(), SolverError> {
+        self.p.init(problem, state);
+        let m = self.p.w.len();
+        (self.z, self.z_prev, self.g_prev) = (vec![0.0; m], vec![0.0; m], vec![0.0; m]);
+        self.started = false;
+        self.restarts = 0;
+        Ok(())
+    }
+
+    fn step(&mut self, problem: &Problem, state: &mut IterState) -> StepResult {
+        self.p.gradient(problem);
+        let m = self.p.w.len();
+        for k in 0..m {
+            self.z[k] = self.p.grad[k] / self.p.m_diag[k];
+        }
+        let z = &self.z;
+        let beta = if !self.started {
+            0.0
+        } else {
+            let num: f64 = (0..m)
+                .map(|k| z[k] * (self.p.grad[k] - self.g_prev[k]))
+                .sum();
+            let den = dot(&self.z_prev, &self.g_prev);
+            if den > 0.0 {
+                (num / den).max(0.0)
+            } else {
+                0.0
+            }
+        };
+        for (d, zk) in self.p.dw.iter_mut().zip(z) {
+            *d = -zk + beta * *d;
+        }
+        if dot(&self.p.dw, &self.p.grad) >= 0.0 {
+            // not a descent direction: restart along -M^-1 g
+            self.restarts += 1;
+            for (d, zk) in self.p.dw.iter_mut().zip(z) {
+                *d = -zk;
+            }
+        }
+        self.g_prev.copy_from_slice(&self.p.grad);
+        std::mem::swap(&mut self.z, &mut self.z_prev);
+        self.started = true;
+        Ok(
+            if self
+                .p
+                .line_search(problem, &self.settings, Bracket::Open, state)
+            {
+                StepOutcome::Continue
+            } else {
+                StepOutcome::Stalled
+            },
+        )
+    }
+
+    fn counters(&self) -> Vec<(&'static str, f64)> {
+        vec![
+            ("line_search_steps", self.p.ls_steps as f64),
+            ("alpha", self.p.last_alpha),
+            ("restarts", self.restarts as f64),
         ]
     }
 }

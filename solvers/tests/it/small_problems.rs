@@ -24,11 +24,14 @@ fn iterative_solvers() -> impl Iterator<Item = &'static str> {
 }
 
 /// The registered iterative solvers that handle `class` (MPRGP is for bounds only).
-/// The iterative solvers of `class`, but `sap`: it takes only compliant instances on the
-/// matrix-free storage (its tests: the root package's tests/it/compliance.rs).
+/// The iterative solvers of `class`, but `sap` and `primal-cg`: they take only compliant
+/// instances on the matrix-free storage (their tests: the root package's
+/// tests/it/compliance.rs).
 fn solvers_for(class: ProblemClass) -> Vec<&'static str> {
     iterative_solvers()
-        .filter(|n| *n != "sap" && build(n, None).unwrap().solver.supports(class))
+        .filter(|n| {
+            !["sap", "primal-cg"].contains(n) && build(n, None).unwrap().solver.supports(class)
+        })
         .collect()
 }
 
