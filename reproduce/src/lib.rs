@@ -36,6 +36,7 @@ use std::time::Instant;
 
 pub mod acary;
 pub mod cannonball;
+pub mod contactbench;
 pub mod formulations;
 pub mod mazhar;
 pub mod melanz;
@@ -482,6 +483,7 @@ pub fn recipes() -> Vec<Box<dyn Recipe>> {
         Box::new(acary::Acary2018Fclib),
         Box::new(stacking::HorakTrinkleStacking),
         Box::new(sliding::SlidingBall),
+        Box::new(contactbench::ContactBenchFidelity),
     ]
 }
 

@@ -6,6 +6,7 @@ mod acary;
 mod cannonball;
 mod cli;
 mod common;
+mod contactbench;
 mod formulations;
 mod mazhar;
 mod melanz;
