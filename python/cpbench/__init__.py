@@ -73,6 +73,7 @@ __all__ = [
     "Result",
     "RESIDUAL_NAMES",
     "load",
+    "replay",
     "residuals",
     "run",
     "save",
@@ -665,6 +666,51 @@ def _read_summary(path: Path) -> Any:
     # empty messages stay '' (pandas parses the shortest round-trip decimals exactly: the
     # tests compare the floats with the CLI's bit for bit)
     return pd.read_csv(path, keep_default_na=False, na_values=["NaN", "nan"])
+
+
+def replay(
+    trajectory: PathLike,
+    solvers: Iterable[str] | None = None,
+    out: PathLike | None = None,
+    tol: float = 1e-6,
+    max_iter: int = 20000,
+    time_limit: float | None = None,
+    cls: str | None = None,
+) -> tuple[Any, Any]:
+    """Replay a trajectory folder (``cpbench generate`` writes one: step instances, their
+    contacts files and ``trajectory.json``) as ``cpbench run --trajectory`` does: every solver
+    goes through the steps cold and warm-started from its own previous answer mapped by contact
+    identity.
+
+    Args:
+        trajectory: the trajectory folder.
+        solvers: registry solver names; ``None``: the registry's default list (a solver that
+            refuses a step's class skips it).
+        out: the folder for ``replay_steps.csv`` and ``replay_stats.csv`` (default
+            ``results/runs/<UTC timestamp>``, as the CLI).
+        tol: stopping and check tolerance of every step.
+        max_iter: iteration budget per step.
+        time_limit: time budget per step, seconds.
+        cls: how the steps are read (``--class``: ``coulomb`` for the Coulomb solvers).
+
+    Returns:
+        ``(steps, stats)``: the two CSVs as pandas DataFrames (one row per solver, mode and
+        step; one row per solver and mode with the p50 / p95 / max of iterations and time), or
+        lists of dicts of strings without pandas; ``attrs["out"]`` is the folder.
+
+    Raises:
+        CpbenchError: as the CLI (a broken trajectory names its file and step, an unknown
+            solver, invalid budgets).
+    """
+    out_dir = Path(out) if out is not None else Path(_cpbench.default_out_dir())
+    _cpbench.replay(str(trajectory), str(out_dir), None if solvers is None else list(solvers),
+                    tol, max_iter, time_limit, cls)
+    steps = _read_summary(out_dir / "replay_steps.csv")
+    stats = _read_summary(out_dir / "replay_stats.csv")
+    for df in (steps, stats):
+        if hasattr(df, "attrs"):
+            df.attrs["out"] = out_dir
+    return steps, stats
 
 
 def run(

@@ -49,6 +49,16 @@ class RawInstance:
     def project(self, gamma: NDArray[Any]) -> Buffer: ...
     def matvec(self, x: NDArray[Any]) -> Buffer: ...
 
+def replay(
+    path: str,
+    out: str,
+    solvers: list[str] | None = ...,
+    tol: float = ...,
+    max_iter: int = ...,
+    time_limit: float | None = ...,
+    cls: str | None = ...,
+) -> None: ...
+
 class PySolver:
     """A Python callable as a driven solver (made by ``cpbench.PythonSolver``)."""
 

@@ -44,6 +44,7 @@ fn _cpbench(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(solve::residuals, m)?)?;
     m.add_function(wrap_pyfunction!(solve::solve, m)?)?;
     m.add_function(wrap_pyfunction!(run::run, m)?)?;
+    m.add_function(wrap_pyfunction!(run::replay, m)?)?;
     m.add_function(wrap_pyfunction!(run::solver_names, m)?)?;
     m.add_function(wrap_pyfunction!(run::default_out_dir, m)?)?;
     Ok(())

@@ -162,3 +162,53 @@ pub fn run<'py>(
     )?;
     Ok(d)
 }
+
+/// Replay the trajectory folder `path` (what `cpbench generate` writes: step instances, their
+/// contacts files and `trajectory.json`) with the registry solvers `solvers` (`None`: the
+/// registry's default list), each cold and warm-started from its own previous answer mapped by
+/// contact identity, every step to `tol` within `max_iter` iterations and `time_limit`
+/// seconds, steps read with `cls` as `--class`; writes `replay_steps.csv` and
+/// `replay_stats.csv` into `out`, as `cpbench run --trajectory DIR` does
+/// ([`cpbench_harness::trajectory`]). Errors: as the CLI's (`CpbenchError`: a broken
+/// trajectory names the file and step, an unknown solver). The replay releases the GIL.
+#[pyfunction]
+#[pyo3(signature = (path, out, solvers=None, tol=1e-6, max_iter=20000, time_limit=None, cls=None))]
+#[allow(clippy::too_many_arguments)]
+pub fn replay(
+    py: Python<'_>,
+    path: PathBuf,
+    out: PathBuf,
+    solvers: Option<Vec<String>>,
+    tol: f64,
+    max_iter: u64,
+    time_limit: Option<f64>,
+    cls: Option<&str>,
+) -> PyResult<()> {
+    use cpbench_harness::trajectory;
+    let opts = cpbench_problems::io::LoadOptions {
+        class: crate::instance::class_choice(cls)?,
+        ..Default::default()
+    };
+    let names: Vec<String> = solvers.unwrap_or_else(|| {
+        registry::SOLVERS
+            .iter()
+            .filter(|e| e.default_run)
+            .map(|e| e.name.to_string())
+            .collect()
+    });
+    let specs: Vec<SolverSpec> = names.iter().map(|s| SolverSpec::named(s)).collect();
+    let exec = cpbench_solvers::ExecSettings {
+        tol,
+        max_iter,
+        max_time_s: time_limit,
+        ..Default::default()
+    };
+    exec.validate().map_err(py_err)?;
+    py.detach(move || -> Result<(), cpbench_harness::HarnessError> {
+        let traj = trajectory::Trajectory::load(&path, &opts)?;
+        let rows = trajectory::replay(&traj, &specs, &exec)?;
+        let stats = trajectory::replay_stats(&rows);
+        trajectory::write_replay(&out, &rows, &stats)
+    })
+    .map_err(py_err)
+}

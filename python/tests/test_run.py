@@ -151,3 +151,30 @@ def test_siconos_through_the_protocol():
     assert res.solver == "siconos:nsgs" and res.success, res.message
     ours = cpbench.solve(inst, "nsgs", tol=1e-8, max_iter=10000)
     np.testing.assert_allclose(res.gamma, ours.gamma, atol=1e-5)
+
+
+def test_replay_equals_the_cli_replay(tmp_path):
+    """``cpbench.replay`` writes and returns the CLI's replay of the same trajectory: the same
+    iterations per step and the same p50 / p95 / max per solver and mode."""
+    from conftest import cli, read_rows
+
+    traj = tmp_path / "traj"
+    cli("generate", "--scene", "stack", "--size", "3", "--steps", "6", "--export-every", "1",
+        "--format", "npz", "--out", traj)
+    steps, stats = cpbench.replay(traj, solvers=["pgs", "apgd"], out=tmp_path / "py")
+    cli("run", "--trajectory", traj, "--solvers", "pgs,apgd", "--no-plots", "--out",
+        tmp_path / "cli")
+    ref_steps = read_rows(tmp_path / "cli" / "replay_steps.csv")
+    ref_stats = read_rows(tmp_path / "cli" / "replay_stats.csv")
+    assert len(steps) == len(ref_steps) == 2 * 2 * 6
+    assert [int(x) for x in steps["iterations"]] == [int(r["iterations"]) for r in ref_steps]
+    assert list(stats["solver"]) == [r["solver"] for r in ref_stats]
+    for col in ["iter_p50", "iter_p95", "iter_max", "failed"]:
+        assert [int(x) for x in stats[col]] == [int(r[col]) for r in ref_stats], col
+    # the warm start pays on the resting column: warm p50 below cold p50 for both solvers
+    for s in ["pgs", "apgd"]:
+        cold = stats[(stats["solver"] == s) & (stats["mode"] == "cold")]["iter_p50"].iloc[0]
+        warm = stats[(stats["solver"] == s) & (stats["mode"] == "warm")]["iter_p50"].iloc[0]
+        assert warm < cold, s
+    with pytest.raises(cpbench.CpbenchError, match="trajectory.json"):
+        cpbench.replay(tmp_path, solvers=["pgs"], out=tmp_path / "bad")
