@@ -315,3 +315,49 @@ pub fn inv3_spd(m: &[f64; 9]) -> [f64; 9] {
         [d(m[0]), 0.0, 0.0, 0.0, d(m[4]), 0.0, 0.0, 0.0, d(m[8])]
     }
 }
+
+/// A compressed-sparse-column pattern from per-column row lists (each sorted and deduplicated
+/// in place): `(col_ptr, row_idx)`, for the sparse Cholesky factorisations of the interior
+/// point and of SAP.
+pub fn csc_pattern(cols: &mut [Vec<usize>]) -> (Vec<usize>, Vec<usize>) {
+    let mut col_ptr = Vec::with_capacity(cols.len() + 1);
+    let mut row_idx = Vec::new();
+    col_ptr.push(0);
+    for col in cols.iter_mut() {
+        col.sort_unstable();
+        col.dedup();
+        row_idx.extend_from_slice(col);
+        col_ptr.push(row_idx.len());
+    }
+    (col_ptr, row_idx)
+}
+
+/// Position of entry `(i, j)` in the pattern `(col_ptr, row_idx)` of [`csc_pattern`]. Panics
+/// when the entry is not in the pattern (the caller built the pattern to hold it).
+pub fn pattern_position(col_ptr: &[usize], row_idx: &[usize], i: usize, j: usize) -> usize {
+    let s = &row_idx[col_ptr[j]..col_ptr[j + 1]];
+    col_ptr[j] + s.binary_search(&i).expect("entry in pattern")
+}
+
+/// The symbolic sparse Cholesky factorisation (faer, AMD ordering, lower triangle) of the
+/// `n x n` pattern `(col_ptr, row_idx)` ([`csc_pattern`]). Errors: faer's message.
+pub fn symbolic_llt(
+    n: usize,
+    col_ptr: &[usize],
+    row_idx: &[usize],
+) -> Result<faer::sparse::linalg::cholesky::SymbolicCholesky<usize>, String> {
+    use faer::sparse::linalg::cholesky::{factorize_symbolic_cholesky, SymmetricOrdering};
+    let pattern = faer::sparse::SymbolicSparseColMatRef::new_checked(n, n, col_ptr, None, row_idx);
+    factorize_symbolic_cholesky(
+        pattern,
+        faer::Side::Lower,
+        SymmetricOrdering::Amd,
+        Default::default(),
+    )
+    .map_err(|e| {
+        format!(
+            "symbolic Cholesky: {}",
+            cpbench_problems::linalg::plain_debug(&e)
+        )
+    })
+}

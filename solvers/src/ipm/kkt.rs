@@ -10,9 +10,7 @@ use cpbench_problems::linalg::plain_debug;
 use cpbench_problems::CscMatrix;
 use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
 use faer::linalg::cholesky::llt::factor::{LltParams, LltRegularization};
-use faer::sparse::linalg::cholesky::{
-    factorize_symbolic_cholesky, LltRef, SymbolicCholesky, SymbolicCholeskyRaw, SymmetricOrdering,
-};
+use faer::sparse::linalg::cholesky::{LltRef, SymbolicCholesky, SymbolicCholeskyRaw};
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
 use faer::{Conj, MatMut, Par, Side, Spec};
 
@@ -119,19 +117,8 @@ impl Kkt {
                 }
             }
         }
-        let mut col_ptr = Vec::with_capacity(n + 1);
-        let mut row_idx = Vec::new();
-        col_ptr.push(0);
-        for col in cols.iter_mut() {
-            col.sort_unstable();
-            col.dedup();
-            row_idx.extend_from_slice(col);
-            col_ptr.push(row_idx.len());
-        }
-        let find = |i: usize, j: usize| -> usize {
-            let s = &row_idx[col_ptr[j]..col_ptr[j + 1]];
-            col_ptr[j] + s.binary_search(&i).expect("entry in pattern")
-        };
+        let (col_ptr, row_idx) = crate::kernels::csc_pattern(&mut cols);
+        let find = |i, j| crate::kernels::pattern_position(&col_ptr, &row_idx, i, j);
         let mut n_values = vec![0.0; row_idx.len()];
         for j in 0..n {
             let (rows, vals) = nmat.col(j);
@@ -167,14 +154,7 @@ impl Kkt {
             .map(|&p| n_values[p].abs())
             .fold(0.0, f64::max)
             .max(f64::MIN_POSITIVE);
-        let pattern = SymbolicSparseColMatRef::new_checked(n, n, &col_ptr, None, &row_idx);
-        let symbolic = factorize_symbolic_cholesky(
-            pattern,
-            Side::Lower,
-            SymmetricOrdering::Amd,
-            Default::default(),
-        )
-        .map_err(|e| format!("symbolic Cholesky: {}", plain_debug(&e)))?;
+        let symbolic = crate::kernels::symbolic_llt(n, &col_ptr, &row_idx)?;
         // Parallel supernodal factorisation (rayon) only where the factor is large enough.
         let par = if symbolic.len_val() >= PARALLEL_MIN_FACTOR_NNZ {
             Par::rayon(0)

@@ -9,9 +9,7 @@ use cpbench_problems::linalg::plain_debug;
 use cpbench_problems::CscMatrix;
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::cholesky::llt::factor::{LltParams, LltRegularization};
-use faer::sparse::linalg::cholesky::{
-    factorize_symbolic_cholesky, LltRef, SymbolicCholesky, SymmetricOrdering,
-};
+use faer::sparse::linalg::cholesky::{LltRef, SymbolicCholesky};
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
 use faer::{Conj, MatMut, Par, Side, Spec};
 
@@ -71,19 +69,8 @@ impl Hessian {
                 pos: Vec::new(),
             });
         }
-        let mut col_ptr = Vec::with_capacity(m + 1);
-        let mut row_idx = Vec::new();
-        col_ptr.push(0);
-        for col in cols.iter_mut() {
-            col.sort_unstable();
-            col.dedup();
-            row_idx.extend_from_slice(col);
-            col_ptr.push(row_idx.len());
-        }
-        let find = |i: usize, j: usize| -> usize {
-            let s = &row_idx[col_ptr[j]..col_ptr[j + 1]];
-            col_ptr[j] + s.binary_search(&i).expect("entry in pattern")
-        };
+        let (col_ptr, row_idx) = crate::kernels::csc_pattern(&mut cols);
+        let find = |i, j| crate::kernels::pattern_position(&col_ptr, &row_idx, i, j);
         for p in &mut parts {
             for (j, &l) in p.rows.iter().enumerate() {
                 for (i, &k) in p.rows.iter().enumerate().skip(j) {
@@ -92,14 +79,7 @@ impl Hessian {
             }
         }
         let diag_pos = (0..m).map(|j| find(j, j)).collect();
-        let pattern = SymbolicSparseColMatRef::new_checked(m, m, &col_ptr, None, &row_idx);
-        let symbolic = factorize_symbolic_cholesky(
-            pattern,
-            Side::Lower,
-            SymmetricOrdering::Amd,
-            Default::default(),
-        )
-        .map_err(|e| format!("symbolic Cholesky of the SAP Hessian: {}", plain_debug(&e)))?;
+        let symbolic = crate::kernels::symbolic_llt(m, &col_ptr, &row_idx)?;
         let req = symbolic
             .factorize_numeric_llt_scratch::<f64>(Par::Seq, Spec::<LltParams, f64>::default())
             .or(symbolic.solve_in_place_scratch::<f64>(1, Par::Seq));

@@ -328,6 +328,28 @@ fn primal_refusal(name: &str, inst: &Instance) -> Option<String> {
         })
 }
 
+/// The identity both primal solvers share, written inside their `impl Solver`: the name, the
+/// compliant CCP alone, 3-D cones, and [`primal_refusal`].
+macro_rules! primal_solver {
+    ($name:literal) => {
+        fn name(&self) -> &'static str {
+            $name
+        }
+
+        fn supports(&self, class: ProblemClass) -> bool {
+            class == ProblemClass::Ccp
+        }
+
+        fn handles_cone_dim(&self, dim: usize) -> bool {
+            dim == 3
+        }
+
+        fn refusal(&self, inst: &Instance) -> Option<String> {
+            primal_refusal($name, inst)
+        }
+    };
+}
+
 /// SAP (module documentation). Takes compliant CCP instances on the matrix-free storage.
 pub struct Sap {
     settings: SapSettings,
@@ -371,21 +393,7 @@ fn d_times(inst: &Instance, gamma: &[f64], y: &mut [f64]) {
 }
 
 impl Solver for Sap {
-    fn name(&self) -> &'static str {
-        "sap"
-    }
-
-    fn supports(&self, class: ProblemClass) -> bool {
-        class == ProblemClass::Ccp
-    }
-
-    fn handles_cone_dim(&self, dim: usize) -> bool {
-        dim == 3
-    }
-
-    fn refusal(&self, inst: &Instance) -> Option<String> {
-        primal_refusal("sap", inst)
-    }
+    primal_solver!("sap");
 
     fn init(&mut self, problem: &Problem, state: &mut IterState) -> Result<(), SolverError> {
         let op = problem
@@ -477,21 +485,7 @@ impl PrimalCg {
 }
 
 impl Solver for PrimalCg {
-    fn name(&self) -> &'static str {
-        "primal-cg"
-    }
-
-    fn supports(&self, class: ProblemClass) -> bool {
-        class == ProblemClass::Ccp
-    }
-
-    fn handles_cone_dim(&self, dim: usize) -> bool {
-        dim == 3
-    }
-
-    fn refusal(&self, inst: &Instance) -> Option<String> {
-        primal_refusal("primal-cg", inst)
-    }
+    primal_solver!("primal-cg");
 
     fn init(&mut self, problem: &Problem, state: &mut IterState) -> Result<(), SolverError> {
         self.p.init(problem, state);
