@@ -113,6 +113,8 @@ pub struct RunRequest {
     pub time_limit: Option<f64>,
     /// Memory budget per solve, bytes.
     pub max_memory_bytes: Option<u64>,
+    /// Monitor every k iterations ([`ExecSettings::check_every`]; 1: every iteration).
+    pub check_every: u64,
     /// Stop at the first input that does not load (else it becomes a `load_error` row).
     pub fail_fast: bool,
     /// Output folder.
@@ -160,6 +162,7 @@ impl RunRequest {
             max_iter: exec.max_iter,
             time_limit: exec.max_time_s,
             max_memory_bytes: exec.max_memory_bytes,
+            check_every: exec.check_every,
             fail_fast: false,
             out,
             jobs: 1,
@@ -195,6 +198,7 @@ impl RunRequest {
             max_iter: self.max_iter,
             max_time_s: self.time_limit,
             max_memory_bytes: self.max_memory_bytes,
+            check_every: self.check_every,
             ..Default::default()
         }
         .validate()?;
@@ -395,6 +399,7 @@ impl RunRequest {
         cfg.exec.max_iter = self.max_iter;
         cfg.exec.max_time_s = self.time_limit;
         cfg.exec.max_memory_bytes = self.max_memory_bytes;
+        cfg.exec.check_every = self.check_every;
         cfg.measure_bandwidth = self.measure_bandwidth;
         cfg.trace_every = self.trace_every;
         cfg.plots = self.plots;

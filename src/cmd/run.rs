@@ -70,6 +70,13 @@ pub struct RunArgs {
     /// default: fc3d_error on Coulomb instances, nat_map_rel_2 on the others].
     #[arg(long)]
     pub residual: Option<String>,
+    /// Monitor every K iterations: the stopping residual, the trace row, the best iterate and
+    /// the stall and divergence tests at iterations K, 2K, ... and at the end of the solve;
+    /// between them the solver runs unmonitored (it may run up to K - 1 iterations past the
+    /// tolerance). For large instances, where monitoring costs more than an iteration
+    /// [default: 1].
+    #[arg(long, allow_negative_numbers = true)]
+    pub check_every: Option<i64>,
     /// Iteration budget per solve [default: 20000; 100 for the `scale` suite].
     #[arg(long, allow_negative_numbers = true)]
     pub max_iter: Option<i64>,
@@ -206,6 +213,9 @@ pub fn run(a: RunArgs) -> Result<(), AnyError> {
     req.time_limit = time_limit.or(req.time_limit);
     req.trace_every = trace_every.unwrap_or(req.trace_every);
     req.max_memory_bytes = max_memory_bytes;
+    if let Some(k) = a.check_every {
+        req.check_every = args::at_least_one("--check-every", k, "1 checks every iteration")?;
+    }
     req.fail_fast = a.fail_fast;
     req.jobs = jobs;
     req.repeat = args::at_least_one("--repeat", a.repeat, "timed solves per run")? as usize;

@@ -305,3 +305,59 @@ mod memory {
         assert!(zero.validate().is_err());
     }
 }
+
+/// `check_every = 3`: the residual is evaluated at iterations 3, 6, ... and where the solve
+/// ends, so the script 0.5, 0.9, 0.7, 0.9999, 1, ... (residuals 0.5, 0.1, 0.3, 1e-4, 0)
+/// converges at the check of iteration 6 (it met the tolerance at 5, unseen), the trace holds
+/// the start and iterations 3 and 6, and the best iterate is among the checked ones; at the
+/// iteration budget the last iterate is checked; `check_every = 0` is refused.
+#[test]
+fn check_every_monitors_every_kth_iteration_and_the_end() {
+    let script = [0.5, 0.9, 0.7, 0.9999, 1.0, 1.0];
+    let mut always = TraceRecorder::new(ObserverMode::Always);
+    let k3 = ExecSettings {
+        check_every: 3,
+        ..exec(100)
+    };
+    let res = run(k3.clone(), &mut Scripted::new(&script), &mut [&mut always]);
+    assert_eq!(res.status, Status::Converged);
+    assert_eq!((res.iterations, res.best_iteration), (6, 6));
+    assert_eq!(iterations_of(&always), [0, 3, 6]);
+    // every iteration (the default): converged at 5, traced at each
+    let mut always = TraceRecorder::new(ObserverMode::Always);
+    let res = run(exec(100), &mut Scripted::new(&script), &mut [&mut always]);
+    assert_eq!((res.status, res.iterations), (Status::Converged, 5));
+    assert_eq!(iterations_of(&always), [0, 1, 2, 3, 4, 5]);
+    // at the iteration budget (4) the last iterate is checked: checks at 3 (0.3) and 4 (1e-4),
+    // the best returned is iteration 4 (iteration 2's 0.1 was never seen)
+    let mut always = TraceRecorder::new(ObserverMode::Always);
+    let res = run(
+        ExecSettings {
+            tol: 1e-8,
+            ..ExecSettings {
+                max_iter: 4,
+                ..k3.clone()
+            }
+        },
+        &mut Scripted::new(&script),
+        &mut [&mut always],
+    );
+    assert_eq!((res.status, res.iterations), (Status::MaxIterations, 4));
+    assert_eq!(iterations_of(&always), [0, 3, 4]);
+    assert_eq!(res.best_iteration, 4);
+    // the settings JSON omits the default, so settings hashes of earlier runs stay
+    let json = serde_json::to_string(&ExecSettings::default()).unwrap();
+    assert!(!json.contains("check_every"), "{json}");
+    assert!(serde_json::to_string(&k3)
+        .unwrap()
+        .contains("\"check_every\":3"));
+    let bad = ExecSettings {
+        check_every: 0,
+        ..ExecSettings::default()
+    };
+    assert!(bad
+        .validate()
+        .unwrap_err()
+        .to_string()
+        .contains("check_every"));
+}
