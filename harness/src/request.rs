@@ -113,8 +113,8 @@ pub struct RunRequest {
     pub time_limit: Option<f64>,
     /// Memory budget per solve, bytes.
     pub max_memory_bytes: Option<u64>,
-    /// Monitor every k iterations ([`ExecSettings::check_every`]; 1: every iteration).
-    pub check_every: u64,
+    /// Monitor every k iterations ([`ExecSettings::check_every`]; `None`: every iteration).
+    pub check_every: Option<u64>,
     /// Stop at the first input that does not load (else it becomes a `load_error` row).
     pub fail_fast: bool,
     /// Output folder.

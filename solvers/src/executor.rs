@@ -59,7 +59,7 @@ pub struct ExecSettings {
     /// `/proc/meminfo`), no budget where that cannot be read ([`ExecSettings::memory_limit`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_memory_bytes: Option<u64>,
-    /// Monitor every `check_every` iterations (`>= 1`; default 1: every iteration). The
+    /// Monitor every `check_every` iterations (`>= 1`; `None`, the default: every iteration). The
     /// stopping residual, the trace row, the best iterate, the stall and divergence tests and
     /// [`Problem::residual`] are computed at iterations `k, 2k, ...` and whenever the solve
     /// ends (the solver's own end, an error, the iteration, product or time budget); between
@@ -67,13 +67,9 @@ pub struct ExecSettings {
     /// one that met the tolerance, and its trace and best iterate come from the checked
     /// iterations only. Monitoring costs about one to three `N`-products' worth per check
     /// (every residual of the harness), which at scale can exceed the solver's own iteration
-    /// (issue 34). Omitted from the settings JSON at its default, so settings hashes stay.
-    #[serde(skip_serializing_if = "is_one")]
-    pub check_every: u64,
-}
-
-fn is_one(k: &u64) -> bool {
-    *k == 1
+    /// (issue 34). Omitted from the settings JSON when `None`, so settings hashes stay.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub check_every: Option<u64>,
 }
 
 impl Default for ExecSettings {
@@ -87,7 +83,7 @@ impl Default for ExecSettings {
             stall_window: Some(5_000),
             divergence_factor: 1e12,
             max_memory_bytes: None,
-            check_every: 1,
+            check_every: None,
         }
     }
 }
@@ -112,7 +108,7 @@ impl ExecSettings {
             .at_least_opt("stall_window", self.stall_window, 1)
             .greater("divergence_factor", self.divergence_factor, 1.0)
             .at_least_opt("max_memory_bytes", self.max_memory_bytes, 1)
-            .at_least("check_every", self.check_every, 1);
+            .at_least_opt("check_every", self.check_every, 1);
     }
 
     /// The memory budget a solve runs under: `max_memory_bytes` when given, else
@@ -293,7 +289,7 @@ impl Executor {
                 || state.iteration >= s.max_iter
                 || s.max_matvecs.is_some_and(|m| problem.matvecs() >= m)
                 || s.max_time_s.is_some_and(|m| elapsed.as_secs_f64() >= m);
-            if !ends && state.iteration % s.check_every != 0 {
+            if !ends && state.iteration % s.check_every.unwrap_or(1) != 0 {
                 continue;
             }
             let res = if state.grad_fresh {

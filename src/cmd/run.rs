@@ -214,7 +214,11 @@ pub fn run(a: RunArgs) -> Result<(), AnyError> {
     req.trace_every = trace_every.unwrap_or(req.trace_every);
     req.max_memory_bytes = max_memory_bytes;
     if let Some(k) = a.check_every {
-        req.check_every = args::at_least_one("--check-every", k, "1 checks every iteration")?;
+        req.check_every = Some(args::at_least_one(
+            "--check-every",
+            k,
+            "1 checks every iteration",
+        )?);
     }
     req.fail_fast = a.fail_fast;
     req.jobs = jobs;

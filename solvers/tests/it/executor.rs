@@ -316,7 +316,7 @@ fn check_every_monitors_every_kth_iteration_and_the_end() {
     let script = [0.5, 0.9, 0.7, 0.9999, 1.0, 1.0];
     let mut always = TraceRecorder::new(ObserverMode::Always);
     let k3 = ExecSettings {
-        check_every: 3,
+        check_every: Some(3),
         ..exec(100)
     };
     let res = run(k3.clone(), &mut Scripted::new(&script), &mut [&mut always]);
@@ -352,7 +352,7 @@ fn check_every_monitors_every_kth_iteration_and_the_end() {
         .unwrap()
         .contains("\"check_every\":3"));
     let bad = ExecSettings {
-        check_every: 0,
+        check_every: Some(0),
         ..ExecSettings::default()
     };
     assert!(bad
