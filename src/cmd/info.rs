@@ -46,9 +46,7 @@ pub fn info(path: &std::path::Path, read: &ReadArgs) -> Result<(), AnyError> {
             .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| {
                 (a.min(x), b.max(x))
             });
-        println!(
-            "compliance      R in [{lo:.6e}, {hi:.6e}] (included in N: the problem is (N + R, r))"
-        );
+        println!("compliance      R in [{lo:.6e}, {hi:.6e}] (the problem is (N + R, r))");
     }
     println!(
         "density         {:.3e}",

@@ -206,8 +206,9 @@ impl MatrixFree {
         fill_with(t, self.d.nnz() > PAR_MIN_NNZ, 256, row);
     }
 
-    /// `y = D^T t`.
-    fn project(&self, t: &[f64], y: &mut [f64]) {
+    /// `y = D^T t` (`t` of length `m`, `y` of length `n`): a parallel gather along the
+    /// columns of `D` above 100,000 entries; without the shift.
+    pub fn transpose_apply(&self, t: &[f64], y: &mut [f64]) {
         let (cp, ri, va) = (self.d.col_ptr(), self.d.row_idx(), self.d.values());
         let col = |j: usize| -> f64 {
             let mut s = 0.0;
@@ -231,7 +232,7 @@ impl MatrixFree {
             .unwrap_or_default();
         t.resize(self.m(), 0.0);
         self.velocity(x, &mut t);
-        self.project(&t, y);
+        self.transpose_apply(&t, y);
         if let Ok(mut p) = self.pool.lock() {
             p.push(t);
         }

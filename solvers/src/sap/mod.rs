@@ -51,7 +51,6 @@ use crate::settings::{SolverSettings, Validator};
 use crate::solver::{Solver, StepOutcome, StepResult};
 use crate::state::IterState;
 use crate::status::SolverError;
-use cpbench_problems::operator::MassInverse;
 use cpbench_problems::{Instance, ProblemClass};
 use serde::{Deserialize, Serialize};
 
@@ -165,13 +164,9 @@ impl Primal {
         let inst = problem.instance();
         let op = inst.matrix_free().expect("checked by refusal");
         let (m, n) = (op.m(), inst.n());
-        let MassInverse::Diagonal(w_inv) = op.mass_inverse();
         self.m_diag = op.mass_diagonal();
         self.w = vec![0.0; m];
-        d_times(inst, &state.gamma, &mut self.w);
-        for (wk, ik) in self.w.iter_mut().zip(w_inv) {
-            *wk *= ik;
-        }
+        op.velocity_of(&state.gamma, &mut self.w);
         self.dw = vec![0.0; m];
         self.grad = vec![0.0; m];
         self.vc = vec![0.0; n];
@@ -189,9 +184,11 @@ impl Primal {
     fn gradient(&mut self, problem: &Problem) {
         let inst = problem.instance();
         responses(inst, &self.vc, &mut self.gamma, Some(&mut self.g_blocks));
-        d_times(inst, &self.gamma, &mut self.grad);
+        // M w - D gamma = M (w - M^-1 D gamma), with the operator's own product
+        let op = inst.matrix_free().expect("checked by refusal");
+        op.velocity_of(&self.gamma, &mut self.grad);
         for k in 0..self.w.len() {
-            self.grad[k] = self.m_diag[k] * self.w[k] - self.grad[k];
+            self.grad[k] = self.m_diag[k] * (self.w[k] - self.grad[k]);
         }
     }
 
@@ -371,23 +368,13 @@ impl Sap {
     }
 }
 
-/// `v = D^T w + r` (length `n`) and `y = D gamma` (length `m`) on the instance's factors.
+/// `v = D^T w (+ add)` (length `n`) on the instance's factors (the operator's own gather).
 fn d_t(inst: &Instance, w: &[f64], add: Option<&[f64]>, v: &mut [f64]) {
-    let d = inst.matrix_free().expect("checked by refusal").d();
-    for (j, vj) in v.iter_mut().enumerate() {
-        let (rows, vals) = d.col(j);
-        *vj =
-            rows.iter().zip(vals).map(|(&k, &x)| x * w[k]).sum::<f64>() + add.map_or(0.0, |a| a[j]);
-    }
-}
-
-fn d_times(inst: &Instance, gamma: &[f64], y: &mut [f64]) {
-    let d = inst.matrix_free().expect("checked by refusal").d();
-    y.fill(0.0);
-    for (j, &gj) in gamma.iter().enumerate() {
-        let (rows, vals) = d.col(j);
-        for (&k, &x) in rows.iter().zip(vals) {
-            y[k] += x * gj;
+    let op = inst.matrix_free().expect("checked by refusal");
+    op.transpose_apply(w, v);
+    if let Some(a) = add {
+        for (vj, aj) in v.iter_mut().zip(a) {
+            *vj += aj;
         }
     }
 }
