@@ -14,9 +14,12 @@ fuzz_target!(|data: &[u8]| {
     let path = write_scratch("suite.json", data);
     if let Ok(suite) = Suite::from_file(&path) {
         assert!(
-            !suite.entries.is_empty(),
-            "a suite file without instances is an error"
+            !suite.entries.is_empty() || !suite.trajectories.is_empty(),
+            "a suite file without instances and trajectories is an error"
         );
+        for t in &suite.trajectories {
+            assert!(t.join("trajectory.json").is_file(), "checked when read");
+        }
         for e in &suite.entries {
             let _ = e.source_name();
             let _ = e.class.to_string();

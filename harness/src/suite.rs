@@ -3,8 +3,12 @@
 //! and ad-hoc lists of paths.
 //!
 //! A suite file is JSON: `{"name": "mine", "instances": [{"path": "a.hdf5", "class": "ccp",
-//! "symmetrize": false}, ...]}`; `class` (`ccp` or `lcp`, how a frictional file is read) and
-//! `symmetrize` are optional; relative paths are relative to the suite file.
+//! "symmetrize": false}, ...], "trajectories": [{"path": "traj"}, ...]}`; `class` (`ccp` or
+//! `lcp`, how a frictional file is read) and `symmetrize` are optional; relative paths are
+//! relative to the suite file. `trajectories` (optional) lists trajectory folders
+//! (`cpbench generate` writes them, [`crate::trajectory`]): `cpbench run --suite FILE` runs the
+//! instances' matrix, then replays each trajectory as `--trajectory` does. A file lists at least
+//! one instance or one trajectory.
 
 use crate::error::{HarnessError, Result};
 use cpbench_problems::io::{load, load_bytes, ClassChoice, Format, LoadOptions};
@@ -75,6 +79,9 @@ pub struct Suite {
     pub default_tol: Option<f64>,
     /// Solvers (registry names, presets allowed) run when `--solvers` is not given.
     pub default_solvers: Option<Vec<String>>,
+    /// Trajectory folders to replay after the instances (suite files only; each holds a
+    /// [`crate::trajectory::INDEX_FILE`], checked when the file is read).
+    pub trajectories: Vec<PathBuf>,
 }
 
 macro_rules! fixture {
@@ -201,6 +208,7 @@ impl Suite {
             default_residual: None,
             default_tol: None,
             default_solvers: None,
+            trajectories: Vec::new(),
         }
     }
 
@@ -305,8 +313,9 @@ impl Suite {
         }
     }
 
-    /// Read a suite file (see module docs). Errors name the file; a suite listing no instance
-    /// is an error.
+    /// Read a suite file (see module docs). Errors name the file; a suite listing neither an
+    /// instance nor a trajectory is an error, and so is a listed trajectory folder without
+    /// its [`crate::trajectory::INDEX_FILE`] (naming `trajectories[k]` and the folder).
     pub fn from_file(path: &Path) -> Result<Suite> {
         #[derive(Deserialize)]
         #[serde(deny_unknown_fields)]
@@ -319,9 +328,17 @@ impl Suite {
         }
         #[derive(Deserialize)]
         #[serde(deny_unknown_fields)]
+        struct FileTrajectory {
+            path: PathBuf,
+        }
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
         struct File {
             name: String,
+            #[serde(default)]
             instances: Vec<FileEntry>,
+            #[serde(default)]
+            trajectories: Vec<FileTrajectory>,
         }
         let text = std::fs::read_to_string(path).map_err(|e| HarnessError::io(path, e))?;
         // a key given twice is an error, not the last one silently
@@ -333,28 +350,44 @@ impl Suite {
             path: path.to_path_buf(),
             message: e.to_string(),
         })?;
-        if f.instances.is_empty() {
+        if f.instances.is_empty() && f.trajectories.is_empty() {
             return Err(HarnessError::Suite {
                 path: path.to_path_buf(),
-                message: format!("suite '{}' lists no instances", f.name),
+                message: format!("suite '{}' lists no instances and no trajectories", f.name),
             });
         }
         let base = path.parent().unwrap_or_else(|| Path::new("."));
-        Ok(Suite::new(
-            &f.name,
-            f.instances
-                .into_iter()
-                .map(|e| SuiteEntry {
-                    source: InstanceSource::Path(if e.path.is_absolute() {
-                        e.path
-                    } else {
-                        base.join(e.path)
-                    }),
-                    class: e.class,
-                    symmetrize: e.symmetrize,
-                })
-                .collect(),
-        ))
+        let resolve = |p: PathBuf| if p.is_absolute() { p } else { base.join(p) };
+        let mut trajectories = Vec::with_capacity(f.trajectories.len());
+        for (k, t) in f.trajectories.into_iter().enumerate() {
+            let dir = resolve(t.path);
+            let index = dir.join(crate::trajectory::INDEX_FILE);
+            if !index.is_file() {
+                return Err(HarnessError::Suite {
+                    path: path.to_path_buf(),
+                    message: format!(
+                        "trajectories[{k}]: {} has no {} (expected a trajectory folder: `cpbench \
+                         generate` writes one)",
+                        dir.display(),
+                        crate::trajectory::INDEX_FILE
+                    ),
+                });
+            }
+            trajectories.push(dir);
+        }
+        let entries = f
+            .instances
+            .into_iter()
+            .map(|e| SuiteEntry {
+                source: InstanceSource::Path(resolve(e.path)),
+                class: e.class,
+                symmetrize: e.symmetrize,
+            })
+            .collect();
+        Ok(Suite {
+            trajectories,
+            ..Suite::new(&f.name, entries)
+        })
     }
 
     /// A suite of the given files, bundle directories and directories of those (expanded one

@@ -120,6 +120,14 @@ pub fn run<'py>(
     req.progress = false;
     req.validate().map_err(py_err)?;
     let suite = req.suite().map_err(py_err)?;
+    if !suite.trajectories.is_empty() {
+        return Err(invalid(format!(
+            "suite '{}' lists {} trajectories: cpbench.run runs instances only; replay each \
+             trajectory folder with cpbench.replay (or the suite with `cpbench run --suite`)",
+            suite.name,
+            suite.trajectories.len()
+        )));
+    }
     if let Some(items) = solvers {
         let mut tokens = Vec::new();
         for item in &items {

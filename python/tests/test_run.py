@@ -178,3 +178,9 @@ def test_replay_equals_the_cli_replay(tmp_path):
         assert warm < cold, s
     with pytest.raises(cpbench.CpbenchError, match="trajectory.json"):
         cpbench.replay(tmp_path, solvers=["pgs"], out=tmp_path / "bad")
+    # a suite file that lists the trajectory: cpbench.run refuses it, naming cpbench.replay
+    suite = tmp_path / "suite.json"
+    suite.write_text('{"name": "t", "trajectories": [{"path": "traj"}]}')
+    with pytest.raises(cpbench.CpbenchError, match="cpbench.replay"):
+        cpbench.run(suite, solvers=["pgs"], out=tmp_path / "suite-out")
+    assert not (tmp_path / "suite-out").exists()

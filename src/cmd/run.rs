@@ -232,6 +232,10 @@ pub fn run(a: RunArgs) -> Result<(), AnyError> {
     req.validate()?;
     let suite = req.suite()?;
     req.residual = args::residual(a.residual.as_deref())?;
+    if suite.entries.is_empty() && !suite.trajectories.is_empty() {
+        // a suite of trajectories alone: replayed only
+        return replay_suite(&a, &req, &suite, &out);
+    }
     let solvers = req.solver_specs(&suite)?;
     let (instances, load_errors) = req.load(
         &suite,
@@ -271,7 +275,12 @@ pub fn run(a: RunArgs) -> Result<(), AnyError> {
         _ => f64::INFINITY,
     };
     let outcome = req.execute(&instances, &cfg, |r| print_size(r, fact_cap))?;
-    finish(&a, &outcome, &cfg, &suite, &out, figure)
+    let finished = finish(&a, &outcome, &cfg, &suite, &out, figure);
+    // the trajectories run even when an instance did not load (its error comes after)
+    if !suite.trajectories.is_empty() {
+        replay_suite(&a, &req, &suite, &out)?;
+    }
+    finished
 }
 
 /// A request for `source` into `out` with the solver arguments mapped: `--solvers`, the
@@ -346,31 +355,83 @@ fn replay(
     };
     for (src, dst) in targets {
         let traj = trajectory::Trajectory::load(&src, &a.read.options())?;
-        let suite = cpbench_harness::Suite {
-            name: traj.scene.clone(),
-            entries: Vec::new(),
-            default_residual: None,
-            default_tol: None,
-            default_solvers: None,
-        };
-        let solvers = req.solver_specs(&suite)?;
-        eprintln!(
-            "trajectory '{}': {} steps x {} solvers, cold and warm -> {}",
-            traj.scene,
-            traj.steps.len(),
-            solvers.len(),
-            dst.display()
+        // no suite defaults: the request's solvers, else the registry's default list
+        let solvers = req.solver_specs(&Suite::new(&traj.scene, Vec::new()))?;
+        replay_one(a, &traj, &solvers, &exec, &dst)?;
+    }
+    Ok(())
+}
+
+/// Replay one loaded trajectory with `solvers` under `exec` into `dst`: the CSVs, the figure
+/// (unless `--no-plots`), `replay.md`, and the per-solver table on standard output.
+fn replay_one(
+    a: &RunArgs,
+    traj: &cpbench_harness::trajectory::Trajectory,
+    solvers: &[cpbench_harness::run::SolverSpec],
+    exec: &cpbench_solvers::ExecSettings,
+    dst: &std::path::Path,
+) -> Result<(), AnyError> {
+    use cpbench_harness::trajectory;
+    eprintln!(
+        "trajectory '{}': {} steps x {} solvers, cold and warm -> {}",
+        traj.scene,
+        traj.steps.len(),
+        solvers.len(),
+        dst.display()
+    );
+    let rows = trajectory::replay(traj, solvers, exec)?;
+    let stats = trajectory::replay_stats(&rows);
+    trajectory::write_replay(dst, &rows, &stats)?;
+    let figure = !a.no_plots && !rows.is_empty();
+    if figure {
+        let fig = a.figure.options()?;
+        cpbench_harness::trajectory_plot::draw_replay(dst, &traj.scene, &rows, &fig)?;
+    }
+    trajectory::write_replay_md(dst, traj, exec, &stats, figure)?;
+    print!("{}", trajectory::stats_table(&stats));
+    Ok(())
+}
+
+/// The trajectories of a suite file, replayed after its instances (a suite of trajectories
+/// alone: replayed only) into `OUT/replay/<folder name>/` (`-2`, `-3`, ... for a name met
+/// again), with the request's solvers (else the suite's, else the registry's defaults), one
+/// residual for the stop and the check (`--residual`, else the suite's, else each class's
+/// default) and the tolerance `--tol`, else the suite's, else [`DEFAULT_TOL`]; the request's
+/// per-step budget.
+///
+/// [`DEFAULT_TOL`]: cpbench_solvers::executor::DEFAULT_TOL
+fn replay_suite(
+    a: &RunArgs,
+    req: &RunRequest,
+    suite: &Suite,
+    out: &std::path::Path,
+) -> Result<(), AnyError> {
+    let exec = cpbench_solvers::ExecSettings {
+        tol: req
+            .tol
+            .or(suite.default_tol)
+            .unwrap_or(cpbench_solvers::executor::DEFAULT_TOL),
+        residual: req.residual.or(suite.default_residual),
+        max_iter: req.max_iter,
+        max_time_s: req.time_limit,
+        ..Default::default()
+    };
+    let solvers = req.solver_specs(suite)?;
+    let mut used: Vec<String> = Vec::new();
+    for src in &suite.trajectories {
+        let traj = cpbench_harness::trajectory::Trajectory::load(src, &a.read.options())?;
+        let base = src.file_name().map_or_else(
+            || "trajectory".to_string(),
+            |n| n.to_string_lossy().into_owned(),
         );
-        let rows = trajectory::replay(&traj, &solvers, &exec)?;
-        let stats = trajectory::replay_stats(&rows);
-        trajectory::write_replay(&dst, &rows, &stats)?;
-        let figure = !a.no_plots && !rows.is_empty();
-        if figure {
-            let fig = a.figure.options()?;
-            cpbench_harness::trajectory_plot::draw_replay(&dst, &traj.scene, &rows, &fig)?;
+        let mut name = base.clone();
+        let mut k = 1;
+        while used.contains(&name) {
+            k += 1;
+            name = format!("{base}-{k}");
         }
-        trajectory::write_replay_md(&dst, &traj, &exec, &stats, figure)?;
-        print!("{}", trajectory::stats_table(&stats));
+        used.push(name.clone());
+        replay_one(a, &traj, &solvers, &exec, &out.join("replay").join(name))?;
     }
     Ok(())
 }

@@ -379,3 +379,121 @@ fn nsgs_admm_does_not_switch_on_a_warm_started_fill() {
         assert_eq!(a.iterations, h.iterations, "step {} {:?}", a.step, a.mode);
     }
 }
+
+/// The `replay_steps.csv` of a replay without its `time_s` column (the one that varies
+/// between runs).
+fn steps_without_times(path: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let t = header.iter().position(|h| *h == "time_s").unwrap();
+    text.lines()
+        .map(|l| {
+            l.split(',')
+                .enumerate()
+                .filter(|(k, _)| *k != t)
+                .map(|(_, c)| c)
+                .collect::<Vec<_>>()
+                .join(",")
+        })
+        .collect()
+}
+
+#[test]
+fn suite_file_trajectory_entries_are_replayed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("traj");
+    generate(&dir);
+    let rover =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/siconos-fc3d/Rover4396.dat");
+    // instances and a trajectory (the same folder twice: the second replay goes to `traj-2`)
+    let suite = tmp.path().join("suite.json");
+    std::fs::write(
+        &suite,
+        format!(
+            r#"{{"name": "mixed", "instances": [{{"path": "{}", "symmetrize": true}}],
+                "trajectories": [{{"path": "traj"}}, {{"path": "{}"}}]}}"#,
+            rover.display(),
+            dir.display()
+        ),
+    )
+    .unwrap();
+    let out = tmp.path().join("out");
+    let table = stdout_of(&mut cpbench(&format!(
+        "run --suite {} --solvers pgs --no-plots --out {}",
+        suite.display(),
+        out.display()
+    )));
+    assert!(table.contains("pgs    warm"), "{table}");
+    let summary = std::fs::read_to_string(out.join("summary.csv")).unwrap();
+    assert_eq!(
+        summary.lines().count(),
+        2,
+        "one instance x one solver: {summary}"
+    );
+    assert!(summary.contains("Rover4396"), "{summary}");
+    let stats = std::fs::read_to_string(out.join("replay/traj/replay_stats.csv")).unwrap();
+    assert_eq!(stats.lines().count(), 3, "pgs cold and warm: {stats}");
+    let first = steps_without_times(&out.join("replay/traj/replay_steps.csv"));
+    assert_eq!(first.len(), 1 + 2 * 40, "40 steps cold and warm");
+    assert_eq!(
+        first,
+        steps_without_times(&out.join("replay/traj-2/replay_steps.csv")),
+        "the same folder replays the same"
+    );
+    // the same trajectory alone, with --trajectory: the same rows
+    let alone = tmp.path().join("alone");
+    stdout_of(&mut cpbench(&format!(
+        "run --trajectory {} --solvers pgs --no-plots --out {}",
+        dir.display(),
+        alone.display()
+    )));
+    assert_eq!(first, steps_without_times(&alone.join("replay_steps.csv")));
+
+    // a suite of trajectories alone replays them only (no summary)
+    let only = tmp.path().join("only.json");
+    std::fs::write(
+        &only,
+        r#"{"name": "t", "trajectories": [{"path": "traj"}]}"#,
+    )
+    .unwrap();
+    let out2 = tmp.path().join("out2");
+    stdout_of(&mut cpbench(&format!(
+        "run --suite {} --solvers pgs --no-plots --out {}",
+        only.display(),
+        out2.display()
+    )));
+    assert!(!out2.join("summary.csv").exists());
+    assert_eq!(
+        first,
+        steps_without_times(&out2.join("replay/traj/replay_steps.csv"))
+    );
+
+    // a listed folder without trajectory.json is refused before anything runs
+    let bad = tmp.path().join("bad.json");
+    std::fs::write(
+        &bad,
+        r#"{"name": "b", "trajectories": [{"path": "traj"}, {"path": "nowhere"}]}"#,
+    )
+    .unwrap();
+    let out3 = tmp.path().join("out3");
+    error(
+        &mut cpbench(&format!(
+            "run --suite {} --solvers pgs --out {}",
+            bad.display(),
+            out3.display()
+        )),
+        &["bad.json", "trajectories[1]", "nowhere", "trajectory.json"],
+    );
+    assert!(!out3.exists(), "nothing written");
+    // and an empty suite is refused
+    std::fs::write(&bad, r#"{"name": "b"}"#).unwrap();
+    error(
+        &mut cpbench(&format!(
+            "run --suite {} --out {}",
+            bad.display(),
+            out3.display()
+        )),
+        &["bad.json", "no instances and no trajectories"],
+    );
+}
