@@ -9,6 +9,10 @@
 //! with De Saxce's modified velocity), so the two formulations can be compared in the loop; the
 //! run's `problem` column says which one a solver solved.
 //!
+//! The step itself (advance the stepper, then measure the step) is [`Stepping`], which the
+//! time-stepping recipes of `cpbench reproduce` use too, so a recipe's trace and a `simulate`
+//! row of the same step agree in their shared columns.
+//!
 //! Every run starts from the same scene (name, size, seed: the same bodies to the bit) and
 //! warm-starts each step from its own previous answer (the stepper's warm start, mapped by
 //! contact identity). A step whose solve stops short of the tolerance is still taken (its best
@@ -144,8 +148,8 @@ impl ContactSolver for InLoop {
 }
 
 /// The two steppers behind one interface: a step with a solver, the movable bodies'
-/// positions and the energies.
-trait LoopSim {
+/// positions and the energies ([`Simulation`] and [`PlanarSimulation`]; boxed ones too).
+pub trait LoopSim {
     /// One time step with `solver` in the loop.
     fn advance(
         &mut self,
@@ -159,6 +163,104 @@ trait LoopSim {
     fn dim(&self) -> usize;
     /// The last step's instance and answer (`None` without contacts).
     fn last_answer(&self) -> Option<(&Instance, &[f64])>;
+}
+
+impl<T: LoopSim + ?Sized> LoopSim for Box<T> {
+    fn advance(
+        &mut self,
+        solver: &mut dyn ContactSolver,
+    ) -> std::result::Result<StepReport, GranularError> {
+        (**self).advance(solver)
+    }
+    fn positions(&self, out: &mut Vec<f64>) {
+        (**self).positions(out)
+    }
+    fn energies(&self) -> (f64, f64, f64) {
+        (**self).energies()
+    }
+    fn dim(&self) -> usize {
+        (**self).dim()
+    }
+    fn last_answer(&self) -> Option<(&Instance, &[f64])> {
+        (**self).last_answer()
+    }
+}
+
+/// The step core of a solver in the loop, shared by [`closed_loop`] (`cpbench simulate`) and
+/// the time-stepping recipes (`cpbench reproduce`): advance the stepper one step, then measure
+/// the step's physics ([`LoopRow`], module docs) against the positions the simulation started
+/// from. Allocates two position buffers once; a step allocates nothing of its own.
+pub struct Stepping<S: LoopSim> {
+    sim: S,
+    x0: Vec<f64>,
+    x: Vec<f64>,
+}
+
+impl<S: LoopSim> Stepping<S> {
+    /// The core around a fresh simulation (its current positions are the origin of `drift`).
+    pub fn new(sim: S) -> Self {
+        let mut x0 = Vec::new();
+        sim.positions(&mut x0);
+        Self {
+            x: x0.clone(),
+            x0,
+            sim,
+        }
+    }
+
+    /// The simulation.
+    pub fn sim(&self) -> &S {
+        &self.sim
+    }
+
+    /// The movable bodies' positions after the last step (the initial ones before the first),
+    /// `dim` coordinates each.
+    pub fn positions(&self) -> &[f64] {
+        &self.x
+    }
+
+    /// The root mean square distance between the current positions and `reference` (same
+    /// bodies, same layout) (m).
+    pub fn divergence_from(&self, reference: &[f64]) -> f64 {
+        rms_distance(&self.x, reference, self.sim.dim())
+    }
+
+    /// One step with `solver` in the loop: the stepper's report and the step's row for
+    /// `solver` (named `label`), its `divergence` 0 (the caller measures it against its
+    /// reference, [`Self::divergence_from`]). Errors: the stepper's (a solver failure, a
+    /// non-finite state).
+    pub fn step(
+        &mut self,
+        solver: &mut dyn ContactSolver,
+        label: &str,
+    ) -> std::result::Result<(StepReport, LoopRow), GranularError> {
+        let rep = self.sim.advance(solver)?;
+        self.sim.positions(&mut self.x);
+        let drift = max_distance(&self.x, &self.x0, self.sim.dim());
+        let (kinetic_energy, potential_energy, momentum) = self.sim.energies();
+        let fidelity = match self.sim.last_answer() {
+            Some((inst, gamma)) if rep.contacts > 0 => cpbench_problems::fidelity(inst, gamma),
+            _ => Fidelity::NAN,
+        };
+        let row = LoopRow {
+            solver: label.to_string(),
+            step: rep.step,
+            time: rep.time,
+            contacts: rep.contacts,
+            iterations: rep.iterations,
+            converged: rep.converged,
+            residual: rep.residual,
+            solve_s: rep.solver_time.unwrap_or(rep.timings.solve.as_secs_f64()),
+            max_penetration: rep.max_penetration,
+            kinetic_energy,
+            potential_energy,
+            momentum,
+            drift,
+            divergence: 0.0,
+            fidelity,
+        };
+        Ok((rep, row))
+    }
 }
 
 impl LoopSim for Simulation {
@@ -279,9 +381,7 @@ pub fn closed_loop(cfg: &ClosedLoopConfig, mut progress: impl FnMut(&str)) -> Re
     let mut runs = Vec::with_capacity(solvers.len());
     for (k, (name, solver)) in cfg.solvers.iter().zip(&mut solvers).enumerate() {
         progress(name);
-        let mut sim = build(cfg)?;
-        let (mut x0, mut x) = (Vec::new(), Vec::new());
-        sim.positions(&mut x0);
+        let mut core = Stepping::new(build(cfg)?);
         // a solver named twice gets `name #2`, ... (its own line in the tables and figures)
         let seen = cfg.solvers[..k].iter().filter(|s| *s == name).count();
         let label = if seen == 0 {
@@ -296,45 +396,22 @@ pub fn closed_loop(cfg: &ClosedLoopConfig, mut progress: impl FnMut(&str)) -> Re
             failure: None,
         };
         for s in 0..cfg.steps as usize {
-            let rep = match sim.advance(solver) {
-                Ok(r) => r,
+            let mut row = match core.step(solver, &label) {
+                Ok((_, row)) => row,
                 Err(e) => {
                     run.failure = Some(format!("step {}: {e}", s + 1));
                     break;
                 }
             };
-            sim.positions(&mut x);
-            let divergence = if k == 0 {
-                reference.push(x.clone());
+            row.divergence = if k == 0 {
+                reference.push(core.positions().to_vec());
                 0.0
             } else {
                 reference
                     .get(s)
-                    .map_or(f64::NAN, |r| rms_distance(&x, r, sim.dim()))
+                    .map_or(f64::NAN, |r| core.divergence_from(r))
             };
-            let drift = max_distance(&x, &x0, sim.dim());
-            let (kinetic_energy, potential_energy, momentum) = sim.energies();
-            let fidelity = match sim.last_answer() {
-                Some((inst, gamma)) if rep.contacts > 0 => cpbench_problems::fidelity(inst, gamma),
-                _ => Fidelity::NAN,
-            };
-            run.rows.push(LoopRow {
-                solver: label.clone(),
-                step: rep.step,
-                time: rep.time,
-                contacts: rep.contacts,
-                iterations: rep.iterations,
-                converged: rep.converged,
-                residual: rep.residual,
-                solve_s: rep.solver_time.unwrap_or(rep.timings.solve.as_secs_f64()),
-                max_penetration: rep.max_penetration,
-                kinetic_energy,
-                potential_energy,
-                momentum,
-                drift,
-                divergence,
-                fidelity,
-            });
+            run.rows.push(row);
         }
         runs.push(run);
     }

@@ -11,12 +11,17 @@
 //! - `manifest.json`: git revision, machine, start time, the cases (scene parameters, steps)
 //!   and the solvers (registry name, settings, executor settings) ([`write_manifest`]).
 //!
+//! Each step goes through the closed loop's step core
+//! ([`cpbench_harness::closed_loop::Stepping`], the core of `cpbench simulate`): the recipes
+//! and `simulate` take the same step and measure it the same way.
+//!
 //! Solve times are the solver's own time ([`cpbench_granular::StepReport::solver_time`]: the
 //! executor's solver time without the harness's per-iteration residual checks) where the
 //! solver reports it, else the stepper's wall time of the solve.
 
 use super::Context;
 use cpbench_granular::{ContactSolver, Simulation, StepReport};
+use cpbench_harness::closed_loop::{LoopRow, Stepping};
 use cpbench_harness::error::{HarnessError, Result};
 use cpbench_harness::fsutil::{solver_file_name, write_atomic, write_json_atomic};
 use cpbench_harness::manifest::{git_revision, machine, now_utc};
@@ -105,21 +110,24 @@ pub struct StepRow {
 }
 
 impl StepRow {
-    /// The row of a stepper report, with the probe value.
-    pub fn from_report(r: &StepReport, probe: f64) -> Self {
-        let wall = r.timings.solve.as_secs_f64();
+    /// The row of a step taken by the closed loop's step core
+    /// ([`cpbench_harness::closed_loop::Stepping`]): the shared columns (step, time, contacts,
+    /// iterations, residual, convergence, solver time, penetration, kinetic energy) from its
+    /// [`LoopRow`], the rest (unknowns, wall time, warm-started contacts, other phases) from
+    /// the stepper's report; with the probe value.
+    pub fn from_loop(row: &LoopRow, r: &StepReport, probe: f64) -> Self {
         Self {
-            step: r.step,
-            time: r.time,
-            contacts: r.contacts,
+            step: row.step,
+            time: row.time,
+            contacts: row.contacts,
             n: r.n,
-            iterations: r.iterations,
-            residual: r.residual,
-            converged: r.converged,
-            solve_s: r.solver_time.unwrap_or(wall),
-            solve_wall_s: wall,
-            max_penetration: r.max_penetration,
-            kinetic_energy: r.kinetic_energy,
+            iterations: row.iterations,
+            residual: row.residual,
+            converged: row.converged,
+            solve_s: row.solve_s,
+            solve_wall_s: r.timings.solve.as_secs_f64(),
+            max_penetration: row.max_penetration,
+            kinetic_energy: row.kinetic_energy,
             warm_matched: r.warm_matched,
             probe,
             solve_repeats: Vec::new(),
@@ -229,7 +237,7 @@ pub fn simulate(
             return Ok(rows);
         }
     }
-    let mut sim = build()?;
+    let mut core = Stepping::new(build()?);
     let mut rows = Vec::with_capacity(steps as usize);
     let t0 = std::time::Instant::now();
     let mut timed = Repeated {
@@ -239,11 +247,14 @@ pub fn simulate(
     };
     for k in 0..steps {
         timed.last.clear();
-        let rep = sim
-            .step(&mut timed)
+        let (rep, step_row) = core
+            .step(&mut timed, solver_label)
             .map_err(|e| HarnessError::Invalid(format!("{case} / {solver_label}: {e}")))?;
-        let p = probe.as_ref().map(|p| (p.f)(&sim)).unwrap_or(f64::NAN);
-        let mut row = StepRow::from_report(&rep, p);
+        let p = probe
+            .as_ref()
+            .map(|p| (p.f)(core.sim()))
+            .unwrap_or(f64::NAN);
+        let mut row = StepRow::from_loop(&step_row, &rep, p);
         row.solve_repeats = std::mem::take(&mut timed.last);
         rows.push(row);
         if ctx.progress && (k + 1) % 50 == 0 {
