@@ -443,6 +443,37 @@ impl Instance {
         }
     }
 
+    /// The blocks coupled to block `c` (`N_cd != 0` or `N_dc != 0` can hold, `d != c`),
+    /// sorted, without repeats, into `out` (cleared first): the stored pattern of the CSC
+    /// storage (rows and columns of a non-symmetric `N`), the stored blocks of the block
+    /// storage, the contacts sharing a generalised velocity on the matrix-free one. The graph
+    /// behind [`crate::colouring`].
+    pub fn block_neighbours(&self, c: usize, out: &mut Vec<u32>) {
+        out.clear();
+        let bs = self.constraints.block_size();
+        match &self.storage {
+            Storage::Csc(m) => {
+                let mut push = |mat: &CscMatrix| {
+                    for a in 0..bs {
+                        for &k in mat.col(bs * c + a).0 {
+                            if k / bs != c {
+                                out.push((k / bs) as u32);
+                            }
+                        }
+                    }
+                };
+                push(m);
+                if let Some(t) = &self.n_mat_t {
+                    push(t);
+                }
+            }
+            Storage::Block(b) => b.block_neighbours(c, out),
+            Storage::MatrixFree(op) => op.contact_neighbours(c, bs, out),
+        }
+        out.sort_unstable();
+        out.dedup();
+    }
+
     /// Tell the row state that `gamma_c` changed by `delta` (length `bs`): `v += M^-1 D_c
     /// delta` on the matrix-free storage, nothing otherwise.
     #[inline]

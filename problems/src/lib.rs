@@ -9,6 +9,7 @@
 //! [`ConstraintSet`] (docs/formulation.md sections 2-4).
 #![deny(missing_docs)]
 
+pub mod colouring;
 pub mod constraints;
 pub mod derive;
 pub mod error;

@@ -52,6 +52,7 @@ pub mod admm;
 pub mod apgd;
 pub mod bb;
 pub mod clarabel;
+pub mod coloured;
 pub mod desaxce;
 pub mod driven;
 pub mod embed;

@@ -3,7 +3,7 @@
 //! each, with its own products only (no CSC formed behind the scenes).
 
 use cpbench_problems::{CscMatrix, Instance, OperatorKind};
-use cpbench_solvers::ExecSettings;
+use cpbench_solvers::{ExecSettings, Status};
 use cpbench_test_support::{solve, solve_with};
 
 /// The first step of a 7-layer cannonball pyramid (140 spheres; the bottom layer fixed):
@@ -136,4 +136,176 @@ fn storages_agree_on_products_and_solutions() {
     }
     // no CSC was formed for the block products of these solvers
     assert!(block.block_matrix().is_some());
+}
+
+/// Solve `inst` with registry solver `name` and `settings` under `exec` from zero.
+fn solve_set(
+    name: &str,
+    settings: serde_json::Value,
+    inst: &Instance,
+    exec: &ExecSettings,
+) -> cpbench_solvers::SolveResult {
+    let mut b = cpbench_solvers::registry::build(name, Some(&settings)).unwrap();
+    cpbench_solvers::Executor::new(exec.clone())
+        .run(b.solver.as_mut(), inst, None, &mut [])
+        .unwrap()
+}
+
+/// `||N (a - b)|| / ||r||`: how far apart the velocities of two answers are, relative to the
+/// free velocity.
+fn velocity_gap(inst: &Instance, a: &[f64], b: &[f64]) -> f64 {
+    let diff: Vec<f64> = a.iter().zip(b).map(|(x, y)| x - y).collect();
+    let mut y = vec![0.0; inst.n()];
+    inst.matvec(&diff, &mut y);
+    let norm = |v: &[f64]| v.iter().map(|x| x * x).sum::<f64>().sqrt();
+    norm(&y) / norm(inst.r())
+}
+
+#[test]
+fn colouring_separates_coupled_blocks_on_every_storage() {
+    use cpbench_problems::colouring::Colouring;
+    let (csc, mf) = pyramid();
+    let block = csc.clone().with_operator(OperatorKind::Block).unwrap();
+    let nb = csc.n_blocks();
+    // the coupling of the blocks, read from the formed CSC matrix (independent of the
+    // storages' own neighbour lists)
+    let n_mat = csc.n_mat();
+    let mut max_degree = 0;
+    let mut coupled = vec![Vec::new(); nb];
+    for j in 0..n_mat.ncols() {
+        for (&i, &v) in n_mat.col(j).0.iter().zip(n_mat.col(j).1) {
+            if v != 0.0 && i / 3 != j / 3 {
+                coupled[j / 3].push(i / 3);
+            }
+        }
+    }
+    for c in &mut coupled {
+        c.sort_unstable();
+        c.dedup();
+        max_degree = max_degree.max(c.len());
+    }
+    for inst in [&csc, &block, &mf] {
+        let col = Colouring::greedy(inst);
+        assert_eq!(col.blocks(), nb);
+        let mut colour = vec![usize::MAX; nb];
+        for k in 0..col.colours() {
+            for &c in col.members(k) {
+                assert_eq!(colour[c as usize], usize::MAX, "block {c} coloured twice");
+                colour[c as usize] = k;
+            }
+        }
+        for (c, ds) in coupled.iter().enumerate() {
+            for &d in ds {
+                assert_ne!(
+                    colour[c],
+                    colour[d],
+                    "{}: {c} and {d}",
+                    inst.operator_kind()
+                );
+            }
+        }
+        assert!(
+            col.colours() <= max_degree + 1 && col.colours() >= 4,
+            "{}: {} colours, degree {max_degree}",
+            inst.operator_kind(),
+            col.colours()
+        );
+    }
+    // CSC and block storages hold the same pattern: the same colouring
+    assert_eq!(Colouring::greedy(&csc), Colouring::greedy(&block));
+}
+
+#[test]
+fn coloured_sweeps_reach_the_sequential_answers_and_do_not_depend_on_threads() {
+    let (csc, mf) = pyramid();
+    let block = csc.clone().with_operator(OperatorKind::Block).unwrap();
+    let cou = |i: &Instance| i.clone().into_coulomb().unwrap();
+    let tight = ExecSettings {
+        tol: 1e-9,
+        max_iter: 20_000,
+        ..Default::default()
+    };
+    let fixed = ExecSettings {
+        tol: 1e-300,
+        max_iter: 25,
+        stall_window: None,
+        ..Default::default()
+    };
+    let seq = serde_json::json!({"sweep": "sequential"});
+    let col = serde_json::json!({"sweep": "coloured"});
+    let cases: [(&str, Instance); 5] = [
+        ("pgs", csc.clone()),
+        ("pgs", block.clone()),
+        ("pgs", mf.clone()),
+        ("nsgs", cou(&block)),
+        ("nsgs", cou(&mf)),
+    ];
+    for (name, inst) in &cases {
+        let what = format!("{name} on {}", inst.operator_kind());
+        // the same answer as the sequential sweep, to the tolerance
+        let a = solve_set(name, seq.clone(), inst, &tight);
+        let b = solve_set(name, col.clone(), inst, &tight);
+        assert!(
+            a.status == Status::Converged && b.status == Status::Converged,
+            "{what}: {:?} {:?}",
+            a.status,
+            b.status
+        );
+        // the resting pyramid's N is singular: the impulses need not be unique, the
+        // velocities u = N gamma + r are (relative to the free velocity r)
+        let d = velocity_gap(inst, &a.gamma, &b.gamma);
+        assert!(d < 1e-6, "{what}: velocities differ by {d:.2e} of ||r||");
+        assert!(
+            b.counters.iter().any(|(k, v)| k == "colours" && *v >= 4.0),
+            "{what}: {:?}",
+            b.counters
+        );
+        // other iterates than the sequential sweep, the same for 1, 2 and 3 threads
+        let runs: Vec<Vec<f64>> = [1, 2, 3]
+            .iter()
+            .map(|&t| {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(t)
+                    .build()
+                    .unwrap();
+                pool.install(|| solve_set(name, col.clone(), inst, &fixed).gamma)
+            })
+            .collect();
+        assert_ne!(
+            runs[0],
+            solve_set(name, seq.clone(), inst, &fixed).gamma,
+            "{what}"
+        );
+        assert!(
+            runs.iter().all(|g| g == &runs[0]),
+            "{what}: thread counts differ"
+        );
+    }
+    // psor on the normal-block LCP of the pyramid
+    let lcp = csc.normal_block_lcp().unwrap();
+    let a = solve_set("psor", seq, &lcp, &tight);
+    let b = solve_set("psor", col, &lcp, &tight);
+    assert!(a.status == Status::Converged && b.status == Status::Converged);
+    assert!(velocity_gap(&lcp, &a.gamma, &b.gamma) < 1e-6);
+}
+
+#[test]
+fn a_coloured_sweep_is_refused_with_shuffle() {
+    let e = cpbench_solvers::registry::build(
+        "nsgs",
+        Some(&serde_json::json!({"shuffle": true, "sweep": "coloured"})),
+    )
+    .err()
+    .unwrap()
+    .to_string();
+    assert!(e.contains("sweep") && e.contains("not coloured with shuffle"), "{e}");
+    // auto with shuffle is the sequential sweep: no colours
+    let (csc, _) = pyramid();
+    let r = solve_set(
+        "nsgs",
+        serde_json::json!({"shuffle": true, "sweep": "auto"}),
+        &csc.into_coulomb().unwrap(),
+        &ExecSettings::default(),
+    );
+    assert!(!r.counters.iter().any(|(k, _)| k == "colours"));
 }

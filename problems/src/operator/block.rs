@@ -618,6 +618,24 @@ impl BlockSymMatrix {
         }
     }
 
+    /// The block rows coupled to block row `I` by a stored block (`N_IJ` or `N_JI` stored,
+    /// `J != I`), appended to `out` in storage order (the stored row, then the transposed
+    /// index); no duplicates, as each block is stored once. Builds the transposed index on
+    /// first use ([`BlockSymMatrix::prepare_rows`]).
+    pub fn block_neighbours(&self, i: usize, out: &mut Vec<u32>) {
+        for &j in &self.col[self.row_ptr[i]..self.row_ptr[i + 1]] {
+            if j as usize != i {
+                out.push(j);
+            }
+        }
+        let low = self.lower();
+        out.extend(
+            low.entries[low.ptr[i]..low.ptr[i + 1]]
+                .iter()
+                .map(|&(k, _)| k),
+        );
+    }
+
     /// [`BlockSymMatrix::block_row_product`] for 3x3 blocks, on fixed-size arrays (the same
     /// summation order as the general loop).
     #[inline]

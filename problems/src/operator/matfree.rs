@@ -274,6 +274,22 @@ impl MatrixFree {
         }
     }
 
+    /// The contacts (blocks of `bs` unknowns) that share a generalised velocity with contact
+    /// `c` (`N_cd = D_c^T M^-1 D_d` can be non-zero only for those, `M` diagonal), appended
+    /// to `out`, possibly with repeats (the caller deduplicates); `c` itself is left out.
+    pub fn contact_neighbours(&self, c: usize, bs: usize, out: &mut Vec<u32>) {
+        for a in 0..bs {
+            for &k in self.d.col(bs * c + a).0 {
+                for &u in self.dt.col(k).0 {
+                    let d = u / bs;
+                    if d != c {
+                        out.push(d as u32);
+                    }
+                }
+            }
+        }
+    }
+
     /// Diagonal block `c` of `N`: `D_c^T M^-1 D_c` (row-major, `bs^2` numbers).
     pub fn diag_block(&self, c: usize, bs: usize) -> [f64; 9] {
         let MassInverse::Diagonal(w) = &self.m_inv;

@@ -65,6 +65,7 @@
 //! `B`), the local De Saxce iteration above runs on the 2-vector instead. The sweep, the
 //! relaxation and the Anderson acceleration are the same as in 3-D.
 
+use crate::coloured::{ColouredSweep, SweepOrder};
 use crate::kernels::{
     coulomb_mu, lambda_max, local_blocks, take_local_step, trace_mean, RowSource,
 };
@@ -119,6 +120,12 @@ pub struct NsgsSettings {
     /// `||G(x) - x||` at it is at most this factor times that of the step that produced it;
     /// otherwise the plain sweep result is taken and the history restarts.
     pub anderson_safeguard: f64,
+    /// Sweep order, `auto` (coloured from 50,000 contacts on, unless `shuffle`), `sequential`
+    /// or `coloured`. `sequential`: contact order (or shuffled). `coloured`: colour after
+    /// colour of the contact graph, the contacts of a colour in parallel
+    /// ([`crate::coloured`]): other iterates than `sequential`, the same for any number of
+    /// threads; not with `shuffle`.
+    pub sweep: SweepOrder,
 }
 
 impl Default for NsgsSettings {
@@ -132,6 +139,7 @@ impl Default for NsgsSettings {
             seed: 0,
             anderson_depth: 10,
             anderson_safeguard: 1.5,
+            sweep: SweepOrder::Auto,
         }
     }
 }
@@ -149,7 +157,13 @@ impl SolverSettings for NsgsSettings {
                 MAX_ANDERSON as u64,
             )
             .greater("anderson_safeguard", self.anderson_safeguard, 0.0)
-            .non_negative("local_tol", self.local_tol);
+            .non_negative("local_tol", self.local_tol)
+            .require(
+                "sweep",
+                !(self.shuffle && self.sweep == SweepOrder::Coloured),
+                "coloured",
+                || "one of sequential, coloured, auto; not coloured with shuffle".into(),
+            );
     }
 }
 
@@ -223,6 +237,8 @@ pub struct Nsgs {
     rng: SplitMix64,
     local_iters: u64,
     aa: Anderson,
+    /// The colouring when the sweep goes by colours ([`NsgsSettings::sweep`]).
+    coloured: Option<ColouredSweep>,
 }
 
 impl Nsgs {
@@ -239,6 +255,7 @@ impl Nsgs {
             rng,
             local_iters: 0,
             aa: Anderson::default(),
+            coloured: None,
         })
     }
 }
@@ -448,6 +465,9 @@ impl Solver for Nsgs {
         (self.blocks, self.rho) = local_blocks(inst, bs, scale);
         let nc = self.blocks.len();
         self.order = (0..nc).collect();
+        let s = &self.settings;
+        self.coloured =
+            (!s.shuffle && s.sweep.is_coloured(nc)).then(|| ColouredSweep::new(inst, bs));
         self.rng = SplitMix64::new(self.settings.seed);
         self.local_iters = 0;
         let (n, m) = (problem.n(), self.settings.anderson_depth);
@@ -481,7 +501,9 @@ impl Solver for Nsgs {
         let reaction = &mut state.gamma;
         inst.refresh_row_state(reaction, &mut self.rows);
         let rows = RowSource::new(inst);
-        if problem.constraints().block_size() == 2 {
+        if self.coloured.is_some() {
+            self.sweep_coloured(&rows, mu, reaction);
+        } else if problem.constraints().block_size() == 2 {
             self.sweep2(&rows, mu, reaction);
         } else {
             self.sweep3(&rows, mu, reaction);
@@ -494,11 +516,15 @@ impl Solver for Nsgs {
     }
 
     fn counters(&self) -> Vec<(&'static str, f64)> {
-        vec![
+        let mut c = vec![
             ("local_iterations", self.local_iters as f64),
             ("anderson_restarts", self.aa.restarts as f64),
             ("anderson_rejections", self.aa.rejections as f64),
-        ]
+        ];
+        if let Some(col) = &self.coloured {
+            c.push(("colours", col.colours() as f64));
+        }
+        c
     }
 }
 
@@ -535,6 +561,61 @@ impl Nsgs {
             let delta = [rc[0] - old[0], rc[1] - old[1]];
             rows.changed(c, &delta, &mut self.rows);
         }
+    }
+
+    /// One sweep by colours ([`crate::coloured`]) over 3-D or 2-D contacts: each contact's
+    /// update is the one of [`Nsgs::sweep3`] / [`Nsgs::sweep2`] (the same arithmetic), from the
+    /// values of the colours before its own.
+    fn sweep_coloured(&mut self, rows: &RowSource<'_>, mu: &[f64], reaction: &mut [f64]) {
+        let s = &self.settings;
+        let (blocks, rho) = (&self.blocks, &self.rho);
+        let Some(col) = self.coloured.as_mut() else {
+            return;
+        };
+        let bs = reaction.len() / blocks.len().max(1);
+        self.local_iters += col.sweep(
+            reaction,
+            &mut self.rows,
+            |c, reaction, st, rc| {
+                let o = bs * c;
+                rc.copy_from_slice(&reaction[o..o + bs]);
+                if rho[c] == 0.0 {
+                    return 0;
+                }
+                let b = &blocks[c];
+                let mut u = [0.0; 3];
+                rows.gather(st, reaction, c, &mut u[..bs]);
+                let old = [rc[0], rc[1], if bs == 3 { rc[2] } else { 0.0 }];
+                let br = mul_bs(b, rc);
+                let it = if bs == 2 {
+                    let lin_c = [u[0] - br[0], u[1] - br[1], 0.0];
+                    if local_solve2_exact(b, &lin_c, mu[c], rc) {
+                        1
+                    } else {
+                        local_solve::<2>(
+                            b,
+                            &lin_c,
+                            mu[c],
+                            rho[c],
+                            s.local_max_iter,
+                            s.local_tol,
+                            rc,
+                        )
+                    }
+                } else {
+                    let lin_c = [u[0] - br[0], u[1] - br[1], u[2] - br[2]];
+                    local_solve::<3>(b, &lin_c, mu[c], rho[c], s.local_max_iter, s.local_tol, rc)
+                };
+                if s.omega != 1.0 {
+                    for i in 0..bs {
+                        rc[i] = s.omega * rc[i] + (1.0 - s.omega) * old[i];
+                    }
+                    project_coulomb_cone(rc, mu[c]);
+                }
+                it as u64
+            },
+            |c, delta, st| rows.changed(c, delta, st),
+        );
     }
 
     /// One sweep over 3-D contacts (the local De Saxce iteration).

@@ -25,6 +25,7 @@
 //! same solver (`pgs`) because the sweep, the row access and the settings are pgs's; only the
 //! per-contact update differs, chosen by the class.
 
+use crate::coloured::{ColouredSweep, SweepOrder};
 use crate::kernels::{lambda_max, trace_mean, RowSource};
 use crate::problem::Problem;
 use crate::settings::{SolverSettings, Validator};
@@ -47,7 +48,8 @@ pub enum BlockStep {
     Safeguarded,
 }
 
-/// Settings of [`Pgs`]. Defaults: `omega = 1`, `lambda = 1`, safeguarded block step.
+/// Settings of [`Pgs`]. Defaults: `omega = 1`, `lambda = 1`, safeguarded block step, the
+/// sweep by colours from 50,000 blocks on.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct PgsSettings {
@@ -57,6 +59,12 @@ pub struct PgsSettings {
     pub lambda: f64,
     /// Block scale rule.
     pub block_step: BlockStep,
+    /// Sweep order, `auto` (coloured from 50,000 blocks on), `sequential` or `coloured`.
+    /// `sequential`: block order. `coloured`: colour after colour of `N`'s block graph, the
+    /// blocks of a colour in parallel ([`crate::coloured`]): other iterates than
+    /// `sequential`, the same for any number of threads. The boxed LCP is always swept in
+    /// block order.
+    pub sweep: SweepOrder,
 }
 
 impl Default for PgsSettings {
@@ -65,6 +73,7 @@ impl Default for PgsSettings {
             omega: 1.0,
             lambda: 1.0,
             block_step: BlockStep::Safeguarded,
+            sweep: SweepOrder::Auto,
         }
     }
 }
@@ -120,6 +129,8 @@ pub struct Pgs {
     rows: cpbench_problems::RowState,
     /// BLCP only: the diagonal blocks `N_cc` (row-major `3 x 3`), one per contact.
     blocks: Vec<[f64; 9]>,
+    /// The colouring when the sweep goes by colours ([`PgsSettings::sweep`]).
+    coloured: Option<ColouredSweep>,
 }
 
 impl Pgs {
@@ -132,6 +143,7 @@ impl Pgs {
             guarded_blocks: 0,
             rows: Default::default(),
             blocks: Vec::new(),
+            coloured: None,
         })
     }
 }
@@ -149,11 +161,19 @@ impl Solver for Pgs {
         if let Some(mu) = blcp_mu(problem) {
             let inst = problem.instance();
             self.blocks = (0..mu.len()).map(|c| inst.diag_block(c)).collect();
+            self.coloured = None;
             self.d.clear();
             self.guarded_blocks = 0;
             return Ok(());
         }
         self.blocks.clear();
+        let bs = problem.constraints().block_size();
+        let nb = problem.n() / bs;
+        self.coloured = self
+            .settings
+            .sweep
+            .is_coloured(nb)
+            .then(|| ColouredSweep::new(problem.instance(), bs));
         self.d = block_scales(problem, self.settings.block_step);
         if self.settings.block_step == BlockStep::Safeguarded
             && problem.constraints().block_size() > 1
@@ -167,6 +187,9 @@ impl Solver for Pgs {
     fn step(&mut self, problem: &Problem, state: &mut IterState) -> StepResult {
         if let Some(mu) = blcp_mu(problem) {
             return self.step_blcp(problem, state, mu);
+        }
+        if self.coloured.is_some() {
+            return self.step_coloured(problem, state);
         }
         let k = problem.constraints();
         let bs = k.block_size();
@@ -193,7 +216,11 @@ impl Solver for Pgs {
     }
 
     fn counters(&self) -> Vec<(&'static str, f64)> {
-        vec![("guarded_blocks", self.guarded_blocks as f64)]
+        let mut c = vec![("guarded_blocks", self.guarded_blocks as f64)];
+        if let Some(col) = &self.coloured {
+            c.push(("colours", col.colours() as f64));
+        }
+        c
     }
 }
 
@@ -209,6 +236,53 @@ impl Pgs {
         inst.refresh_row_state(gamma, &mut self.rows);
         let (omega, lambda) = (self.settings.omega, self.settings.lambda);
         (RowSource::new(inst), omega, lambda)
+    }
+
+    /// One sweep by colours ([`crate::coloured`]): every block's update is the sequential
+    /// sweep's (the same arithmetic), from the values of the colours before its own. Counted
+    /// as one `N`-product; allocates nothing.
+    fn step_coloured(&mut self, problem: &Problem, state: &mut IterState) -> StepResult {
+        let k = problem.constraints();
+        let bs = k.block_size();
+        let (rows, omega, lambda) = self.begin_sweep(problem, &state.gamma);
+        let d = &self.d;
+        let Some(col) = self.coloured.as_mut() else {
+            return Ok(StepOutcome::Continue);
+        };
+        let tracks = rows.tracks_changes();
+        col.sweep(
+            &mut state.gamma,
+            &mut self.rows,
+            |c, gamma, st, out| {
+                let o = c * bs;
+                let old = &gamma[o..o + bs];
+                let dc = d[c];
+                if dc <= 0.0 {
+                    out.copy_from_slice(old);
+                    return 0;
+                }
+                let mut g = [0.0f64; 3];
+                rows.gather(st, gamma, c, &mut g[..bs]);
+                let t = omega / dc;
+                for i in 0..bs {
+                    out[i] = old[i] - t * g[i];
+                }
+                k.project_block(c, out);
+                if lambda != 1.0 {
+                    for (xi, oi) in out.iter_mut().zip(old) {
+                        *xi = lambda * *xi + (1.0 - lambda) * oi;
+                    }
+                }
+                0
+            },
+            |c, delta, st| {
+                if tracks {
+                    rows.changed(c, delta, st);
+                }
+            },
+        );
+        problem.add_matvecs(1);
+        Ok(StepOutcome::Continue)
     }
 
     /// One sweep of ODE's projected Gauss-Seidel on a boxed LCP with friction coefficients

@@ -24,6 +24,7 @@
 //! bit. `M` must have a positive diagonal: [`Psor::refusal`] refuses an instance with any
 //! `M_ii <= 0` (the update divides by it).
 
+use crate::coloured::{ColouredSweep, SweepOrder};
 use crate::kernels::RowSource;
 use crate::problem::Problem;
 use crate::settings::{SolverSettings, Validator};
@@ -39,11 +40,19 @@ use serde::{Deserialize, Serialize};
 pub struct PsorSettings {
     /// Relaxation `omega`, in `(0, 2)`.
     pub omega: f64,
+    /// Sweep order, `auto` (coloured from 50,000 rows on), `sequential` or `coloured`.
+    /// `sequential`: row order. `coloured`: colour after colour of the graph of `M`'s
+    /// pattern, the rows of a colour in parallel ([`crate::coloured`]): other iterates than
+    /// `sequential`, the same for any number of threads.
+    pub sweep: SweepOrder,
 }
 
 impl Default for PsorSettings {
     fn default() -> Self {
-        Self { omega: 1.0 }
+        Self {
+            omega: 1.0,
+            sweep: SweepOrder::Auto,
+        }
     }
 }
 
@@ -62,6 +71,8 @@ pub struct Psor {
     /// `omega / M_ii` per row.
     step: Vec<f64>,
     rows: cpbench_problems::RowState,
+    /// The colouring when the sweep goes by colours ([`PsorSettings::sweep`]).
+    coloured: Option<ColouredSweep>,
 }
 
 impl Psor {
@@ -72,6 +83,7 @@ impl Psor {
             settings,
             step: Vec::new(),
             rows: Default::default(),
+            coloured: None,
         })
     }
 }
@@ -114,6 +126,11 @@ impl Solver for Psor {
         self.step = (0..inst.n())
             .map(|i| omega / inst.diag_block(i)[0])
             .collect();
+        self.coloured = self
+            .settings
+            .sweep
+            .is_coloured(inst.n())
+            .then(|| ColouredSweep::new(inst, 1));
         Ok(())
     }
 
@@ -122,6 +139,27 @@ impl Solver for Psor {
         let z = &mut state.gamma;
         inst.refresh_row_state(z, &mut self.rows);
         let rows = RowSource::new(inst);
+        if let Some(col) = self.coloured.as_mut() {
+            // the rows of a colour from the values of the colours before (the same arithmetic)
+            let step = &self.step;
+            col.sweep(
+                z,
+                &mut self.rows,
+                |i, z, st, out| {
+                    let mut g = [0.0f64; 1];
+                    rows.gather(st, z, i, &mut g);
+                    out[0] = (z[i] - step[i] * g[0]).max(0.0);
+                    0
+                },
+                |i, delta, st| {
+                    if rows.tracks_changes() {
+                        rows.changed(i, delta, st);
+                    }
+                },
+            );
+            problem.add_matvecs(1);
+            return Ok(StepOutcome::Continue);
+        }
         let mut g = [0.0f64; 1];
         for (i, &t) in self.step.iter().enumerate() {
             rows.gather(&self.rows, z, i, &mut g);
