@@ -120,9 +120,9 @@ pub struct NsgsSettings {
     /// `||G(x) - x||` at it is at most this factor times that of the step that produced it;
     /// otherwise the plain sweep result is taken and the history restarts.
     pub anderson_safeguard: f64,
-    /// Sweep order, `auto` (coloured from 50,000 contacts on, unless `shuffle`), `sequential`
-    /// or `coloured`. `sequential`: contact order (or shuffled). `coloured`: colour after
-    /// colour of the contact graph, the contacts of a colour in parallel
+    /// Sweep order, `sequential` (the default), `coloured` or `auto` (coloured from 50,000
+    /// contacts on, unless `shuffle`). `sequential`: contact order (or shuffled). `coloured`:
+    /// colour after colour of the contact graph, the contacts of a colour in parallel
     /// ([`crate::coloured`]): other iterates than `sequential`, the same for any number of
     /// threads; not with `shuffle`.
     pub sweep: SweepOrder,
@@ -139,7 +139,7 @@ impl Default for NsgsSettings {
             seed: 0,
             anderson_depth: 10,
             anderson_safeguard: 1.5,
-            sweep: SweepOrder::Auto,
+            sweep: SweepOrder::Sequential,
         }
     }
 }

@@ -49,7 +49,7 @@ pub enum BlockStep {
 }
 
 /// Settings of [`Pgs`]. Defaults: `omega = 1`, `lambda = 1`, safeguarded block step, the
-/// sweep by colours from 50,000 blocks on.
+/// sequential sweep.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct PgsSettings {
@@ -59,7 +59,8 @@ pub struct PgsSettings {
     pub lambda: f64,
     /// Block scale rule.
     pub block_step: BlockStep,
-    /// Sweep order, `auto` (coloured from 50,000 blocks on), `sequential` or `coloured`.
+    /// Sweep order, `sequential` (the default), `coloured` or `auto` (coloured from 50,000
+    /// blocks on).
     /// `sequential`: block order. `coloured`: colour after colour of `N`'s block graph, the
     /// blocks of a colour in parallel ([`crate::coloured`]): other iterates than
     /// `sequential`, the same for any number of threads. The boxed LCP is always swept in
@@ -73,7 +74,7 @@ impl Default for PgsSettings {
             omega: 1.0,
             lambda: 1.0,
             block_step: BlockStep::Safeguarded,
-            sweep: SweepOrder::Auto,
+            sweep: SweepOrder::Sequential,
         }
     }
 }

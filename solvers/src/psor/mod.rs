@@ -40,7 +40,8 @@ use serde::{Deserialize, Serialize};
 pub struct PsorSettings {
     /// Relaxation `omega`, in `(0, 2)`.
     pub omega: f64,
-    /// Sweep order, `auto` (coloured from 50,000 rows on), `sequential` or `coloured`.
+    /// Sweep order, `sequential` (the default), `coloured` or `auto` (coloured from 50,000
+    /// rows on).
     /// `sequential`: row order. `coloured`: colour after colour of the graph of `M`'s
     /// pattern, the rows of a colour in parallel ([`crate::coloured`]): other iterates than
     /// `sequential`, the same for any number of threads.
@@ -51,7 +52,7 @@ impl Default for PsorSettings {
     fn default() -> Self {
         Self {
             omega: 1.0,
-            sweep: SweepOrder::Auto,
+            sweep: SweepOrder::Sequential,
         }
     }
 }
