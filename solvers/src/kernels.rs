@@ -6,11 +6,62 @@
 //!
 //! Every kernel keeps the operation order of the code it replaced, so results are bit for bit
 //! those of the per-solver copies.
+//!
+//! The chunked vector passes of the first-order QP solvers (APGD, SPG-QP): a vector of `n`
+//! unknowns is cut into [`vec_chunk`]`(n)`-long chunks of whole blocks; a vector below
+//! [`PAR_MIN_LEN`] unknowns is one chunk, run on the calling thread in a plain loop's order, and
+//! a longer one is split into [`PAR_CHUNK`]-long chunks run in parallel on the current rayon
+//! pool. A reduction sums each chunk in index order, then the chunks' partial sums in chunk order
+//! ([`sum_in_order`]): its value depends on `n` only, never on the number of threads.
 
 use crate::solver::Solver;
 use crate::status::SolverError;
 use cpbench_problems::{CscMatrix, Definiteness, Instance, ProblemClass};
 use nalgebra::Matrix3;
+
+/// Vectors shorter than this many unknowns are one chunk ([`vec_chunk`]): one sequential pass,
+/// in the order of a plain loop.
+pub const PAR_MIN_LEN: usize = 65_536;
+
+/// The chunk length of the parallel vector passes above [`PAR_MIN_LEN`] unknowns: 12,288
+/// elements, whole blocks of 1, 2 or 3 unknowns (12,288 is divisible by 2 and by 3), 96 KiB of
+/// one vector.
+pub const PAR_CHUNK: usize = 12_288;
+
+/// The chunk length of the vector passes over `n` unknowns: `n` itself (at least 1) below
+/// [`PAR_MIN_LEN`], one sequential chunk; [`PAR_CHUNK`] from there on, chunks run in parallel on
+/// the current rayon pool. The chunks depend on `n` only, never on the number of threads.
+#[inline]
+pub fn vec_chunk(n: usize) -> usize {
+    if n < PAR_MIN_LEN {
+        n.max(1)
+    } else {
+        PAR_CHUNK
+    }
+}
+
+/// The number of chunks of [`vec_chunk`]`(n)` over `n` unknowns (1 for `n = 0`): the length of a
+/// solver's per-chunk partial sums.
+#[inline]
+pub fn vec_chunks(n: usize) -> usize {
+    n.div_ceil(vec_chunk(n)).max(1)
+}
+
+/// The sum of per-chunk partial sums in chunk order, starting from the first chunk's value
+/// (`((p_0 + p_1) + p_2) + ...`; `-0.0` for none, the empty sum of `Iterator::sum`): one chunk
+/// gives its own value bit for bit, and the result depends on the chunking, never on the
+/// number of threads that computed the parts.
+#[inline]
+pub fn sum_in_order(parts: impl IntoIterator<Item = f64>) -> f64 {
+    let mut it = parts.into_iter();
+    let Some(mut s) = it.next() else {
+        return -0.0;
+    };
+    for p in it {
+        s += p;
+    }
+    s
+}
 
 /// The 3x3 diagonal block `N_cc` (rows and columns `3c..3c+3`) of `mat`, row-major.
 /// Panics (internal use) when `3c + 3 > n`.

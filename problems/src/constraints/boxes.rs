@@ -105,6 +105,12 @@ impl<'a> SetFamily<'a> for BoxSet<'a> {
     }
 
     #[inline]
+    fn project_blocks(self, first: usize, x: &mut [f64]) {
+        let end = first + x.len();
+        project(&self.lo[first..end], &self.hi[first..end], x)
+    }
+
+    #[inline]
     fn projected_gradient_block(self, b: usize, x: &[f64], g: &[f64], out: &mut [f64]) {
         out[0] = projected_gradient(self.lo[b], self.hi[b], x[0], g[0]);
     }

@@ -244,6 +244,11 @@ impl<'a> SetFamily<'a> for ConeSet<'a> {
     }
 
     #[inline]
+    fn project_blocks(self, first: usize, x: &mut [f64]) {
+        project(&self.mu[first..], self.dim, x)
+    }
+
+    #[inline]
     fn projected_gradient_block(self, b: usize, x: &[f64], g: &[f64], out: &mut [f64]) {
         let dim = self.dim;
         out[..dim].copy_from_slice(&cone_projected_gradient(x, g, self.mu[b])[..dim]);

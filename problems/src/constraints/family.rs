@@ -105,6 +105,17 @@ pub trait SetFamily<'a>: Copy {
     /// Project block `b`'s slice `x` in place.
     fn project_block(self, b: usize, x: &mut [f64]);
 
+    /// Project the whole blocks `first..first + x.len() / block_size` whose unknowns are `x`,
+    /// in place: [`SetFamily::project`] restricted to them (the same arithmetic block by block),
+    /// for a chunk of a vector. `x.len()` is a multiple of the block size.
+    #[inline]
+    fn project_blocks(self, first: usize, x: &mut [f64]) {
+        let bs = self.block_size();
+        for (i, xb) in x.chunks_exact_mut(bs).enumerate() {
+            self.project_block(first + i, xb);
+        }
+    }
+
     /// The projection of the natural map and of Res4 for block `b` of `y`, at the iterate `x`
     /// (both the block's slices): [`SetFamily::project_block`] for a fixed set; a set whose
     /// bounds move with `x` holds them at `x` (friction boxes).

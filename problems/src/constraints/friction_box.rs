@@ -99,6 +99,11 @@ impl<'a> SetFamily<'a> for FrictionBoxSet<'a> {
     }
 
     #[inline]
+    fn project_blocks(self, first: usize, x: &mut [f64]) {
+        project(&self.mu[first..], x)
+    }
+
+    #[inline]
     fn project_at(self, b: usize, x: &[f64], y: &mut [f64]) {
         clamp_at(y, x[0], self.mu[b])
     }

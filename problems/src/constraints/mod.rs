@@ -290,6 +290,15 @@ impl ConstraintSet {
         with_family!(self, f => f.project_block(b, x))
     }
 
+    /// Project the whole blocks `first..first + x.len() / block_size` in place, `x` their
+    /// unknowns (`x.len()` a multiple of [`ConstraintSet::block_size`]): the arithmetic of
+    /// [`ConstraintSet::project`] on that part of the vector, with one dispatch on the set for
+    /// the lot (a chunk of a parallel vector pass projects its blocks this way).
+    #[inline]
+    pub fn project_blocks(&self, first: usize, x: &mut [f64]) {
+        with_family!(self, f => f.project_blocks(first, x))
+    }
+
     /// The projection of the natural map and of Res4 for block `b` of `y` at the iterate `x`
     /// (the block's slices): `P_K` for the fixed sets; for friction boxes the bounds frozen at
     /// the current normal `x_n` ([`friction_box::clamp_at`]), the natural map of the boxed LCP.

@@ -58,6 +58,11 @@ impl<'a> SetFamily<'a> for NonNegativeSet {
     }
 
     #[inline]
+    fn project_blocks(self, _first: usize, x: &mut [f64]) {
+        project(x)
+    }
+
+    #[inline]
     fn projected_gradient_block(self, _b: usize, x: &[f64], g: &[f64], out: &mut [f64]) {
         out[0] = projected_gradient(x[0], g[0]);
     }

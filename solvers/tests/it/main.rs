@@ -4,6 +4,7 @@
 mod admm;
 mod bb;
 mod blcp;
+mod chunked;
 mod clarabel;
 mod coulomb;
 mod driven;

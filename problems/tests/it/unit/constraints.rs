@@ -180,3 +180,54 @@ fn dispatch_answers_per_class() {
     l.projected_gradient_block(0, &[0.0], &[-3.0], &mut out);
     assert_eq!(out, [-3.0]);
 }
+
+/// `project_blocks(first, chunk)` is `project` on that part of the vector, bit for bit, for
+/// every set (the chunked passes of APGD and SPG-QP project a chunk of whole blocks at a time),
+/// and the default per-block form of `SetFamily` agrees with each family's override.
+#[test]
+fn project_blocks_is_project_on_a_chunk() {
+    let n = 36;
+    let mut s = 0x9e37_79b9_7f4a_7c15_u64;
+    let mut next = || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        (s >> 11) as f64 / (1u64 << 53) as f64 * 4.0 - 2.0
+    };
+    let x: Vec<f64> = (0..n).map(|_| next()).collect();
+    let lo: Vec<f64> = (0..n).map(|i| -0.5 - (i % 3) as f64 * 0.25).collect();
+    let hi: Vec<f64> = (0..n).map(|i| 0.3 + (i % 5) as f64 * 0.2).collect();
+    let mu3: Vec<f64> = (0..n / 3).map(|c| 0.1 * c as f64).collect();
+    let mu2: Vec<f64> = (0..n / 2).map(|c| 0.05 * c as f64).collect();
+    let sets = [
+        ConstraintSet::NonNegative,
+        ConstraintSet::Box { lo, hi },
+        ConstraintSet::coulomb(mu3.clone()),
+        ConstraintSet::coulomb_dim(mu2, 2),
+        ConstraintSet::FrictionBox { mu: mu3 },
+    ];
+    for k in &sets {
+        let bs = k.block_size();
+        let mut whole = x.clone();
+        k.project(&mut whole);
+        // chunks of 6 and 12 unknowns (whole blocks of 1, 2 and 3) covering the vector
+        for (start, len) in [(0, 6), (6, 12), (18, 6), (24, 12)] {
+            let mut part = x[start..start + len].to_vec();
+            k.project_blocks(start / bs, &mut part);
+            let mut per_block = x[start..start + len].to_vec();
+            for (i, xb) in per_block.chunks_exact_mut(bs).enumerate() {
+                k.project_block(start / bs + i, xb);
+            }
+            for i in 0..len {
+                assert_eq!(
+                    part[i].to_bits(),
+                    whole[start + i].to_bits(),
+                    "{:?} at {}",
+                    k.qp_class(),
+                    start + i
+                );
+                assert_eq!(per_block[i].to_bits(), whole[start + i].to_bits());
+            }
+        }
+    }
+}

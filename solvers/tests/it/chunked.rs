@@ -1,0 +1,348 @@
+//! The chunked vector passes of APGD and SPG-QP (`cpbench_solvers::kernels::vec_chunk`): above
+//! 65,536 unknowns the passes run in parallel chunks, and every iterate and residual is
+//! bit-identical for any number of threads; below it the passes are the plain loops (the small
+//! instances' results, and the committed baselines, are unchanged).
+
+use cpbench_problems::{ConstraintSet, CscMatrix, Instance, Provenance, ValidationOptions};
+use cpbench_solvers::kernels::{sum_in_order, vec_chunk, vec_chunks, PAR_CHUNK, PAR_MIN_LEN};
+use cpbench_solvers::{ExecSettings, SolveResult, TraceRecorder};
+use cpbench_test_support::TestRng;
+
+use crate::support::traced;
+
+/// A CCP on `nc` 3-D contacts: SPD diagonal blocks, a weak coupling of each contact's normal
+/// and first tangent with the next contact's (diagonally dominant, so `N` is SPD), pushing
+/// normals `r_n < 0` on most contacts (active cones, many on the cone surface) and `mu` in
+/// `[0.2, 0.8]`.
+fn chain_ccp(nc: usize, seed: u64) -> Instance {
+    let mut rng = TestRng::new(seed);
+    let n = 3 * nc;
+    let mut t = Vec::with_capacity(9 * nc);
+    for c in 0..nc {
+        let o = 3 * c;
+        let a = 2.0 + rng.next().abs();
+        let b = 0.3 * rng.next();
+        t.extend_from_slice(&[
+            (o, o, a),
+            (o + 1, o + 1, 1.5 + 0.5 * rng.next().abs()),
+            (o + 2, o + 2, 1.5 + 0.5 * rng.next().abs()),
+            (o, o + 1, b),
+            (o + 1, o, b),
+        ]);
+        if c + 1 < nc {
+            let e = 0.2 * rng.next();
+            let f = 0.1 * rng.next();
+            t.extend_from_slice(&[
+                (o, o + 3, e),
+                (o + 3, o, e),
+                (o + 1, o + 4, f),
+                (o + 4, o + 1, f),
+            ]);
+        }
+    }
+    let m = CscMatrix::from_triplets(n, n, &t).unwrap();
+    let r: Vec<f64> = (0..n)
+        .map(|i| {
+            if i % 3 == 0 {
+                -0.5 + 0.8 * rng.next()
+            } else {
+                rng.next()
+            }
+        })
+        .collect();
+    let mu: Vec<f64> = (0..nc).map(|_| 0.5 + 0.3 * rng.next()).collect();
+    Instance::new(
+        "chain-ccp",
+        m,
+        r,
+        ConstraintSet::coulomb(mu),
+        Provenance::default(),
+        ValidationOptions::default(),
+    )
+    .unwrap()
+}
+
+/// `iters` iterations of `solver` (tolerance 1e-300: never converged), every iterate traced, inside
+/// a rayon pool of `threads` threads.
+fn run_in_pool(
+    solver: &str,
+    inst: &Instance,
+    iters: u64,
+    threads: usize,
+) -> (SolveResult, TraceRecorder) {
+    let exec = ExecSettings {
+        tol: 1e-300,
+        max_iter: iters,
+        stall_window: None,
+        ..Default::default()
+    };
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap()
+        .install(|| traced(solver, None, inst, None, exec))
+}
+
+fn bits(v: &[f64]) -> Vec<u64> {
+    v.iter().map(|x| x.to_bits()).collect()
+}
+
+/// Every residual of every traced iteration (`Debug` prints the shortest text that reads back
+/// to the same `f64`, so equal texts are equal bits).
+fn residual_texts(rec: &TraceRecorder) -> Vec<String> {
+    rec.records
+        .iter()
+        .map(|r| format!("{:?}", r.residuals))
+        .collect()
+}
+
+#[test]
+fn vec_chunk_is_one_chunk_below_the_threshold() {
+    assert_eq!(vec_chunk(0), 1);
+    assert_eq!(vec_chunks(0), 1);
+    assert_eq!(vec_chunk(PAR_MIN_LEN - 1), PAR_MIN_LEN - 1);
+    assert_eq!(vec_chunks(PAR_MIN_LEN - 1), 1);
+    assert_eq!(vec_chunk(PAR_MIN_LEN), PAR_CHUNK);
+    assert_eq!(vec_chunks(PAR_MIN_LEN), PAR_MIN_LEN.div_ceil(PAR_CHUNK));
+    // whole blocks of 1, 2 and 3 unknowns
+    assert_eq!(PAR_CHUNK % 6, 0);
+    // in order from the first part: ((1e16 + 1) + 1) = 1e16, not 1e16 + 2
+    assert_eq!(sum_in_order([1e16, 1.0, 1.0]), 1e16);
+    assert_eq!(sum_in_order([2.5]).to_bits(), 2.5f64.to_bits());
+    assert_eq!(sum_in_order([-0.0]).to_bits(), (-0.0f64).to_bits());
+}
+
+/// APGD and SPG-QP on a 66,000-unknown CCP (6 chunks, the last one partial) and a 66,049
+/// unknown box QP (the obstacle problem on a 257 x 257 grid), 40 iterations in pools of 1, 2
+/// and 3 threads: the same iterates and residuals bit for bit, and the same final point.
+#[test]
+fn apgd_spgqp_chunked_passes_are_bit_identical_across_thread_counts() {
+    let ccp = chain_ccp(22_000, 7);
+    let boxqp = cpbench_problems::generators::boxqp::obstacle2d(257, 257, 1.0).unwrap();
+    for inst in [&ccp, &boxqp] {
+        assert!(inst.n() > PAR_MIN_LEN && inst.n() % PAR_CHUNK != 0);
+        for solver in ["apgd", "spgqp"] {
+            let (r1, t1) = run_in_pool(solver, inst, 40, 1);
+            assert_eq!(r1.iterations, 40, "{solver} on {}", inst.name());
+            // the start and the 40 iterates
+            assert_eq!(t1.records.len(), 41);
+            assert!(
+                r1.residuals.nat_map_rel_2.is_finite()
+                    && r1.residuals.nat_map_rel_2 < t1.records[0].residuals.nat_map_rel_2,
+                "{solver} on {}: {:?}",
+                inst.name(),
+                r1.residuals
+            );
+            for threads in [2, 3] {
+                let (rk, tk) = run_in_pool(solver, inst, 40, threads);
+                let what = format!("{solver} on {}, {threads} threads", inst.name());
+                assert_eq!(bits(&rk.gamma), bits(&r1.gamma), "{what}: gamma");
+                assert_eq!(
+                    residual_texts(&tk),
+                    residual_texts(&t1),
+                    "{what}: residuals"
+                );
+                assert_eq!(rk.matvecs, r1.matvecs, "{what}");
+                assert_eq!(rk.counters, r1.counters, "{what}");
+            }
+        }
+    }
+}
+
+/// APGD as it was before the chunked passes (the whole-vector loops of `Apgd::init` and
+/// `Apgd::step`, operation for operation, restart on, default settings) from the executor's
+/// start `P_K(0)`: the last of `iters` iterates.
+fn reference_apgd(inst: &Instance, iters: usize) -> Vec<f64> {
+    let n = inst.n();
+    let (k, r) = (inst.constraints(), inst.r());
+    let norm2 = |a: &[f64]| a.iter().map(|x| x * x).sum::<f64>().sqrt();
+    // the executor's start point, zero projected onto K
+    let mut gamma = vec![0.0; n];
+    k.project(&mut gamma);
+    let mut y = gamma.clone();
+    let (mut ny, mut x, mut nx, mut g) = (vec![0.0; n], vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+    for (xi, gi) in x.iter_mut().zip(&gamma) {
+        *xi = gi - 1.0;
+    }
+    inst.matvec(&x, &mut nx);
+    let mut l = norm2(&nx) / norm2(&x);
+    inst.matvec(&y, &mut ny);
+    let mut ngk = ny.clone();
+    let mut theta = 1.0;
+    for _ in 0..iters {
+        for ((gi, nyi), ri) in g.iter_mut().zip(&ny).zip(r) {
+            *gi = nyi + ri;
+        }
+        loop {
+            let t = 1.0 / l;
+            for ((xi, yi), gi) in x.iter_mut().zip(&y).zip(&g) {
+                *xi = yi - t * gi;
+            }
+            k.project(&mut x);
+            inst.matvec(&x, &mut nx);
+            let (mut dnd, mut dd) = (0.0, 0.0);
+            for i in 0..n {
+                let d = x[i] - y[i];
+                dnd += d * (nx[i] - ny[i]);
+                dd += d * d;
+            }
+            if dnd <= l * dd {
+                break;
+            }
+            l *= 2.0;
+        }
+        let th = theta;
+        let th_new = (-th * th + th * (th * th + 4.0f64).sqrt()) / 2.0;
+        let beta = th * (1.0 - th) / (th * th + th_new);
+        let gdx: f64 = g
+            .iter()
+            .zip(&x)
+            .zip(&gamma)
+            .map(|((g, x), gk)| g * (x - gk))
+            .sum();
+        if gdx > 0.0 {
+            y.copy_from_slice(&x);
+            ny.copy_from_slice(&nx);
+            theta = 1.0;
+        } else {
+            for i in 0..n {
+                y[i] = x[i] + beta * (x[i] - gamma[i]);
+                ny[i] = nx[i] + beta * (nx[i] - ngk[i]);
+            }
+            theta = th_new;
+        }
+        std::mem::swap(&mut gamma, &mut x);
+        std::mem::swap(&mut ngk, &mut nx);
+        l *= 0.9;
+    }
+    gamma
+}
+
+/// Below 65,536 unknowns the passes are the plain loops: on a 3,000-unknown CCP and a
+/// 4,096-unknown obstacle box QP, 40 APGD iterations give the iterates of the whole-vector code
+/// bit for bit (the best one compared).
+#[test]
+fn apgd_below_the_threshold_is_the_plain_loops_bit_for_bit() {
+    let small_box = cpbench_problems::generators::boxqp::obstacle2d(64, 64, 1.0).unwrap();
+    for inst in [chain_ccp(1_000, 5), small_box] {
+        let (res, _) = run_in_pool("apgd", &inst, 40, 2);
+        // the answer is the best iterate (by the residual) of the 40
+        let best = res.best_iteration as usize;
+        assert!(best > 20, "{}: best iterate {best}", inst.name());
+        assert_eq!(
+            bits(&res.gamma),
+            bits(&reference_apgd(&inst, best)),
+            "{}",
+            inst.name()
+        );
+    }
+}
+
+/// Above it the chunked APGD follows the plain algorithm: on the 66,000-unknown CCP its iterates
+/// (the best of 40 compared) are within rounding of the whole-vector code's (the chunked sums differ only in
+/// their order), so the chunks' projections and sums cover every block once at the right
+/// offset.
+#[test]
+fn chunked_apgd_matches_the_plain_loops() {
+    let inst = chain_ccp(22_000, 11);
+    let (res, _) = run_in_pool("apgd", &inst, 40, 2);
+    // the answer is the best iterate (by the residual) of the 40
+    let best = res.best_iteration as usize;
+    assert!(best > 20, "best iterate {best}");
+    let gamma = reference_apgd(&inst, best);
+    let diff: f64 = gamma
+        .iter()
+        .zip(&res.gamma)
+        .map(|(a, b)| (a - b) * (a - b))
+        .sum::<f64>()
+        .sqrt();
+    let scale = gamma.iter().map(|a| a * a).sum::<f64>().sqrt();
+    assert!(scale > 1.0, "a nontrivial iterate: ||gamma|| = {scale}");
+    assert!(
+        diff <= 1e-12 * scale,
+        "chunked APGD vs the plain loops: ||diff|| = {diff:e}, ||gamma|| = {scale:e}"
+    );
+}
+
+/// SPG-QP as it was before the chunked passes (the whole-vector loops of `SpgQp::init` and
+/// `SpgQp::step`, default settings) from the executor's start `P_K(0)`: the
+/// `iters`-th iterate.
+fn reference_spgqp(inst: &Instance, iters: usize) -> Vec<f64> {
+    use cpbench_problems::instance::objective_from_gradient;
+    use cpbench_problems::linalg::dot;
+    let n = inst.n();
+    let (k, r) = (inst.constraints(), inst.r());
+    // the executor's start point, zero projected onto K
+    let mut x = vec![0.0; n];
+    k.project(&mut x);
+    let (mut g, mut d, mut nd) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+    inst.gradient(&x, &mut g);
+    let mut f = objective_from_gradient(&x, &g, r);
+    let mut fs = [f; 12];
+    let mut pos = 0;
+    let lmax = inst.power_iteration(20);
+    let mut alpha = 1.0 / lmax;
+    for _ in 0..iters {
+        for ((di, xi), gi) in d.iter_mut().zip(&x).zip(&g) {
+            *di = xi - alpha * gi;
+        }
+        k.project(&mut d);
+        let mut dd = 0.0;
+        for (di, xi) in d.iter_mut().zip(&x) {
+            *di -= xi;
+            dd += *di * *di;
+        }
+        inst.matvec(&d, &mut nd);
+        let (dnd, gd) = (dot(&d, &nd), dot(&g, &d));
+        let fmax = fs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let xi = (fmax - f) / dnd;
+        let bbar = -gd / dnd;
+        let gam = 0.7;
+        let beta =
+            (gam * bbar + (gam * gam * bbar * bbar + 2.0 * xi).max(0.0).sqrt()).clamp(0.0, 1.0);
+        for (xi, di) in x.iter_mut().zip(&d) {
+            *xi += beta * di;
+        }
+        for (gi, ndi) in g.iter_mut().zip(&nd) {
+            *gi += beta * ndi;
+        }
+        f = objective_from_gradient(&x, &g, r);
+        fs[pos] = f;
+        pos = (pos + 1) % fs.len();
+        alpha = dd / dnd;
+    }
+    x
+}
+
+/// SPG-QP below 65,536 unknowns is the plain loops bit for bit (3,000-unknown CCP and a
+/// 4,096-unknown obstacle box QP); above it, on the 66,000-unknown CCP, within rounding.
+#[test]
+fn spgqp_is_the_plain_loops_below_the_threshold_and_close_above() {
+    let small_box = cpbench_problems::generators::boxqp::obstacle2d(64, 64, 1.0).unwrap();
+    for (inst, exact) in [
+        (chain_ccp(1_000, 5), true),
+        (small_box, true),
+        (chain_ccp(22_000, 11), false),
+    ] {
+        let (res, _) = run_in_pool("spgqp", &inst, 40, 2);
+        let best = res.best_iteration as usize;
+        assert!(best > 0, "{}: best iterate {best}", inst.name());
+        let x = reference_spgqp(&inst, best);
+        if exact {
+            assert_eq!(bits(&res.gamma), bits(&x), "{}", inst.name());
+        } else {
+            let diff: f64 = x
+                .iter()
+                .zip(&res.gamma)
+                .map(|(a, b)| (a - b) * (a - b))
+                .sum::<f64>()
+                .sqrt();
+            let scale = x.iter().map(|a| a * a).sum::<f64>().sqrt();
+            assert!(
+                diff <= 1e-10 * scale,
+                "{}: ||diff|| = {diff:e}, ||x|| = {scale:e}",
+                inst.name()
+            );
+        }
+    }
+}
