@@ -321,7 +321,12 @@ impl RunRequest {
                             "'{name}': py: solvers are Python callables: pass the function itself"
                         )));
                     }
-                    match cpbench_solvers::external::resolve(&name, self.external.as_ref()) {
+                    let settings = self.settings.as_ref().and_then(|m| m.get(&name));
+                    match cpbench_solvers::external::resolve_with_settings(
+                        &name,
+                        self.external.as_ref(),
+                        settings,
+                    ) {
                         None => {
                             pending.push(name);
                             continue;

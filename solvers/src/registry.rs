@@ -471,12 +471,20 @@ fn build_desaxce(name: &str, base: &'static str, v: Option<&serde_json::Value>) 
 }
 
 /// Check a settings file's map of solver name to settings: every key must be a name
-/// [`build`] accepts and its settings must build. Errors: as [`build`], for the first bad key.
+/// [`build`] accepts and its settings must build, or a `siconos:` solver with well-formed
+/// Siconos options ([`crate::external::siconos::SiconosOptions`]); an `ext:` solver takes none
+/// ([`crate::external::check_settings`]). Errors: as [`build`] and
+/// [`crate::external::check_settings`], for the first bad key.
 pub fn check_settings_map(
     map: &serde_json::Map<String, serde_json::Value>,
 ) -> Result<(), SolverError> {
     for (name, v) in map {
-        build(name, Some(v))?;
+        match crate::external::check_settings(name, Some(v)) {
+            Some(r) => r?,
+            None => {
+                build(name, Some(v))?;
+            }
+        }
     }
     Ok(())
 }
