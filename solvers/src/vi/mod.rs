@@ -92,7 +92,9 @@ use cpbench_problems::ProblemClass;
 use serde::{Deserialize, Serialize};
 
 /// Settings of [`Vi`] (both `vi-fpp` and `vi-eg`). Defaults: Siconos' (module docs): `rho0 = 1`,
-/// `tau = 2/3`, `grow = 3/2`, `l = 0.9`, `l_min = 0.3`, 10 trials, floor `1e-10`.
+/// `tau = 2/3`, `grow = 3/2`, `l = 0.9`, `l_min = 0.3`, 10 trials, floor `1e-10`; but
+/// Korpelevich's corrector, not Siconos' ([`ViSettings::siconos`], the preset `vi-eg:siconos`,
+/// has that).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ViSettings {
