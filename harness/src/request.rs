@@ -115,6 +115,9 @@ pub struct RunRequest {
     pub max_memory_bytes: Option<u64>,
     /// Monitor every k iterations ([`ExecSettings::check_every`]; `None`: every iteration).
     pub check_every: Option<u64>,
+    /// The stall rule's window ([`ExecSettings::stall_window`]; `None`: no stall rule, as
+    /// `cpbench run --stall-window off`).
+    pub stall_window: Option<u64>,
     /// Stop at the first input that does not load (else it becomes a `load_error` row).
     pub fail_fast: bool,
     /// Output folder.
@@ -163,6 +166,7 @@ impl RunRequest {
             time_limit: exec.max_time_s,
             max_memory_bytes: exec.max_memory_bytes,
             check_every: exec.check_every,
+            stall_window: exec.stall_window,
             fail_fast: false,
             out,
             jobs: 1,
@@ -199,6 +203,7 @@ impl RunRequest {
             max_time_s: self.time_limit,
             max_memory_bytes: self.max_memory_bytes,
             check_every: self.check_every,
+            stall_window: self.stall_window,
             ..Default::default()
         }
         .validate()?;
@@ -316,7 +321,12 @@ impl RunRequest {
                             "'{name}': py: solvers are Python callables: pass the function itself"
                         )));
                     }
-                    match cpbench_solvers::external::resolve(&name, self.external.as_ref()) {
+                    let settings = self.settings.as_ref().and_then(|m| m.get(&name));
+                    match cpbench_solvers::external::resolve_with_settings(
+                        &name,
+                        self.external.as_ref(),
+                        settings,
+                    ) {
                         None => {
                             pending.push(name);
                             continue;
@@ -400,6 +410,7 @@ impl RunRequest {
         cfg.exec.max_time_s = self.time_limit;
         cfg.exec.max_memory_bytes = self.max_memory_bytes;
         cfg.exec.check_every = self.check_every;
+        cfg.exec.stall_window = self.stall_window;
         cfg.measure_bandwidth = self.measure_bandwidth;
         cfg.trace_every = self.trace_every;
         cfg.plots = self.plots;

@@ -242,7 +242,7 @@ pub const SOLVERS: &[SolverEntry] = &[
         "fixed-point projection on the Coulomb VI, self-adaptive step (Khobotov ratio)",
         "Acary, Bremond & Huber 2018; Siconos VI_FPP"),
     entry!("vi-eg", ViSettings => Vi::eg, &[Coulomb], FirstOrder, false,
-        "extragradient on the Coulomb VI, self-adaptive step of Khobotov / Marcotte",
+        "extragradient on the Coulomb VI, self-adaptive step of Khobotov / Marcotte; preset siconos (corrector from the predictor)",
         "Korpelevich 1976; Khobotov 1987; Marcotte 1991; Siconos VI_EG"),
     entry!("dsfp", DsfpSettings => Dsfp::new, &[Coulomb], FirstOrder, false,
         "De Saxce's fixed point r <- P_K(r - rho (u + mu ||u_T|| e_n)), constant step (Coulomb)",
@@ -367,8 +367,10 @@ fn intern(name: &str) -> &'static str {
 /// `ex1_opt`, `ex1_optapprox`, `ex1_bb`, `ex1_projcg`); `admm:siconos`, `admm:chrono`,
 /// `admm:pinocchio` (the defaults of Siconos' `SICONOS_FRICTION_3D_ADMM`, Chrono's
 /// `ChSolverADMM` and Pinocchio's `ADMMContactSolver`: [`AdmmSettings::siconos`],
-/// [`AdmmSettings::chrono`], [`AdmmSettings::pinocchio`]).
-pub const PRESETS: [&str; 8] = [
+/// [`AdmmSettings::chrono`], [`AdmmSettings::pinocchio`]); `vi-eg:siconos` (Siconos'
+/// `SICONOS_FRICTION_3D_VI_EG`, whose corrector starts from the predictor:
+/// [`ViSettings::siconos`]).
+pub const PRESETS: [&str; 9] = [
     "mprgp:permon",
     "mprgp:permon-opt",
     "mprgp:permon-optapprox",
@@ -377,6 +379,7 @@ pub const PRESETS: [&str; 8] = [
     "admm:siconos",
     "admm:chrono",
     "admm:pinocchio",
+    "vi-eg:siconos",
 ];
 
 /// The settings of a preset as JSON, or `None` for an unknown one.
@@ -389,6 +392,9 @@ fn preset(name: &str) -> Option<serde_json::Value> {
     };
     if let Some(s) = admm {
         return serde_json::to_value(s).ok();
+    }
+    if name == "vi-eg:siconos" {
+        return serde_json::to_value(ViSettings::siconos()).ok();
     }
     let exp = match name {
         "mprgp:permon" => Expansion::Std,
@@ -465,12 +471,20 @@ fn build_desaxce(name: &str, base: &'static str, v: Option<&serde_json::Value>) 
 }
 
 /// Check a settings file's map of solver name to settings: every key must be a name
-/// [`build`] accepts and its settings must build. Errors: as [`build`], for the first bad key.
+/// [`build`] accepts and its settings must build, or a `siconos:` solver with well-formed
+/// Siconos options ([`crate::external::siconos::SiconosOptions`]); an `ext:` solver takes none
+/// ([`crate::external::check_settings`]). Errors: as [`build`] and
+/// [`crate::external::check_settings`], for the first bad key.
 pub fn check_settings_map(
     map: &serde_json::Map<String, serde_json::Value>,
 ) -> Result<(), SolverError> {
     for (name, v) in map {
-        build(name, Some(v))?;
+        match crate::external::check_settings(name, Some(v)) {
+            Some(r) => r?,
+            None => {
+                build(name, Some(v))?;
+            }
+        }
     }
     Ok(())
 }

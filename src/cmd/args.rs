@@ -30,6 +30,48 @@ pub fn positive(flag: &str, value: f64, what: &str) -> Result<f64, String> {
     }
 }
 
+/// A command-line value that is not of the form its option takes: the option, the value as
+/// given and what was expected.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BadValue {
+    /// The option (`--stall-window`).
+    pub option: &'static str,
+    /// The value as given.
+    pub value: String,
+    /// What the option takes.
+    pub expected: &'static str,
+}
+
+impl std::fmt::Display for BadValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} '{}': expected {}",
+            self.option, self.value, self.expected
+        )
+    }
+}
+
+impl std::error::Error for BadValue {}
+
+/// `--stall-window N|off`: `Some(N)` for a count of at least 1 (iterations within which the
+/// best residual must fall by 1%, [`cpbench_solvers::ExecSettings::stall_window`]), `None`
+/// for `off` (no stall rule). Errors: [`BadValue`] naming the option, the value and the form.
+pub fn stall_window(option: &'static str, value: &str) -> Result<Option<u64>, BadValue> {
+    let v = value.trim();
+    if v.eq_ignore_ascii_case("off") {
+        return Ok(None);
+    }
+    match v.parse::<u64>() {
+        Ok(n) if n >= 1 => Ok(Some(n)),
+        _ => Err(BadValue {
+            option,
+            value: value.to_string(),
+            expected: "a number of iterations of at least 1, or 'off' (no stall rule)",
+        }),
+    }
+}
+
 /// `--jobs`: at least 1, capped at the machine's thread limit
 /// ([`std::thread::available_parallelism`]) with a warning on stderr.
 pub fn jobs(value: i64) -> Result<usize, String> {
@@ -118,6 +160,23 @@ pub fn residual(name: Option<&str>) -> Result<Option<cpbench_problems::ResidualK
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stall_windows() {
+        assert_eq!(stall_window("--stall-window", "300"), Ok(Some(300)));
+        assert_eq!(stall_window("--stall-window", "off"), Ok(None));
+        assert_eq!(stall_window("--stall-window", "OFF"), Ok(None));
+        for bad in ["0", "-5", "1.5", "never", ""] {
+            let e = stall_window("--stall-window", bad).unwrap_err();
+            assert_eq!(e.option, "--stall-window");
+            assert_eq!(e.value, bad);
+            let m = e.to_string();
+            assert!(
+                m.starts_with(&format!("--stall-window '{bad}': expected")) && m.contains("off"),
+                "{m}"
+            );
+        }
+    }
 
     #[test]
     fn counts() {

@@ -77,6 +77,11 @@ pub struct RunArgs {
     /// [default: 1].
     #[arg(long, allow_negative_numbers = true)]
     pub check_every: Option<i64>,
+    /// End a solve as `stalled` when its best residual has not fallen by 1% within N
+    /// iterations, or `off`: no such rule (Siconos has none; for comparisons at an iteration
+    /// cap) [default: 5000].
+    #[arg(long, value_name = "N|off", allow_hyphen_values = true)]
+    pub stall_window: Option<String>,
     /// Iteration budget per solve [default: 20000; 100 for the `scale` suite].
     #[arg(long, allow_negative_numbers = true)]
     pub max_iter: Option<i64>,
@@ -160,6 +165,11 @@ pub fn run(a: RunArgs) -> Result<(), AnyError> {
     if let Some(t) = a.tol {
         args::positive("--tol", t, "the stopping tolerance")?;
     }
+    let stall_window = a
+        .stall_window
+        .as_deref()
+        .map(|v| args::stall_window("--stall-window", v))
+        .transpose()?;
     let jobs = args::jobs(a.jobs)?;
     if let Some(dir) = &a.trajectory {
         return replay(&a, dir, max_iter, time_limit);
@@ -219,6 +229,9 @@ pub fn run(a: RunArgs) -> Result<(), AnyError> {
             k,
             "1 checks every iteration",
         )?);
+    }
+    if let Some(w) = stall_window {
+        req.stall_window = w;
     }
     req.fail_fast = a.fail_fast;
     req.jobs = jobs;

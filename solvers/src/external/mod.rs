@@ -66,36 +66,88 @@ pub fn resolve(
     name: &str,
     defs: Option<&ExternalDefs>,
 ) -> Option<Result<Arc<dyn DrivenSolver>, SolverError>> {
-    if let Some(short) = name.strip_prefix(EXT_PREFIX) {
-        let Some(defs) = defs else {
-            return Some(Err(DefsError::NoFile {
-                name: name.to_string(),
-            }
-            .into()));
-        };
-        return Some(match defs.solvers.get(short) {
-            Some(def) => Ok(Arc::new(ExternalSolver::new(
-                name,
-                def.clone(),
-                &defs.dir,
-                defs.path.file_name().map_or_else(
-                    || defs.path.display().to_string(),
-                    |f| f.to_string_lossy().into_owned(),
-                ),
-            )) as Arc<dyn DrivenSolver>),
-            None => Err(SolverError::UnknownSolver(
-                name.to_string(),
-                defs.known_names(),
-            )),
-        });
-    }
+    resolve_with_settings(name, defs, None)
+}
+
+/// [`resolve`] with the settings of `name` from a settings map (`--settings`): a `siconos:`
+/// solver takes [`siconos::SiconosOptions`], an `ext:` one none. `None` when `name` has
+/// neither prefix. Errors: those of [`resolve`], and those of [`check_settings`].
+pub fn resolve_with_settings(
+    name: &str,
+    defs: Option<&ExternalDefs>,
+    settings: Option<&serde_json::Value>,
+) -> Option<Result<Arc<dyn DrivenSolver>, SolverError>> {
     if let Some(short) = name.strip_prefix(SICONOS_PREFIX) {
-        return Some(match siconos::entry(short) {
-            Some(e) => Ok(Arc::new(ExternalSolver::siconos(e)) as Arc<dyn DrivenSolver>),
-            None => Err(SolverError::UnknownSolver(
+        let Some(e) = siconos::entry(short) else {
+            return Some(Err(SolverError::UnknownSolver(
                 name.to_string(),
                 siconos::known_names(),
-            )),
+            )));
+        };
+        let options = match settings.map(|v| siconos::SiconosOptions::parse(name, v)) {
+            None => siconos::SiconosOptions::default(),
+            Some(Ok(o)) => o,
+            Some(Err(err)) => return Some(Err(err)),
+        };
+        let s = ExternalSolver::siconos(e).with_options(options);
+        return Some(Ok(Arc::new(s) as Arc<dyn DrivenSolver>));
+    }
+    let short = name.strip_prefix(EXT_PREFIX)?;
+    if let Some(Err(e)) = check_settings(name, settings) {
+        return Some(Err(e));
+    }
+    let Some(defs) = defs else {
+        return Some(Err(DefsError::NoFile {
+            name: name.to_string(),
+        }
+        .into()));
+    };
+    Some(match defs.solvers.get(short) {
+        Some(def) => Ok(Arc::new(ExternalSolver::new(
+            name,
+            def.clone(),
+            &defs.dir,
+            defs.path.file_name().map_or_else(
+                || defs.path.display().to_string(),
+                |f| f.to_string_lossy().into_owned(),
+            ),
+        )) as Arc<dyn DrivenSolver>),
+        None => Err(SolverError::UnknownSolver(
+            name.to_string(),
+            defs.known_names(),
+        )),
+    })
+}
+
+/// Check the settings a settings map gives the driven solver `name`, before anything runs:
+/// `siconos:NAME` takes [`siconos::SiconosOptions`] (the name must be a built-in one), `ext:NAME`
+/// takes none. `None` when `name` has neither prefix (a registry name). Errors:
+/// [`SolverError::UnknownSolver`] for an unknown `siconos:` name,
+/// [`SolverError::BadSettings`] for malformed options or any settings of an `ext:` solver.
+pub fn check_settings(
+    name: &str,
+    settings: Option<&serde_json::Value>,
+) -> Option<Result<(), SolverError>> {
+    if let Some(short) = name.strip_prefix(SICONOS_PREFIX) {
+        if siconos::entry(short).is_none() {
+            return Some(Err(SolverError::UnknownSolver(
+                name.to_string(),
+                siconos::known_names(),
+            )));
+        }
+        return Some(settings.map_or(Ok(()), |v| {
+            siconos::SiconosOptions::parse(name, v).map(|_| ())
+        }));
+    }
+    if name.starts_with(EXT_PREFIX) {
+        return Some(match settings {
+            None => Ok(()),
+            Some(_) => Err(SolverError::BadSettings {
+                solver: name.to_string(),
+                message: "ext: solvers take no settings (their definition file sets the \
+                          command; pass options there)"
+                    .into(),
+            }),
         });
     }
     None
@@ -111,6 +163,8 @@ pub struct ExternalSolver {
     /// where the definition comes from (the file's name, or `built-in`)
     source: String,
     siconos: Option<&'static siconos::SiconosEntry>,
+    /// The options of a `siconos:` solver (its settings; empty: Siconos' defaults).
+    options: siconos::SiconosOptions,
 }
 
 /// Makes scratch folder names unique within the process.
@@ -126,6 +180,7 @@ impl ExternalSolver {
             dir: dir.to_path_buf(),
             source,
             siconos: None,
+            options: siconos::SiconosOptions::default(),
         }
     }
 
@@ -137,7 +192,15 @@ impl ExternalSolver {
             dir: std::env::temp_dir(),
             source: "built-in".into(),
             siconos: Some(e),
+            options: siconos::SiconosOptions::default(),
         }
+    }
+
+    /// The same solver with Siconos `options` (a `siconos:` solver's settings): passed to the
+    /// script, and part of [`DrivenSolver::settings`] when not empty.
+    pub fn with_options(mut self, options: siconos::SiconosOptions) -> Self {
+        self.options = options;
+        self
     }
 
     /// Its definition.
@@ -293,6 +356,10 @@ impl ExternalSolver {
         if let Some(e) = self.siconos {
             v["siconos_solver"] = e.solver_id.into();
             v["driver"] = e.driver.into();
+            // only when set, so that the settings hash of the defaults stays
+            if !self.options.is_empty() {
+                v["options"] = self.options.to_json();
+            }
         }
         v
     }
@@ -640,7 +707,18 @@ impl DrivenSolver for ExternalSolver {
             ("dir", self.dir_str()),
             ("work", path(&work)),
         ];
-        let argv = self.argv(&values);
+        let mut argv = self.argv(&values);
+        if self.siconos.is_some() && !self.options.is_empty() {
+            let p = work.join(siconos::OPTIONS_NAME);
+            if let Err(e) = std::fs::write(&p, self.options.to_json().to_string()) {
+                remove(&work);
+                return Err(failed(
+                    Status::Crashed,
+                    format!("cannot write the Siconos options: {e}"),
+                ));
+            }
+            argv.push(path(&p));
+        }
         let env: Vec<(String, String)> = self
             .def
             .env

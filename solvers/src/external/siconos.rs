@@ -6,8 +6,14 @@
 //!
 //! The script reads the `.npz` instance as `scripts/peer_siconos.py` reads the same problems
 //! (same storage of `W`), so a `siconos:nsgs` row has the iterations and error of that script.
+//!
+//! Settings (`--settings '{"siconos:nsgs": {"iparam": {...}, "dparam": {...}}}'`,
+//! [`SiconosOptions`]): entries of Siconos' `SolverOptions.iparam` and `dparam` by the names of
+//! `siconos.numerics`' constants, set by the script after the tolerance, the iteration cap and
+//! the entry's own options; they are part of the row's settings (and its settings hash).
 
 use super::defs::{ExternalDef, InstanceFormat, OutputFormat};
+use crate::status::SolverError;
 use cpbench_problems::ProblemClass;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -229,3 +235,145 @@ pub fn definition(e: &SiconosEntry) -> ExternalDef {
         env: BTreeMap::new(),
     }
 }
+
+/// Options of a `siconos:*` solver, its settings: entries of Siconos' `SolverOptions.iparam`
+/// and `dparam` named by `siconos.numerics`' constants (`{"iparam":
+/// {"SICONOS_FRICTION_3D_NSGS_RELAXATION": "SICONOS_FRICTION_3D_NSGS_RELAXATION_TRUE"},
+/// "dparam": {"SICONOS_FRICTION_3D_NSGS_RELAXATION_VALUE": 0.5}}`). The script sets them after
+/// the tolerance, the iteration cap and the entry's own options, so they override all three;
+/// a name `siconos.numerics` does not have ends the solve `crashed` ("siconos.numerics has no
+/// constant NAME"). Only the form is checked here, before anything runs ([`Self::parse`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SiconosOptions {
+    /// `iparam[index] = value`: the index's constant name and the value, an integer or a
+    /// constant's name.
+    pub iparam: BTreeMap<String, IparamValue>,
+    /// `dparam[index] = value`: the index's constant name and a finite number.
+    pub dparam: BTreeMap<String, f64>,
+}
+
+/// The value of one `iparam` entry of [`SiconosOptions`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum IparamValue {
+    /// An integer (a C `int`).
+    Int(i32),
+    /// The name of a `siconos.numerics` constant, looked up by the script.
+    Name(String),
+}
+
+/// Whether `s` can name a Python constant: ASCII letters, digits and `_`, not starting with a
+/// digit.
+fn is_identifier(s: &str) -> bool {
+    let mut c = s.chars();
+    c.next()
+        .is_some_and(|f| f.is_ascii_alphabetic() || f == '_')
+        && c.all(|x| x.is_ascii_alphanumeric() || x == '_')
+}
+
+impl SiconosOptions {
+    /// The options of `solver` (its full name, `siconos:nsgs`, for messages) from its
+    /// settings: a JSON object with at most the keys `iparam` (an object of constant name to
+    /// an integer or a constant's name) and `dparam` (an object of constant name to a finite
+    /// number). Errors: [`SolverError::BadSettings`] naming the solver, the key and what was
+    /// expected (not an object, an unknown key such as `iparams`, even with an empty object,
+    /// a name that is no identifier, a value of another type, an integer outside a C `int`).
+    pub fn parse(solver: &str, v: &serde_json::Value) -> Result<Self, SolverError> {
+        let bad = |message: String| SolverError::BadSettings {
+            solver: solver.to_string(),
+            message,
+        };
+        let obj = v.as_object().ok_or_else(|| {
+            bad(format!(
+                "expected an object with the keys iparam and dparam (Siconos' SolverOptions),                  found {v}"
+            ))
+        })?;
+        let mut out = Self::default();
+        for (key, value) in obj {
+            let map = value
+                .as_object()
+                .filter(|_| key == "iparam" || key == "dparam");
+            let Some(map) = map else {
+                return Err(bad(if key == "iparam" || key == "dparam" {
+                    format!(
+                        "'{key}': expected an object of siconos.numerics constant names to                          values, found {value}"
+                    )
+                } else {
+                    format!(
+                        "unknown key '{key}' (expected iparam and dparam: entries of Siconos'                          SolverOptions.iparam and .dparam by constant name)"
+                    )
+                }));
+            };
+            for (name, x) in map {
+                if !is_identifier(name) {
+                    return Err(bad(format!(
+                        "{key} '{name}': expected the name of a siconos.numerics constant                          (letters, digits, _)"
+                    )));
+                }
+                if key == "iparam" {
+                    let val = match x {
+                        serde_json::Value::Number(n) => n
+                            .as_i64()
+                            .and_then(|i| i32::try_from(i).ok())
+                            .map(IparamValue::Int),
+                        serde_json::Value::String(c) if is_identifier(c) => {
+                            Some(IparamValue::Name(c.clone()))
+                        }
+                        _ => None,
+                    };
+                    let val = val.ok_or_else(|| {
+                        bad(format!(
+                            "iparam '{name}': expected an integer (a C int) or the name of a                              siconos.numerics constant, found {x}"
+                        ))
+                    })?;
+                    out.iparam.insert(name.clone(), val);
+                } else {
+                    let val = x.as_f64().filter(|d| d.is_finite()).ok_or_else(|| {
+                        bad(format!(
+                            "dparam '{name}': expected a finite number, found {x}"
+                        ))
+                    })?;
+                    out.dparam.insert(name.clone(), val);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Whether no option is set.
+    pub fn is_empty(&self) -> bool {
+        self.iparam.is_empty() && self.dparam.is_empty()
+    }
+
+    /// As JSON, the form [`Self::parse`] reads and the script receives: `{"iparam": {...},
+    /// "dparam": {...}}` (a key only when it has entries).
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut v = serde_json::Map::new();
+        if !self.iparam.is_empty() {
+            let m: serde_json::Map<String, serde_json::Value> = self
+                .iparam
+                .iter()
+                .map(|(k, x)| {
+                    let x = match x {
+                        IparamValue::Int(i) => serde_json::Value::from(*i),
+                        IparamValue::Name(c) => serde_json::Value::from(c.clone()),
+                    };
+                    (k.clone(), x)
+                })
+                .collect();
+            v.insert("iparam".into(), m.into());
+        }
+        if !self.dparam.is_empty() {
+            let m: serde_json::Map<String, serde_json::Value> = self
+                .dparam
+                .iter()
+                .map(|(k, x)| (k.clone(), serde_json::Value::from(*x)))
+                .collect();
+            v.insert("dparam".into(), m.into());
+        }
+        v.into()
+    }
+}
+
+/// The options file's name in the scratch folder, given to the script as its last argument
+/// when options are set.
+pub const OPTIONS_NAME: &str = "siconos_options.json";

@@ -2,7 +2,7 @@
 """cpbench's Siconos driver: the `siconos:*` solvers (solvers/src/external/siconos.rs) run this
 script through the external-solver protocol (docs/external.md).
 
-    python3 siconos_solver.py SOLVER INSTANCE.npz GAMMA.npy INFO.json TOL MAX_ITER
+    python3 siconos_solver.py SOLVER INSTANCE.npz GAMMA.npy INFO.json TOL MAX_ITER [OPTIONS.json]
 
 SOLVER is one of the keys of SOLVERS below. The instance is cpbench's `.npz` (SciPy's CSC layout
 for N, `r`, and the JSON header with `mu`; docs/formats.md section 6), read as
@@ -12,7 +12,11 @@ scripts/peer_siconos.py reads the same problems, so that the iterations are the 
   - 2-D Coulomb (fc2d_driver): W dense (Debian's Siconos 4.4 fc2d solvers want it dense);
   - LCP (linearComplementarity_driver): M = N dense, q = r.
 The options get iparam[SICONOS_IPARAM_MAX_ITER] = MAX_ITER, dparam[SICONOS_DPARAM_TOL] = TOL and
-the iparam values of the SOLVERS entry (nsn-jm: NSN_AC with the Jean-Moreau formulation).
+the iparam values of the SOLVERS entry (nsn-jm: NSN_AC with the Jean-Moreau formulation),
+then the options of OPTIONS.json, when given (the solver's settings, SiconosOptions in
+siconos.rs): {"iparam": {INDEX: VALUE}, "dparam": {INDEX: NUMBER}}, INDEX the name of a
+siconos.numerics constant, an iparam VALUE an integer or a constant's name; a name siconos.numerics
+does not have ends the program with "siconos.numerics has no constant NAME" (a crashed row).
 Output: GAMMA.npy (the reaction r, or z of the LCP; float64, length n) and INFO.json:
 iterations = iparam[SICONOS_IPARAM_ITER_DONE], status `converged` when Siconos' info is 0 (and,
 for a run that used every iteration, its own error is within the tolerance), else
@@ -58,10 +62,31 @@ def read_npz(path):
     return header, w, q
 
 
+def constant(name):
+    """The integer constant `name` of siconos.numerics; ends the program when there is none."""
+    value = getattr(sn, name, None)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise SystemExit(f"siconos.numerics has no constant {name}")
+    return value
+
+
+def set_options(so, sid, options):
+    """Set the iparam and dparam entries of `options` (read from OPTIONS.json) on `so`."""
+    for key, convert in (("iparam", lambda v: v if isinstance(v, int) else constant(v)),
+                         ("dparam", float)):
+        array = getattr(so, key)
+        for name, value in options.get(key, {}).items():
+            index = constant(name)
+            if not 0 <= index < len(array):
+                raise SystemExit(f"{name} = {index} is not a {key} index of {sid} "
+                                 f"({len(array)} entries)")
+            array[index] = convert(value)
+
+
 def main(argv):
-    if len(argv) != 6 or argv[0] not in SOLVERS:
+    if len(argv) not in (6, 7) or argv[0] not in SOLVERS:
         raise SystemExit(f"usage: siconos_solver.py {{{','.join(SOLVERS)}}} INSTANCE.npz "
-                         "GAMMA.npy INFO.json TOL MAX_ITER")
+                         "GAMMA.npy INFO.json TOL MAX_ITER [OPTIONS.json]")
     key, inst, gamma_path, info_path = argv[:4]
     tol, max_iter = float(argv[4]), int(argv[5])
     kind, sid, options = SOLVERS[key]
@@ -86,6 +111,9 @@ def main(argv):
     so.dparam[sn.SICONOS_DPARAM_TOL] = tol
     for index, value in options.items():
         so.iparam[getattr(sn, index)] = getattr(sn, value)
+    if len(argv) == 7:
+        with open(argv[6]) as f:
+            set_options(so, sid, json.load(f))
     x, y = np.zeros(n), np.zeros(n)
     t0 = time.perf_counter()
     info = int(driver(problem, x, y, so))

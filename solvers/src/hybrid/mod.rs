@@ -36,7 +36,8 @@ use crate::status::SolverError;
 use serde::{Deserialize, Serialize};
 
 /// Settings of [`Hybrid`]. Defaults: 10 sweeps before the first switch, a window of 10 sweeps,
-/// a patience of 8 Newton steps, 20 sweeps after a fallback; NSGS's and `nsn-ac`'s defaults.
+/// a patience of 8 Newton steps, 20 sweeps after a fallback; NSGS's defaults and
+/// [`NsnSettings::ARMIJO`] for the Newton phase (Armijo, 20 halvings; not the `nsn-*` default).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct HybridSettings {
@@ -51,7 +52,9 @@ pub struct HybridSettings {
     pub fallback_sweeps: u32,
     /// Settings of the NSGS phase (those of `nsgs`).
     pub nsgs: NsgsSettings,
-    /// Settings of the Newton phase (those of `nsn-ac`).
+    /// Settings of the Newton phase (those of `nsn-ac`); missing fields take
+    /// [`NsnSettings::ARMIJO`]'s values: Armijo, 20 halvings).
+    #[serde(deserialize_with = "NsnSettings::deserialize_over_armijo")]
     pub nsn: NsnSettings,
 }
 
@@ -63,7 +66,7 @@ impl Default for HybridSettings {
             newton_patience: 8,
             fallback_sweeps: 20,
             nsgs: NsgsSettings::default(),
-            nsn: NsnSettings::default(),
+            nsn: NsnSettings::ARMIJO,
         }
     }
 }

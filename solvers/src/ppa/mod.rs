@@ -44,7 +44,8 @@ use serde::{Deserialize, Serialize};
 
 /// Settings of [`Ppa`]. Defaults: Siconos' `PROX` (`sigma = 5`, `nu = 1`, inner tolerance
 /// error / 10, `alpha` times 10 after a failed subproblem) but for `scaled`, at most 50
-/// Newton steps per subproblem, the Alart-Curnier function with `nsn-ac`'s defaults.
+/// Newton steps per subproblem, the Alart-Curnier function
+/// with [`NsnSettings::ARMIJO`] (Armijo, 20 halvings; not the `nsn-*` default, Goldstein-Price).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct PpaSettings {
@@ -67,7 +68,9 @@ pub struct PpaSettings {
     /// `false` on 15 and fewer on 3 (CubeH8 10 instead of 252, Rover4396 13 instead of 107,
     /// NESpheres_10_1 6 instead of 7).
     pub scaled: bool,
-    /// Settings of the inner Newton method (those of `nsn-*`).
+    /// Settings of the inner Newton method (those of `nsn-*`); missing fields take
+    /// [`NsnSettings::ARMIJO`]'s values: Armijo, 20 halvings).
+    #[serde(deserialize_with = "NsnSettings::deserialize_over_armijo")]
     pub nsn: NsnSettings,
 }
 
@@ -81,7 +84,7 @@ impl Default for PpaSettings {
             inner_max_iter: 50,
             alpha_growth: 10.0,
             scaled: true,
-            nsn: NsnSettings::default(),
+            nsn: NsnSettings::ARMIJO,
         }
     }
 }

@@ -52,7 +52,15 @@
 //! `r_{k+1} = P_K(z - rho F(z))` (its iterate is overwritten by `z` in the search): two
 //! projection steps of one `rho`, not Korpelevich's correction of `r_k`. On the fclib fixtures
 //! it needs fewer iterations than `vi-eg` (Box_Stacks 115 against 724, Spheres 587 against
-//! 2764 to the fc3d error 1e-8), so `siconos:vi-eg` and `vi-eg` are different methods.
+//! 2764 to the fc3d error 1e-8), so `siconos:vi-eg` and `vi-eg` are different methods. The
+//! setting `corrector = predictor` ([`Corrector`]; the preset `vi-eg:siconos`,
+//! [`ViSettings::siconos`]) runs Siconos' corrector:
+//!
+//! ```text
+//! r_{k+1} = P_K(z - rho F(z))
+//! ```
+//!
+//! with the same cost per iteration (one product for the corrector's velocity).
 //!
 //! **Defaults** are Siconos' (`variationalInequality_FixedPointProjection_setDefaultSolverOptions`
 //! and `variationalInequality_ExtraGradient_setDefaultSolverOptions`, which the fc3d wrappers
@@ -84,7 +92,9 @@ use cpbench_problems::ProblemClass;
 use serde::{Deserialize, Serialize};
 
 /// Settings of [`Vi`] (both `vi-fpp` and `vi-eg`). Defaults: Siconos' (module docs): `rho0 = 1`,
-/// `tau = 2/3`, `grow = 3/2`, `l = 0.9`, `l_min = 0.3`, 10 trials, floor `1e-10`.
+/// `tau = 2/3`, `grow = 3/2`, `l = 0.9`, `l_min = 0.3`, 10 trials, floor `1e-10`; but
+/// Korpelevich's corrector, not Siconos' ([`ViSettings::siconos`], the preset `vi-eg:siconos`,
+/// has that).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ViSettings {
@@ -106,6 +116,33 @@ pub struct ViSettings {
     /// Floor of `rho` relative to `1 / max_c lambda_max(sym W_cc)`, below which a step reports
     /// `Stalled` (`> 0`).
     pub rho_min: f64,
+    /// The start of `vi-eg`'s corrector (default `korpelevich`, `r_{k+1} = P_K(r_k - rho F(z))`,
+    /// Korpelevich 1976; `predictor`, `r_{k+1} = P_K(z - rho F(z))`, Siconos'
+    /// `variationalInequality_ExtraGradient`, the preset `vi-eg:siconos`). Ignored by
+    /// `vi-fpp`.
+    pub corrector: Corrector,
+}
+
+/// Where `vi-eg`'s corrector starts (module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Corrector {
+    /// From the iterate: `r_{k+1} = P_K(r_k - rho F(z))` (Korpelevich 1976).
+    Korpelevich,
+    /// From the predictor: `r_{k+1} = P_K(z - rho F(z))`, two projection steps of one `rho`
+    /// (Siconos' `SICONOS_FRICTION_3D_VI_EG`, `variationalInequality_ExtraGradient`).
+    Predictor,
+}
+
+impl ViSettings {
+    /// The preset `vi-eg:siconos`: Siconos' defaults (as [`ViSettings::default`]) with the
+    /// corrector from the predictor ([`Corrector::Predictor`]), as Siconos' `VI_EG` runs it.
+    pub fn siconos() -> Self {
+        Self {
+            corrector: Corrector::Predictor,
+            ..Self::default()
+        }
+    }
 }
 
 impl Default for ViSettings {
@@ -118,6 +155,7 @@ impl Default for ViSettings {
             l_min: 0.3,
             ls_max_iter: 10,
             rho_min: 1e-10,
+            corrector: Corrector::Korpelevich,
         }
     }
 }
@@ -146,7 +184,8 @@ impl SolverSettings for ViSettings {
 pub enum ViMethod {
     /// Fixed-point projection, `r <- P_K(r - rho F(r))` (`vi-fpp`).
     FixedPoint,
-    /// Extragradient, `z = P_K(r - rho F(r))`, `r <- P_K(r - rho F(z))` (`vi-eg`).
+    /// Extragradient, `z = P_K(r - rho F(r))`, `r <- P_K(r - rho F(z))` (`vi-eg`; from `z`
+    /// instead of `r` with [`Corrector::Predictor`]).
     ExtraGradient,
 }
 
@@ -346,9 +385,17 @@ impl Solver for Vi {
                 std::mem::swap(&mut self.u, &mut self.uz);
             }
             ViMethod::ExtraGradient => {
-                // corrector from r_k with F at the predictor z; z is free again afterwards
-                project_step(&self.r, &self.uz, rho, mu, bs, &mut self.z);
-                std::mem::swap(&mut self.r, &mut self.z);
+                match s.corrector {
+                    Corrector::Korpelevich => {
+                        // from r_k with F at the predictor z; z is free again afterwards
+                        project_step(&self.r, &self.uz, rho, mu, bs, &mut self.z);
+                        std::mem::swap(&mut self.r, &mut self.z);
+                    }
+                    // from the predictor z (Siconos' VI_EG); r_k is no longer needed
+                    Corrector::Predictor => {
+                        project_step(&self.z, &self.uz, rho, mu, bs, &mut self.r);
+                    }
+                }
                 problem.gradient(&self.r, &mut self.u);
             }
         }

@@ -178,7 +178,8 @@ pub(crate) fn stick_and_slide() -> [(Instance, [f64; 3]); 2] {
 /// (NESpheres_10_1, Rover4396, fclib Spheres and Box_Stacks, the last with a rank-deficient `W`
 /// that makes the Newton matrix singular: the regularised directions carry it), each to an
 /// fc3d error of 1e-10 within 200 Newton steps; `nsn-fb` gets 400, since on Box_Stacks it
-/// converges only linearly (measured: 203 steps, 131 to 1e-8; 6, 8 and 15 on the other three).
+/// converges only linearly (measured with the default Goldstein-Price line search: 99 steps;
+/// 203 with Armijo; 6, 8 and 15 on the other three).
 /// On Box_Stacks the answers' velocities `u = W r + q` agree with NSGS's to 1e-6 relative (the
 /// reactions are not unique there).
 #[test]
@@ -275,8 +276,9 @@ fn nsgs_nsn_hybrid_switches_and_converges() {
 /// `ppa` (the proximal point algorithm around `nsn-ac`): the one-contact sticking and sliding
 /// solutions to 1e-10, and 1e-8 from zero on the three fixtures where `nsn-ac` alone stalls
 /// or needs thousands of steps (measured, debug build: Capsules-i125 25 Newton steps,
-/// local_problem_test 61, BoxesStack1 68; `nsn-ac` stalls near 1e-6 on the first two and
-/// needs 2488 steps on the third), with NSGS's velocities to 1e-5 relative on Capsules (on
+/// local_problem_test 61, BoxesStack1 68; `nsn-ac` with Armijo, as `ppa`'s Newton phase,
+/// stalls near 1e-6 on the first two and needs 2488 steps on the third; with its default
+/// Goldstein-Price it needs 248, 6157 and 2703), with NSGS's velocities to 1e-5 relative on Capsules (on
 /// local_problem_test and BoxesStack1 the two answers, both at 1e-8, differ by 2e-3 and 1.1
 /// relative in the velocities: the Coulomb problem's solution need not be unique).
 #[test]

@@ -373,3 +373,75 @@ mod process {
         assert_eq!(t.chars().count(), TAIL_CHARS + 3);
     }
 }
+
+/// The settings of `siconos:*` solvers ([`cpbench_solvers::external::siconos::SiconosOptions`]):
+/// the form read and written back, and every malformed one refused with a message naming the
+/// solver, the key and what was expected; `ext:` solvers take no settings; the options are in
+/// the solver's settings JSON only when given.
+mod siconos_options {
+    use cpbench_solvers::external::siconos::{IparamValue, SiconosOptions};
+    use cpbench_solvers::external::{check_settings, resolve_with_settings};
+    use serde_json::json;
+
+    fn err(v: serde_json::Value) -> String {
+        SiconosOptions::parse("siconos:nsgs", &v)
+            .unwrap_err()
+            .to_string()
+    }
+
+    #[test]
+    fn form_is_checked() {
+        let v = json!({"iparam": {"SICONOS_FRICTION_3D_NSGS_RELAXATION":
+            "SICONOS_FRICTION_3D_NSGS_RELAXATION_TRUE", "SICONOS_IPARAM_MAX_ITER": 7},
+            "dparam": {"SICONOS_FRICTION_3D_NSGS_RELAXATION_VALUE": 0.5}});
+        let o = SiconosOptions::parse("siconos:nsgs", &v).unwrap();
+        assert_eq!(o.iparam["SICONOS_IPARAM_MAX_ITER"], IparamValue::Int(7));
+        assert_eq!(o.dparam["SICONOS_FRICTION_3D_NSGS_RELAXATION_VALUE"], 0.5);
+        assert_eq!(o.to_json(), v);
+        assert!(
+            SiconosOptions::parse("siconos:nsgs", &json!({"iparam": {}}))
+                .unwrap()
+                .is_empty()
+        );
+        let e = err(json!({"iparams": {}}));
+        assert!(
+            e.contains("'siconos:nsgs'") && e.contains("unknown key 'iparams'"),
+            "{e}"
+        );
+        assert!(err(json!({"iparam": 3})).contains("'iparam': expected an object"));
+        assert!(err(json!({"iparam": {"A": 1.5}})).contains("iparam 'A': expected an integer"));
+        assert!(err(json!({"iparam": {"A": 4_000_000_000u64}})).contains("a C int"));
+        assert!(err(json!({"iparam": {"A": "two words"}})).contains("iparam 'A'"));
+        assert!(err(json!({"iparam": {"A": true}})).contains("iparam 'A'"));
+        assert!(err(json!({"dparam": {"B": "x"}})).contains("dparam 'B': expected a finite"));
+        assert!(err(json!({"dparam": {"1B": 1.0}})).contains("dparam '1B': expected the name"));
+        assert!(err(json!([1])).contains("expected an object"));
+        // ext: takes none; registry names are not ours; unknown siconos: names are named
+        let e = check_settings("ext:pg", Some(&json!({})))
+            .unwrap()
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("ext: solvers take no settings"), "{e}");
+        assert!(check_settings("ext:pg", None).unwrap().is_ok());
+        assert!(check_settings("pgs", Some(&json!({}))).is_none());
+        assert!(check_settings("siconos:pgs", None)
+            .unwrap()
+            .unwrap_err()
+            .to_string()
+            .contains("unknown solver 'siconos:pgs'"));
+        // in the settings JSON only when given
+        let plain = resolve_with_settings("siconos:nsgs", None, None)
+            .unwrap()
+            .unwrap();
+        assert!(plain.settings().get("options").is_none());
+        let with = resolve_with_settings("siconos:nsgs", None, Some(&v))
+            .unwrap()
+            .unwrap();
+        assert_eq!(with.settings()["options"], v);
+        assert!(
+            resolve_with_settings("siconos:nsgs", None, Some(&json!({"x": {}})))
+                .unwrap()
+                .is_err()
+        );
+    }
+}

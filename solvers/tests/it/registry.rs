@@ -286,3 +286,31 @@ fn setting_types_and_enum_values() {
         r.values
     );
 }
+
+/// `nsn-*` default to Siconos' line search (Goldstein-Price, at most 100 bisections: what
+/// `SolverOptions(SICONOS_FRICTION_3D_NSN_AC)` of Siconos 4.4 holds); the Newton phases of
+/// `ppa` and `nsgs-nsn` keep Armijo with 20 halvings ([`NsnSettings::ARMIJO`]), also when
+/// their `nsn` object is given in part; an unknown field there is still refused.
+#[test]
+fn nsn_line_search_defaults() {
+    use cpbench_solvers::nsn::{LineSearch, NsnSettings};
+    assert_eq!(NsnSettings::ARMIJO.line_search, LineSearch::Armijo);
+    assert_eq!(NsnSettings::ARMIJO.max_halvings, 20);
+    for name in ["nsn-ac", "nsn-jm", "nsn-nm", "nsn-fb"] {
+        let s = build(name, None).unwrap().settings;
+        assert_eq!(s["line_search"], "goldstein-price", "{name}");
+        assert_eq!(s["max_halvings"], 100, "{name}");
+    }
+    for name in ["ppa", "nsgs-nsn"] {
+        let s = build(name, None).unwrap().settings;
+        assert_eq!(s["nsn"], serde_json::to_value(NsnSettings::ARMIJO).unwrap());
+        let part = serde_json::json!({"nsn": {"rho_strategy": "constant"}});
+        let s = build(name, Some(&part)).unwrap().settings;
+        assert_eq!(s["nsn"]["line_search"], "armijo", "{name}");
+        assert_eq!(s["nsn"]["max_halvings"], 20, "{name}");
+        assert_eq!(s["nsn"]["rho_strategy"], "constant", "{name}");
+        let bad = serde_json::json!({"nsn": {"halvings": 3}});
+        let e = build(name, Some(&bad)).err().unwrap().to_string();
+        assert!(e.contains("halvings"), "{name}: {e}");
+    }
+}
