@@ -298,7 +298,10 @@ fn a_coloured_sweep_is_refused_with_shuffle() {
     .err()
     .unwrap()
     .to_string();
-    assert!(e.contains("sweep") && e.contains("not coloured with shuffle"), "{e}");
+    assert!(
+        e.contains("sweep") && e.contains("not coloured with shuffle"),
+        "{e}"
+    );
     // auto with shuffle is the sequential sweep: no colours
     let (csc, _) = pyramid();
     let r = solve_set(
