@@ -543,15 +543,26 @@ fn coulomb_reactions(solver: &str, rel: &str, tol: f64) -> (bool, Vec<f64>) {
     (c.verdict.success, c.result.gamma)
 }
 
+/// The pairs of [`coulomb_reactions_agree_with_siconos`] whose Siconos side does not reach
+/// the fc3d error 1e-12 within 60 s (Debian's Siconos 4.4): `siconos:dsfp` on Spheres fails its
+/// check, and `siconos:nsn-nm` on Spheres runs to the time limit (measured alone on a quiet
+/// machine: no answer after 121 s, error 9.1e-1 at the start; at 1e-8 it converges in 3191
+/// iterations). They are not run.
+const SICONOS_MISSES: [(&str, &str); 2] = [
+    ("dsfp", "fclib/Spheres-i099-356-679.hdf5"),
+    ("nsn-nm", "fclib/Spheres-i099-356-679.hdf5"),
+];
+
 /// Our Coulomb solvers against their Siconos counterparts (`siconos:NAME`, Debian's Siconos
 /// 4.4) on the five public files whose solution is unique in practice: both solved to the
-/// fc3d error 1e-12 from zero, and where both answers pass the harness's check the reactions
+/// fc3d error 1e-12 from zero, both answers pass the harness's check, and the reactions
 /// agree to 1e-8 relative, `||r - r_siconos|| <= 1e-8 ||r_siconos||`. Measured: the largest
-/// difference is 1.2e-10 (`vi-eg` on Rover4396; Newton methods 1e-14 to 1e-16); 54 of the 55
-/// pairs are compared (`siconos:dsfp` fails on Spheres). `pfp` is left out: Siconos' PFP
-/// aborts on every file. On Box_Stacks, Capsules-i125, local_problem_test and OneObject both
-/// sides pass their checks with reactions 1e-4 to 0.8 apart (hyperstatic contact sets: the
-/// solution is not unique), so they are not compared. Skipped (with a note) without Siconos.
+/// difference is 1.2e-10 (`vi-eg` on Rover4396; Newton methods 1e-14 to 1e-16); 53 of the 55
+/// pairs are compared, the two of [`SICONOS_MISSES`] are not run. `pfp` is left out:
+/// Siconos' PFP aborts on every file. On Box_Stacks, Capsules-i125, local_problem_test and
+/// OneObject both sides pass their checks with reactions 1e-4 to 0.8 apart (hyperstatic
+/// contact sets: the solution is not unique), so they are not compared. Skipped (with a note)
+/// without Siconos.
 #[test]
 fn coulomb_reactions_agree_with_siconos() {
     if !siconos_available() {
@@ -570,11 +581,12 @@ fn coulomb_reactions_agree_with_siconos() {
             "nsn-fb", "tfp",
         ] {
             let (ours_ok, ours) = coulomb_reactions(m, f, 1e-12);
-            let (theirs_ok, theirs) = coulomb_reactions(&format!("siconos:{m}"), f, 1e-12);
             assert!(ours_ok, "{m} on {f} fails its check at 1e-12");
-            if !theirs_ok {
+            if SICONOS_MISSES.contains(&(m, f)) {
                 continue;
             }
+            let (theirs_ok, theirs) = coulomb_reactions(&format!("siconos:{m}"), f, 1e-12);
+            assert!(theirs_ok, "siconos:{m} on {f} fails its check at 1e-12");
             let rel = cpbench_problems::linalg::norm2(
                 &ours
                     .iter()
@@ -586,7 +598,7 @@ fn coulomb_reactions_agree_with_siconos() {
             compared += 1;
         }
     }
-    assert!(compared >= 54, "only {compared} pairs compared");
+    assert_eq!(compared, 53);
 }
 
 /// `siconos:*` solvers take Siconos options as settings (`{"iparam": {...}, "dparam":
