@@ -517,8 +517,8 @@ impl Simulation {
             Assembled::Csc(m) => {
                 Instance::new(name, m, r, constraints, prov, ValidationOptions::default())?
             }
-            Assembled::Block(b) => Instance::new_block(name, b, r, constraints, prov)?,
-            Assembled::Factors(d, m) => Instance::new_matrix_free(
+            Assembled::Block(b) => Instance::on_operator(name, b, r, constraints, prov)?,
+            Assembled::Factors(d, m) => Instance::on_operator(
                 name,
                 MatrixFree::with_diagonal_mass(d, &m)?,
                 r,

@@ -202,57 +202,31 @@ impl Instance {
         Ok(inst.with_auto_operator())
     }
 
-    /// Build an instance on the block storage ([`BlockSymMatrix`], symmetric by
-    /// construction) without forming the CSC matrix. Errors: [`ProblemError::SizeMismatch`]
-    /// (`r`, the set, or a block size other than the set's), [`ProblemError::NonFinite`] (in
-    /// `r`), and the constraint-set errors.
-    pub fn new_block(
+    /// Build an instance on a compact storage of `N`, without forming the CSC matrix: the
+    /// block storage ([`BlockSymMatrix`], symmetric by construction) or the matrix-free
+    /// operator `N = D^T M^-1 D` ([`MatrixFree`], symmetric positive semidefinite by
+    /// construction); either converts into a [`CompactOperator`]. Errors:
+    /// [`ProblemError::SizeMismatch`] (`r`, the set, or a block storage's block size other
+    /// than the set's), [`ProblemError::NonFinite`] (in `r`), and the constraint-set errors.
+    pub fn on_operator(
         name: impl Into<String>,
-        n_mat: BlockSymMatrix,
+        op: impl Into<CompactOperator>,
         r: Vec<f64>,
         constraints: ConstraintSet,
         provenance: Provenance,
     ) -> Result<Self> {
-        Self::on_checked_storage(
-            name.into(),
-            Storage::Block(n_mat),
-            r,
-            constraints,
-            provenance,
-        )
-    }
-
-    /// Build an instance on the matrix-free operator `N = D^T M^-1 D` ([`MatrixFree`]),
-    /// symmetric positive semidefinite by construction. Errors: those of
-    /// [`Instance::new_block`] except the block size.
-    pub fn new_matrix_free(
-        name: impl Into<String>,
-        op: MatrixFree,
-        r: Vec<f64>,
-        constraints: ConstraintSet,
-        provenance: Provenance,
-    ) -> Result<Self> {
-        Self::on_checked_storage(
-            name.into(),
-            Storage::MatrixFree(op),
-            r,
-            constraints,
-            provenance,
-        )
-    }
-
-    /// [`Self::on_storage`] after the checks of the operator constructors
-    /// ([`Instance::new_block`], [`Instance::new_matrix_free`]): `r` and the set against the
-    /// size of `storage`, then a block storage's block size against the set's.
-    fn on_checked_storage(
-        name: String,
-        storage: Storage,
-        r: Vec<f64>,
-        constraints: ConstraintSet,
-        provenance: Provenance,
-    ) -> Result<Self> {
+        let storage = match op.into() {
+            CompactOperator::Block(b) => Storage::Block(b),
+            CompactOperator::MatrixFree(m) => Storage::MatrixFree(m),
+        };
         check_storage(&storage, &r, &constraints)?;
-        Ok(Self::on_storage(name, storage, r, constraints, provenance))
+        Ok(Self::on_storage(
+            name.into(),
+            storage,
+            r,
+            constraints,
+            provenance,
+        ))
     }
 
     /// An instance of the set's class on `storage` (checked by the caller), with nothing
@@ -1054,6 +1028,28 @@ pub struct RowState {
     v: Vec<f64>,
 }
 
+/// A compact storage of `N` that an instance can be built on without its CSC matrix
+/// ([`Instance::on_operator`]).
+#[derive(Debug)]
+pub enum CompactOperator {
+    /// The block storage ([`BlockSymMatrix`]).
+    Block(BlockSymMatrix),
+    /// The matrix-free operator `N = D^T M^-1 D` ([`MatrixFree`]).
+    MatrixFree(MatrixFree),
+}
+
+impl From<BlockSymMatrix> for CompactOperator {
+    fn from(b: BlockSymMatrix) -> Self {
+        CompactOperator::Block(b)
+    }
+}
+
+impl From<MatrixFree> for CompactOperator {
+    fn from(m: MatrixFree) -> Self {
+        CompactOperator::MatrixFree(m)
+    }
+}
+
 /// The storage behind `N` ([`OperatorKind`]).
 #[derive(Clone, Debug)]
 enum Storage {
@@ -1062,7 +1058,7 @@ enum Storage {
     MatrixFree(MatrixFree),
 }
 
-/// The checks of [`Instance::on_checked_storage`].
+/// The checks of [`Instance::on_operator`].
 fn check_storage(storage: &Storage, r: &[f64], constraints: &ConstraintSet) -> Result<()> {
     let n = match storage {
         Storage::Csc(m) => m.nrows(),

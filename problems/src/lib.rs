@@ -27,7 +27,9 @@ pub mod rng;
 pub use constraints::{ConicPiece, ConstraintSet, ProblemClass, SetFamily};
 pub use error::{ProblemError, Result};
 pub use fidelity::{fidelity, Fidelity};
-pub use instance::{Definiteness, Instance, Provenance, RowState, ValidationOptions};
+pub use instance::{
+    CompactOperator, Definiteness, Instance, Provenance, RowState, ValidationOptions,
+};
 pub use linalg::CscMatrix;
 pub use operator::OperatorKind;
 pub use residual::{residuals, ResidualKind, ResidualWorkspace, Residuals};

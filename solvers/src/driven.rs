@@ -25,7 +25,7 @@
 //!   [`Status::MaxTime`] whatever its answer (it could not be stopped at the limit), with a
 //!   message that says so.
 
-use crate::executor::{meets_tol, ExecSettings, Executor};
+use crate::executor::{meets_tol, Begun, ExecSettings, Executor};
 use crate::observer::{IterInfo, IterRecord, Observer};
 use crate::result::SolveResult;
 use crate::solver::CostModel;
@@ -248,22 +248,14 @@ impl Executor {
         warm_start: Option<&[f64]>,
         observers: &mut [&mut dyn Observer],
     ) -> Result<SolveResult, SolverError> {
-        let (kind, gamma0) = self.prepare(instance, warm_start)?;
+        let Begun {
+            kind,
+            gamma0,
+            ws,
+            res0,
+        } = self.begin(solver.name(), instance, warm_start, observers)?;
         let s = &self.settings;
         let n = instance.n();
-        let mut ws = ResidualWorkspace::new(instance);
-        let res0 = ws.compute(instance, &gamma0);
-        for o in observers.iter_mut() {
-            o.init(solver.name(), instance);
-            o.iter(&IterRecord {
-                iteration: 0,
-                time_s: 0.0,
-                matvecs: 0,
-                residuals: res0,
-                is_best: true,
-                info: IterInfo::new(),
-            });
-        }
         let result = |status: Status,
                       gamma: Vec<f64>,
                       residuals: Residuals,

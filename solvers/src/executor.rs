@@ -148,22 +148,59 @@ pub struct Executor {
     pub settings: ExecSettings,
 }
 
+/// The start of a run ([`Executor::begin`]).
+pub(crate) struct Begun {
+    /// The stopping residual.
+    pub(crate) kind: ResidualKind,
+    /// The start point (projected onto `K`).
+    pub(crate) gamma0: Vec<f64>,
+    /// The residual workspace of the run.
+    pub(crate) ws: ResidualWorkspace,
+    /// The residuals at the start point.
+    pub(crate) res0: Residuals,
+}
+
 impl Executor {
     /// Executor with the given settings.
     pub fn new(settings: ExecSettings) -> Self {
         Self { settings }
     }
 
-    /// What every run starts with: the settings validated, the stopping residual resolved for
-    /// the instance's class and the start point ([`start_point`]). Errors: as [`Executor::run`].
-    pub(crate) fn prepare(
+    /// What every run starts with ([`Executor::run`] and [`Executor::run_driven`]): the
+    /// settings validated, the stopping residual resolved for the instance's class, the start
+    /// point ([`start_point`]) and its residuals (in a workspace kept for the run), and the
+    /// observers told: `init` with the solver's `name`, then the record of iteration 0.
+    /// Errors: as [`Executor::run`].
+    pub(crate) fn begin(
         &self,
+        name: &str,
         instance: &Instance,
         warm_start: Option<&[f64]>,
-    ) -> Result<(ResidualKind, Vec<f64>), SolverError> {
+        observers: &mut [&mut dyn Observer],
+    ) -> Result<Begun, SolverError> {
         self.settings.validate()?;
         let kind = ResidualKind::resolve(self.settings.residual, instance.class());
-        Ok((kind, start_point(instance, warm_start)?))
+        let gamma0 = start_point(instance, warm_start)?;
+        let mut ws = ResidualWorkspace::new(instance);
+        let res0 = ws.compute(instance, &gamma0);
+        let rec0 = IterRecord {
+            iteration: 0,
+            time_s: 0.0,
+            matvecs: 0,
+            residuals: res0,
+            is_best: true,
+            info: IterInfo::new(),
+        };
+        for o in observers.iter_mut() {
+            o.init(name, instance);
+            o.iter(&rec0);
+        }
+        Ok(Begun {
+            kind,
+            gamma0,
+            ws,
+            res0,
+        })
     }
 
     /// Solve `instance` with `solver`, from `warm_start` (projected onto `K`) or from zero.
@@ -180,7 +217,12 @@ impl Executor {
         warm_start: Option<&[f64]>,
         observers: &mut [&mut dyn Observer],
     ) -> Result<SolveResult, SolverError> {
-        let (kind, gamma0) = self.prepare(instance, warm_start)?;
+        let Begun {
+            kind,
+            gamma0,
+            mut ws,
+            res0,
+        } = self.begin(solver.name(), instance, warm_start, observers)?;
         let s = &self.settings;
         let mut problem = Problem::new(instance);
         problem.set_memory_limit(s.memory_limit());
@@ -193,28 +235,13 @@ impl Executor {
             })
         };
         let mut state = IterState::new(gamma0);
-        let mut ws = ResidualWorkspace::new(instance);
         let norm_r = cpbench_problems::linalg::norm2(instance.r());
-
-        let res0 = ws.compute(instance, &state.gamma);
         let mut best = Best {
             gamma: state.gamma.clone(),
             res: res0,
             value: res0.get(kind),
             iteration: 0,
         };
-        let rec0 = IterRecord {
-            iteration: 0,
-            time_s: 0.0,
-            matvecs: 0,
-            residuals: res0,
-            is_best: true,
-            info: IterInfo::new(),
-        };
-        for o in observers.iter_mut() {
-            o.init(solver.name(), instance);
-            o.iter(&rec0);
-        }
         let finish = |status: Status,
                       best: Best,
                       state: &IterState,

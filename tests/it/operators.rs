@@ -31,7 +31,7 @@ fn pyramid() -> (Instance, Instance) {
     let d = CscMatrix::from_triplets(keep.len(), d.ncols(), &t).unwrap();
     let mass: Vec<f64> = keep.iter().map(|&k| 1.0 / minv[k]).collect();
     let op = cpbench_problems::operator::MatrixFree::with_diagonal_mass(d, &mass).unwrap();
-    let mf = Instance::new_matrix_free(
+    let mf = Instance::on_operator(
         "pyramid-7-mf",
         op,
         inst.r().to_vec(),

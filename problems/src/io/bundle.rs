@@ -816,7 +816,7 @@ pub(crate) fn assemble(
             Instance::new(name, n_mat, r, constraints, provenance, validation)
         }
         (_, constraints, Operand::MatrixFree(op)) => {
-            Instance::new_matrix_free(name, *op, r, constraints, provenance)
+            Instance::on_operator(name, *op, r, constraints, provenance)
         }
     }
     .map_err(|e| e.in_file(dir))?;

@@ -49,7 +49,7 @@ pub fn random_matrix_free(m: usize, nc: usize) -> Instance {
     let mass: Vec<f64> = (0..m).map(|k| 0.3 + 0.7 * k as f64 / 3.0).collect();
     let op = cpbench_problems::operator::MatrixFree::with_diagonal_mass(d, &mass).unwrap();
     let r: Vec<f64> = (0..3 * nc).map(|i| (i as f64).sin()).collect();
-    Instance::new_matrix_free(
+    Instance::on_operator(
         "mf__ccp",
         op,
         r,
