@@ -738,7 +738,7 @@ def run(
 
     Args:
         suite_or_paths: a built-in suite (``default``, ``permon``, ``lcp``), a suite JSON
-            file (``*.json``), or instance files / folders (a path or a list of paths, read
+            file (``*.json``, a string or a path), or instance files / folders (a path or a list of paths, read
             with ``cls`` and ``symmetrize``, as ``--instances``).
         solvers: registry tokens (``apgd``, ``pgs@omega=0.6:1.4:0.2``, ...), ``ext:NAME`` /
             ``siconos:NAME``, Python functions or :class:`PythonSolver` objects; ``None``:
@@ -772,10 +772,12 @@ def run(
         CpbenchError: as the CLI (unknown solver, bad settings, a locked folder, ...). A
             crash, time-out or bad output of a solver is a row, not an exception.
     """
-    if isinstance(suite_or_paths, str) and (
-        suite_or_paths in _BUILTIN_SUITES or suite_or_paths.endswith(".json")
+    if (isinstance(suite_or_paths, str) and suite_or_paths in _BUILTIN_SUITES) or (
+        isinstance(suite_or_paths, (str, os.PathLike))
+        and os.fspath(suite_or_paths).endswith(".json")
     ):
-        suite, paths = suite_or_paths, None
+        # a suite name, or a suite file given as text or as a path
+        suite, paths = os.fspath(suite_or_paths), None
     elif isinstance(suite_or_paths, (str, os.PathLike)):
         suite, paths = None, [os.fspath(suite_or_paths)]
     else:
