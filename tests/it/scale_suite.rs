@@ -259,3 +259,73 @@ fn scale_flags_are_checked() {
         assert!(err.contains(needle), "{err}");
     }
 }
+
+/// The time to a tolerance (issue 34, item 4): a scale run to 1e-6 reports, per run, the
+/// first traced iteration at or below 1e-4 and 1e-6 in the relative natural map with its
+/// solver time and its bandwidth bound (products x operator bytes / triad), equal to what the
+/// trace itself says.
+#[test]
+fn scale_report_reads_the_time_to_tolerance_from_the_traces() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    run_scale("--solvers apgd,pgs --tol 1e-6 --max-iter 20000", &out);
+    succeed(cpbench("report").arg(&out));
+    let bw = manifest(&out)["bandwidth_gbs"].as_f64().unwrap();
+    let mut rdr = csv::Reader::from_path(out.join("report/scale.csv")).unwrap();
+    let h = rdr.headers().unwrap().clone();
+    let mut rows = 0;
+    for r in rdr.records() {
+        let r = r.unwrap();
+        rows += 1;
+        let (inst, solver) = (column(&h, &r, "instance"), column(&h, &r, "solver"));
+        // the trace's own first row at or below each tolerance
+        let mut t =
+            csv::Reader::from_path(out.join(format!("traces/{inst}__{solver}__custom.csv")))
+                .unwrap();
+        let th = t.headers().unwrap().clone();
+        let trace: Vec<[f64; 3]> = t
+            .records()
+            .map(|x| {
+                let x = x.unwrap();
+                let g = |c: &str| column(&th, &x, c).parse::<f64>().unwrap();
+                [g("iteration"), g("time_s"), g("nat_map_rel_2")]
+            })
+            .collect();
+        let trace_m: Vec<f64> = {
+            let mut t =
+                csv::Reader::from_path(out.join(format!("traces/{inst}__{solver}__custom.csv")))
+                    .unwrap();
+            let th = t.headers().unwrap().clone();
+            t.records()
+                .map(|x| column(&th, &x.unwrap(), "matvecs").parse().unwrap())
+                .collect()
+        };
+        let bytes: f64 = column(&h, &r, "operator_bytes").parse().unwrap();
+        let mut last_it = 0.0;
+        for tol in ["1e-4", "1e-6"] {
+            let k = trace
+                .iter()
+                .position(|p| p[2] <= tol.parse::<f64>().unwrap())
+                .unwrap_or_else(|| panic!("{inst} {solver}: the run reached {tol}"));
+            let it: f64 = column(&h, &r, &format!("iterations_to_{tol}"))
+                .parse()
+                .unwrap();
+            let s: f64 = column(&h, &r, &format!("time_to_{tol}_s")).parse().unwrap();
+            let bound: f64 = column(&h, &r, &format!("bound_to_{tol}_s"))
+                .parse()
+                .unwrap();
+            assert_eq!(it, trace[k][0], "{inst} {solver} {tol}");
+            assert!(
+                (s / trace[k][1] - 1.0).abs() < 1e-5,
+                "{inst} {solver} {tol}"
+            );
+            let want = trace_m[k] * bytes / (bw * 1e9);
+            assert!((bound / want - 1.0).abs() < 1e-5, "{inst} {solver} {tol}");
+            assert!(it >= last_it && it > 0.0);
+            last_it = it;
+        }
+    }
+    assert_eq!(rows, 4, "2 sizes x 2 solvers");
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.contains("to 1e-6: it / s / bound s"), "{md}");
+}

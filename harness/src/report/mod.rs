@@ -225,7 +225,14 @@ pub fn report_with_summary(dir: &Path, opts: &ReportOptions) -> Result<(PathBuf,
         }
         md.push('\n');
     }
-    scale::scale_section(&mut md, &rows, manifest.as_ref(), &rdir, &opts.figure)?;
+    scale::scale_section(
+        &mut md,
+        &rows,
+        manifest.as_ref(),
+        (dir, &stems),
+        &rdir,
+        &opts.figure,
+    )?;
     let solvers = distinct(&rows, |r| &r.solver);
     let mut summary: Vec<String> = Vec::new();
     // the sections go after the summary, which is known once they are written

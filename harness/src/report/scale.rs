@@ -1,12 +1,25 @@
 //! The "Scale" section of a report: time per iteration, time per `N`-product against the
-//! bandwidth bound, and peak memory, against the number of contacts (the `scale` suite).
+//! bandwidth bound, peak memory, and the time to reach a tolerance, against the number of
+//! contacts (the `scale` suite).
+//!
+//! **Time to tolerance** (issue 34, item 4) is read from each run's trace: the first traced
+//! iteration whose relative natural-map residual `nat_map_rel_2` (and, separately, Heyn's
+//! `res4`) is at most each of [`TOLERANCES`], with its solver time and its counted products.
+//! The suite traces every 10th iteration, so an iteration count is a multiple of the trace
+//! step (an upper bound of the first iteration that met the tolerance, by less than 10). The
+//! bandwidth bound of a time to tolerance is the products needed times the least time of one,
+//! `matvecs x operator_bytes / triad`. A run that stopped first has no value (`-`): run the
+//! suite with a tolerance and a budget that reach them (`cpbench run --suite scale --tol 1e-6
+//! --max-iter 20000`).
 
 use super::metrics::{measures_cost, Metric};
 use crate::error::Result;
 use crate::fsutil::write_atomic;
 use crate::manifest::Manifest;
+use crate::names::{trace_path, FileStems};
 use crate::plot::{draw_grid, Axis, FigureOptions, LinePlot, Series};
-use crate::results::SummaryRow;
+use crate::results::{read_trace, SummaryRow, TracePoint};
+use cpbench_problems::ResidualKind;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -15,6 +28,9 @@ use std::path::Path;
 const BOUND_STYLE: usize = 41;
 /// Style index of the operator-size line (bluish green, solid, crosses).
 const OPERATOR_STYLE: usize = 9;
+/// Style offset of a solver's bandwidth bound in the time-to-tolerance panels: the solver's
+/// colour (7 colours) with another dash and marker.
+const BOUND_SHIFT: usize = 7;
 
 /// Whether `name` is an instance of the `scale` suite: the first step of a pyramid,
 /// `pyramid-<L>_step0001__ccp`.
@@ -32,6 +48,32 @@ fn contacts(r: &SummaryRow) -> usize {
     }
 }
 
+/// The tolerances whose time to reach is read from the traces ([`Reach`]).
+pub const TOLERANCES: [f64; 2] = [1e-4, 1e-6];
+
+/// The first traced iteration at which a residual met a tolerance.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Reach {
+    /// Iteration (a multiple of the trace step, or the last one).
+    pub iteration: u64,
+    /// Counted `N`-products by then.
+    pub matvecs: u64,
+    /// Solver time by then, seconds.
+    pub time_s: f64,
+}
+
+/// The first point of `trace` whose residual `kind` is at most `tol` (`None`: never).
+pub fn reach(trace: &[TracePoint], kind: ResidualKind, tol: f64) -> Option<Reach> {
+    trace
+        .iter()
+        .find(|t| t.residuals.get(kind) <= tol)
+        .map(|t| Reach {
+            iteration: t.iteration,
+            matvecs: t.matvecs,
+            time_s: t.time_s,
+        })
+}
+
 /// One measured point of the section.
 struct Point<'a> {
     row: &'a SummaryRow,
@@ -39,6 +81,21 @@ struct Point<'a> {
     per_iteration: Option<f64>,
     per_product: Option<f64>,
     achieved_gbs: Option<f64>,
+    /// Per [`TOLERANCES`] entry: the relative natural map's reach, then `res4`'s.
+    reach: [(Option<Reach>, Option<Reach>); 2],
+}
+
+impl Point<'_> {
+    /// The bandwidth bound of reaching `TOLERANCES[k]` in the natural map (first-order
+    /// solvers with a known bandwidth `bw`, GB/s): products needed x operator bytes / bw.
+    fn bound(&self, k: usize, bw: Option<f64>) -> Option<f64> {
+        let r = self.reach[k].0?;
+        let bytes = self.row.operator_bytes? as f64;
+        (self.per_product.is_some() && r.matvecs > 0)
+            .then_some(())
+            .and(bw)
+            .map(|g| r.matvecs as f64 * bytes / (g * 1e9))
+    }
 }
 
 fn fmt_opt(v: Option<f64>, f: impl Fn(f64) -> String) -> String {
@@ -51,12 +108,14 @@ fn fmt_opt(v: Option<f64>, f: impl Fn(f64) -> String) -> String {
 /// of the first settings profile only. Time per product is solver time over counted
 /// products (vector work and projections included, so an upper bound of the product's own
 /// time), drawn only for first-order solvers ([`measures_cost`]); the bandwidth bound is
-/// `operator_bytes / bandwidth_gbs` of the manifest. Returns whether it wrote anything.
-/// Errors: I/O and plotting errors.
+/// `operator_bytes / bandwidth_gbs` of the manifest. The time to reach [`TOLERANCES`] is read
+/// from the runs' traces in `dir` (module docs; a missing or unreadable trace gives no value).
+/// Returns whether it wrote anything. Errors: I/O and plotting errors.
 pub fn scale_section(
     md: &mut String,
     rows: &[SummaryRow],
     manifest: Option<&Manifest>,
+    (dir, stems): (&Path, &FileStems),
     rdir: &Path,
     fig: &FigureOptions,
 ) -> Result<bool> {
@@ -71,6 +130,14 @@ pub fn scale_section(
             let per_product = (r.matvecs > 0 && measures_cost(r.base(), Metric::Matvecs))
                 .then(|| r.time_s / r.matvecs as f64)
                 .filter(|t| *t > 0.0);
+            let trace = read_trace(&dir.join(trace_path(&stems.of_row(r), &r.solver, &r.profile)))
+                .unwrap_or_default();
+            let at = |tol: f64| {
+                (
+                    reach(&trace, ResidualKind::NatMapRel2, tol),
+                    reach(&trace, ResidualKind::Res4, tol),
+                )
+            };
             Point {
                 row: r,
                 contacts: contacts(r),
@@ -79,6 +146,7 @@ pub fn scale_section(
                 achieved_gbs: per_product
                     .zip(r.operator_bytes)
                     .map(|(t, b)| b as f64 / t / 1e9),
+                reach: [at(TOLERANCES[0]), at(TOLERANCES[1])],
             }
         })
         .collect();
@@ -113,7 +181,9 @@ fn write_csv(pts: &[Point], bw: Option<f64>, rdir: &Path) -> Result<()> {
     // the CSV behind the figure
     let mut csv = String::from(
         "instance,contacts,n,operator,operator_bytes,solver,iterations,matvecs,time_s,\
-         s_per_iteration,s_per_product,achieved_gbs,triad_gbs,pct_of_triad,peak_rss_bytes\n",
+         s_per_iteration,s_per_product,achieved_gbs,triad_gbs,pct_of_triad,peak_rss_bytes,\
+         iterations_to_1e-4,time_to_1e-4_s,bound_to_1e-4_s,iterations_to_1e-6,time_to_1e-6_s,\
+         bound_to_1e-6_s,res4_time_to_1e-4_s,res4_time_to_1e-6_s\n",
     );
     for p in pts {
         let r = p.row;
@@ -137,6 +207,22 @@ fn write_csv(pts: &[Point], bw: Option<f64>, rdir: &Path) -> Result<()> {
             e(p.achieved_gbs.zip(bw).map(|(a, b)| 100.0 * a / b)),
             r.peak_rss_bytes.map(|b| b.to_string()).unwrap_or_default()
         );
+        // time to tolerance
+        csv.pop();
+        for k in 0..TOLERANCES.len() {
+            let nm = p.reach[k].0;
+            let _ = write!(
+                csv,
+                ",{},{},{}",
+                nm.map(|x| x.iteration.to_string()).unwrap_or_default(),
+                e(nm.map(|x| x.time_s)),
+                e(p.bound(k, bw))
+            );
+        }
+        for k in 0..TOLERANCES.len() {
+            let _ = write!(csv, ",{}", e(p.reach[k].1.map(|x| x.time_s)));
+        }
+        csv.push('\n');
     }
     write_atomic(&rdir.join("scale.csv"), csv.as_bytes())?;
     Ok(())
@@ -208,7 +294,7 @@ fn draw_panels(
         points: per_size(&|r| r.operator_bytes.map(|b| b as f64 / 1e6)),
         color: Some(OPERATOR_STYLE),
     });
-    let plots = [
+    let mut plots = vec![
         panel(
             "(a) time per iteration",
             "seconds per iteration",
@@ -221,6 +307,32 @@ fn draw_panels(
         ),
         panel("(c) peak resident memory", "MB (1e6 bytes)", memory),
     ];
+    // time to each tolerance a run reached, with its bandwidth bound in the solver's colour
+    for (k, (tol, letter)) in TOLERANCES.iter().zip(["d", "e"]).enumerate() {
+        let mut reached = series(&|p| p.reach[k].0.map(|r| r.time_s));
+        if reached.is_empty() {
+            continue;
+        }
+        for (i, s) in solvers.iter().enumerate() {
+            let points: Vec<(f64, f64)> = pts
+                .iter()
+                .filter(|p| p.row.solver == *s)
+                .filter_map(|p| p.bound(k, bw).map(|v| (p.contacts as f64, v)))
+                .collect();
+            if !points.is_empty() {
+                reached.push(Series {
+                    label: format!("{s}: bandwidth bound"),
+                    points,
+                    color: Some(i + BOUND_SHIFT),
+                });
+            }
+        }
+        plots.push(panel(
+            &format!("({letter}) solver time to nat_map_rel_2 <= {tol:.0e}"),
+            "seconds",
+            reached,
+        ));
+    }
     draw_grid(
         &format!(
             "Scale: {} sizes, {} to {} contacts",
@@ -254,7 +366,11 @@ fn write_text(
          iteration, (b) solver time per counted N-product for first-order solvers (vector work \
          and projections included: an upper bound of a product's own time) with the least \
          time a product can take, operator bytes / memory bandwidth, (c) peak resident memory \
-         of the process during the run with the size of the operator.\n",
+         of the process during the run with the size of the operator; (d), (e) when a run \
+         reached them: the solver time to the relative natural-map residual 1e-4 and 1e-6, \
+         read from the trace (the first traced iteration at or below the tolerance; a multiple \
+         of the trace step), with its bandwidth bound, the products needed x operator bytes / \
+         memory bandwidth. The table gives the same for Heyn's `res4`.\n",
         sizes.len()
     );
     match bw {
@@ -281,13 +397,15 @@ fn write_text(
     let _ = writeln!(
         md,
         "| contacts | n | operator | operator MB | solver | iterations | s/iteration | \
-         s/product | GB/s | % of triad | peak RSS MB |\n|---|---|---|---|---|---|---|---|---|---|---|"
+         s/product | GB/s | % of triad | peak RSS MB | to 1e-4: it / s / bound s | to 1e-6: it \
+         / s / bound s | res4 to 1e-4 / 1e-6: s |\n\
+         |---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
     );
     for p in pts {
         let r = p.row;
         let _ = writeln!(
             md,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             p.contacts,
             r.n,
             match r.operator {
@@ -308,6 +426,26 @@ fn write_text(
             fmt_opt(r.peak_rss_bytes.map(|b| b as f64 / 1e6), |v| format!(
                 "{v:.1}"
             )),
+            reached(p, 0, bw),
+            reached(p, 1, bw),
+            format!(
+                "{} / {}",
+                fmt_opt(p.reach[0].1.map(|x| x.time_s), |v| format!("{v:.3}")),
+                fmt_opt(p.reach[1].1.map(|x| x.time_s), |v| format!("{v:.3}"))
+            ),
         );
+    }
+}
+
+/// A table cell of the natural map's reach of `TOLERANCES[k]`: iterations / seconds / bound.
+fn reached(p: &Point, k: usize, bw: Option<f64>) -> String {
+    match p.reach[k].0 {
+        None => "-".into(),
+        Some(r) => format!(
+            "{} / {:.3} / {}",
+            r.iteration,
+            r.time_s,
+            fmt_opt(p.bound(k, bw), |v| format!("{v:.3}"))
+        ),
     }
 }

@@ -1,6 +1,7 @@
 //! The report's "Scale" section (`cpbench_harness::report`, module `scale`).
 
 use cpbench_harness::manifest::Manifest;
+use cpbench_harness::names::FileStems;
 use cpbench_harness::plot::FigureOptions;
 use cpbench_harness::report::{is_scale_instance, scale_section};
 use cpbench_harness::results::SummaryRow;
@@ -49,7 +50,15 @@ fn section_numbers_and_files() {
     };
     let mut md = String::new();
     let fig = FigureOptions::default();
-    assert!(scale_section(&mut md, &rows, Some(&m), dir.path(), &fig).unwrap());
+    assert!(scale_section(
+        &mut md,
+        &rows,
+        Some(&m),
+        (dir.path(), &FileStems::from_rows(&rows)),
+        dir.path(),
+        &fig
+    )
+    .unwrap());
     for f in ["scale.png", "scale.svg", "scale.csv"] {
         assert!(dir.path().join(f).exists(), "{f}");
     }
@@ -70,12 +79,28 @@ fn section_numbers_and_files() {
     assert_eq!(csv.lines().count(), 5);
     // one size of another suite: no section
     let mut md = String::new();
-    assert!(!scale_section(&mut md, &rows[..2], Some(&m), dir.path(), &fig).unwrap());
+    assert!(!scale_section(
+        &mut md,
+        &rows[..2],
+        Some(&m),
+        (dir.path(), &FileStems::from_rows(&rows)),
+        dir.path(),
+        &fig
+    )
+    .unwrap());
     assert!(md.is_empty());
     // ... but always for the scale suite
     let m = Manifest {
         suite: "scale".into(),
         ..m
     };
-    assert!(scale_section(&mut md, &rows[..2], Some(&m), dir.path(), &fig).unwrap());
+    assert!(scale_section(
+        &mut md,
+        &rows[..2],
+        Some(&m),
+        (dir.path(), &FileStems::from_rows(&rows)),
+        dir.path(),
+        &fig
+    )
+    .unwrap());
 }
