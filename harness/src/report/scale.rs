@@ -403,6 +403,9 @@ fn write_text(
     );
     for p in pts {
         let r = p.row;
+        let res4 = [0, 1]
+            .map(|k| fmt_opt(p.reach[k].1.map(|x| x.time_s), |v| format!("{v:.3}")))
+            .join(" / ");
         let _ = writeln!(
             md,
             "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
@@ -428,11 +431,7 @@ fn write_text(
             )),
             reached(p, 0, bw),
             reached(p, 1, bw),
-            format!(
-                "{} / {}",
-                fmt_opt(p.reach[0].1.map(|x| x.time_s), |v| format!("{v:.3}")),
-                fmt_opt(p.reach[1].1.map(|x| x.time_s), |v| format!("{v:.3}"))
-            ),
+            res4,
         );
     }
 }
