@@ -559,3 +559,88 @@ fn jacobi_is_the_plain_loop_bit_for_bit() {
         );
     }
 }
+
+/// The chain CCP's `N` and `r` (66,000 unknowns for `nc = 22,000`) on another set: `gamma >= 0`
+/// (an LCP) or the box `[-0.3, 0.3]^n` (a box QP); `r` of both signs, so the iterates have
+/// free and active components.
+fn chain_on(nc: usize, seed: u64, set: &str) -> Instance {
+    let ccp = chain_ccp(nc, seed);
+    let n = ccp.n();
+    let k = match set {
+        "lcp" => ConstraintSet::NonNegative,
+        _ => ConstraintSet::Box {
+            lo: vec![-0.3; n],
+            hi: vec![0.3; n],
+        },
+    };
+    Instance::new(
+        format!("chain-{set}"),
+        ccp.n_mat().clone(),
+        ccp.r().to_vec(),
+        k,
+        Provenance::default(),
+        ValidationOptions::default(),
+    )
+    .unwrap()
+}
+
+/// MPRGP (box QP, LCP) and MPGP (box QP, LCP, CCP) above 65,536 unknowns, 40 iterations in
+/// pools of 1, 2 and 3 threads: the same iterates, residuals, products and counters (step
+/// kinds, `alpha`) bit for bit.
+#[test]
+fn mprgp_mpgp_chunked_passes_are_bit_identical_across_thread_counts() {
+    let ccp = chain_ccp(22_000, 7);
+    let boxqp = cpbench_problems::generators::boxqp::obstacle2d(257, 257, 1.0).unwrap();
+    let lcp = chain_on(22_000, 7, "lcp");
+    let chain_box = chain_on(22_000, 7, "box");
+    for (solver, inst) in [
+        ("mprgp", &boxqp),
+        ("mprgp", &chain_box),
+        ("mprgp", &lcp),
+        ("mpgp", &boxqp),
+        ("mpgp", &chain_box),
+        ("mpgp", &lcp),
+        ("mpgp", &ccp),
+    ] {
+        assert!(inst.n() > PAR_MIN_LEN && inst.n() % PAR_CHUNK != 0);
+        let (r1, t1) = run_in_pool(solver, inst, 40, 1);
+        let what = format!("{solver} on {}", inst.name());
+        // 40 iterations, or fewer where MPRGP reaches a KKT point to working precision
+        assert!(r1.iterations >= 20, "{what}: {:?}", r1.status);
+        assert_eq!(t1.records.len() as u64, r1.iterations + 1);
+        assert!(
+            r1.residuals.nat_map_rel_2.is_finite()
+                && r1.residuals.nat_map_rel_2 < t1.records[0].residuals.nat_map_rel_2,
+            "{what}: {:?}",
+            r1.residuals
+        );
+        let count = |name: &str| {
+            r1.counters
+                .iter()
+                .find(|(k, _)| k == name)
+                .map_or(0.0, |c| c.1)
+        };
+        // every kind of step runs: CG steps on the chain sets, expansions and proportioning
+        // steps on the obstacle, proportioning (gradient projection) steps on the CCP
+        if inst.name().starts_with("chain-") && inst.name() != "chain-ccp" {
+            assert!(count("cg_steps") > 0.0, "{what}: {:?}", r1.counters);
+        }
+        assert!(
+            count("expansion_steps") + count("proportioning_steps") > 0.0,
+            "{what}: {:?}",
+            r1.counters
+        );
+        for threads in [2, 3] {
+            let (rk, tk) = run_in_pool(solver, inst, 40, threads);
+            let what = format!("{what}, {threads} threads");
+            assert_eq!(bits(&rk.gamma), bits(&r1.gamma), "{what}: gamma");
+            assert_eq!(
+                residual_texts(&tk),
+                residual_texts(&t1),
+                "{what}: residuals"
+            );
+            assert_eq!(rk.matvecs, r1.matvecs, "{what}");
+            assert_eq!(rk.counters, r1.counters, "{what}");
+        }
+    }
+}
