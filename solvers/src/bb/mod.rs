@@ -19,12 +19,27 @@
 //! (Chrono returns its best Res4 iterate too). The fallback step lengths are Chrono's constants
 //! (absolute lengths, not scaled by `N`); they apply only when `s^T N s <= 0`, i.e. when the
 //! step lies in the null space of `N`.
+//!
+//! Besides the product, an iteration makes two fused passes over the vectors (chunked by
+//! [`crate::kernels::vec_chunk`]): (1) `x_old = x` and the projected step
+//! `x = P_K(x - alpha g)`; (2) the sums `s^T s`, `s^T y`, `y^T y` with the copy of the new
+//! gradient for the executor. The previous gradient is kept by swapping two vectors (no copy).
+//! Nothing is allocated per iteration.
+//!
+//! Determinism: below [`crate::kernels::PAR_MIN_LEN`] unknowns each pass is one sequential
+//! loop, so results are bit for bit those of the plain loops; above it the chunks run in
+//! parallel on the current rayon pool and each sum is taken chunk by chunk, then over the
+//! chunks in order ([`crate::kernels::sum_in_order`]), so the iterates, the step lengths, the
+//! residuals and the iteration count are bit-identical for any number of threads given `n`
+//! (they differ in the last digits from the one-pass sums of a single chunk).
 
+use crate::kernels::{sum_in_order, vec_chunk, vec_chunks};
 use crate::problem::Problem;
 use crate::settings::{SolverSettings, Validator};
 use crate::solver::{Solver, StepOutcome, StepResult};
 use crate::state::IterState;
 use crate::status::SolverError;
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 /// Smallest BB step length (Chrono's `a_min`).
@@ -34,6 +49,11 @@ pub const ALPHA_MAX: f64 = 1e13;
 
 /// Settings of [`Bb`]. Defaults are Chrono's: first step `1.95 / lambda_max(N)` (20 power
 /// iterations), BB1 and BB2 alternating, fallback steps 0.11 and 0.12.
+///
+/// No setting chooses the threads: above [`crate::kernels::PAR_MIN_LEN`] unknowns the vector
+/// passes run in parallel chunks on the current rayon pool, and for any settings the iterates,
+/// residuals and counters are bit-identical for every number of threads given `n` (below it,
+/// one sequential pass: those of the plain loops).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct BbSettings {
@@ -80,6 +100,8 @@ pub struct Bb {
     g: Vec<f64>,
     x_old: Vec<f64>,
     g_old: Vec<f64>,
+    /// Per-chunk partial sums `s^T s`, `s^T y`, `y^T y` (allocated in `init`).
+    sums: Vec<[f64; 3]>,
     fallbacks: u64,
 }
 
@@ -94,6 +116,7 @@ impl Bb {
             g: Vec::new(),
             x_old: Vec::new(),
             g_old: Vec::new(),
+            sums: Vec::new(),
             fallbacks: 0,
         })
     }
@@ -109,6 +132,7 @@ impl Solver for Bb {
         self.g = vec![0.0; n];
         self.x_old = vec![0.0; n];
         self.g_old = vec![0.0; n];
+        self.sums = vec![[0.0; 3]; vec_chunks(n)];
         self.iter = 0;
         self.fallbacks = 0;
         problem.gradient(&state.gamma, &mut self.g);
@@ -122,30 +146,69 @@ impl Solver for Bb {
     }
 
     fn step(&mut self, problem: &Problem, state: &mut IterState) -> StepResult {
+        let k = problem.constraints();
+        let bs = k.block_size();
         let x = &mut state.gamma;
-        self.x_old.copy_from_slice(x);
-        self.g_old.copy_from_slice(&self.g);
-        for (xi, gi) in x.iter_mut().zip(&self.g) {
-            *xi -= self.alpha * gi;
+        let n = x.len();
+        let c = vec_chunk(n);
+        debug_assert_eq!(self.sums.len(), n.div_ceil(c).max(1));
+        // the previous gradient becomes g_old without a copy; g is overwritten by the product
+        std::mem::swap(&mut self.g, &mut self.g_old);
+        // (1) x_old = x, x = P_K(x - alpha g_old), chunk by chunk
+        let alpha = self.alpha;
+        let step = |o: usize, x: &mut [f64], xo: &mut [f64], g: &[f64]| {
+            for ((xi, xoi), gi) in x.iter_mut().zip(xo.iter_mut()).zip(g) {
+                *xoi = *xi;
+                *xi -= alpha * gi;
+            }
+            k.project_blocks(o / bs, x);
+        };
+        if c >= n {
+            step(0, x, &mut self.x_old, &self.g_old);
+        } else {
+            (
+                x.par_chunks_mut(c),
+                self.x_old.par_chunks_mut(c),
+                self.g_old.par_chunks(c),
+            )
+                .into_par_iter()
+                .enumerate()
+                .for_each(|(i, (x, xo, g))| step(i * c, x, xo, g));
         }
-        problem.constraints().project(x);
         problem.gradient(x, &mut self.g);
-        let (mut ss, mut sy, mut yy) = (0.0, 0.0, 0.0);
-        for ((xi, xo), (gi, go)) in x
-            .iter()
-            .zip(&self.x_old)
-            .zip(self.g.iter().zip(&self.g_old))
-        {
-            let s = xi - xo;
-            let y = gi - go;
-            ss += s * s;
-            sy += s * y;
-            yy += y * y;
+        // (2) s^T s, s^T y, y^T y with s = x - x_old, y = g - g_old; the executor's copy of g
+        let sums = |x: &[f64], xo: &[f64], g: &[f64], go: &[f64], out: &mut [f64]| {
+            let (mut ss, mut sy, mut yy) = (0.0, 0.0, 0.0);
+            for ((((xi, xo), gi), go), oi) in x.iter().zip(xo).zip(g).zip(go).zip(out) {
+                let s = xi - xo;
+                let y = gi - go;
+                ss += s * s;
+                sy += s * y;
+                yy += y * y;
+                *oi = *gi;
+            }
+            [ss, sy, yy]
+        };
+        if c >= n {
+            self.sums[0] = sums(x, &self.x_old, &self.g, &self.g_old, &mut state.grad);
+        } else {
+            (
+                self.sums.par_iter_mut(),
+                x.par_chunks(c),
+                self.x_old.par_chunks(c),
+                self.g.par_chunks(c),
+                self.g_old.par_chunks(c),
+                state.grad.par_chunks_mut(c),
+            )
+                .into_par_iter()
+                .for_each(|(s, x, xo, g, go, out)| *s = sums(x, xo, g, go, out));
         }
+        let ss = sum_in_order(self.sums.iter().map(|s| s[0]));
+        let sy = sum_in_order(self.sums.iter().map(|s| s[1]));
+        let yy = sum_in_order(self.sums.iter().map(|s| s[2]));
         if !(ss.is_finite() && sy.is_finite() && yy.is_finite()) {
             return Err(SolverError::Numerical("non-finite step in BB".into()));
         }
-        state.grad.copy_from_slice(&self.g);
         state.grad_fresh = true;
         if ss == 0.0 {
             // x is a fixed point of the projected-gradient map at this step length

@@ -6,7 +6,19 @@
 //! Jacobi converges only for `omega < 2 / lambda_max(B^{1/2} N B^{1/2})`. The default
 //! (`omega = None`) estimates that eigenvalue by 30 power iterations (counted) and takes
 //! `omega = 1 / lambda_max`, the classical safe projected-gradient step in the `B` metric.
+//!
+//! Besides the product `g = N gamma + r`, an iteration is one fused pass over the blocks
+//! (scaled step, projection and relaxation of each block in turn), already minimal in bytes;
+//! it is chunked by [`crate::kernels::vec_chunk`] (whole blocks). Nothing is allocated per
+//! iteration.
+//!
+//! Determinism: the pass has no reductions, and every block's update reads only its own
+//! entries of `gamma`, `B` and `g`, so the iterates are bit for bit those of the plain loop for
+//! any `n` and any number of threads: below [`crate::kernels::PAR_MIN_LEN`] unknowns the pass is
+//! one sequential loop on the calling thread, above it the chunks run in parallel on the
+//! current rayon pool.
 
+use crate::kernels::vec_chunk;
 use crate::pgs::{block_scales, BlockStep};
 use crate::problem::Problem;
 use crate::settings::{SolverSettings, Validator};
@@ -14,6 +26,7 @@ use crate::solver::{Solver, StepOutcome, StepResult};
 use crate::state::IterState;
 use crate::status::SolverError;
 use cpbench_problems::linalg::{power_iteration, PowerRule};
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 /// Settings of [`Jacobi`]. Defaults: `omega = None` (automatic), `lambda = 1`.
@@ -122,24 +135,41 @@ impl Solver for Jacobi {
         problem.gradient(&state.gamma, &mut self.g);
         let k = problem.constraints();
         let bs = k.block_size();
-        let lambda = self.settings.lambda;
-        let mut old = [0.0f64; 3];
-        for (c, blk) in state.gamma.chunks_exact_mut(bs).enumerate() {
-            old[..bs].copy_from_slice(blk);
-            let o = c * bs;
-            for ((x, b), g) in blk
-                .iter_mut()
-                .zip(&self.binv[o..o + bs])
-                .zip(&self.g[o..o + bs])
+        let (lambda, omega) = (self.settings.lambda, self.omega);
+        let n = state.gamma.len();
+        let c = vec_chunk(n);
+        // the block updates of one chunk of whole blocks, the first one `first`
+        let update = |first: usize, x: &mut [f64], binv: &[f64], g: &[f64]| {
+            let mut old = [0.0f64; 3];
+            for (j, ((blk, bb), gb)) in x
+                .chunks_exact_mut(bs)
+                .zip(binv.chunks_exact(bs))
+                .zip(g.chunks_exact(bs))
+                .enumerate()
             {
-                *x -= self.omega * b * g;
-            }
-            k.project_block(c, blk);
-            if lambda != 1.0 {
-                for i in 0..bs {
-                    blk[i] = lambda * blk[i] + (1.0 - lambda) * old[i];
+                old[..bs].copy_from_slice(blk);
+                for ((x, b), g) in blk.iter_mut().zip(bb).zip(gb) {
+                    *x -= omega * b * g;
+                }
+                k.project_block(first + j, blk);
+                if lambda != 1.0 {
+                    for i in 0..bs {
+                        blk[i] = lambda * blk[i] + (1.0 - lambda) * old[i];
+                    }
                 }
             }
+        };
+        if c >= n {
+            update(0, &mut state.gamma, &self.binv, &self.g);
+        } else {
+            (
+                state.gamma.par_chunks_mut(c),
+                self.binv.par_chunks(c),
+                self.g.par_chunks(c),
+            )
+                .into_par_iter()
+                .enumerate()
+                .for_each(|(i, (x, b, g))| update(i * c / bs, x, b, g));
         }
         Ok(StepOutcome::Continue)
     }

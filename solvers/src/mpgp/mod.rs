@@ -32,6 +32,11 @@
 //! Defaults: `Gamma = 1`, `c = 1.95`, proportioning test on `phi~^T phi`, `lambda_max` by the
 //! power method (PERMON's stopping rule) with MPRGP's safeguard (a projected step that raises
 //! `f` is redone with `alpha / 2`) and gradient refresh. Counters as MPRGP's.
+//!
+//! Vector passes and determinism: see the module docs of `mprgp/core.rs` (the shared
+//! iteration): above [`crate::kernels::PAR_MIN_LEN`] unknowns the element-wise passes and
+//! reductions run in parallel chunks and the results are bit-identical for any number of
+//! threads given `n`; below it they are those of the plain sequential loops, bit for bit.
 
 use crate::mprgp::core::{core_settings, Core, CoreSettings, ProportioningStep};
 use crate::mprgp::{Expansion, ProportioningTest};

@@ -3,8 +3,27 @@
 //! chopped and reduced free gradients, the feasible step and the projected gradient come from
 //! the set itself ([`cpbench_problems::ConstraintSet`], see [`super::geometry`]; one definition
 //! for the solvers and the residual module).
+//!
+//! Vector passes (chunked by [`crate::kernels::vec_chunk`]): a CG step makes, besides the
+//! product `N p` and the set's passes, three fused ones (was seven): `x -= a p` (projected per
+//! chunk when needed) with `g -= a N p`; `phi^T N p` with `||phi||^2` and `||beta||^2`; the
+//! update of `p`. The exact step's `p^T N p` and `g^T p` are one pass, `||phi||^2` and
+//! `||beta||^2` one pass, and the gradient projection step `x = P_K(x_old - alpha d)` and its
+//! safeguard's objective sums are chunked too. The set's own passes
+//! ([`ConstraintSet::split_gradient`], [`ConstraintSet::max_feasible_step`],
+//! [`ConstraintSet::reduced_free_dot`], [`ConstraintSet::reduced_free_gradient`]), the
+//! vector copies and the BB expansion's sums stay whole-vector sequential loops. Nothing is
+//! allocated per iteration (per-chunk sums allocated in `init`).
+//!
+//! Determinism: below [`crate::kernels::PAR_MIN_LEN`] unknowns every pass is one sequential
+//! loop in the order of the plain code, so results are bit for bit those of the plain loops;
+//! above it the chunks run in parallel on the current rayon pool and each sum is taken chunk
+//! by chunk, then over the chunks in order ([`crate::kernels::sum_in_order`]), and the
+//! sequential passes are single-threaded, so iterates, residuals, step kinds and iteration
+//! counts are bit-identical for any number of threads given `n`.
 
 use super::{Expansion, ProportioningTest};
+use crate::kernels::{sum_in_order, vec_chunk, vec_chunks};
 use crate::problem::Problem;
 use crate::settings::Validator;
 use crate::solver::{StepOutcome, StepResult};
@@ -12,6 +31,8 @@ use crate::state::IterState;
 use crate::status::SolverError;
 use cpbench_problems::linalg::{dot, norm2, power_iteration, PowerRule};
 use cpbench_problems::ConstraintSet;
+use rayon::prelude::*;
+use std::ops::Range;
 
 /// What the proportioning step does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -107,6 +128,8 @@ pub(crate) struct Core {
     /// of [`Core::iter_info`] read them, so no dot product is taken twice.
     ff: f64,
     bb: f64,
+    /// Per-chunk partial sums of the chunked reductions ([`reduce3`]; allocated in `init`).
+    sums: Vec<[f64; 3]>,
     /// Products spent by the power method.
     pub power_products: u64,
     /// Products spent by the iteration itself (initial gradient included, power method not):
@@ -139,6 +162,7 @@ impl Core {
             last_step: 0,
             ff: 0.0,
             bb: 0.0,
+            sums: Vec::new(),
             power_products: 0,
             products: 0,
         }
@@ -159,6 +183,7 @@ impl Core {
         ] {
             *v = vec![0.0; n];
         }
+        self.sums = vec![[0.0; 3]; vec_chunks(n)];
         self.cg_steps = 0;
         self.alpha_halvings = 0;
         self.expansion_steps = 0;
@@ -187,7 +212,7 @@ impl Core {
         };
         let k = problem.constraints();
         self.norm_r = norm2(problem.instance().r());
-        self.xnorm = norm2(&state.gamma);
+        self.xnorm = chunked_norm2(&mut self.sums, &state.gamma);
         self.iter = 0;
         problem.gradient(&state.gamma, &mut self.g);
         self.products += 1;
@@ -199,9 +224,19 @@ impl Core {
     }
 
     /// Recompute [`Core::ff`] and [`Core::bb`] after `phi` and `beta` changed.
+    /// One fused chunked pass over `phi` and `beta`.
     fn refresh_norms(&mut self) {
-        self.ff = dot(&self.phi, &self.phi);
-        self.bb = dot(&self.beta, &self.beta);
+        let (phi, beta) = (&self.phi, &self.beta);
+        let [ff, bb, _] = reduce3(&mut self.sums, phi.len(), |r| {
+            let (phi, beta) = (&phi[r.clone()], &beta[r]);
+            let (mut ff, mut bb) = (-0.0, -0.0);
+            for (f, b) in phi.iter().zip(beta) {
+                ff += f * f;
+                bb += b * b;
+            }
+            [ff, bb, -0.0]
+        });
+        (self.ff, self.bb) = (ff, bb);
     }
 
     /// One MPRGP / MPGP iteration. Allocation free.
@@ -216,13 +251,13 @@ impl Core {
         let (mut bb, mut ff) = (self.bb, self.ff);
         self.iter += 1;
         if self.iter % 16 == 0 {
-            self.xnorm = norm2(x);
+            self.xnorm = chunked_norm2(&mut self.sums, x);
         }
         let floor = |xn: f64| 16.0 * f64::EPSILON * (self.lambda * xn + self.norm_r);
         let mut fl = floor(self.xnorm);
         if bb + ff <= (4.0 * fl).powi(2) {
             // near the level: decide with the exact ||x||
-            self.xnorm = norm2(x);
+            self.xnorm = chunked_norm2(&mut self.sums, x);
             fl = floor(self.xnorm);
         }
         if bb + ff <= fl * fl {
@@ -249,18 +284,64 @@ impl Core {
             if acg <= afeas {
                 self.cg_steps += 1;
                 self.last_step = 1;
-                axpy(-acg, &self.p, x);
-                if acg >= afeas * (1.0 - 1e-10) {
-                    // a component may have crossed its bound by rounding
-                    k.project(x);
+                // x -= acg p (projected where a component may have crossed its bound by
+                // rounding), g -= acg N p: one chunked pass
+                let project = acg >= afeas * (1.0 - 1e-10);
+                let bs = k.block_size();
+                let a = -acg;
+                let cg = |o: usize, x: &mut [f64], g: &mut [f64], p: &[f64], ap: &[f64]| {
+                    for (xi, pi) in x.iter_mut().zip(p) {
+                        *xi += a * pi;
+                    }
+                    if project {
+                        k.project_blocks(o / bs, x);
+                    }
+                    for (gi, api) in g.iter_mut().zip(ap) {
+                        *gi += a * api;
+                    }
+                };
+                let n = x.len();
+                let c = vec_chunk(n);
+                if c >= n {
+                    cg(0, x, &mut self.g, &self.p, &self.ap);
+                } else {
+                    (
+                        x.par_chunks_mut(c),
+                        self.g.par_chunks_mut(c),
+                        self.p.par_chunks(c),
+                        self.ap.par_chunks(c),
+                    )
+                        .into_par_iter()
+                        .enumerate()
+                        .for_each(|(i, (x, g, p, ap))| cg(i * c, x, g, p, ap));
                 }
-                axpy(-acg, &self.ap, &mut self.g);
                 k.split_gradient(x, &self.g, &mut self.phi, &mut self.beta);
-                let bcg = dot(&self.ap, &self.phi) / pap;
-                for (pi, fi) in self.p.iter_mut().zip(&self.phi) {
-                    *pi = fi - bcg * *pi;
+                // phi^T N p with the norms of phi and beta: one chunked pass
+                let (ap, phi, beta) = (&self.ap, &self.phi, &self.beta);
+                let [apphi, ff, bb] = reduce3(&mut self.sums, n, |r| {
+                    let (ap, phi, beta) = (&ap[r.clone()], &phi[r.clone()], &beta[r]);
+                    let (mut s, mut ff, mut bb) = (-0.0, -0.0, -0.0);
+                    for ((a, f), b) in ap.iter().zip(phi).zip(beta) {
+                        s += a * f;
+                        ff += f * f;
+                        bb += b * b;
+                    }
+                    [s, ff, bb]
+                });
+                (self.ff, self.bb) = (ff, bb);
+                let bcg = apphi / pap;
+                let pupd = |p: &mut [f64], phi: &[f64]| {
+                    for (pi, fi) in p.iter_mut().zip(phi) {
+                        *pi = fi - bcg * *pi;
+                    }
+                };
+                if c >= n {
+                    pupd(&mut self.p, &self.phi);
+                } else {
+                    (self.p.par_chunks_mut(c), self.phi.par_chunks(c))
+                        .into_par_iter()
+                        .for_each(|(p, phi)| pupd(p, phi));
                 }
-                self.refresh_norms();
                 return Ok(StepOutcome::Continue);
             }
             self.expansion_steps += 1;
@@ -323,12 +404,18 @@ impl Core {
     fn exact_step(&mut self, problem: &Problem) -> (f64, f64) {
         problem.matvec(&self.p, &mut self.ap);
         self.products += 1;
-        let pap = dot(&self.p, &self.ap);
-        let acg = if pap > 0.0 {
-            dot(&self.g, &self.p) / pap
-        } else {
-            f64::INFINITY
-        };
+        // p^T N p and g^T p: one chunked pass
+        let (p, ap, g) = (&self.p, &self.ap, &self.g);
+        let [pap, gp, _] = reduce3(&mut self.sums, p.len(), |r| {
+            let (p, ap, g) = (&p[r.clone()], &ap[r.clone()], &g[r]);
+            let (mut pap, mut gp) = (-0.0, -0.0);
+            for ((pi, api), gi) in p.iter().zip(ap).zip(g) {
+                pap += pi * api;
+                gp += gi * pi;
+            }
+            [pap, gp, -0.0]
+        });
+        let acg = if pap > 0.0 { gp / pap } else { f64::INFINITY };
         (pap, acg)
     }
 
@@ -340,31 +427,60 @@ impl Core {
     fn projected_step(&mut self, problem: &Problem, x: &mut [f64], use_g: bool) {
         let k = problem.constraints();
         let r = problem.instance().r();
+        let n = x.len();
+        let c = vec_chunk(n);
+        let bs = k.block_size();
         let (mut f_old, mut scale) = (0.0, 0.0);
         if self.s.safeguard {
-            for ((xo, go), ri) in self.xold.iter().zip(&self.gold).zip(r) {
-                f_old += 0.5 * xo * (go + ri);
-                scale += 0.5 * xo.abs() * (go.abs() + ri.abs());
-            }
+            let (xold, gold) = (&self.xold, &self.gold);
+            [f_old, scale, _] = reduce3(&mut self.sums, n, |rg| {
+                let (xold, gold, r) = (&xold[rg.clone()], &gold[rg.clone()], &r[rg]);
+                let (mut f, mut s) = (0.0, 0.0);
+                for ((xo, go), ri) in xold.iter().zip(gold).zip(r) {
+                    f += 0.5 * xo * (go + ri);
+                    s += 0.5 * xo.abs() * (go.abs() + ri.abs());
+                }
+                [f, s, -0.0]
+            });
         }
         let mut halvings = 0;
         loop {
             let dir = if use_g { &self.gold } else { &self.phi };
-            for ((xi, xo), di) in x.iter_mut().zip(&self.xold).zip(dir) {
-                *xi = xo - self.alpha * di;
+            // x = P_K(xold - alpha d), chunk by chunk
+            let alpha = self.alpha;
+            let step = |o: usize, x: &mut [f64], xold: &[f64], d: &[f64]| {
+                for ((xi, xo), di) in x.iter_mut().zip(xold).zip(d) {
+                    *xi = xo - alpha * di;
+                }
+                k.project_blocks(o / bs, x);
+            };
+            if c >= n {
+                step(0, x, &self.xold, dir);
+            } else {
+                (
+                    x.par_chunks_mut(c),
+                    self.xold.par_chunks(c),
+                    dir.par_chunks(c),
+                )
+                    .into_par_iter()
+                    .enumerate()
+                    .for_each(|(i, (x, xo, d))| step(i * c, x, xo, d));
             }
-            k.project(x);
             problem.gradient(x, &mut self.g);
             self.products += 1;
             if !self.s.safeguard || halvings == 60 {
                 return;
             }
-            let f_new: f64 = x
-                .iter()
-                .zip(&self.g)
-                .zip(r)
-                .map(|((xi, gi), ri)| 0.5 * xi * (gi + ri))
-                .sum();
+            let (xs, g) = (&*x, &self.g);
+            let [f_new, _, _] = reduce3(&mut self.sums, n, |rg| {
+                let f: f64 = xs[rg.clone()]
+                    .iter()
+                    .zip(&g[rg.clone()])
+                    .zip(&r[rg])
+                    .map(|((xi, gi), ri)| 0.5 * xi * (gi + ri))
+                    .sum();
+                [f, -0.0, -0.0]
+            });
             if f_new <= f_old + 1e-12 * scale {
                 return;
             }
@@ -476,12 +592,52 @@ fn unbounded() -> SolverError {
     )
 }
 
-/// `y += a x`.
+/// `y += a x`, chunked by [`vec_chunk`] (element-wise: the same bits for any number of
+/// threads).
 #[inline]
 fn axpy(a: f64, x: &[f64], y: &mut [f64]) {
-    for (yi, xi) in y.iter_mut().zip(x) {
-        *yi += a * xi;
+    let f = |y: &mut [f64], x: &[f64]| {
+        for (yi, xi) in y.iter_mut().zip(x) {
+            *yi += a * xi;
+        }
+    };
+    let n = y.len();
+    let c = vec_chunk(n);
+    if c >= n {
+        f(y, x);
+    } else {
+        (y.par_chunks_mut(c), x.par_chunks(c))
+            .into_par_iter()
+            .for_each(|(y, x)| f(y, x));
     }
+}
+
+/// Three sums over the `n` unknowns, `f` giving a chunk's (index range's) three partial sums:
+/// one call on the calling thread for `n` below [`crate::kernels::PAR_MIN_LEN`] (the chunk's
+/// own values, bit for bit), else the chunks of [`vec_chunk`] in parallel and each sum over
+/// them in chunk order ([`sum_in_order`]): the result depends on `n` only, never on the number
+/// of threads. `sums` holds [`vec_chunks`]`(n)` partial sums (no allocation).
+fn reduce3(
+    sums: &mut [[f64; 3]],
+    n: usize,
+    f: impl Fn(Range<usize>) -> [f64; 3] + Sync,
+) -> [f64; 3] {
+    let c = vec_chunk(n);
+    debug_assert_eq!(sums.len(), vec_chunks(n));
+    if c >= n {
+        sums[0] = f(0..n);
+    } else {
+        sums.par_iter_mut()
+            .enumerate()
+            .for_each(|(i, s)| *s = f(i * c..((i + 1) * c).min(n)));
+    }
+    [0, 1, 2].map(|j| sum_in_order(sums.iter().map(|s| s[j])))
+}
+
+/// `||x||` by [`reduce3`] (each chunk's sum of squares as [`norm2`]'s `dot`: from `-0.0`, in
+/// index order).
+fn chunked_norm2(sums: &mut [[f64; 3]], x: &[f64]) -> f64 {
+    reduce3(sums, x.len(), |r| [dot(&x[r.clone()], &x[r]), -0.0, -0.0])[0].sqrt()
 }
 
 /// After a step to the largest feasible length along `-p`: put the blocking block (if any,

@@ -58,6 +58,11 @@
 //! multiplications"), `power_matvecs` (products of the power method; the executor's `matvecs`
 //! is the sum of the two), `alpha_halvings` (safeguard), `lambda_max`, `alpha` (the current
 //! expansion steplength).
+//!
+//! Vector passes and determinism: see the module docs of `mprgp/core.rs` (the shared
+//! iteration): above [`crate::kernels::PAR_MIN_LEN`] unknowns the element-wise passes and
+//! reductions run in parallel chunks and the results are bit-identical for any number of
+//! threads given `n`; below it they are those of the plain sequential loops, bit for bit.
 
 pub(crate) mod core;
 pub(crate) mod geometry;

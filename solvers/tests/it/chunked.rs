@@ -346,3 +346,301 @@ fn spgqp_is_the_plain_loops_below_the_threshold_and_close_above() {
         }
     }
 }
+
+/// BB (default settings) and Jacobi (automatic `omega`, and `omega = 0.4`, `lambda = 0.9`) on the
+/// 66,000-unknown CCP and the 66,049-unknown obstacle box QP, 40 iterations in pools of 1, 2
+/// and 3 threads: the same iterates and residuals bit for bit, the same final point and
+/// counters.
+#[test]
+fn bb_jacobi_chunked_passes_are_bit_identical_across_thread_counts() {
+    let ccp = chain_ccp(22_000, 7);
+    let boxqp = cpbench_problems::generators::boxqp::obstacle2d(257, 257, 1.0).unwrap();
+    let relaxed = serde_json::json!({"omega": 0.4, "lambda": 0.9});
+    for inst in [&ccp, &boxqp] {
+        assert!(inst.n() > PAR_MIN_LEN && inst.n() % PAR_CHUNK != 0);
+        for (solver, settings) in [("bb", None), ("jacobi", None), ("jacobi", Some(&relaxed))] {
+            let run = |threads: usize| {
+                let exec = ExecSettings {
+                    tol: 1e-300,
+                    max_iter: 40,
+                    stall_window: None,
+                    ..Default::default()
+                };
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap()
+                    .install(|| traced(solver, settings, inst, None, exec))
+            };
+            let (r1, t1) = run(1);
+            assert_eq!(r1.iterations, 40, "{solver} on {}", inst.name());
+            assert_eq!(t1.records.len(), 41);
+            assert!(
+                r1.residuals.nat_map_rel_2.is_finite()
+                    && r1.residuals.nat_map_rel_2 < t1.records[0].residuals.nat_map_rel_2,
+                "{solver} on {}: {:?}",
+                inst.name(),
+                r1.residuals
+            );
+            for threads in [2, 3] {
+                let (rk, tk) = run(threads);
+                let what = format!(
+                    "{solver} {settings:?} on {}, {threads} threads",
+                    inst.name()
+                );
+                assert_eq!(bits(&rk.gamma), bits(&r1.gamma), "{what}: gamma");
+                assert_eq!(
+                    residual_texts(&tk),
+                    residual_texts(&t1),
+                    "{what}: residuals"
+                );
+                assert_eq!(rk.matvecs, r1.matvecs, "{what}");
+                assert_eq!(rk.counters, r1.counters, "{what}");
+            }
+        }
+    }
+}
+
+/// BB as it was before the chunked passes (the whole-vector loops of `Bb::init` and `Bb::step`,
+/// default settings) from the executor's start `P_K(0)`: the `iters`-th iterate.
+fn reference_bb(inst: &Instance, iters: usize) -> Vec<f64> {
+    let n = inst.n();
+    let k = inst.constraints();
+    let mut x = vec![0.0; n];
+    k.project(&mut x);
+    let (mut g, mut x_old, mut g_old) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+    inst.gradient(&x, &mut g);
+    let lmax = inst.power_iteration(20);
+    let mut alpha = 1.95 / lmax;
+    for it in 0..iters {
+        x_old.copy_from_slice(&x);
+        g_old.copy_from_slice(&g);
+        for (xi, gi) in x.iter_mut().zip(&g) {
+            *xi -= alpha * gi;
+        }
+        k.project(&mut x);
+        inst.gradient(&x, &mut g);
+        let (mut ss, mut sy, mut yy) = (0.0, 0.0, 0.0);
+        for ((xi, xo), (gi, go)) in x.iter().zip(&x_old).zip(g.iter().zip(&g_old)) {
+            let s = xi - xo;
+            let y = gi - go;
+            ss += s * s;
+            sy += s * y;
+            yy += y * y;
+        }
+        assert!(ss > 0.0);
+        let bb2 = it % 2 == 1;
+        let a = if sy <= 0.0 {
+            if bb2 {
+                0.12
+            } else {
+                0.11
+            }
+        } else if bb2 {
+            sy / yy
+        } else {
+            ss / sy
+        };
+        alpha = a.clamp(1e-13, 1e13);
+    }
+    x
+}
+
+/// Projected Jacobi as it was before the chunked pass (the block loop of `Jacobi::step`, a
+/// given `omega` and `lambda`, `B` from the trace rule) from the executor's start `P_K(0)`: the
+/// `iters`-th iterate.
+fn reference_jacobi(inst: &Instance, omega: f64, lambda: f64, iters: usize) -> Vec<f64> {
+    use cpbench_solvers::kernels::trace_mean;
+    let n = inst.n();
+    let k = inst.constraints();
+    let bs = k.block_size();
+    let d: Vec<f64> = (0..n / bs)
+        .map(|c| {
+            let b = inst.diag_block(c);
+            if bs == 1 {
+                b[0].max(0.0)
+            } else {
+                trace_mean(&b, bs).max(0.0)
+            }
+        })
+        .collect();
+    let binv: Vec<f64> = (0..n)
+        .map(|i| {
+            if d[i / bs] > 0.0 {
+                1.0 / d[i / bs]
+            } else {
+                0.0
+            }
+        })
+        .collect();
+    let mut x = vec![0.0; n];
+    k.project(&mut x);
+    let mut g = vec![0.0; n];
+    let mut old = [0.0f64; 3];
+    for _ in 0..iters {
+        inst.gradient(&x, &mut g);
+        for (c, blk) in x.chunks_exact_mut(bs).enumerate() {
+            old[..bs].copy_from_slice(blk);
+            let o = c * bs;
+            for ((xi, b), gi) in blk.iter_mut().zip(&binv[o..o + bs]).zip(&g[o..o + bs]) {
+                *xi -= omega * b * gi;
+            }
+            k.project_block(c, blk);
+            if lambda != 1.0 {
+                for i in 0..bs {
+                    blk[i] = lambda * blk[i] + (1.0 - lambda) * old[i];
+                }
+            }
+        }
+    }
+    x
+}
+
+/// BB below 65,536 unknowns is the plain loops bit for bit (3,000-unknown CCP and a
+/// 4,096-unknown obstacle box QP); above it, on the 66,000-unknown CCP, within rounding.
+#[test]
+fn bb_is_the_plain_loops_below_the_threshold_and_close_above() {
+    let small_box = cpbench_problems::generators::boxqp::obstacle2d(64, 64, 1.0).unwrap();
+    for (inst, exact) in [
+        (chain_ccp(1_000, 5), true),
+        (small_box, true),
+        (chain_ccp(22_000, 11), false),
+    ] {
+        let (res, _) = run_in_pool("bb", &inst, 40, 2);
+        let best = res.best_iteration as usize;
+        assert!(best > 10, "{}: best iterate {best}", inst.name());
+        let x = reference_bb(&inst, best);
+        if exact {
+            assert_eq!(bits(&res.gamma), bits(&x), "{}", inst.name());
+        } else {
+            let diff: f64 = x
+                .iter()
+                .zip(&res.gamma)
+                .map(|(a, b)| (a - b) * (a - b))
+                .sum::<f64>()
+                .sqrt();
+            let scale = x.iter().map(|a| a * a).sum::<f64>().sqrt();
+            assert!(scale > 1.0, "a nontrivial iterate: ||x|| = {scale}");
+            assert!(
+                diff <= 1e-10 * scale,
+                "{}: ||diff|| = {diff:e}, ||x|| = {scale:e}",
+                inst.name()
+            );
+        }
+    }
+}
+
+/// Jacobi (`omega = 0.4`, `lambda = 0.9`) is the plain block loop bit for bit on either side of
+/// the threshold (no reductions): a 3,000-unknown CCP, a 4,096-unknown obstacle box QP, and the
+/// 66,000-unknown CCP in a pool of 3 threads.
+#[test]
+fn jacobi_is_the_plain_loop_bit_for_bit() {
+    let small_box = cpbench_problems::generators::boxqp::obstacle2d(64, 64, 1.0).unwrap();
+    let settings = serde_json::json!({"omega": 0.4, "lambda": 0.9});
+    for inst in [chain_ccp(1_000, 5), small_box, chain_ccp(22_000, 11)] {
+        let exec = ExecSettings {
+            tol: 1e-300,
+            max_iter: 40,
+            stall_window: None,
+            ..Default::default()
+        };
+        let (res, _) = rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .unwrap()
+            .install(|| traced("jacobi", Some(&settings), &inst, None, exec));
+        let best = res.best_iteration as usize;
+        assert!(best > 10, "{}: best iterate {best}", inst.name());
+        assert_eq!(
+            bits(&res.gamma),
+            bits(&reference_jacobi(&inst, 0.4, 0.9, best)),
+            "{}",
+            inst.name()
+        );
+    }
+}
+
+/// The chain CCP's `N` and `r` (66,000 unknowns for `nc = 22,000`) on another set: `gamma >= 0`
+/// (an LCP) or the box `[-0.3, 0.3]^n` (a box QP); `r` of both signs, so the iterates have
+/// free and active components.
+fn chain_on(nc: usize, seed: u64, set: &str) -> Instance {
+    let ccp = chain_ccp(nc, seed);
+    let n = ccp.n();
+    let k = match set {
+        "lcp" => ConstraintSet::NonNegative,
+        _ => ConstraintSet::Box {
+            lo: vec![-0.3; n],
+            hi: vec![0.3; n],
+        },
+    };
+    Instance::new(
+        format!("chain-{set}"),
+        ccp.n_mat().clone(),
+        ccp.r().to_vec(),
+        k,
+        Provenance::default(),
+        ValidationOptions::default(),
+    )
+    .unwrap()
+}
+
+/// MPRGP (box QP, LCP) and MPGP (box QP, LCP, CCP) above 65,536 unknowns, 40 iterations in
+/// pools of 1, 2 and 3 threads: the same iterates, residuals, products and counters (step
+/// kinds, `alpha`) bit for bit.
+#[test]
+fn mprgp_mpgp_chunked_passes_are_bit_identical_across_thread_counts() {
+    let ccp = chain_ccp(22_000, 7);
+    let boxqp = cpbench_problems::generators::boxqp::obstacle2d(257, 257, 1.0).unwrap();
+    let lcp = chain_on(22_000, 7, "lcp");
+    let chain_box = chain_on(22_000, 7, "box");
+    for (solver, inst) in [
+        ("mprgp", &boxqp),
+        ("mprgp", &chain_box),
+        ("mprgp", &lcp),
+        ("mpgp", &boxqp),
+        ("mpgp", &chain_box),
+        ("mpgp", &lcp),
+        ("mpgp", &ccp),
+    ] {
+        assert!(inst.n() > PAR_MIN_LEN && inst.n() % PAR_CHUNK != 0);
+        let (r1, t1) = run_in_pool(solver, inst, 40, 1);
+        let what = format!("{solver} on {}", inst.name());
+        // 40 iterations, or fewer where MPRGP reaches a KKT point to working precision
+        assert!(r1.iterations >= 20, "{what}: {:?}", r1.status);
+        assert_eq!(t1.records.len() as u64, r1.iterations + 1);
+        assert!(
+            r1.residuals.nat_map_rel_2.is_finite()
+                && r1.residuals.nat_map_rel_2 < t1.records[0].residuals.nat_map_rel_2,
+            "{what}: {:?}",
+            r1.residuals
+        );
+        let count = |name: &str| {
+            r1.counters
+                .iter()
+                .find(|(k, _)| k == name)
+                .map_or(0.0, |c| c.1)
+        };
+        // every kind of step runs: CG steps on the chain sets, expansions and proportioning
+        // steps on the obstacle, proportioning (gradient projection) steps on the CCP
+        if inst.name().starts_with("chain-") && inst.name() != "chain-ccp" {
+            assert!(count("cg_steps") > 0.0, "{what}: {:?}", r1.counters);
+        }
+        assert!(
+            count("expansion_steps") + count("proportioning_steps") > 0.0,
+            "{what}: {:?}",
+            r1.counters
+        );
+        for threads in [2, 3] {
+            let (rk, tk) = run_in_pool(solver, inst, 40, threads);
+            let what = format!("{what}, {threads} threads");
+            assert_eq!(bits(&rk.gamma), bits(&r1.gamma), "{what}: gamma");
+            assert_eq!(
+                residual_texts(&tk),
+                residual_texts(&t1),
+                "{what}: residuals"
+            );
+            assert_eq!(rk.matvecs, r1.matvecs, "{what}");
+            assert_eq!(rk.counters, r1.counters, "{what}");
+        }
+    }
+}
