@@ -29,8 +29,8 @@ const BOUND_STYLE: usize = 41;
 /// Style index of the operator-size line (bluish green, solid, crosses).
 const OPERATOR_STYLE: usize = 9;
 /// Style offset of a solver's bandwidth bound in the time-to-tolerance panels: the solver's
-/// colour (7 colours) with another dash and marker.
-const BOUND_SHIFT: usize = 7;
+/// colour (7 colours) with another dash and marker (14: clear of the operator line, 9).
+const BOUND_SHIFT: usize = 14;
 
 /// Whether `name` is an instance of the `scale` suite: the first step of a pyramid,
 /// `pyramid-<L>_step0001__ccp`.

@@ -58,7 +58,7 @@ impl SolverSettings for DsfpSettings {
     }
 }
 
-/// De Saxce's fixed point with a constant step ([`ProblemClass::Coulomb`] only; module docs of
+/// De Saxce's fixed point with a constant step ([`cpbench_problems::ProblemClass::Coulomb`] only; module docs of
 /// [`crate::fixed_point`]).
 #[derive(Clone, Debug)]
 pub struct Dsfp {

@@ -68,7 +68,7 @@ struct Contact {
     rho_t: f64,
 }
 
-/// Panagiotopoulos' fixed point ([`ProblemClass::Coulomb`] only; module docs of
+/// Panagiotopoulos' fixed point ([`cpbench_problems::ProblemClass::Coulomb`] only; module docs of
 /// [`crate::fixed_point`]).
 #[derive(Clone, Debug)]
 pub struct Pfp {

@@ -59,7 +59,7 @@ impl SolverSettings for TfpSettings {
     }
 }
 
-/// The Tresca fixed point ([`ProblemClass::Coulomb`] only; module docs of
+/// The Tresca fixed point ([`cpbench_problems::ProblemClass::Coulomb`] only; module docs of
 /// [`crate::fixed_point`]).
 #[derive(Clone, Debug)]
 pub struct Tfp {
