@@ -8,6 +8,9 @@
 //! cpbench convert IN OUT        (OUT ending in .hdf5/.h5: fclib local problem; .npz: NumPy arrays; else a bundle)
 //! ```
 #![deny(missing_docs)]
+// the doc comments of the clap argument structs are the command-line help, plain text
+// (`lcp-pyramid[:k]`, `<id>`), not rustdoc markdown
+#![allow(rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags)]
 
 mod chain;
 mod cmd;

@@ -3,7 +3,7 @@
 //!
 //! Both advance a state by the same sequence (docs/formulation.md section 1):
 //!
-//! 1. detect the contacts at `q(t)` ([`ContactModel::detect`]);
+//! 1. detect the contacts at `q(t)` ([`ContactModel::detect_step`]);
 //! 2. assemble `N` and `r` ([`ContactModel::assemble`]) and build the validated [`Instance`]
 //!    ([`ContactModel::make_instance`]);
 //! 3. solve it with the [`ContactSolver`] from the warm start ([`StepState::solve`]: the

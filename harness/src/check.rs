@@ -25,7 +25,7 @@ pub struct Verdict {
     /// When `success` is false: which of the three rules failed and by how much
     /// (`check: nat_map_rel_2 = 3.1e-6 > tol 1e-6`), every failing rule, `; `-separated.
     pub reason: Option<String>,
-    /// The answer's physical-fidelity criteria ([`cpbench_problems::fidelity`]; NaN without
+    /// The answer's physical-fidelity criteria ([`cpbench_problems::fidelity()`]; NaN without
     /// friction). Reported, not part of the verdict.
     pub fidelity: Fidelity,
 }

@@ -32,7 +32,7 @@
 //! - `divergence` (m): the root mean square over the movable bodies of the distance between
 //!   their positions in this run and in the first solver's run at the same step (0 for the
 //!   first solver, NaN once the first solver's run has ended);
-//! - the physical-fidelity criteria of the step's answer ([`cpbench_problems::fidelity`]:
+//! - the physical-fidelity criteria of the step's answer ([`cpbench_problems::fidelity()`]:
 //!   Signorini, De Saxce's NCP, the MDP gap, the spurious normal velocity, the cone
 //!   violation; NaN on a step without contacts), on the step's problem whichever formulation
 //!   the solver solved.

@@ -1,6 +1,6 @@
 //! Instance generation with the planar (2-D) stepper ([`cpbench_granular::planar`]): the driver
 //! behind `cpbench generate --scene disc-hopper|beam-impact` ([`generate_planar`]): a registry
-//! solver in the loop ([`RegistrySolver`], warm-started), one bundle, `.npz` or fclib file per
+//! solver in the loop ([`crate::generate::RegistrySolver`], warm-started), one bundle, `.npz` or fclib file per
 //! exported step (fc2d instances: CCP on 2-D Coulomb cones, or the normal LCP when
 //! frictionless) and `trajectory.csv` ([`PLANAR_TRAJECTORY_HEADER`]).
 

@@ -10,9 +10,9 @@
 //! - the profiles: the tolerance lives in [`Profile`] alone (`--tol T`: one `custom` profile;
 //!   a suite's own tolerance; else the named built-in profiles, [`DEFAULT_PROFILE`]);
 //! - loading, with a failure recorded as a row or fatal (`fail_fast`);
-//! - the [`RunConfig`] handed to [`crate::run`].
+//! - the [`RunConfig`] handed to [`crate::run()`].
 //!
-//! - the execution ([`RunRequest::execute`]): [`crate::run`] on the loaded instances, or for
+//! - the execution ([`RunRequest::execute`]): [`crate::run()`] on the loaded instances, or for
 //!   the `scale` suite ([`SuiteSource::Scale`]: generated pyramids, one size at a time on the
 //!   whole machine) [`crate::scale::run_scale`], with the suite's own defaults
 //!   ([`RunRequest::new`]).
@@ -420,7 +420,7 @@ impl RunRequest {
         Ok(cfg)
     }
 
-    /// Execute the run: [`crate::run`] on `instances`, or for the `scale` suite
+    /// Execute the run: [`crate::run()`] on `instances`, or for the `scale` suite
     /// [`scale::run_scale`] (each size generated or read from the cache, then run;
     /// `on_size` is called after each). Returns the folder's rows. Errors: those of the run.
     pub fn execute(

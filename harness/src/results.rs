@@ -104,7 +104,7 @@ pub struct SummaryRow {
     pub time_min_s: f64,
     /// The slowest of the repeated solves' times (s); NaN in files written before it.
     pub time_max_s: f64,
-    /// The physical-fidelity criteria of the answer ([`cpbench_problems::fidelity`]): NaN for
+    /// The physical-fidelity criteria of the answer ([`cpbench_problems::fidelity()`]): NaN for
     /// a class without friction, a run without an answer, and in files written before them.
     pub fidelity: Fidelity,
 }

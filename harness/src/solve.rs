@@ -1,7 +1,7 @@
 //! One checked solve: a solver variant ([`SolverSpec`]: a registry solver with its settings,
 //! or a driven one: an external program, a Python callable) run by the executor on one
 //! instance, then its answer checked by the harness ([`crate::check::check`]). This is the one
-//! solve path: every row of `cpbench run` ([`crate::run`]) and every call of the Python
+//! solve path: every row of `cpbench run` ([`crate::run()`]) and every call of the Python
 //! package's `cpbench.solve` go through [`checked_solve`], so their numbers are the same.
 
 use crate::check::{check, CheckSpec, Verdict};

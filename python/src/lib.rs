@@ -9,7 +9,7 @@
 //!   (`registry::build` or a driven solver, [`cpbench_solvers::Executor`], a
 //!   [`cpbench_solvers::TraceRecorder`], [`cpbench_harness::check::check`]);
 //! - [`driven::PySolver`]: a Python callable as a [`cpbench_solvers::DrivenSolver`];
-//! - [`run::run`]: [`cpbench_harness::run`] on a suite or files, as `cpbench run` does.
+//! - [`run::run`]: [`cpbench_harness::run()`] on a suite or files, as `cpbench run` does.
 //!
 //! Errors become Python exceptions of `cpbench._errors` ([`errors`]) carrying the message
 //! the command line prints.

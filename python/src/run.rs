@@ -2,7 +2,7 @@
 //! [`cpbench_harness::request::RunRequest`], the same request `cpbench run` builds (suite
 //! resolution, solver tokens and their defaults, driven names, profiles, loading, the run's
 //! configuration); Python callables join it as ready [`SolverSpec`]s ([`PySolver`]). Then
-//! [`cpbench_harness::run`] writes the same folder (`summary.csv`, `traces/`,
+//! [`cpbench_harness::run()`] writes the same folder (`summary.csv`, `traces/`,
 //! `manifest.json`, `plots/`).
 
 use crate::driven::PySolver;

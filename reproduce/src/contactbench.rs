@@ -1,6 +1,6 @@
 //! Recipe `le-lidec2024-contactbench`: the physical-fidelity criteria of Le Lidec, Jallet,
 //! Montaut, Laptev, Schmid & Carpentier (ContactBench, "Contact models in robotics: a
-//! comparative analysis", IEEE T-RO 2024; [`cpbench_problems::fidelity`]) for every formulation
+//! comparative analysis", IEEE T-RO 2024; [`cpbench_problems::fidelity()`]) for every formulation
 //! of three small contact problems: ContactBench's own `sliding_cube` and `2cubes_t0`
 //! (`tests/fixtures/contactbench/`, BSD-2; a cube sliding on a floor, two stacked cubes) and
 //! the ball of cpbench's `slide` scene at its first step (a sphere set down at 2 m/s without

@@ -5,7 +5,7 @@
 //! A recipe ([`Recipe`]) is data plus a little code: the instances or the scene, the solvers
 //! with the paper's parameters, the residual and tolerance, the caps, and the figures to draw.
 //! [`reproduce`] runs one into an output folder and writes, besides the usual run files
-//! (`summary.csv`, `traces/`, `manifest.json`: those of [`cpbench_harness::run`] for recipes that solve
+//! (`summary.csv`, `traces/`, `manifest.json`: those of [`cpbench_harness::run()`] for recipes that solve
 //! instances, those of [`sim`] for recipes that run the time stepper), three files of its own:
 //!
 //! - `reproduce.md`: the set-up, our numbers beside the paper's ([`Comparison`]), whether each

@@ -3,7 +3,7 @@
 //! with friction and contact", ACM ToG 34(3), 2015).
 //!
 //! The paper's claim, its abstract verbatim ([`ABSTRACT_CLAIM`]): "compared to the
-//! traditional Gauss-Seidel approach, [APGD] reduces the time required to simulate the
+//! traditional Gauss-Seidel approach, \[APGD\] reduces the time required to simulate the
 //! dynamics of large systems ... by one to two orders of magnitude". Its measure is the time
 //! to simulate; the recipe measures it on whole simulations of a fill, APGD against
 //! Gauss-Seidel over the same number of steps, warm- and cold-started ([`sim_size`]), timed

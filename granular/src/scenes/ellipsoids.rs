@@ -12,7 +12,7 @@ use nalgebra::{Quaternion, UnitQuaternion, Vector3};
 /// Default aspect ratio `a / b` of the ellipsoid scenes (prolate, 2:1:1).
 pub const DEFAULT_ASPECT: f64 = 2.0;
 
-/// Default rolling resistance `mu_r` of the ellipsoid scenes ([`SimParams::rolling_friction`]):
+/// Default rolling resistance `mu_r` of the ellipsoid scenes ([`crate::SimParams::rolling_friction`]):
 /// a resisting torque of at most `0.05 l gamma_n`, the order of the rolling-friction
 /// coefficients of DEM for rounded grains (Ai et al. 2011).
 pub const DEFAULT_ROLLING_FRICTION: f64 = 0.05;

@@ -241,7 +241,7 @@ pub fn excluded_reason(base: &str, metric: Metric) -> Option<&'static str> {
 }
 
 /// The solvers (labels, in `solvers` order) whose cost `metric` does not measure
-/// ([`excluded_reason`]), with the reason.
+/// (`excluded_reason`), with the reason.
 pub fn excluded(
     outs: &[Outcome],
     solvers: &[String],

@@ -108,7 +108,7 @@ fn fmt_opt(v: Option<f64>, f: impl Fn(f64) -> String) -> String {
 /// of the first settings profile only. Time per product is solver time over counted
 /// products (vector work and projections included, so an upper bound of the product's own
 /// time), drawn only for first-order solvers ([`measures_cost`]); the bandwidth bound is
-/// `operator_bytes / bandwidth_gbs` of the manifest. The time to reach [`TOLERANCES`] is read
+/// `operator_bytes / bandwidth_gbs` of the manifest. The time to reach `TOLERANCES` (1e-4, 1e-6) is read
 /// from the runs' traces in `dir` (module docs; a missing or unreadable trace gives no value).
 /// Returns whether it wrote anything. Errors: I/O and plotting errors.
 pub fn scale_section(

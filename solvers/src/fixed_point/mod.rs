@@ -138,7 +138,7 @@
 //!
 //! **Stalling**: a `tfp` or `pfp` step that leaves `r` unchanged (bit for bit) short of the
 //! executor's tolerance, or a `dsfp` step with `r_{k+1} = r_k`, returns
-//! [`StepOutcome::Stalled`](crate::StepOutcome::Stalled) with a message: the next step would
+//! [`crate::StepOutcome::Stalled`] with a message: the next step would
 //! repeat it. A `dsfp` step longer than `1e8` times the first one, or not finite (too large a
 //! `rho`), is not taken and returns `Stalled` ("diverging"): the fc3d error is relative to
 //! `max(||q||, ||r||, ||u||)` and stays bounded while `r` grows, so the executor's divergence

@@ -33,7 +33,7 @@
 //!
 //! # Linear solvers (`linear_solver`)
 //! - `cholesky` (default): step 2 above; memory the factor `L` (`factor_nnz` entries).
-//! - `pcg` ([`pcg`]): `K dx = rhs` by conjugate gradients preconditioned with the inverse
+//! - `pcg` (module `pcg`): `K dx = rhs` by conjugate gradients preconditioned with the inverse
 //!   3x3 diagonal blocks of `K` (1x1 without cones); `K` is never assembled, each CG
 //!   iteration is one counted `N`-product ([`Problem::matvec`]), memory `O(n)`. CG stops at
 //!   `||rhs - K dx||_2 <= max(min(cg_rtol ||rhs||_2, 0.01 ||r_d||_2), 1e-14 ||rhs||_2)` or

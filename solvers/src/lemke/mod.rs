@@ -29,7 +29,7 @@
 //!
 //! Linear algebra ([`LinearAlgebra`]): an explicit dense inverse, or a sparse LU of the basis
 //! refactorised every `refactor_every` pivots with product-form (eta) updates in between
-//! ([`basis`]). `auto` takes the dense one when `n <= dense_max_n` or when `M` has more than
+//! (module `basis`). `auto` takes the dense one when `n <= dense_max_n` or when `M` has more than
 //! `n^2 / 10` entries.
 
 pub(crate) mod basis;

@@ -224,7 +224,7 @@ fn solve_small(a: &mut [f64], b: &mut [f64], k: usize) -> bool {
     true
 }
 
-/// NSGS for the Coulomb problem ([`ProblemClass::Coulomb`] only).
+/// NSGS for the Coulomb problem ([`cpbench_problems::ProblemClass::Coulomb`] only).
 #[derive(Clone, Debug)]
 pub struct Nsgs {
     settings: NsgsSettings,

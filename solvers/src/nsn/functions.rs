@@ -8,8 +8,8 @@
 //! problem", Math. Program. 104, for the Fischer-Burmeister function of the second-order cone).
 //!
 //! Notation as in fclib and the papers, with cpbench's names in brackets: one contact's
-//! reaction `r = (r_n, r_T)` [`gamma_c`], its relative velocity `u = (u_n, u_T)` [`(N gamma +
-//! r)_c`], the friction coefficient `mu`, the steps `rho_n, rho_t > 0`. Every function is
+//! reaction `r = (r_n, r_T)` (`gamma_c`), its relative velocity `u = (u_n, u_T)` (`(N gamma +
+//! r)_c`), the friction coefficient `mu`, the steps `rho_n, rho_t > 0`. Every function is
 //! `F(r, u)`; its element of the generalised Jacobian is stored as `A = dF/dr` and
 //! `B = dF/du` (3x3, row-major), so that the Newton matrix of the whole problem is
 //! `J = A + B W` (`A`, `B` block diagonal).

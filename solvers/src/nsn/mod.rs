@@ -20,7 +20,7 @@
 //! 2. the Newton matrix `J = A + B W`, assembled **sparse**: its pattern (the 3x3 blocks of
 //!    `W`'s block rows plus the diagonal blocks, `nnz <= 3 nnz(W) + 9 nc`: linear in the
 //!    contacts) and faer's symbolic LU are built once in `init`; each iteration writes the
-//!    values in place and runs the numeric LU with partial pivoting ([`crate::sparse_lu`]);
+//!    values in place and runs the numeric LU with partial pivoting (`crate::sparse_lu`);
 //!    up to `dense_max_n` unknowns a dense LU is used instead;
 //! 3. `J d = -F`; a line search on the merit `theta = 1/2 ||F||^2` along `d`: Goldstein-Price
 //!    (`theta + (1 - sigma) t theta' <= theta(r + t d) <= theta + sigma t theta'`, bisection
@@ -281,7 +281,8 @@ enum Linear {
     Sparse(Box<SparseJacobian>),
 }
 
-/// Semismooth Newton on a contact function ([`ProblemClass::Coulomb`] only).
+/// Semismooth Newton on a contact function ([`cpbench_problems::ProblemClass::Coulomb`]
+/// only).
 pub struct Nsn {
     name: &'static str,
     function: Function,

@@ -24,10 +24,10 @@
 //! block of columns (dense right-hand sides, reused), and column `j` of `W` is `H^T y_j` with
 //! exact zeros dropped.
 //!
-//! Submodules: [`h5`] (HDF5 access: typed datasets, sparse matrices, size checks), [`local`]
-//! (the `/fclib_local` group), [`global`] (the `/fclib_global` group), [`condense`] (global to
-//! local Delassus matrix; [`crate::io::condense`], shared with the Siconos global reader),
-//! [`write`] (an instance as an fclib local problem; also reachable as `io::fclib_write`).
+//! Submodules: `h5` (HDF5 access: typed datasets, sparse matrices, size checks), `local`
+//! (the `/fclib_local` group), `global` (the `/fclib_global` group), `condense` (global to
+//! local Delassus matrix; [`mod@crate::io::condense`], shared with the Siconos global reader),
+//! `write` (an instance as an fclib local problem; also reachable as `io::fclib_write`).
 
 mod global;
 mod h5;
@@ -80,10 +80,10 @@ pub struct FclibFile {
 /// Read an fclib HDF5 problem from the bytes of `path` (local, or global and condensed).
 ///
 /// Shapes: `W` is `3 nc x 3 nc`, `q` has `3 nc` entries, `mu` `nc`. Errors:
-/// [`ProblemError::Parse`] naming the HDF5 object (`/fclib_local/W/p`, ...) for an unreadable or
+/// [`crate::ProblemError::Parse`] naming the HDF5 object (`/fclib_local/W/p`, ...) for an unreadable or
 /// truncated file, a missing object, a wrong datatype, an index out of range, inconsistent
-/// sizes, a non-finite value, or `spacedim != 3`; [`ProblemError::Factorization`] (wrapped in
-/// [`ProblemError::InFile`]) when the global `M` is singular.
+/// sizes, a non-finite value, or `spacedim != 3`; [`crate::ProblemError::Factorization`]
+/// (wrapped in [`crate::ProblemError::InFile`]) when the global `M` is singular.
 pub fn read_fclib(path: &Path, bytes: &[u8]) -> Result<FclibFile> {
     h5::check_end_of_file(path, bytes)?;
     // The HDF5 decoder is hardened against malformed input; catching a panic all the same
