@@ -50,15 +50,13 @@ fn section_numbers_and_files() {
     };
     let mut md = String::new();
     let fig = FigureOptions::default();
-    assert!(scale_section(
-        &mut md,
-        &rows,
-        Some(&m),
-        (dir.path(), &FileStems::from_rows(&rows)),
-        dir.path(),
-        &fig
-    )
-    .unwrap());
+    // the section for `rows` with manifest `m` into `md` (no traces in the folder: no time
+    // to tolerance)
+    let stems = FileStems::from_rows(&rows);
+    let section = |md: &mut String, rows: &[SummaryRow], m: &Manifest| {
+        scale_section(md, rows, Some(m), (dir.path(), &stems), dir.path(), &fig).unwrap()
+    };
+    assert!(section(&mut md, &rows, &m));
     for f in ["scale.png", "scale.svg", "scale.csv"] {
         assert!(dir.path().join(f).exists(), "{f}");
     }
@@ -79,28 +77,12 @@ fn section_numbers_and_files() {
     assert_eq!(csv.lines().count(), 5);
     // one size of another suite: no section
     let mut md = String::new();
-    assert!(!scale_section(
-        &mut md,
-        &rows[..2],
-        Some(&m),
-        (dir.path(), &FileStems::from_rows(&rows)),
-        dir.path(),
-        &fig
-    )
-    .unwrap());
+    assert!(!section(&mut md, &rows[..2], &m));
     assert!(md.is_empty());
     // ... but always for the scale suite
     let m = Manifest {
         suite: "scale".into(),
         ..m
     };
-    assert!(scale_section(
-        &mut md,
-        &rows[..2],
-        Some(&m),
-        (dir.path(), &FileStems::from_rows(&rows)),
-        dir.path(),
-        &fig
-    )
-    .unwrap());
+    assert!(section(&mut md, &rows[..2], &m));
 }
