@@ -83,6 +83,19 @@ fn run_in_pool(
         .install(|| traced(solver, None, inst, None, exec))
 }
 
+/// Asserts that a run on more threads (`rk`, `tk`) is the one-thread run (`r1`, `t1`) bit for
+/// bit: the final point, every traced residual, the products and the counters.
+fn assert_same_run(
+    what: &str,
+    (r1, t1): (&SolveResult, &TraceRecorder),
+    (rk, tk): (&SolveResult, &TraceRecorder),
+) {
+    assert_eq!(bits(&rk.gamma), bits(&r1.gamma), "{what}: gamma");
+    assert_eq!(residual_texts(tk), residual_texts(t1), "{what}: residuals");
+    assert_eq!(rk.matvecs, r1.matvecs, "{what}");
+    assert_eq!(rk.counters, r1.counters, "{what}");
+}
+
 fn bits(v: &[f64]) -> Vec<u64> {
     v.iter().map(|x| x.to_bits()).collect()
 }
@@ -136,14 +149,7 @@ fn apgd_spgqp_chunked_passes_are_bit_identical_across_thread_counts() {
             for threads in [2, 3] {
                 let (rk, tk) = run_in_pool(solver, inst, 40, threads);
                 let what = format!("{solver} on {}, {threads} threads", inst.name());
-                assert_eq!(bits(&rk.gamma), bits(&r1.gamma), "{what}: gamma");
-                assert_eq!(
-                    residual_texts(&tk),
-                    residual_texts(&t1),
-                    "{what}: residuals"
-                );
-                assert_eq!(rk.matvecs, r1.matvecs, "{what}");
-                assert_eq!(rk.counters, r1.counters, "{what}");
+                assert_same_run(&what, (&r1, &t1), (&rk, &tk));
             }
         }
     }
@@ -402,14 +408,7 @@ fn bb_jacobi_chunked_passes_are_bit_identical_across_thread_counts() {
                     "{solver} {settings:?} on {}, {threads} threads",
                     inst.name()
                 );
-                assert_eq!(bits(&rk.gamma), bits(&r1.gamma), "{what}: gamma");
-                assert_eq!(
-                    residual_texts(&tk),
-                    residual_texts(&t1),
-                    "{what}: residuals"
-                );
-                assert_eq!(rk.matvecs, r1.matvecs, "{what}");
-                assert_eq!(rk.counters, r1.counters, "{what}");
+                assert_same_run(&what, (&r1, &t1), (&rk, &tk));
             }
         }
     }
@@ -619,14 +618,7 @@ fn mprgp_mpgp_chunked_passes_are_bit_identical_across_thread_counts() {
         for threads in [2, 3] {
             let (rk, tk) = run_in_pool(solver, inst, 40, threads);
             let what = format!("{what}, {threads} threads");
-            assert_eq!(bits(&rk.gamma), bits(&r1.gamma), "{what}: gamma");
-            assert_eq!(
-                residual_texts(&tk),
-                residual_texts(&t1),
-                "{what}: residuals"
-            );
-            assert_eq!(rk.matvecs, r1.matvecs, "{what}");
-            assert_eq!(rk.counters, r1.counters, "{what}");
+            assert_same_run(&what, (&r1, &t1), (&rk, &tk));
         }
     }
 }
