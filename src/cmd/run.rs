@@ -172,7 +172,7 @@ pub fn run(a: RunArgs) -> Result<(), AnyError> {
         .transpose()?;
     let jobs = args::jobs(a.jobs)?;
     if let Some(dir) = &a.trajectory {
-        return replay(&a, dir, max_iter, time_limit);
+        return replay(&a, dir, max_iter, time_limit, stall_window);
     }
     if !is_scale
         && (a.cache.is_some()
@@ -333,6 +333,7 @@ fn replay(
     dir: &std::path::Path,
     max_iter: Option<u64>,
     time_limit: Option<f64>,
+    stall_window: Option<Option<u64>>,
 ) -> Result<(), AnyError> {
     use cpbench_harness::trajectory;
     let out = a.out.clone().unwrap_or_else(default_out_dir);
@@ -364,6 +365,7 @@ fn replay(
         residual: args::residual(a.residual.as_deref())?,
         max_iter: max_iter.unwrap_or(req.max_iter),
         max_time_s: time_limit,
+        stall_window: stall_window.unwrap_or(req.stall_window),
         ..Default::default()
     };
     for (src, dst) in targets {
@@ -410,7 +412,7 @@ fn replay_one(
 /// again), with the request's solvers (else the suite's, else the registry's defaults), one
 /// residual for the stop and the check (`--residual`, else the suite's, else each class's
 /// default) and the tolerance `--tol`, else the suite's, else [`DEFAULT_TOL`]; the request's
-/// per-step budget.
+/// per-step budget, stall window and monitoring period.
 ///
 /// [`DEFAULT_TOL`]: cpbench_solvers::executor::DEFAULT_TOL
 fn replay_suite(
@@ -427,6 +429,8 @@ fn replay_suite(
         residual: req.residual.or(suite.default_residual),
         max_iter: req.max_iter,
         max_time_s: req.time_limit,
+        stall_window: req.stall_window,
+        check_every: req.check_every,
         ..Default::default()
     };
     let solvers = req.solver_specs(suite)?;

@@ -468,6 +468,22 @@ fn suite_file_trajectory_entries_are_replayed() {
         first,
         steps_without_times(&out2.join("replay/traj/replay_steps.csv"))
     );
+    // the run's executor options reach the replays: a stall window of 1 iteration stops some
+    // of apgd's and jacobi's steps (none with the default window)
+    let statuses = |w: &str| {
+        let o = tmp.path().join(format!("out-w{w}"));
+        stdout_of(&mut cpbench(&format!(
+            "run --suite {} --solvers apgd,jacobi --stall-window {w} --no-plots --out {}",
+            only.display(),
+            o.display()
+        )));
+        std::fs::read_to_string(o.join("replay/traj/replay_steps.csv"))
+            .unwrap()
+            .matches(",stalled,")
+            .count()
+    };
+    assert_eq!(statuses("5000"), 0);
+    assert!(statuses("1") > 0);
 
     // a listed folder without trajectory.json is refused before anything runs
     let bad = tmp.path().join("bad.json");
