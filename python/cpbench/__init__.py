@@ -732,6 +732,8 @@ def run(
     rerun: bool = False,
     trace_every: int = 1,
     fail_fast: bool = False,
+    stall_window: int | str | None = None,
+    check_every: int | None = None,
 ) -> Any:
     """Run solvers on a suite into a results folder, as ``cpbench run`` does, and return its
     summary.
@@ -762,6 +764,11 @@ def run(
         trace_every: record every k-th iteration in the traces.
         fail_fast: raise on the first input that does not load (default: a ``load_error``
             row and a warning).
+        stall_window: the executor's stall rule, as ``--stall-window``: ``None`` its default
+            window (5000 iterations), ``"off"`` no stall rule (for comparisons at a cap with
+            programs that have none, Siconos'), or a window of at least 1 iteration.
+        check_every: monitor every k iterations (residual, trace, stall and divergence
+            tests), as ``--check-every``; ``None``: every iteration.
 
     Returns:
         The folder's ``summary.csv`` (one row per instance x solver x profile, every row of
@@ -807,6 +814,8 @@ def run(
             rerun=rerun,
             trace_every=int(trace_every),
             fail_fast=fail_fast,
+            stall_window=None if stall_window is None else str(stall_window),
+            check_every=None if check_every is None else int(check_every),
         )
     finally:
         for p in keep:

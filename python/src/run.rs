@@ -51,10 +51,13 @@ fn json_object(what: &str, text: &str) -> PyResult<serde_json::Map<String, serde
 /// tolerance (`None`: the suite's tolerance, else profile `default`, 1e-6). `settings` and
 /// `variants` are JSON text as `--settings` / `--variants`. Returns a dict: `out`,
 /// `executed`, `skipped`, `order` (the rows' `(instance, solver, profile)` in canonical
-/// order: suite order, then solver order), `load_errors` (list of `(source, message)`). Errors: as the CLI's
-/// (`CpbenchError`), a load failure when `fail_fast`. The run releases the GIL.
+/// order: suite order, then solver order), `load_errors` (list of `(source, message)`).
+/// `stall_window`: `None` the executor's default window, `"off"` no stall rule, else a
+/// window of at least 1 iteration, as `--stall-window`; `check_every`: monitor every k
+/// iterations (`None`: every one), as `--check-every`. Errors: as the CLI's (`CpbenchError`),
+/// a load failure when `fail_fast`. The run releases the GIL.
 #[pyfunction]
-#[pyo3(signature = (out, suite=None, paths=None, solvers=None, tol=None, max_iter=20000, cls=None, symmetrize=false, external=None, time_limit=None, plots=true, jobs=1, residual=None, settings=None, variants=None, rerun=false, trace_every=1, fail_fast=false))]
+#[pyo3(signature = (out, suite=None, paths=None, solvers=None, tol=None, max_iter=20000, cls=None, symmetrize=false, external=None, time_limit=None, plots=true, jobs=1, residual=None, settings=None, variants=None, rerun=false, trace_every=1, fail_fast=false, stall_window=None, check_every=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn run<'py>(
     py: Python<'py>,
@@ -76,6 +79,8 @@ pub fn run<'py>(
     rerun: bool,
     trace_every: u64,
     fail_fast: bool,
+    stall_window: Option<&str>,
+    check_every: Option<u64>,
 ) -> PyResult<Bound<'py, PyDict>> {
     if max_iter == 0 {
         return Err(invalid(format!(
@@ -92,6 +97,24 @@ pub fn run<'py>(
             "jobs 0: must be at least 1 (runs executed concurrently)",
         ));
     }
+    if check_every == Some(0) {
+        return Err(invalid(
+            "check_every 0: must be at least 1 (1 checks every iteration)",
+        ));
+    }
+    let stall_window = match stall_window {
+        None => None,
+        Some("off") => Some(None),
+        Some(w) => match w.parse::<u64>() {
+            Ok(k) if k >= 1 => Some(Some(k)),
+            _ => {
+                return Err(invalid(format!(
+                    "stall_window '{w}': expected a whole number of iterations (at least 1) \
+                     or 'off'"
+                )))
+            }
+        },
+    };
     let limit = std::thread::available_parallelism().map_or(1, |n| n.get());
     let source = match (&paths, suite.as_deref()) {
         (Some(p), _) if !p.is_empty() => SuiteSource::Paths {
@@ -115,6 +138,10 @@ pub fn run<'py>(
     req.jobs = jobs.min(limit);
     req.rerun = rerun;
     req.trace_every = trace_every;
+    req.check_every = check_every;
+    if let Some(w) = stall_window {
+        req.stall_window = w;
+    }
     req.plots = plots;
     req.fail_fast = fail_fast;
     req.progress = false;

@@ -184,3 +184,36 @@ def test_replay_equals_the_cli_replay(tmp_path):
     with pytest.raises(cpbench.CpbenchError, match="cpbench.replay"):
         cpbench.run(suite, solvers=["pgs"], out=tmp_path / "suite-out")
     assert not (tmp_path / "suite-out").exists()
+
+
+def test_run_takes_the_stall_window_and_the_check_period(tmp_path):
+    """``stall_window`` and ``check_every`` reach the executor as ``--stall-window`` and
+    ``--check-every`` do. APGD on Capsules-i125 (CCP, symmetrised) at 1e-6 converges in 255
+    iterations with the default window and with ``"off"``; a window of 1 iteration stops it
+    ``stalled`` at iteration 20 (APGD is not monotone). Monitoring every 5 iterations traces
+    iterations 0, 5, 10, ... and the last. The rows' settings record both."""
+    inst = [fixture("fclib/Capsules-i125-1213.hdf5")]
+
+    def run(name, **kw):
+        df = cpbench.run(inst, solvers=["apgd"], out=tmp_path / name, tol=1e-6,
+                         symmetrize=True, plots=False, check_every=5, **kw)
+        row = df.iloc[0]
+        return row, json.loads(row["settings"])["exec"]
+
+    row, exec_ = run("default")
+    assert (row["status"], int(row["iterations"])) == ("converged", 255)
+    assert exec_["stall_window"] == 5000 and exec_["check_every"] == 5
+    row, exec_ = run("one", stall_window=1)
+    assert (row["status"], int(row["iterations"])) == ("stalled", 20)
+    assert exec_["stall_window"] == 1
+    row, exec_ = run("off", stall_window="off")
+    assert (row["status"], int(row["iterations"])) == ("converged", 255)
+    assert exec_["stall_window"] is None
+    trace = sorted((tmp_path / "off" / "traces").glob("*.csv"))[0].read_text().splitlines()
+    its = [int(line.split(",")[0]) for line in trace[1:]]
+    assert its[:4] == [0, 5, 10, 15] and its[-1] == 255
+    for bad in [0, -3, "never"]:
+        with pytest.raises(cpbench.CpbenchError, match="stall_window"):
+            cpbench.run(inst, solvers=["apgd"], out=tmp_path / "bad", stall_window=bad)
+    with pytest.raises(cpbench.CpbenchError, match="check_every"):
+        cpbench.run(inst, solvers=["apgd"], out=tmp_path / "bad", check_every=0)
