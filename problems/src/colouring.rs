@@ -24,8 +24,9 @@ pub struct Colouring {
 impl Colouring {
     /// The greedy colouring of `inst`'s block graph (module docs). Time: one pass over the
     /// neighbours of every block (on the matrix-free storage, the contacts of every velocity of
-    /// each contact); memory: 4 bytes per block for the order, one word per colour. Panics
-    /// (internal) only when the instance has more than `u32::MAX` blocks.
+    /// each contact); memory: 8 bytes per block while colouring (each block's colour and the
+    /// order), 4 kept, and one word per colour. Block numbers are stored as `u32` (more than
+    /// `u32::MAX` blocks, some 100 GB of block storage, are not supported).
     pub fn greedy(inst: &Instance) -> Self {
         let nb = inst.n_blocks();
         let mut colour = vec![u32::MAX; nb];

@@ -17,9 +17,10 @@
 //! update of `c` and by that of `d`. The sequential sweep reads it from memory once and finds
 //! it in cache the second time (`c` and `d` are neighbours in block order); the coloured sweep
 //! meets `c` and `d` in different colour passes and reads it from memory twice. Measured on
-//! the scale suite's pyramids (release build, 2-core machine, load 2-4, one run each, 12
-//! colours): 121,680 contacts, 100 sweeps, 2.85 s sequential against 5.00 s coloured on 2
-//! threads and 8.08 s on 1 thread; 998,560 contacts, 20 sweeps, 4.96 s against 8.09 s. The
+//! the scale suite's pyramids (release build, 2-core machine, quiet (load below 1.2 with the
+//! runs), 12 colours, median [min, max] of 3): 121,680 contacts, 100 sweeps, 2.18 [2.13, 2.19] s
+//! sequential against 4.17 [3.89, 4.21] s coloured on 2 threads and 6.34 [6.30, 6.48] s on 1
+//! thread; 998,560 contacts, 20 sweeps, 4.54 [4.49, 4.59] s against 6.38 [6.32, 6.45] s. The
 //! sequential sweep is therefore the default ([`SweepOrder::Sequential`]); the coloured one
 //! pays only with more cores than the machine the suite was measured on has.
 //! [`SweepOrder::Auto`] sweeps sequentially below [`COLOURED_MIN_BLOCKS`] blocks and by

@@ -7,7 +7,7 @@
 //! Every kernel keeps the operation order of the code it replaced, so results are bit for bit
 //! those of the per-solver copies.
 //!
-//! The chunked vector passes of the first-order QP solvers (APGD, SPG-QP): a vector of `n`
+//! The chunked vector passes of the first-order solvers (apgd, spgqp, bb, jacobi, mprgp/mpgp): a vector of `n`
 //! unknowns is cut into [`vec_chunk`]`(n)`-long chunks of whole blocks; a vector below
 //! [`PAR_MIN_LEN`] unknowns is one chunk, run on the calling thread in a plain loop's order, and
 //! a longer one is split into [`PAR_CHUNK`]-long chunks run in parallel on the current rayon

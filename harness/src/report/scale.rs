@@ -91,10 +91,8 @@ impl Point<'_> {
     fn bound(&self, k: usize, bw: Option<f64>) -> Option<f64> {
         let r = self.reach[k].0?;
         let bytes = self.row.operator_bytes? as f64;
-        (self.per_product.is_some() && r.matvecs > 0)
-            .then_some(())
-            .and(bw)
-            .map(|g| r.matvecs as f64 * bytes / (g * 1e9))
+        let g = bw?;
+        (self.per_product.is_some() && r.matvecs > 0).then(|| r.matvecs as f64 * bytes / (g * 1e9))
     }
 }
 
@@ -188,7 +186,7 @@ fn write_csv(pts: &[Point], bw: Option<f64>, rdir: &Path) -> Result<()> {
     for p in pts {
         let r = p.row;
         let e = |v: Option<f64>| v.map(|x| format!("{x:e}")).unwrap_or_default();
-        let _ = writeln!(
+        let _ = write!(
             csv,
             "{},{},{},{},{},{},{},{},{:e},{},{},{},{},{},{}",
             r.instance,
@@ -208,7 +206,6 @@ fn write_csv(pts: &[Point], bw: Option<f64>, rdir: &Path) -> Result<()> {
             r.peak_rss_bytes.map(|b| b.to_string()).unwrap_or_default()
         );
         // time to tolerance
-        csv.pop();
         for k in 0..TOLERANCES.len() {
             let nm = p.reach[k].0;
             let _ = write!(
