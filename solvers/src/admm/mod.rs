@@ -28,7 +28,8 @@
 //! `eps >= 0` is
 //!
 //! ```text
-//! s    = s(v)                   v = N z_k + r (shift `velocity`) or v = u_k (shift `dual`)
+//! s    = s(v)                   v = N z_k + r (shift `velocity`), u_k (`dual`) or
+//!                               N x_k + r (`unprojected`)
 //! x'   = (N + (rho + eps) I)^-1 (-r - s + rho z^ + eps x + u^)
 //! z'   = P_K(x' - u^ / rho)
 //! u'   = u^ - rho (x' - z')
@@ -63,10 +64,11 @@
 //!
 //! # Differences from the reference codes
 //!
-//! Siconos computes the shift from `N x + r` at its unprojected iterate `x` and returns `x`;
-//! here the shift `velocity` uses the feasible `z` (equal at convergence) and the iterate handed
-//! to the executor is `z`, so its product also serves the executor's residual; Siconos combines
-//! the residuals as `p^2 + d^2`, Goldstein et al. (followed here) as `rho p^2 + d^2 / rho`.
+//! Siconos computes the shift from `N x + r` at its unprojected iterate `x` (shift
+//! `unprojected`, the `admm:siconos` preset, one more product per iteration), starts its scaled
+//! multiplier at zero (`dual_start = zero`) and returns `x`; the iterate handed to the executor
+//! here is always the feasible `z`. Siconos combines the residuals as `p^2 + d^2`, Goldstein et
+//! al. (followed here) as `rho p^2 + d^2 / rho`: the same at Siconos' constant `rho = 1`.
 //! Chrono solves the KKT form `[M, H^T; H, -(sigma + rho) I]` with `sigma` multiplying `z`;
 //! here the reduced form with `eps` centred at the previous `x` (Pinocchio's form; both vanish
 //! at a fixed point), and Chrono's CCP has no shift (on a Coulomb instance `admm:chrono` uses
@@ -133,18 +135,34 @@ pub enum RhoStrategy {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Shift {
-    /// `N z + r` at the current iterate (one counted product per iteration; Siconos).
+    /// `N z + r` at the current (projected) iterate `z` (no extra product: it is the
+    /// executor's residual product too).
     Velocity,
     /// The multiplier `u` (no product; Pinocchio).
     Dual,
+    /// `N x + r` at the last unprojected iterate `x`, the solution of the linear system
+    /// (Siconos' `fc3d_admm`, whose shift reads the velocity of `reaction` before the
+    /// projection; one extra counted product per iteration).
+    Unprojected,
+}
+
+/// How the multiplier `u` starts (module documentation, "The iteration").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DualStart {
+    /// The modified velocity at the starting reactions, `u = N gamma_0 + r + s`: a solution
+    /// is a fixed point, so a warm start from one stays put.
+    Velocity,
+    /// `u = 0` (Siconos' `fc3d_admm` from the velocity array its driver passes, zero).
+    Zero,
 }
 
 /// Settings of [`Admm`]. Defaults: Pinocchio's rules ([`AdmmSettings::pinocchio`]) with the
 /// step updated every 5 iterations instead of every one: the best of the presets and their
 /// variants on the public Coulomb files (measured, 1e-8 from zero: OneObject 1492 iterations,
 /// BoxesStack1 238, Capsules-i125 319, local_problem_test 232, where `admm:pinocchio` needs
-/// 1498, 254, 331 and stalls at 2.5e-8 after 1052 changes of `rho`, and `admm:siconos` stalls
-/// on all four).
+/// 1498, 254, 331 and stalls at 2.5e-8 after 1052 changes of `rho`, and `admm:siconos` 1149,
+/// 1861, 2374 and 1163).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct AdmmSettings {
@@ -180,6 +198,8 @@ pub struct AdmmSettings {
     pub max_factor: f64,
     /// Which velocity De Saxce's shift is computed from (Coulomb class).
     pub shift: Shift,
+    /// How the multiplier `u` starts.
+    pub dual_start: DualStart,
 }
 
 impl Default for AdmmSettings {
@@ -192,11 +212,14 @@ impl Default for AdmmSettings {
 }
 
 impl AdmmSettings {
-    /// Siconos' defaults (`admm:siconos`, `fc3d_admm_setDefaultSolverOptions`): `rho = ||W||_1`
-    /// constant, acceleration and restart with `eta = 0.999`, shift from the velocity.
+    /// Siconos' defaults (`admm:siconos`), as Debian's Siconos 4.4 sets them
+    /// (`SolverOptions(SICONOS_FRICTION_3D_ADMM)`: `INITIAL_RHO_GIVEN` with `rho = 1`,
+    /// `RHO_STRATEGY_CONSTANT`, `ACCELERATION_AND_RESTART` with `eta = 0.999`,
+    /// `FORCED_SYMMETRY`, `UPDATE_S_YES`) and as `fc3d_admm.c` iterates: the shift from the
+    /// unprojected iterate, the multiplier from zero.
     pub fn siconos() -> Self {
         Self {
-            rho_init: RhoInit::NormInf,
+            rho_init: RhoInit::Given,
             rho0: 1.0,
             rho_strategy: RhoStrategy::Constant,
             adjust_every: 1,
@@ -210,7 +233,8 @@ impl AdmmSettings {
             tau: 0.5,
             threshold: 1.5,
             max_factor: 50.0,
-            shift: Shift::Velocity,
+            shift: Shift::Unprojected,
+            dual_start: DualStart::Zero,
         }
     }
 
@@ -226,6 +250,7 @@ impl AdmmSettings {
             eps: 1e-6,
             acceleration: false,
             shift: Shift::Dual,
+            dual_start: DualStart::Velocity,
             ..Self::siconos()
         }
     }
@@ -241,6 +266,7 @@ impl AdmmSettings {
             eps: 1e-6,
             acceleration: false,
             shift: Shift::Dual,
+            dual_start: DualStart::Velocity,
             ..Self::siconos()
         }
     }
@@ -351,6 +377,8 @@ pub struct Admm {
     u_hat: Vec<f64>,
     /// The velocity `N z + r` at the current `z` (shift `velocity`).
     v: Vec<f64>,
+    /// The velocity `N x + r` at the last unprojected `x` (shift `unprojected`; empty otherwise).
+    vx: Vec<f64>,
     rhs: Vec<f64>,
     /// Acceleration: `a` and the previous combined residual.
     a: f64,
@@ -384,6 +412,7 @@ impl Admm {
             z_hat: Vec::new(),
             u_hat: Vec::new(),
             v: Vec::new(),
+            vx: Vec::new(),
             rhs: Vec::new(),
             a: 1.0,
             c_prev: f64::INFINITY,
@@ -424,6 +453,8 @@ impl Admm {
         ] {
             *v = vec![0.0; n];
         }
+        let unprojected = self.settings.shift == Shift::Unprojected && !self.mu.is_empty();
+        self.vx = vec![0.0; if unprojected { n } else { 0 }];
         self.factorizations = 0;
         self.solves = 0;
         self.factor_time = 0.0;
@@ -476,9 +507,16 @@ impl Admm {
             v.copy_from_slice(&state.gamma);
         }
         problem.gradient(&self.z, &mut self.v);
-        self.u.copy_from_slice(&self.v);
-        if !self.mu.is_empty() {
-            add_shift(&mut self.u, &self.v, &self.mu, self.bs, 1.0);
+        let nx = self.vx.len();
+        self.vx.copy_from_slice(&self.v[..nx]);
+        match self.settings.dual_start {
+            DualStart::Velocity => {
+                self.u.copy_from_slice(&self.v);
+                if !self.mu.is_empty() {
+                    add_shift(&mut self.u, &self.v, &self.mu, self.bs, 1.0);
+                }
+            }
+            DualStart::Zero => self.u.fill(0.0),
         }
         self.u_prev.copy_from_slice(&self.u);
         self.u_hat.copy_from_slice(&self.u);
@@ -606,6 +644,7 @@ impl Solver for Admm {
             let src = match s.shift {
                 Shift::Velocity => &self.v,
                 Shift::Dual => &self.u,
+                Shift::Unprojected => &self.vx,
             };
             add_shift(&mut self.rhs, src, &self.mu, self.bs, -1.0);
         }
@@ -674,6 +713,9 @@ impl Solver for Admm {
         }
         // the velocity at z: the shift of the next iteration and the executor's residual
         problem.gradient(&self.z, &mut self.v);
+        if !self.vx.is_empty() {
+            problem.gradient(&self.x, &mut self.vx);
+        }
         state.gamma.copy_from_slice(&self.z);
         state.grad.copy_from_slice(&self.v);
         state.grad_fresh = true;
