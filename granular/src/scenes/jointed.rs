@@ -7,7 +7,7 @@
 
 use super::{built, check_size, scene_params, Scene};
 use crate::joints::BallJoint;
-use crate::{check_positive, invalid, Body, Plane, Result};
+use crate::{check_positive, invalid, Body, Plane, Result, SimParams};
 use nalgebra::{UnitQuaternion, Vector3};
 
 /// A hanging chain of `links` spheres, linked by ball joints and pinned to the world at the
@@ -32,18 +32,47 @@ pub struct ChainParams {
     pub height: f64,
 }
 
+/// The default links of both scenes: 20 links of radius 0.05 m, 0.125 m apart, 1 kg.
+const DEFAULT_LINKS: Links = (20, 0.05, 0.125, 1.0);
+
 impl Default for ChainParams {
     fn default() -> Self {
+        let (links, radius, spacing, mass) = DEFAULT_LINKS;
         Self {
-            links: 20,
-            radius: 0.05,
-            spacing: 0.125,
-            mass: 1.0,
+            links,
+            radius,
+            spacing,
+            mass,
             mu: 0.3,
             h: 5e-3,
             height: 0.6,
         }
     }
+}
+
+/// The link data both scenes share: `(links, radius, spacing, mass)`.
+type Links = (usize, f64, f64, f64);
+
+/// The checks of a jointed scene ([`check_links`]), its parameters (time step `h`, gravity
+/// 9.81 along `-y`, friction `mu`, envelope 1e-3) and the recorded parameters both scenes
+/// share (`size`, `radius`, `spacing`, `mass`, `mu`, `h`).
+fn start(
+    (links, radius, spacing, mass): Links,
+    mu: f64,
+    h: f64,
+    frictionless: bool,
+) -> Result<(SimParams, Vec<(&'static str, String)>)> {
+    check_links(links, radius, spacing, mass, frictionless)?;
+    let params = scene_params(h, 9.81, mu, 1e-3, frictionless)?;
+    let kv = vec![
+        ("size", links.to_string()),
+        ("radius", radius.to_string()),
+        ("spacing", spacing.to_string()),
+        ("mass", mass.to_string()),
+        ("mu", mu.to_string()),
+        ("h", h.to_string()),
+    ];
+    Ok((params, kv))
 }
 
 /// The checks of a jointed scene: `links` in `1..=2^20`, positive `radius`, `mass`, `h`,
@@ -112,31 +141,17 @@ impl ChainParams {
     /// non-positive radius, mass or `h`, `spacing <= 2 radius`, a non-positive `height`,
     /// `mu < 0`, or frictionless mode.
     pub fn build(&self, seed: u64, frictionless: bool) -> Result<Scene> {
-        check_links(
-            self.links,
-            self.radius,
-            self.spacing,
-            self.mass,
-            frictionless,
-        )?;
+        let links = (self.links, self.radius, self.spacing, self.mass);
+        let (params, mut kv) = start(links, self.mu, self.h, frictionless)?;
         check_positive("height", self.height)?;
-        let params = scene_params(self.h, 9.81, self.mu, 1e-3, frictionless)?;
         let y = self.height * self.links as f64 * self.spacing;
         let anchors: Vec<_> = (0..=self.links)
             .map(|k| Vector3::new(k as f64 * self.spacing, y, 0.0))
             .collect();
         let (mut bodies, mut joints) = links_on(&anchors, self.radius, self.mass)?;
         joints.insert(0, pin(&mut bodies, 0, anchors[0], self.radius)?);
-        let kv = [
-            ("size", self.links.to_string()),
-            ("radius", self.radius.to_string()),
-            ("spacing", self.spacing.to_string()),
-            ("mass", self.mass.to_string()),
-            ("mu", self.mu.to_string()),
-            ("h", self.h.to_string()),
-            ("pin_height", y.to_string()),
-            ("joints", joints.len().to_string()),
-        ];
+        kv.push(("pin_height", y.to_string()));
+        kv.push(("joints", joints.len().to_string()));
         let floor = Plane::new(Vector3::y(), Vector3::zeros())?;
         let mut scene = built("chain", self.links, seed, &kv, bodies, vec![floor], params);
         scene.joints = joints;
@@ -170,11 +185,12 @@ pub struct BridgeParams {
 
 impl Default for BridgeParams {
     fn default() -> Self {
+        let (links, radius, spacing, mass) = DEFAULT_LINKS;
         Self {
-            links: 20,
-            radius: 0.05,
-            spacing: 0.125,
-            mass: 1.0,
+            links,
+            radius,
+            spacing,
+            mass,
             load: 10.0,
             sag: 0.3,
             mu: 0.3,
@@ -188,19 +204,13 @@ impl BridgeParams {
     /// non-positive radius, mass, load or `h`, `spacing <= 2 radius`, `sag` outside
     /// `(0, pi / 2]`, `mu < 0`, or frictionless mode.
     pub fn build(&self, seed: u64, frictionless: bool) -> Result<Scene> {
-        check_links(
-            self.links,
-            self.radius,
-            self.spacing,
-            self.mass,
-            frictionless,
-        )?;
+        let links = (self.links, self.radius, self.spacing, self.mass);
+        let (params, mut kv) = start(links, self.mu, self.h, frictionless)?;
         check_positive("load", self.load)?;
         check_positive("sag", self.sag)?;
         if self.sag > std::f64::consts::FRAC_PI_2 {
             return Err(invalid("sag", self.sag, "must be in (0, pi / 2]"));
         }
-        let params = scene_params(self.h, 9.81, self.mu, 1e-3, frictionless)?;
         let n = self.links;
         // anchors k = 0..=n on a circle of radius rho about (0, rho, 0), at angles
         // -sag + 2 sag k / n from the bottom: equal chords 2 rho sin(sag / n) = spacing
@@ -224,18 +234,12 @@ impl BridgeParams {
                 self.load * self.mass,
             )?);
         }
-        let kv = [
-            ("size", n.to_string()),
-            ("radius", self.radius.to_string()),
-            ("spacing", self.spacing.to_string()),
-            ("mass", self.mass.to_string()),
+        kv.extend([
             ("load", self.load.to_string()),
             ("loads", loads.to_string()),
             ("sag", self.sag.to_string()),
-            ("mu", self.mu.to_string()),
-            ("h", self.h.to_string()),
             ("joints", joints.len().to_string()),
-        ];
+        ]);
         let mut scene = built("bridge", n, seed, &kv, bodies, vec![], params);
         scene.joints = joints;
         Ok(scene)

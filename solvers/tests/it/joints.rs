@@ -20,22 +20,26 @@ const CCP: [f64; 6] = [-1.8, 0.4, 0.0, 1.6, -0.8, 0.0];
 /// `(-5/3, 1/3, 0 | 4/3, -2/3, 0)`: the Coulomb answer (sliding, `u_n = 0`).
 const COULOMB: [f64; 6] = [-5.0 / 3.0, 1.0 / 3.0, 0.0, 4.0 / 3.0, -2.0 / 3.0, 0.0];
 
+/// Each of `solvers` solves `inst` to `tol` (converged) and its answer is within `within` of
+/// `want` (max norm).
+fn agree(inst: &Instance, solvers: &[&str], tol: f64, want: &[f64], within: f64) {
+    for s in solvers {
+        let res = solve(s, inst, tol, 500_000);
+        assert_converged(s, &res);
+        let d = max_abs_diff(&res.gamma, want);
+        assert!(
+            d < within,
+            "{s} on {}: {:?} ({d:.2e})",
+            inst.name(),
+            res.gamma
+        );
+    }
+}
+
 #[test]
 fn every_joint_solver_finds_the_hand_answers() {
-    let ccp = hand_jointed(false);
-    for s in CCP_SOLVERS {
-        let res = solve(s, &ccp, 1e-12, 200_000);
-        assert_converged(s, &res);
-        let d = max_abs_diff(&res.gamma, &CCP);
-        assert!(d < 1e-9, "{s}: {:?} ({d:.2e})", res.gamma);
-    }
-    let coulomb = hand_jointed(true);
-    for s in COULOMB_SOLVERS {
-        let res = solve(s, &coulomb, 1e-12, 200_000);
-        assert_converged(s, &res);
-        let d = max_abs_diff(&res.gamma, &COULOMB);
-        assert!(d < 1e-9, "{s}: {:?} ({d:.2e})", res.gamma);
-    }
+    agree(&hand_jointed(false), &CCP_SOLVERS, 1e-12, &CCP, 1e-9);
+    agree(&hand_jointed(true), &COULOMB_SOLVERS, 1e-12, &COULOMB, 1e-9);
 }
 
 #[test]
@@ -127,24 +131,14 @@ fn jointed_answers_agree_with_the_schur_complement_to_1e_8() {
     let want = back(&red.gamma);
     assert!(want[..6].iter().any(|v| v.abs() > 0.1), "{want:?}");
     // 1e-10: spgqp's stall window ends it near 2.5e-11 on this instance
-    for s in CCP_SOLVERS {
-        let res = solve(s, &inst, 1e-10, 500_000);
-        assert_converged(s, &res);
-        let d = max_abs_diff(&res.gamma, &want);
-        assert!(d < 1e-8, "{s}: {d:.2e}");
-    }
+    agree(&inst, &CCP_SOLVERS, 1e-10, &want, 1e-8);
     // the Coulomb problem: the reduced one by nsgs, the jointed one by nsgs and admm
     let inst = inst.into_coulomb().unwrap();
     let (reduced, back) = schur(&inst);
     let red = solve("nsgs", &reduced, 1e-13, 200_000);
     assert_converged("nsgs on the reduced Coulomb problem", &red);
     let want = back(&red.gamma);
-    for s in COULOMB_SOLVERS {
-        let res = solve(s, &inst, 1e-10, 500_000);
-        assert_converged(s, &res);
-        let d = max_abs_diff(&res.gamma, &want);
-        assert!(d < 1e-8, "{s} on the Coulomb problem: {d:.2e}");
-    }
+    agree(&inst, &COULOMB_SOLVERS, 1e-10, &want, 1e-8);
 }
 
 #[test]
