@@ -844,6 +844,15 @@ impl ContactModel for Simulation {
     fn envelope(&self) -> f64 {
         self.envelope
     }
+
+    /// `1 + i` for the joints' pseudo-contacts (the first [`Simulation::joints`]), 0 after.
+    fn joint_feature(&self, i: usize) -> u32 {
+        if i < self.joints.len() {
+            1 + i as u32
+        } else {
+            0
+        }
+    }
 }
 
 /// The rolling-resistance impulses of [`SimParams::rolling_friction`], contact after contact

@@ -115,6 +115,11 @@ fn chain_instances_round_trip_through_bundles_and_npz() {
     }
     let inst = sim.last_instance().unwrap().clone();
     assert_eq!(inst.constraints().joints(), 5);
+    // the joints' identities (trajectory files): feature 1 + k, never a contact's 0
+    let ids = sim.last_contact_ids();
+    let features: Vec<u32> = ids.iter().map(|id| id.feature).collect();
+    assert_eq!(&features[..5], &[1, 2, 3, 4, 5]);
+    assert!(features[5..].iter().all(|&f| f == 0));
     assert_eq!(inst.provenance().parameters["joints"], "5");
     let dir = tempfile::tempdir().unwrap();
     let b = dir.path().join("b");
