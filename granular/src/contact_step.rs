@@ -347,14 +347,18 @@ macro_rules! step_accessors {
 
         /// The identities of the last step's contacts, in the order of its instance's
         /// contacts ([`Self::last_instance`]): movable body (disc) `a`, the partner body,
-        /// plane or wall, feature 0 (one-point contacts).
+        /// plane or wall, feature 0 (one-point contacts); a ball joint's pseudo-contact
+        /// ([`crate::joints`]) has feature `1 + k`, `k` the joint's index
+        /// ([`ContactModel::joint_feature`]), so that it never shares the identity of a
+        /// contact of the same pair.
         pub fn last_contact_ids(&self) -> Vec<$crate::contact::ContactId> {
             self.contacts
                 .iter()
-                .map(|c| $crate::contact::ContactId {
+                .enumerate()
+                .map(|(i, c)| $crate::contact::ContactId {
                     a: c.a,
                     b: c.b.into(),
-                    feature: 0,
+                    feature: $crate::contact_step::ContactModel::joint_feature(self, i),
                 })
                 .collect()
         }
@@ -408,6 +412,14 @@ pub trait ContactModel {
 
     /// Effective envelope of the last detection (m).
     fn envelope(&self) -> f64;
+
+    /// The `feature` of the identity of contact `i` of the last detection
+    /// ([`crate::contact::ContactId`]): 0 for a contact; a model with joints placed first
+    /// ([`crate::joints`]) gives its joint `k` the feature `1 + k`. Default 0.
+    fn joint_feature(&self, i: usize) -> u32 {
+        let _ = i;
+        0
+    }
 
     /// Detection, assembly and the instance of step `step`, timed: the contacts, the largest
     /// penetration, the stored entries of `N` and the detection, assembly and instance times

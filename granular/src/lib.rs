@@ -50,7 +50,8 @@
 //! steppers: warm start, solve with its size check, timings, report), [`stepper`] (the 3-D
 //! step: detection, assembly, update, rolling resistance, statistics),
 //! [`scenes`] (fill, pile, pyramid, tube, bounce, cradle, ellipsoid-fill, ellipsoid-pile,
-//! stack, slide, mass-ratio), [`compliance`] (SAP's and MuJoCo's compliant contact),
+//! stack, slide, mass-ratio, chain, bridge), [`joints`] (ball joints: bilateral rows),
+//! [`compliance`] (SAP's and MuJoCo's compliant contact),
 //! [`penalty`] (spring-dashpot stepper with velocity Verlet,
 //! for comparison), [`snapshot`] (saved states that rebuild instances), [`rng`] (SplitMix64),
 //! [`ellipsoid`] (ellipsoid shape, mass properties and narrow phase, used by [`narrow`]),
@@ -67,6 +68,7 @@ pub mod compliance;
 pub mod contact;
 pub mod contact_step;
 pub mod ellipsoid;
+pub mod joints;
 pub mod narrow;
 pub mod penalty;
 pub mod planar;
@@ -82,6 +84,7 @@ pub use nalgebra;
 pub use bodies::{Body, Plane, Shape};
 pub use compliance::ContactCompliance;
 pub use contact_step::{ContactModel, StepReport, StepTimings};
+pub use joints::BallJoint;
 pub use penalty::{ContactLaw, Damping, PenaltyParams, PenaltySim};
 pub use scenes::{Scene, SceneKind, SceneSpec};
 pub use snapshot::Snapshot;
@@ -103,6 +106,16 @@ pub enum GranularError {
         value: String,
         /// The admissible range.
         reason: &'static str,
+    },
+    /// A ball joint that cannot be built ([`joints::check_joints`]): a body that does not
+    /// exist, a body joined to itself, two fixed bodies, a non-finite anchor; or joints with a
+    /// model that cannot take them (frictionless, restitution, compliance).
+    #[error("joint {joint}: {message}")]
+    BadJoint {
+        /// The joint's index in the scene's list.
+        joint: usize,
+        /// What is wrong.
+        message: String,
     },
     /// The contact solver failed.
     #[error("contact solver failed at step {step}: {message}")]

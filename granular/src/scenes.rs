@@ -13,6 +13,8 @@
 //! | `stack` | a vertical column of equal spheres at rest on a floor | spheres | the resting case (Siconos issue 214's cube at rest, with spheres) |
 //! | `slide` | balls set down on a floor with speed `v0` and no spin, sliding until they roll | balls | the sliding ball (`t* = 2 v0 / (7 mu g)`, then `5/7 v0`) |
 //! | `mass-ratio` | a 1 kg sphere between two heavy ones in a column on a floor | the mass ratio | badly conditioned contact (issue 33; ContactBench's mass-ratio tests, Le Lidec et al. 2024) |
+//! | `chain` | a chain of spheres linked by ball joints, pinned at one end, released horizontally: it swings down onto the floor | links | bilateral rows (issue 33; [`crate::joints`]) |
+//! | `bridge` | a sagging row of spheres linked by ball joints, pinned at both ends, heavy spheres dropped on it | links | bilateral rows under load (issue 33) |
 //!
 //! Randomness comes only from [`SplitMix64`] seeded with the scene seed, so a scene and every
 //! instance generated from it are the same on every platform.
@@ -25,8 +27,10 @@ use nalgebra::Vector3;
 use std::collections::BTreeMap;
 
 mod ellipsoids;
+mod jointed;
 mod simple;
 pub use ellipsoids::{random_rotation, spheroid_axes, DEFAULT_ASPECT, DEFAULT_ROLLING_FRICTION};
+pub use jointed::{BridgeParams, ChainParams};
 pub use simple::{MassRatioParams, SlideParams, StackParams};
 
 /// The built-in scenes.
@@ -54,11 +58,15 @@ pub enum SceneKind {
     Slide,
     /// A light sphere crushed between heavy ones ([`MassRatioParams`]).
     MassRatio,
+    /// A chain of spheres on ball joints swinging onto a floor ([`ChainParams`]).
+    Chain,
+    /// A jointed bridge under load ([`BridgeParams`]).
+    Bridge,
 }
 
 impl SceneKind {
     /// Every 3-D scene, in the order `--scene` lists them ([`crate::scene_names`]).
-    pub const ALL: [SceneKind; 11] = [
+    pub const ALL: [SceneKind; 13] = [
         Self::Fill,
         Self::Pile,
         Self::Pyramid,
@@ -70,6 +78,8 @@ impl SceneKind {
         Self::Stack,
         Self::Slide,
         Self::MassRatio,
+        Self::Chain,
+        Self::Bridge,
     ];
 
     /// The scene named `s` (one of [`Self::ALL`]'s names). Errors:
@@ -95,6 +105,8 @@ impl SceneKind {
             Self::Stack => "stack",
             Self::Slide => "slide",
             Self::MassRatio => "mass-ratio",
+            Self::Chain => "chain",
+            Self::Bridge => "bridge",
         }
     }
 }
@@ -169,6 +181,8 @@ impl SceneSpec {
             SceneKind::Stack => sized!(StackParams.count).build(seed, frictionless),
             SceneKind::Slide => sized!(SlideParams.count).build(seed, frictionless),
             SceneKind::MassRatio => sized!(MassRatioParams.ratio).build(seed, frictionless),
+            SceneKind::Chain => sized!(ChainParams.links).build(seed, frictionless),
+            SceneKind::Bridge => sized!(BridgeParams.links).build(seed, frictionless),
             SceneKind::EllipsoidFill => {
                 sized!(FillParams.n, FillParams::ellipsoids(aspect)).build(seed, frictionless)
             }
@@ -190,12 +204,16 @@ pub struct Scene {
     pub parameters: BTreeMap<String, String>,
     /// The seed it was built from.
     pub seed: u64,
+    /// Ball joints between its bodies ([`crate::joints`]; empty but for `chain` and `bridge`).
+    pub joints: Vec<crate::joints::BallJoint>,
 }
 
 impl Scene {
-    /// Start a simulation of this scene. Errors as [`Simulation::new`].
+    /// Start a simulation of this scene, with its joints. Errors as [`Simulation::new`] and
+    /// [`Simulation::with_joints`].
     pub fn into_simulation(self) -> Result<Simulation> {
-        Simulation::new(self.world, self.label, self.parameters, Some(self.seed))
+        Simulation::new(self.world, self.label, self.parameters, Some(self.seed))?
+            .with_joints(self.joints)
     }
 }
 
@@ -239,6 +257,7 @@ fn built(
         label: format!("{kind}-{size}"),
         parameters: m,
         seed,
+        joints: Vec::new(),
     }
 }
 

@@ -193,6 +193,9 @@ pub struct Simulation {
     state: StepState<Vector3<f64>>,
     /// Impacting contacts of the last assembly (Newton's impact law applied).
     impacts: usize,
+    /// Ball joints ([`Simulation::with_joints`]): pseudo-contacts placed before the contacts,
+    /// the free blocks of every instance ([`crate::joints`]).
+    joints: Vec<crate::joints::BallJoint>,
 }
 
 impl Simulation {
@@ -228,7 +231,42 @@ impl Simulation {
             r: Vec::new(),
             state: StepState::default(),
             impacts: 0,
+            joints: Vec::new(),
         })
+    }
+
+    /// The simulation with the ball joints `joints` ([`crate::joints`]): from the next step on,
+    /// every instance starts with one free (bilateral) block of 3 rows per joint, in the order
+    /// of `joints`, before the contacts (warm-started by joint index). Errors:
+    /// [`GranularError::BadJoint`] for a joint naming a missing body, a body joined to itself,
+    /// two fixed bodies or a non-finite anchor ([`crate::joints::check_joints`]), and for
+    /// joints in a frictionless simulation (a joint needs 3 rows per block), with restitution
+    /// or with a compliance (both rewrite every block's constant term).
+    pub fn with_joints(mut self, joints: Vec<crate::joints::BallJoint>) -> Result<Self> {
+        crate::joints::check_joints(&joints, &self.world.bodies)?;
+        let p = &self.world.params;
+        let model = if p.frictionless {
+            Some("frictionless (joints need blocks of 3 rows)")
+        } else if p.restitution > 0.0 {
+            Some("with restitution (its impact law would rewrite joint rows)")
+        } else if p.compliance.is_some() {
+            Some("with a compliance (it would soften the joints)")
+        } else {
+            None
+        };
+        if let (Some(why), false) = (model, joints.is_empty()) {
+            return Err(GranularError::BadJoint {
+                joint: 0,
+                message: format!("a simulation {why} takes no joints"),
+            });
+        }
+        self.joints = joints;
+        Ok(self)
+    }
+
+    /// The ball joints ([`Simulation::with_joints`]).
+    pub fn joints(&self) -> &[crate::joints::BallJoint] {
+        &self.joints
     }
 
     /// Choose the storage of `N` in the instances built from now on: `None` (the default)
@@ -329,9 +367,20 @@ impl Simulation {
         );
         let nb = self.world.bodies.len();
         self.state.keys.clear();
-        self.state
-            .keys
-            .extend(self.contacts.iter().map(|c| contact_key(c, nb)));
+        // joints first (keys 0..J, by joint index), then the contacts (keys shifted by J: the
+        // keys stay sorted; without joints they are those of earlier versions)
+        let nj = self.joints.len();
+        if nj > 0 {
+            let bodies = &self.world.bodies;
+            let pseudo = self.joints.iter().map(|j| j.pseudo_contact(bodies));
+            self.contacts.splice(0..0, pseudo);
+            self.state.keys.extend(0..nj as u64);
+        }
+        self.state.keys.extend(
+            self.contacts[nj..]
+                .iter()
+                .map(|c| contact_key(c, nb) + nj as u64),
+        );
         self.contacts.len()
     }
 
@@ -391,6 +440,13 @@ impl Simulation {
             }
         });
         self.asm.rhs(&self.contacts, p.h, bs, &mut self.r);
+        // the joints' stabilisation term (their pseudo-contacts have gap 0)
+        for (k, j) in self.joints.iter().enumerate() {
+            let bias = j.bias(&self.world.bodies, p.h);
+            for (ri, bi) in self.r[3 * k..3 * k + 3].iter_mut().zip(bias) {
+                *ri += bi;
+            }
+        }
         // Newton's impact law on the impacting normal rows (only with e > 0: the default
         // scheme stays bit-identical)
         self.impacts = if p.restitution > 0.0 {
@@ -433,12 +489,16 @@ impl Simulation {
             return Ok(());
         }
         let p = &self.world.params;
+        let nj = self.joints.len();
         let (cls, constraints, derivation) = if p.frictionless {
             ("lcp", ConstraintSet::NonNegative, "frictionless-lcp")
         } else {
+            // the joints' blocks first, free, mu 0 ([`crate::joints`])
+            let mut mu = vec![p.mu; self.contacts.len()];
+            mu[..nj].iter_mut().for_each(|m| *m = 0.0);
             (
                 "ccp",
-                ConstraintSet::coulomb(vec![p.mu; self.contacts.len()]),
+                ConstraintSet::coulomb_jointed(mu, 3, nj),
                 "ccp-relaxation",
             )
         };
@@ -456,7 +516,7 @@ impl Simulation {
             ("bodies", nb.to_string()),
             ("movable_bodies", movable.to_string()),
             ("planes", self.world.planes.len().to_string()),
-            ("contacts", self.contacts.len().to_string()),
+            ("contacts", (self.contacts.len() - nj).to_string()),
             ("envelope", format!("{}", self.envelope)),
             ("max_penetration", format!("{}", self.max_penetration())),
             ("kinetic_energy", format!("{}", self.kinetic_energy())),
@@ -469,6 +529,18 @@ impl Simulation {
         ];
         for (k, v) in kv {
             parameters.insert(k.to_string(), v);
+        }
+        if nj > 0 {
+            // recorded only with joints: the other instances keep their provenance
+            parameters.insert("joints".into(), nj.to_string());
+            parameters.insert(
+                "joint_rows".into(),
+                format!(
+                    "ball joints: the first {nj} blocks, relative anchor velocity in (e_x, e_y, \
+                     e_z) = 0, r = beta (p_b - p_a) / h + D^T v_free, beta = {}",
+                    crate::joints::JOINT_STABILISATION
+                ),
+            );
         }
         if p.restitution > 0.0 {
             // recorded only with restitution on: the default instances keep their provenance
@@ -752,10 +824,12 @@ impl ContactModel for Simulation {
         // rolling resistance: a torque impulse on v(t+h) after the positions moved, so the
         // next step's contact problem (its free velocity) sees it and keeps the contacts
         if self.world.params.rolling_friction > 0.0 {
+            // the contacts only (after the joints' blocks)
+            let nj = self.joints.len();
             rolling_resistance(
                 &mut self.world.bodies,
-                &self.contacts,
-                &self.state.gamma,
+                &self.contacts[nj..],
+                &self.state.gamma[bs * nj..],
                 bs,
                 self.world.params.rolling_friction,
             );
@@ -769,6 +843,15 @@ impl ContactModel for Simulation {
 
     fn envelope(&self) -> f64 {
         self.envelope
+    }
+
+    /// `1 + i` for the joints' pseudo-contacts (the first [`Simulation::joints`]), 0 after.
+    fn joint_feature(&self, i: usize) -> u32 {
+        if i < self.joints.len() {
+            1 + i as u32
+        } else {
+            0
+        }
     }
 }
 

@@ -80,12 +80,14 @@ impl Runnable {
         })
     }
 
-    /// Why the solver refuses `inst` before running (its class, or its own test such as a
-    /// non-symmetric `W`); `None` when it takes it.
+    /// Why the solver refuses `inst` before running (its class, joint blocks it does not
+    /// take, or its own test such as a non-symmetric `W`); `None` when it takes it.
     pub fn refusal(&self, inst: &Instance) -> Option<String> {
         match self {
             Runnable::Own(s) => cpbench_solvers::kernels::refusal(s.as_ref(), inst),
-            Runnable::Driven(d) => d.refusal(inst),
+            // a driven solver takes no joint blocks (the driven executor's test)
+            Runnable::Driven(d) => cpbench_solvers::kernels::joints_refusal(d.name(), false, inst)
+                .or_else(|| d.refusal(inst)),
         }
     }
 

@@ -106,8 +106,13 @@ impl FrictionPyramid {
     /// `asymmetry` of `M`, and `w_symmetrized_from` when the source's `W` was symmetrised
     /// (`symmetrized_from` itself is cleared: `M` was not). Forms `W` in CSC form if stored otherwise; `G^T W G` is built from
     /// `W`'s entries (each `3 x 3` entry of a block feeds at most `k^2` entries).
-    /// Errors: [`ProblemError::WrongClass`] for an instance without friction.
+    /// Errors: [`ProblemError::WrongClass`] for an instance without friction,
+    /// [`ProblemError::JointsUnsupported`] for one with joint blocks.
     pub fn lcp(&self, inst: &Instance) -> Result<Instance> {
+        inst.constraints().refuse_joints(
+            "the pyramid LCP (--class lcp-pyramid)",
+            "its unknowns are non-negative by construction",
+        )?;
         // any set with friction and 3 unknowns per contact: 3-D cones (CCP, Coulomb) or
         // friction boxes (BLCP)
         let k = inst.constraints();

@@ -106,6 +106,37 @@ pub enum ProblemError {
         /// The value.
         value: f64,
     },
+    /// More bilateral (joint) blocks than the set has blocks
+    /// ([`crate::ConstraintSet::joints`]).
+    #[error(
+        "joints = {joints} but the set has only {blocks} blocks (joints count the first blocks)"
+    )]
+    JointCount {
+        /// The joint blocks declared.
+        joints: usize,
+        /// The blocks of the set (`n / dim`).
+        blocks: usize,
+    },
+    /// A joint (bilateral) block with a nonzero friction coefficient: joints have no friction,
+    /// their `mu` is stored as 0.
+    #[error(
+        "joint block {block} has mu = {value}: a bilateral block has no friction (mu must be 0)"
+    )]
+    JointFriction {
+        /// Block index (0-based, `< joints`).
+        block: usize,
+        /// The value.
+        value: f64,
+    },
+    /// An instance with bilateral (joint) blocks given to something that cannot express or
+    /// take equality rows (a file format, a derived formulation).
+    #[error("{what} cannot take bilateral (joint) rows: {reason}")]
+    JointsUnsupported {
+        /// The format or operation (`fclib`, `siconos .dat`, `--class blcp`, ...).
+        what: String,
+        /// Why not.
+        reason: String,
+    },
     /// A box has `lo > hi`.
     #[error("empty box at index {index}: lo = {lo} > hi = {hi}")]
     EmptyBox {

@@ -95,12 +95,13 @@ impl Fidelity {
     }
 }
 
-/// The friction coefficients and the block size of a frictional set (cones: 3 or 2; friction
-/// boxes: 3), `None` for the others.
-fn friction_blocks(set: &ConstraintSet) -> Option<(&[f64], usize)> {
+/// The friction coefficients, the block size and the number of leading bilateral (joint)
+/// blocks of a frictional set (cones: 3 or 2; friction boxes: 3, no joints), `None` for the
+/// others.
+fn friction_blocks(set: &ConstraintSet) -> Option<(&[f64], usize, usize)> {
     match set {
-        ConstraintSet::CoulombCones { mu, dim } => Some((mu, *dim)),
-        ConstraintSet::FrictionBox { mu } => Some((mu, 3)),
+        ConstraintSet::CoulombCones { mu, dim, joints } => Some((mu, *dim, *joints)),
+        ConstraintSet::FrictionBox { mu } => Some((mu, 3, 0)),
         _ => None,
     }
 }
@@ -108,7 +109,7 @@ fn friction_blocks(set: &ConstraintSet) -> Option<(&[f64], usize)> {
 /// The criteria of `gamma` (length `inst.n()`) for `inst`; [`Fidelity::NAN`] for a class
 /// without friction or a `gamma` of another length. Costs one product with `N`.
 pub fn fidelity(inst: &Instance, gamma: &[f64]) -> Fidelity {
-    let Some((mu, bs)) = friction_blocks(inst.constraints()) else {
+    let Some((mu, bs, joints)) = friction_blocks(inst.constraints()) else {
         return Fidelity::NAN;
     };
     if gamma.len() != inst.n() || gamma.len() != mu.len() * bs {
@@ -116,7 +117,9 @@ pub fn fidelity(inst: &Instance, gamma: &[f64]) -> Fidelity {
     }
     let mut u = vec![0.0; gamma.len()];
     inst.gradient(gamma, &mut u);
-    fidelity_of(gamma, &u, mu, bs)
+    // the criteria are those of contacts: joint blocks (bilateral, no cone) are left out
+    let o = joints * bs;
+    fidelity_of(&gamma[o..], &u[o..], &mu[joints..], bs)
 }
 
 /// [`fidelity`] from the impulses `gamma` and velocities `u` (both `mu.len() bs` long,

@@ -491,6 +491,29 @@ impl Instance {
         opts: ValidationOptions,
     ) -> Result<Self> {
         let k = ConstraintSet::coulomb_dim(mu, dim);
+        Self::new_coulomb_set(name, w, q, k, provenance, opts)
+    }
+
+    /// Validate and build a Coulomb instance on the cone set `k` (a
+    /// [`ConstraintSet::CoulombCones`], possibly with joint blocks,
+    /// [`ConstraintSet::coulomb_jointed`]): `N = W` (`n x n`), `r = q` (length `n`). See
+    /// [`Instance::new_coulomb`]; errors also those of the set's validation
+    /// ([`ProblemError::JointCount`], [`ProblemError::JointFriction`]) and
+    /// [`ProblemError::WrongClass`] for a set that is not cones.
+    pub fn new_coulomb_set(
+        name: impl Into<String>,
+        w: CscMatrix,
+        q: Vec<f64>,
+        k: ConstraintSet,
+        provenance: Provenance,
+        opts: ValidationOptions,
+    ) -> Result<Self> {
+        if k.cone_dim().is_none() {
+            return Err(ProblemError::WrongClass {
+                expected: "Coulomb cones".into(),
+                found: k.qp_class().to_string(),
+            });
+        }
         Self::new_keeping_asymmetry(name, w, q, k, ProblemClass::Coulomb, provenance, opts)
     }
 
@@ -540,8 +563,13 @@ impl Instance {
     /// replaced by `__blcp` (added when absent), derivation `blcp` (parameter `source_class`).
     /// The unknowns are the contact impulses themselves (3 per contact, normal first), so a
     /// BLCP solution is compared with the other formulations as it is.
-    /// Errors: [`ProblemError::WrongClass`] when the instance is not a CCP or Coulomb problem.
+    /// Errors: [`ProblemError::WrongClass`] when the instance is not a CCP or Coulomb problem,
+    /// [`ProblemError::JointsUnsupported`] when it has joint blocks.
     pub fn blcp(&self) -> Result<Instance> {
+        self.constraints.refuse_joints(
+            "the boxed LCP (--class blcp)",
+            "friction boxes have no free blocks",
+        )?;
         // 3-D Coulomb cones: the CCP or the Coulomb problem
         let mu = match (self.constraints.cone_dim(), self.constraints.friction()) {
             (Some(3), Some(mu)) => mu,
@@ -858,7 +886,8 @@ impl Instance {
     }
 
     /// Content hash: SHA-256 (hex) of the class, `N` (structure and value bits), `r` and the
-    /// constraint data. Independent of name and provenance.
+    /// constraint data (with the joint count of a set that has joints). Independent of name
+    /// and provenance.
     pub fn hash(&self) -> &str {
         self.hash.get_or_init(|| self.compute_hash())
     }
@@ -882,8 +911,13 @@ impl Instance {
     /// The frictionless normal block of a Coulomb-cone instance (CCP or Coulomb) as an LCP:
     /// `N_nn` (rows and columns `0, d, 2d, ...`, `d` the cone dimension), `r_n`, `gamma_n >= 0`. Name gets the suffix
     /// `__lcp`. A non-symmetric `W` gives a general LCP ([`Instance::new`]).
-    /// Errors: [`ProblemError::WrongClass`] when the instance has no cones.
+    /// Errors: [`ProblemError::WrongClass`] when the instance has no cones,
+    /// [`ProblemError::JointsUnsupported`] when it has joint blocks.
     pub fn normal_block_lcp(&self) -> Result<Instance> {
+        self.constraints.refuse_joints(
+            "the normal-block LCP (--class lcp)",
+            "a joint's rows are equalities, not gamma_n >= 0",
+        )?;
         if !matches!(self.class(), ProblemClass::Ccp | ProblemClass::Coulomb) {
             return Err(ProblemError::WrongClass {
                 expected: "ccp or coulomb".into(),
@@ -1146,6 +1180,11 @@ fn content_hash(class: ProblemClass, n_mat: &CscMatrix, r: &[f64], k: &Constrain
     if k.cone_dim() == Some(2) {
         // only 2-D cones add their dimension: 3-D hashes stay those of earlier versions
         h.push(*b"conedim2");
+    }
+    if k.joints() > 0 {
+        // only a set with bilateral blocks adds their count: other hashes stay as they were
+        h.push(*b"joints\0\0");
+        h.push((k.joints() as u64).to_le_bytes());
     }
     h.flush();
     h.h.finalize().iter().map(|b| format!("{b:02x}")).collect()

@@ -455,7 +455,9 @@ pub fn coulomb_gap(instance: &Instance, r_ccp: &[f64], r_coulomb: &[f64]) -> Cou
     let (mut dun, mut sliding, mut contacts) = (0.0f64, 0, 0);
     let unorm = norm2(&ub).max(norm2(instance.r()));
     if let Some(mu) = instance.constraints().friction() {
-        contacts = mu.len();
+        // contacts only: the leading joint blocks (bilateral) neither slide nor count
+        let joints = instance.constraints().joints();
+        contacts = mu.len() - joints;
         let d = instance.constraints().block_size();
         let tnorm = |v: &[f64], o: usize| {
             if d == 3 {
@@ -464,7 +466,7 @@ pub fn coulomb_gap(instance: &Instance, r_ccp: &[f64], r_coulomb: &[f64]) -> Cou
                 v[o + 1].abs()
             }
         };
-        for (c, &m) in mu.iter().enumerate() {
+        for (c, &m) in mu.iter().enumerate().skip(joints) {
             let o = d * c;
             dun += (ua[o] - ub[o]) * (ua[o] - ub[o]);
             let (rn, rt) = (r_coulomb[o], tnorm(r_coulomb, o));

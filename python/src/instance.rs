@@ -258,10 +258,10 @@ pub fn from_arrays(
                 }
                 Instance::new(name, m, r, set, provenance, opts)
             }
-            (Some("coulomb"), ConstraintSet::CoulombCones { mu, dim }) => {
-                Instance::new_coulomb_dim(name, m, r, mu, dim, provenance, opts)
+            (Some("coulomb"), set @ ConstraintSet::CoulombCones { .. }) => {
+                Instance::new_coulomb_set(name, m, r, set, provenance, opts)
             }
-            (Some("blcp"), ConstraintSet::CoulombCones { mu, dim: 3 }) => {
+            (Some("blcp"), ConstraintSet::CoulombCones { mu, dim: 3, .. }) => {
                 Instance::new_blcp(name, m, r, mu, provenance, opts)
             }
             (Some(c), _) => Err(cpbench_problems::ProblemError::InvalidClass {

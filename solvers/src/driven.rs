@@ -274,7 +274,9 @@ impl Executor {
             counters,
             message,
         };
-        if let Some(reason) = solver.refusal(instance) {
+        // no driven solver (external programs, Python callables) is told of joint blocks
+        let refused = crate::kernels::joints_refusal(solver.name(), false, instance);
+        if let Some(reason) = refused.or_else(|| solver.refusal(instance)) {
             let r = result(
                 Status::Unsupported,
                 gamma0,

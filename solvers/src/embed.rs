@@ -77,10 +77,12 @@ pub fn embed_3d(inst: &Instance) -> Result<Instance, SolverError> {
     }
     let name = format!("{}__embedded3d", inst.name());
     let (prov, opts) = (Provenance::default(), ValidationOptions::default());
+    // the joint blocks stay free (their added unknown is decoupled and zero, as a cone's)
+    let k = ConstraintSet::coulomb_jointed(mu, 3, inst.constraints().joints());
     let out = if inst.class() == ProblemClass::Coulomb {
-        Instance::new_coulomb(name, w, r, mu, prov, opts)
+        Instance::new_coulomb_set(name, w, r, k, prov, opts)
     } else {
-        Instance::new(name, w, r, ConstraintSet::coulomb(mu), prov, opts)
+        Instance::new(name, w, r, k, prov, opts)
     };
     out.map_err(err)
 }
@@ -119,6 +121,10 @@ impl Solver for Embed2d {
 
     fn solves_general_lcp(&self) -> bool {
         self.inner.solves_general_lcp()
+    }
+
+    fn takes_joints(&self) -> bool {
+        self.inner.takes_joints()
     }
 
     fn refusal(&self, instance: &Instance) -> Option<String> {

@@ -152,6 +152,56 @@ pub fn local_blocks(
     (blocks, steps)
 }
 
+/// The inverse of a row-major `bs x bs` block (`bs` 2 or 3, the first `bs^2` entries of `b`,
+/// as [`Instance::diag_block`] gives them), `None` when it is singular or nearly so
+/// (`|det| <= 1e-12 max|b_ij|^bs`) or not finite. Cramer's rule (adjugate over determinant).
+pub fn inverse_block(b: &[f64; 9], bs: usize) -> Option<[f64; 9]> {
+    let scale = b[..bs * bs].iter().fold(0.0f64, |a, v| a.max(v.abs()));
+    let mut inv = [0.0; 9];
+    let det = if bs == 2 {
+        let det = b[0] * b[3] - b[1] * b[2];
+        inv[..4].copy_from_slice(&[b[3] / det, -b[1] / det, -b[2] / det, b[0] / det]);
+        det
+    } else {
+        let m = Matrix3::from_row_slice(b);
+        let det = m.determinant();
+        let i = m.try_inverse()?;
+        for r in 0..3 {
+            for c in 0..3 {
+                inv[3 * r + c] = i[(r, c)];
+            }
+        }
+        det
+    };
+    let ok = det.abs() > 1e-12 * scale.powi(bs as i32) && inv.iter().all(|v| v.is_finite());
+    (ok && scale > 0.0).then_some(inv)
+}
+
+/// The exact local solves of the bilateral (joint) blocks of `inst`
+/// ([`cpbench_problems::ConstraintSet::joints`]): the inverse of each joint block's `N_cc`
+/// ([`inverse_block`]; `None` where it is singular, and the solver falls back to its scaled
+/// step there). Empty without joints. Shapes: one entry per joint block.
+pub fn joint_inverses(inst: &Instance) -> Vec<Option<[f64; 9]>> {
+    let bs = inst.constraints().block_size();
+    (0..inst.constraints().joints())
+        .map(|c| inverse_block(&inst.diag_block(c), bs))
+        .collect()
+}
+
+/// The exact local step of a free (joint) block: `x <- x - omega N_cc^-1 g`, `g` the block's
+/// `(N x + r)_c` with the latest values, `inv` = `N_cc^-1` row-major in the first `bs^2`
+/// entries. With `omega = 1` the block's velocity `u_c` becomes 0: the solution of
+/// `N_cc x_c = -(r_c + sum_{d != c} N_cd x_d)` (Gauss-Seidel on an equality row). Shapes: `x`,
+/// `g` of length `bs` (2 or 3).
+#[inline]
+pub fn free_block_step(inv: &[f64; 9], g: &[f64], omega: f64, x: &mut [f64]) {
+    let bs = x.len();
+    for i in 0..bs {
+        let s: f64 = (0..bs).map(|j| inv[bs * i + j] * g[j]).sum();
+        x[i] -= omega * s;
+    }
+}
+
 /// The end of one local projection iteration (NSGS's and the Tresca fixed point's local
 /// solvers): `g = v` (the first `D` entries), and whether the step was small,
 /// `||v - g_old|| <= tol ||v||` (`||v||` floored at 1e-150). Sums in the order `0..D`.
@@ -268,7 +318,8 @@ pub fn check_class(solver: &dyn Solver, class: ProblemClass) -> Result<(), Solve
     })
 }
 
-/// Why `solver` cannot take `instance`: its class ([`check_class`]'s message), a QP solver on
+/// Why `solver` cannot take `instance`: its class ([`check_class`]'s message), joint blocks
+/// it does not take ([`joints_refusal`]), a QP solver on
 /// a QP class whose `N` is non-symmetric, or on an LCP whose `N` is indefinite
 /// ([`Solver::solves_general_lcp`], [`cpbench_problems::Instance::definiteness`]), or the
 /// solver's own [`Solver::refusal`]; `None` when it can. The executor and the harness's pre-run
@@ -276,6 +327,9 @@ pub fn check_class(solver: &dyn Solver, class: ProblemClass) -> Result<(), Solve
 pub fn refusal(solver: &dyn Solver, instance: &cpbench_problems::Instance) -> Option<String> {
     if let Err(e) = check_class(solver, instance.class()) {
         return Some(e.to_string());
+    }
+    if let Some(reason) = joints_refusal(solver.name(), solver.takes_joints(), instance) {
+        return Some(reason);
     }
     let class = instance.class();
     if class.is_qp() && !solver.solves_general_lcp() {
@@ -302,6 +356,23 @@ pub fn refusal(solver: &dyn Solver, instance: &cpbench_problems::Instance) -> Op
         }
     }
     solver.refusal(instance)
+}
+
+/// The solvers that take bilateral (joint) blocks ([`Solver::takes_joints`]), for messages.
+pub const JOINT_SOLVERS: &str = "pgs, jacobi, nsgs, apgd, spgqp, admm or ipm";
+
+/// Why a solver named `name` that does (`takes`) or does not take joints cannot take
+/// `instance`: `Some` when the instance has joint blocks
+/// ([`cpbench_problems::ConstraintSet::joints`]) and the solver does not take them. Shared by
+/// [`refusal`] and the driven solvers' executor.
+pub fn joints_refusal(name: &str, takes: bool, instance: &Instance) -> Option<String> {
+    let joints = instance.constraints().joints();
+    (joints > 0 && !takes).then(|| {
+        format!(
+            "{name} does not take bilateral (joint) rows ({joints} joint blocks: equality \
+             constraints its method has no step for); use {JOINT_SOLVERS}"
+        )
+    })
 }
 
 /// The friction coefficients `mu` (one per contact) of a [`ProblemClass::Coulomb`] instance,

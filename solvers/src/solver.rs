@@ -90,6 +90,16 @@ pub trait Solver {
         true
     }
 
+    /// Whether the solver takes bilateral (joint) blocks: Coulomb-cone instances whose first
+    /// [`cpbench_problems::ConstraintSet::joints`] blocks are free, equality rows at a solution
+    /// (docs/formulation.md, "Bilateral rows"). Default `false`: [`crate::kernels::refusal`]
+    /// refuses such an instance (status `unsupported`), so a solver that reads the cones'
+    /// `mu` itself never treats a joint as a frictionless contact. A solver that answers
+    /// `true` handles the free blocks (projection the identity, or an exact local solve).
+    fn takes_joints(&self) -> bool {
+        false
+    }
+
     /// Why this solver cannot take `instance` at all, beyond its class ([`Self::supports`]):
     /// e.g. a method that needs a symmetric `W` on a non-symmetric Coulomb instance. `None`
     /// (the default) when it can. The executor ends such a solve before `init` with status

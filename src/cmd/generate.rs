@@ -69,7 +69,9 @@ pub struct SceneArgs {
     /// ellipsoid-fill (size n -> n x 10 x n ellipsoids in a box; 10: the 1000 ellipsoids of
     /// Vyatkin & Dolgovesov), ellipsoid-pile (size ellipsoids poured into a heap), stack (a
     /// column of size spheres at rest on a floor), slide (size balls sliding on a floor until
-    /// they roll), mass-ratio (a 1 kg sphere between two of size kg in a column); planar
+    /// they roll), mass-ratio (a 1 kg sphere between two of size kg in a column), chain (size
+    /// spheres on ball joints, pinned at one end, swinging onto a floor), bridge (size spheres
+    /// on ball joints pinned at both ends, heavy spheres dropped on it); planar
     /// (2-D discs, fc2d instances): disc-hopper (size discs flowing through a hopper orifice),
     /// beam-impact (a bonded beam of size x 3 discs struck by a disc, fracturing).
     #[arg(long, required_unless_present = "lcp", value_parser = scene_name)]

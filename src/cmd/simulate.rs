@@ -11,7 +11,8 @@ use std::path::PathBuf;
 #[derive(Args)]
 pub struct SimulateArgs {
     /// Scene, as for `cpbench generate --scene` (3-D: fill, pile, pyramid, tube, bounce,
-    /// cradle, ellipsoid-fill, ellipsoid-pile, stack, slide, mass-ratio; planar: disc-hopper,
+    /// cradle, ellipsoid-fill, ellipsoid-pile, stack, slide, mass-ratio, chain, bridge; planar:
+    /// disc-hopper,
     /// beam-impact).
     #[arg(long)]
     pub scene: String,

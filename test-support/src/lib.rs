@@ -155,3 +155,29 @@ pub fn assert_converged(what: &str, res: &SolveResult) {
 pub fn lcp2(n: [f64; 4], r: [f64; 2]) -> Instance {
     dense(2, &n, r.to_vec(), ConstraintSet::NonNegative)
 }
+
+/// The hand-built jointed instance of the joint tests (docs/formulation.md, "Bilateral
+/// rows"): `n = 6`, `N = [[2 I, I], [I, 2 I]]` (3x3 blocks, eigenvalues 1 and 3),
+/// `r = (2, 0, 0, -1, 2, 0)`, block 0 a joint (free), block 1 a Coulomb cone with `mu = 0.5`;
+/// the CCP, or the Coulomb problem when `coulomb`. Eliminating the joint block
+/// (`x_0 = -(r_0 + x_1) / 2`) leaves the one-contact problem `N' = 1.5 I`,
+/// `r' = r_1 - r_0 / 2 = (-2, 2, 0)`, whose answers are derived in the tests.
+pub fn hand_jointed(coulomb: bool) -> Instance {
+    let mut vals = vec![0.0; 36];
+    for i in 0..6 {
+        vals[i + 6 * i] = 2.0;
+    }
+    for i in 0..3 {
+        vals[i + 6 * (i + 3)] = 1.0;
+        vals[(i + 3) + 6 * i] = 1.0;
+    }
+    let m = CscMatrix::from_dense_col_major(6, 6, &vals).unwrap();
+    let r = vec![2.0, 0.0, 0.0, -1.0, 2.0, 0.0];
+    let k = ConstraintSet::coulomb_jointed(vec![0.0, 0.5], 3, 1);
+    let (p, o) = (Provenance::default(), ValidationOptions::default());
+    if coulomb {
+        Instance::new_coulomb_set("jointed__coulomb", m, r, k, p, o).unwrap()
+    } else {
+        Instance::new("jointed__ccp", m, r, k, p, o).unwrap()
+    }
+}

@@ -20,6 +20,7 @@ mod granular_support;
 mod harness;
 mod hostile;
 mod ipm_limits;
+mod joints;
 mod lcp_pivoting_cli;
 mod npz;
 mod operators;

@@ -204,13 +204,52 @@ pub fn project_dual_coulomb_cone(x: &mut [f64], mu: f64) {
     }
 }
 
-/// The view of a product of Coulomb cones for [`SetFamily`].
+/// Check the joint count of a cone set: at most `mu.len()` blocks
+/// ([`ProblemError::JointCount`]), and `mu = 0` on each joint block
+/// ([`ProblemError::JointFriction`]).
+fn validate_joints(mu: &[f64], joints: usize) -> Result<()> {
+    if joints > mu.len() {
+        return Err(ProblemError::JointCount {
+            joints,
+            blocks: mu.len(),
+        });
+    }
+    match mu[..joints].iter().position(|&m| m != 0.0) {
+        Some(block) => Err(ProblemError::JointFriction {
+            block,
+            value: mu[block],
+        }),
+        None => Ok(()),
+    }
+}
+
+/// The residual terms of a bilateral (free) block (docs/formulation.md, "Bilateral rows"):
+/// `K = R^d`, `K* = {0}`, so the dual infeasibility and the fc3d error are `g` itself (the
+/// block's velocity `u`), the complementarity product `x . g`, Res3 the largest of `|g_i|` and
+/// `|x . g|`.
+#[inline]
+fn free_residual_terms(x: &[f64], gb: &[f64], acc: &mut ResidualTerms) {
+    let g2: f64 = gb.iter().map(|v| v * v).sum();
+    acc.dual_feas2 += g2;
+    acc.fc3d2 += g2;
+    let c = dot(x, gb);
+    acc.comp_sum += c;
+    acc.comp_max = acc.comp_max.max(c.abs());
+    let gmax = gb.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+    acc.res3 = acc.res3.max(gmax).max(c.abs());
+}
+
+/// The view of a product of Coulomb cones for [`SetFamily`], whose first `joints` blocks are
+/// bilateral (free: the projection is the identity there, the projected gradient the
+/// gradient, the natural map's term the velocity `u`).
 #[derive(Clone, Copy, Debug)]
 pub struct ConeSet<'a> {
-    /// Friction coefficient of each contact (length `n / dim`).
+    /// Friction coefficient of each block (length `n / dim`; 0 on the joint blocks).
     pub mu: &'a [f64],
     /// Unknowns per contact, 2 or 3.
     pub dim: usize,
+    /// The number of bilateral blocks at the start (`<= mu.len()`).
+    pub joints: usize,
 }
 
 impl<'a> SetFamily<'a> for ConeSet<'a> {
@@ -220,7 +259,8 @@ impl<'a> SetFamily<'a> for ConeSet<'a> {
     }
 
     fn validate(self, n: usize) -> Result<()> {
-        validate(self.mu, n, self.dim)
+        validate(self.mu, n, self.dim)?;
+        validate_joints(self.mu, self.joints)
     }
 
     #[inline]
@@ -235,27 +275,42 @@ impl<'a> SetFamily<'a> for ConeSet<'a> {
 
     #[inline]
     fn project(self, x: &mut [f64]) {
-        project(self.mu, self.dim, x)
+        self.project_blocks(0, x)
     }
 
     #[inline]
     fn project_block(self, b: usize, x: &mut [f64]) {
-        project_coulomb_cone(x, self.mu[b])
+        if b >= self.joints {
+            project_coulomb_cone(x, self.mu[b])
+        }
     }
 
     #[inline]
     fn project_blocks(self, first: usize, x: &mut [f64]) {
-        project(&self.mu[first..], self.dim, x)
+        // the joint blocks among them are left as they are (the identity)
+        let skip = self.joints.saturating_sub(first).min(x.len() / self.dim);
+        project(
+            &self.mu[first + skip..],
+            self.dim,
+            &mut x[skip * self.dim..],
+        )
     }
 
     #[inline]
     fn projected_gradient_block(self, b: usize, x: &[f64], g: &[f64], out: &mut [f64]) {
         let dim = self.dim;
+        if b < self.joints {
+            out[..dim].copy_from_slice(&g[..dim]);
+            return;
+        }
         out[..dim].copy_from_slice(&cone_projected_gradient(x, g, self.mu[b])[..dim]);
     }
 
     #[inline]
     fn residual_terms(self, b: usize, x: &[f64], gb: &[f64], acc: &mut ResidualTerms) {
+        if b < self.joints {
+            return free_residual_terms(x, gb, acc);
+        }
         // m = 3, or 2 for 2-D cones (one tangent)
         let m = x.len();
         let mut buf = [0.0; 3];
@@ -304,15 +359,28 @@ impl<'a> SetFamily<'a> for ConeSet<'a> {
 
     fn summary(self) -> Vec<(&'static str, String)> {
         let dim = self.dim;
-        vec![
-            ("cones", format!("{dim}-D (d = {dim})")),
-            mu_range_line(self.mu),
-        ]
+        let mut lines = vec![("cones", format!("{dim}-D (d = {dim})"))];
+        if self.joints > 0 {
+            let j = self.joints;
+            lines.push((
+                "joints",
+                format!("{j} bilateral blocks (free, {} rows)", dim * j),
+            ));
+        }
+        lines.push(mu_range_line(&self.mu[self.joints..]));
+        lines
     }
 
     fn conic_pieces(self, _n: usize, out: &mut Vec<ConicPiece>) {
         let dim = self.dim;
-        out.extend(self.mu.iter().enumerate().map(|(c, &mu)| ConicPiece::Cone {
+        // a joint block: its unknowns unbounded (free intervals)
+        out.extend((0..dim * self.joints).map(|j| ConicPiece::Interval {
+            j,
+            lo: f64::NEG_INFINITY,
+            hi: f64::INFINITY,
+        }));
+        let cones = self.mu.iter().enumerate().skip(self.joints);
+        out.extend(cones.map(|(c, &mu)| ConicPiece::Cone {
             b: dim * c,
             mu,
             dim,
@@ -321,6 +389,9 @@ impl<'a> SetFamily<'a> for ConeSet<'a> {
 
     #[inline]
     fn block_is_free(self, b: usize, x: &[f64]) -> bool {
+        if b < self.joints {
+            return true;
+        }
         let m = self.mu[b];
         if m == 0.0 {
             x[0] > 0.0
@@ -331,7 +402,7 @@ impl<'a> SetFamily<'a> for ConeSet<'a> {
 
     #[inline]
     fn restrict_free(self, b: usize, phi: &mut [f64]) {
-        if self.mu[b] == 0.0 {
+        if b >= self.joints && self.mu[b] == 0.0 {
             // the half-line: only the normal direction is free
             phi[1..].iter_mut().for_each(|v| *v = 0.0);
         }
@@ -341,7 +412,7 @@ impl<'a> SetFamily<'a> for ConeSet<'a> {
         let dim = self.dim;
         let mut best = (f64::INFINITY, None);
         for (c, (xc, dc)) in x.chunks_exact(dim).zip(d.chunks_exact(dim)).enumerate() {
-            if dc.iter().all(|&v| v == 0.0) {
+            if c < self.joints || dc.iter().all(|&v| v == 0.0) {
                 continue;
             }
             take_min(&mut best, cone_max_step(xc, dc, self.mu[c]), c);
@@ -351,7 +422,7 @@ impl<'a> SetFamily<'a> for ConeSet<'a> {
 
     #[inline]
     fn land_on_boundary(self, b: usize, x: &mut [f64], _d: &[f64]) {
-        project_coulomb_cone(x, self.mu[b])
+        self.project_block(b, x)
     }
 }
 

@@ -69,6 +69,13 @@ pub enum ConstraintSet {
         /// 3-D set is written without it (the JSON of 3-D instances is unchanged).
         #[serde(default = "cone_dim_3", skip_serializing_if = "is_cone_dim_3")]
         dim: usize,
+        /// Bilateral (joint) blocks: the first `joints` blocks of `dim` unknowns are free
+        /// (no constraint: at a solution their velocity `u = N gamma + r` is zero, an equality
+        /// row), the others are the cones; `mu` of a joint block is stored as 0
+        /// (docs/formulation.md, "Bilateral rows"). JSON without it reads as 0, and a set
+        /// without joints is written without it (existing files and hashes are unchanged).
+        #[serde(default, skip_serializing_if = "is_zero")]
+        joints: usize,
     },
     /// Friction boxes with moving bounds, one per contact, 3 unknowns per contact (normal
     /// first): `gamma_n >= 0`, `|gamma_t,i| <= mu gamma_n` (the boxed LCP of ODE-style engines,
@@ -85,6 +92,10 @@ fn cone_dim_3() -> usize {
 
 fn is_cone_dim_3(d: &usize) -> bool {
     *d == 3
+}
+
+fn is_zero(j: &usize) -> bool {
+    *j == 0
 }
 
 /// The problem class implied by a constraint set.
@@ -222,8 +233,12 @@ macro_rules! with_family {
                 let $f = boxes::BoxSet { lo, hi };
                 $body
             }
-            ConstraintSet::CoulombCones { mu, dim } => {
-                let $f = cones::ConeSet { mu, dim: *dim };
+            ConstraintSet::CoulombCones { mu, dim, joints } => {
+                let $f = cones::ConeSet {
+                    mu,
+                    dim: *dim,
+                    joints: *joints,
+                };
                 $body
             }
             ConstraintSet::FrictionBox { mu } => {
@@ -237,13 +252,44 @@ macro_rules! with_family {
 impl ConstraintSet {
     /// 3-D Coulomb cones with friction coefficients `mu` (one per contact).
     pub fn coulomb(mu: Vec<f64>) -> Self {
-        ConstraintSet::CoulombCones { mu, dim: 3 }
+        ConstraintSet::coulomb_dim(mu, 3)
     }
 
     /// Coulomb cones of dimension `dim` (2 or 3; checked by [`ConstraintSet::validate`]) with
     /// friction coefficients `mu` (one per contact).
     pub fn coulomb_dim(mu: Vec<f64>, dim: usize) -> Self {
-        ConstraintSet::CoulombCones { mu, dim }
+        ConstraintSet::CoulombCones { mu, dim, joints: 0 }
+    }
+
+    /// Coulomb cones of dimension `dim` whose first `joints` blocks are bilateral (free,
+    /// equality rows at a solution; docs/formulation.md, "Bilateral rows"): `mu` has one entry
+    /// per block (`n / dim`), 0 on the joint blocks. Checked by [`ConstraintSet::validate`]
+    /// ([`crate::ProblemError::JointCount`], [`crate::ProblemError::JointFriction`]).
+    pub fn coulomb_jointed(mu: Vec<f64>, dim: usize, joints: usize) -> Self {
+        ConstraintSet::CoulombCones { mu, dim, joints }
+    }
+
+    /// The number of bilateral (free) blocks at the start of the vector: the `joints` of
+    /// Coulomb cones, 0 for every other set.
+    #[inline]
+    pub fn joints(&self) -> usize {
+        match self {
+            ConstraintSet::CoulombCones { joints, .. } => *joints,
+            _ => 0,
+        }
+    }
+
+    /// `Ok` for a set without joints; [`crate::ProblemError::JointsUnsupported`] naming `what`
+    /// (a format, a derivation) and `reason` otherwise: what cannot express or take equality
+    /// rows calls this instead of dropping them.
+    pub fn refuse_joints(&self, what: &str, reason: &str) -> Result<()> {
+        if self.joints() == 0 {
+            return Ok(());
+        }
+        Err(crate::ProblemError::JointsUnsupported {
+            what: what.into(),
+            reason: format!("{reason} ({} joint blocks)", self.joints()),
+        })
     }
 
     /// The cone dimension (unknowns per contact, 2 or 3) of Coulomb cones; `None` for the

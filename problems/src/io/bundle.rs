@@ -81,6 +81,10 @@ struct InstanceJson {
     /// Unknowns per contact of a cone instance: written only for 2-D cones (absent: 3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     cone_dim: Option<usize>,
+    /// Bilateral (joint) blocks at the start of a cone instance: written only when there are
+    /// some (absent: 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    joints: Option<usize>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     lo: Option<Vec<Value>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -286,6 +290,7 @@ fn header(instance: &Instance, matrix_storage: &str) -> InstanceJson {
         nnz: instance.nnz(),
         mu,
         cone_dim: instance.constraints().cone_dim().filter(|&d| d != 3),
+        joints: Some(instance.constraints().joints()).filter(|&j| j > 0),
         lo,
         hi,
         hash: Some(instance.hash().to_string()),
@@ -322,6 +327,8 @@ pub(crate) struct InstanceJsonIn {
     mu: Option<Value>,
     #[serde(default)]
     cone_dim: Option<usize>,
+    #[serde(default)]
+    joints: Option<usize>,
     #[serde(default, deserialize_with = "present")]
     lo: Option<Value>,
     #[serde(default, deserialize_with = "present")]
@@ -571,6 +578,7 @@ const INSTANCE_FIELDS: &[&str] = &[
     "nnz",
     "mu",
     "cone_dim",
+    "joints",
     "lo",
     "hi",
     "hash",
@@ -626,14 +634,16 @@ fn check_fields(jpath: &Path, value: &Value) -> Result<()> {
 /// problem, ...): the reader would otherwise ignore them, and the file says something the
 /// instance does not mean.
 fn check_class_fields(jpath: &Path, meta: &InstanceJsonIn) -> Result<()> {
-    let present: [(&str, bool); 4] = [
+    let present: [(&str, bool); 5] = [
         ("mu", meta.mu.is_some()),
         ("cone_dim", meta.cone_dim.is_some()),
+        ("joints", meta.joints.is_some()),
         ("lo", meta.lo.is_some()),
         ("hi", meta.hi.is_some()),
     ];
     let applies: &[&str] = match meta.class.as_str() {
-        "ccp" | "coulomb" | "blcp" => &["mu", "cone_dim"],
+        "ccp" | "coulomb" => &["mu", "cone_dim", "joints"],
+        "blcp" => &["mu", "cone_dim"],
         "box" => &["lo", "hi"],
         "lcp" => &[],
         _ => return Ok(()), // an unknown class is named by the caller
@@ -759,11 +769,38 @@ pub(crate) fn assemble(
                 ));
             }
             let per = format!("one per contact, n / {dim}");
-            let mu = expand(&jpath, "mu", mu, n / dim, &per, f64::NAN)?;
+            let mut mu = expand(&jpath, "mu", mu, n / dim, &per, f64::NAN)?;
+            let joints = meta.joints.unwrap_or(0);
+            if joints > n / dim {
+                return Err(perr(
+                    &jpath,
+                    "joints",
+                    format!(
+                        "joints = {joints} but the instance has only {} blocks of {dim} \
+                         unknowns (n = {n}): the joints are the first blocks",
+                        n / dim
+                    ),
+                ));
+            }
+            if !matches!(meta.mu, Some(Value::Array(_))) {
+                // one number applies to the contacts: the joint blocks have no friction
+                mu[..joints].iter_mut().for_each(|m| *m = 0.0);
+            }
+            if let Some(b) = mu[..joints].iter().position(|&m| m != 0.0) {
+                return Err(perr(
+                    &jpath,
+                    format!("mu[{b}]"),
+                    format!(
+                        "mu[{b}] = {} but block {b} is a joint (joints = {joints}): joint \
+                         blocks have no friction, their mu is 0",
+                        mu[b]
+                    ),
+                ));
+            }
             if meta.class == "blcp" {
                 ConstraintSet::FrictionBox { mu }
             } else {
-                ConstraintSet::coulomb_dim(mu, dim)
+                ConstraintSet::coulomb_jointed(mu, dim, joints)
             }
         }
         "box" => {
@@ -806,8 +843,8 @@ pub(crate) fn assemble(
                     .to_string(),
             ))
         }
-        ("coulomb", ConstraintSet::CoulombCones { mu, dim }, Operand::Matrix(n_mat)) => {
-            Instance::new_coulomb_dim(name, n_mat, r, mu, dim, provenance, validation)
+        ("coulomb", k @ ConstraintSet::CoulombCones { .. }, Operand::Matrix(n_mat)) => {
+            Instance::new_coulomb_set(name, n_mat, r, k, provenance, validation)
         }
         ("blcp", ConstraintSet::FrictionBox { mu }, Operand::Matrix(n_mat)) => {
             Instance::new_blcp(name, n_mat, r, mu, provenance, validation)

@@ -652,10 +652,18 @@ fn assert_bitwise_equal(a: &Instance, b: &Instance) {
     match (a.constraints(), b.constraints()) {
         (ConstraintSet::NonNegative, ConstraintSet::NonNegative) => {}
         (
-            ConstraintSet::CoulombCones { mu: x, dim: d1 },
-            ConstraintSet::CoulombCones { mu: y, dim: d2 },
+            ConstraintSet::CoulombCones {
+                mu: x,
+                dim: d1,
+                joints: j1,
+            },
+            ConstraintSet::CoulombCones {
+                mu: y,
+                dim: d2,
+                joints: j2,
+            },
         ) => {
-            assert_eq!(d1, d2);
+            assert_eq!((d1, j1), (d2, j2));
             assert_eq!(bits(x), bits(y))
         }
         (ConstraintSet::Box { lo: l1, hi: h1 }, ConstraintSet::Box { lo: l2, hi: h2 }) => {

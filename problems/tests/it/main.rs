@@ -2,6 +2,7 @@
 //! link instead of one per file: see `docs/architecture.md`, "Tests").
 
 mod io;
+mod joints;
 mod projection_props;
 mod robotics;
 mod siconos_global;

@@ -623,6 +623,11 @@ impl Solver for Admm {
         "admm"
     }
 
+    /// Joint (bilateral) blocks: `z = P_K(...)` is the identity on joint blocks, whose `mu = 0` gives no De Saxce shift.
+    fn takes_joints(&self) -> bool {
+        true
+    }
+
     fn supports(&self, class: ProblemClass) -> bool {
         class.is_qp() || class == ProblemClass::Coulomb
     }

@@ -126,6 +126,11 @@ impl Solver for Apgd {
         "apgd"
     }
 
+    /// Joint (bilateral) blocks: the projection onto K is the identity on joint blocks (a projected gradient method).
+    fn takes_joints(&self) -> bool {
+        true
+    }
+
     fn init(&mut self, problem: &Problem, state: &mut IterState) -> Result<(), SolverError> {
         let n = problem.n();
         self.y = state.gamma.clone();

@@ -547,6 +547,11 @@ impl Solver for Ipm {
         "ipm"
     }
 
+    /// Joint (bilateral) blocks: a joint block's unknowns are free variables of the conic form (`ConicPiece::Interval` without bounds: no rows).
+    fn takes_joints(&self) -> bool {
+        true
+    }
+
     /// The convex QP classes (the class table's [`ProblemClass::is_qp`]): the conic form is
     /// built from the set's conic pieces, whatever its family.
     fn supports(&self, class: ProblemClass) -> bool {

@@ -87,6 +87,11 @@ impl Solver for Jacobi {
         "jacobi"
     }
 
+    /// Joint (bilateral) blocks: the block step's projection is the identity on joint blocks.
+    fn takes_joints(&self) -> bool {
+        true
+    }
+
     fn init(&mut self, problem: &Problem, _state: &mut IterState) -> Result<(), SolverError> {
         let n = problem.n();
         let bs = problem.constraints().block_size();

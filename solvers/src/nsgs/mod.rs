@@ -67,7 +67,8 @@
 
 use crate::coloured::{ColouredSweep, SweepOrder};
 use crate::kernels::{
-    coulomb_mu, lambda_max, local_blocks, take_local_step, trace_mean, RowSource,
+    coulomb_mu, free_block_step, joint_inverses, lambda_max, local_blocks, take_local_step,
+    trace_mean, RowSource,
 };
 use crate::problem::Problem;
 use crate::settings::{SolverSettings, Validator};
@@ -76,6 +77,7 @@ use crate::state::IterState;
 use crate::status::SolverError;
 use cpbench_problems::constraints::project_coulomb_cone;
 use cpbench_problems::rng::SplitMix64;
+use cpbench_problems::ConstraintSet;
 
 use serde::{Deserialize, Serialize};
 
@@ -239,6 +241,9 @@ pub struct Nsgs {
     aa: Anderson,
     /// The colouring when the sweep goes by colours ([`NsgsSettings::sweep`]).
     coloured: Option<ColouredSweep>,
+    /// The inverses of the joint (bilateral) blocks' `W_cc`: their exact local solve
+    /// ([`crate::kernels::joint_inverses`]; `None`: singular, the block is skipped).
+    joint_inv: Vec<Option<[f64; 9]>>,
 }
 
 impl Nsgs {
@@ -256,6 +261,7 @@ impl Nsgs {
             local_iters: 0,
             aa: Anderson::default(),
             coloured: None,
+            joint_inv: Vec::new(),
         })
     }
 }
@@ -373,7 +379,7 @@ impl Nsgs {
     /// `P_K(G(x) - DG gamma)`, `gamma = argmin ||f - DF gamma||` (`f = G(x) - x`, `DF`, `DG`
     /// the last `m` differences), solved by the normal equations with a `1e-12` relative
     /// Tikhonov term. The history restarts when `||f||` exceeds `10^3` times its best value.
-    fn anderson_step(&mut self, mu: &[f64], g: &mut [f64]) {
+    fn anderson_step(&mut self, set: &ConstraintSet, g: &mut [f64]) {
         let m = self.settings.anderson_depth;
         let aa = &mut self.aa;
         let n = g.len();
@@ -444,10 +450,8 @@ impl Nsgs {
                 *gi -= gj * d;
             }
         }
-        let bs = n / mu.len().max(1);
-        for (gc, &mc) in g.chunks_exact_mut(bs.max(1)).zip(mu) {
-            project_coulomb_cone(gc, mc);
-        }
+        // onto K: the cones, the identity on joint blocks
+        set.project(g);
         aa.accelerated = true;
     }
 }
@@ -455,8 +459,13 @@ impl Nsgs {
 impl Solver for Nsgs {
     crate::solver::coulomb_solver!("nsgs");
 
+    fn takes_joints(&self) -> bool {
+        true
+    }
+
     fn init(&mut self, problem: &Problem, _state: &mut IterState) -> Result<(), SolverError> {
         let inst = problem.instance();
+        self.joint_inv = joint_inverses(inst);
         let bs = problem.constraints().block_size();
         let scale = match self.settings.local_rho {
             LocalRho::MaxEigen => lambda_max,
@@ -501,16 +510,17 @@ impl Solver for Nsgs {
         let reaction = &mut state.gamma;
         inst.refresh_row_state(reaction, &mut self.rows);
         let rows = RowSource::new(inst);
+        let k = problem.constraints();
         if self.coloured.is_some() {
-            self.sweep_coloured(&rows, mu, reaction);
-        } else if problem.constraints().block_size() == 2 {
-            self.sweep2(&rows, mu, reaction);
+            self.sweep_coloured(&rows, k, mu, reaction);
+        } else if k.block_size() == 2 {
+            self.sweep2(&rows, k, mu, reaction);
         } else {
-            self.sweep3(&rows, mu, reaction);
+            self.sweep3(&rows, k, mu, reaction);
         }
         problem.add_matvecs(1);
         if m > 0 {
-            self.anderson_step(mu, &mut state.gamma);
+            self.anderson_step(k, &mut state.gamma);
         }
         Ok(StepOutcome::Continue)
     }
@@ -531,7 +541,13 @@ impl Solver for Nsgs {
 impl Nsgs {
     /// One sweep over 2-D contacts: the exact local solution ([`local_solve2_exact`]; one
     /// local iteration counted), or the local De Saxce iteration when no case is consistent.
-    fn sweep2(&mut self, rows: &RowSource<'_>, mu: &[f64], reaction: &mut [f64]) {
+    fn sweep2(
+        &mut self,
+        rows: &RowSource<'_>,
+        k: &ConstraintSet,
+        mu: &[f64],
+        reaction: &mut [f64],
+    ) {
         let s = &self.settings;
         for &c in &self.order {
             let rho = self.rho[c];
@@ -546,7 +562,10 @@ impl Nsgs {
             let old = [rc[0], rc[1]];
             let br = mul_bs(b, rc);
             let lin_c = [u[0] - br[0], u[1] - br[1], 0.0];
-            if local_solve2_exact(b, &lin_c, mu[c], rc) {
+            if let Some(Some(inv)) = self.joint_inv.get(c) {
+                free_block_step(inv, &u, 1.0, rc);
+                self.local_iters += 1;
+            } else if local_solve2_exact(b, &lin_c, mu[c], rc) {
                 self.local_iters += 1;
             } else {
                 let it = local_solve::<2>(b, &lin_c, mu[c], rho, s.local_max_iter, s.local_tol, rc);
@@ -556,7 +575,7 @@ impl Nsgs {
                 for i in 0..2 {
                     rc[i] = s.omega * rc[i] + (1.0 - s.omega) * old[i];
                 }
-                project_coulomb_cone(rc, mu[c]);
+                k.project_block(c, rc);
             }
             let delta = [rc[0] - old[0], rc[1] - old[1]];
             rows.changed(c, &delta, &mut self.rows);
@@ -566,9 +585,15 @@ impl Nsgs {
     /// One sweep by colours ([`crate::coloured`]) over 3-D or 2-D contacts: each contact's
     /// update is the one of [`Nsgs::sweep3`] / [`Nsgs::sweep2`] (the same arithmetic), from the
     /// values of the colours before its own.
-    fn sweep_coloured(&mut self, rows: &RowSource<'_>, mu: &[f64], reaction: &mut [f64]) {
+    fn sweep_coloured(
+        &mut self,
+        rows: &RowSource<'_>,
+        k: &ConstraintSet,
+        mu: &[f64],
+        reaction: &mut [f64],
+    ) {
         let s = &self.settings;
-        let (blocks, rho) = (&self.blocks, &self.rho);
+        let (blocks, rho, joint_inv) = (&self.blocks, &self.rho, &self.joint_inv);
         let Some(col) = self.coloured.as_mut() else {
             return;
         };
@@ -587,7 +612,10 @@ impl Nsgs {
                 rows.gather(st, reaction, c, &mut u[..bs]);
                 let old = [rc[0], rc[1], if bs == 3 { rc[2] } else { 0.0 }];
                 let br = mul_bs(b, rc);
-                let it = if bs == 2 {
+                let it = if let Some(Some(inv)) = joint_inv.get(c) {
+                    free_block_step(inv, &u[..bs], 1.0, rc);
+                    1
+                } else if bs == 2 {
                     let lin_c = [u[0] - br[0], u[1] - br[1], 0.0];
                     if local_solve2_exact(b, &lin_c, mu[c], rc) {
                         1
@@ -610,7 +638,7 @@ impl Nsgs {
                     for i in 0..bs {
                         rc[i] = s.omega * rc[i] + (1.0 - s.omega) * old[i];
                     }
-                    project_coulomb_cone(rc, mu[c]);
+                    k.project_block(c, rc);
                 }
                 it as u64
             },
@@ -619,7 +647,13 @@ impl Nsgs {
     }
 
     /// One sweep over 3-D contacts (the local De Saxce iteration).
-    fn sweep3(&mut self, rows: &RowSource<'_>, mu: &[f64], reaction: &mut [f64]) {
+    fn sweep3(
+        &mut self,
+        rows: &RowSource<'_>,
+        k: &ConstraintSet,
+        mu: &[f64],
+        reaction: &mut [f64],
+    ) {
         let s = &self.settings;
         for &c in &self.order {
             let rho = self.rho[c];
@@ -635,14 +669,20 @@ impl Nsgs {
             let old = [rc[0], rc[1], rc[2]];
             let br = mul3(b, rc);
             let lin_c = [u[0] - br[0], u[1] - br[1], u[2] - br[2]];
-            let it = local_solve::<3>(b, &lin_c, mu[c], rho, s.local_max_iter, s.local_tol, rc);
+            let it = if let Some(Some(inv)) = self.joint_inv.get(c) {
+                // a joint: the exact solve of W_cc r_c = -lin_c (u_c = 0)
+                free_block_step(inv, &u, 1.0, rc);
+                1
+            } else {
+                local_solve::<3>(b, &lin_c, mu[c], rho, s.local_max_iter, s.local_tol, rc)
+            };
             self.local_iters += it as u64;
             if s.omega != 1.0 {
                 // a convex (omega < 1) or extrapolated combination; project back onto K
                 for i in 0..3 {
                     rc[i] = s.omega * rc[i] + (1.0 - s.omega) * old[i];
                 }
-                project_coulomb_cone(rc, mu[c]);
+                k.project_block(c, rc);
             }
             let delta = [rc[0] - old[0], rc[1] - old[1], rc[2] - old[2]];
             rows.changed(c, &delta, &mut self.rows);

@@ -26,7 +26,7 @@
 //! per-contact update differs, chosen by the class.
 
 use crate::coloured::{ColouredSweep, SweepOrder};
-use crate::kernels::{lambda_max, trace_mean, RowSource};
+use crate::kernels::{free_block_step, joint_inverses, lambda_max, trace_mean, RowSource};
 use crate::problem::Problem;
 use crate::settings::{SolverSettings, Validator};
 use crate::solver::{Solver, StepOutcome, StepResult};
@@ -132,6 +132,9 @@ pub struct Pgs {
     blocks: Vec<[f64; 9]>,
     /// The colouring when the sweep goes by colours ([`PgsSettings::sweep`]).
     coloured: Option<ColouredSweep>,
+    /// The inverses of the joint (bilateral) blocks' `N_cc`, one per joint block: their
+    /// exact local solve ([`crate::kernels::joint_inverses`]; `None`: the scaled step).
+    joint_inv: Vec<Option<[f64; 9]>>,
 }
 
 impl Pgs {
@@ -145,6 +148,7 @@ impl Pgs {
             rows: Default::default(),
             blocks: Vec::new(),
             coloured: None,
+            joint_inv: Vec::new(),
         })
     }
 }
@@ -156,6 +160,10 @@ impl Solver for Pgs {
 
     fn supports(&self, class: ProblemClass) -> bool {
         class.is_qp() || class == ProblemClass::Blcp
+    }
+
+    fn takes_joints(&self) -> bool {
+        true
     }
 
     fn init(&mut self, problem: &Problem, _state: &mut IterState) -> Result<(), SolverError> {
@@ -176,6 +184,7 @@ impl Solver for Pgs {
             .is_coloured(nb)
             .then(|| ColouredSweep::new(problem.instance(), bs));
         self.d = block_scales(problem, self.settings.block_step);
+        self.joint_inv = joint_inverses(problem.instance());
         if self.settings.block_step == BlockStep::Safeguarded
             && problem.constraints().block_size() > 1
         {
@@ -205,11 +214,7 @@ impl Solver for Pgs {
             rows.gather(&self.rows, gamma, c, &mut g[..bs]);
             let blk = &mut gamma[o..o + bs];
             old[..bs].copy_from_slice(blk);
-            let t = omega / dc;
-            for i in 0..bs {
-                blk[i] -= t * g[i];
-            }
-            k.project_block(c, blk);
+            local_step(k, c, &self.joint_inv, omega / dc, omega, &g[..bs], blk);
             relax_and_record(lambda, blk, &mut old[..bs], &rows, c, &mut self.rows);
         }
         problem.add_matvecs(1);
@@ -246,7 +251,7 @@ impl Pgs {
         let k = problem.constraints();
         let bs = k.block_size();
         let (rows, omega, lambda) = self.begin_sweep(problem, &state.gamma);
-        let d = &self.d;
+        let (d, joint_inv) = (&self.d, &self.joint_inv);
         let Some(col) = self.coloured.as_mut() else {
             return Ok(StepOutcome::Continue);
         };
@@ -264,11 +269,8 @@ impl Pgs {
                 }
                 let mut g = [0.0f64; 3];
                 rows.gather(st, gamma, c, &mut g[..bs]);
-                let t = omega / dc;
-                for i in 0..bs {
-                    out[i] = old[i] - t * g[i];
-                }
-                k.project_block(c, out);
+                out.copy_from_slice(old);
+                local_step(k, c, joint_inv, omega / dc, omega, &g[..bs], out);
                 if lambda != 1.0 {
                     for (xi, oi) in out.iter_mut().zip(old) {
                         *xi = lambda * *xi + (1.0 - lambda) * oi;
@@ -322,6 +324,28 @@ impl Pgs {
         Ok(StepOutcome::Continue)
     }
 }
+/// PGS's update of block `c` (slice `x`, its gradient `g`): a joint block with an invertible
+/// `N_cc` takes the exact local solve `x - omega N_cc^-1 g` ([`free_block_step`]), every other
+/// block the scaled projected step `P_K(x - t g)`, `t = omega / d_c`.
+#[inline]
+fn local_step(
+    k: &cpbench_problems::ConstraintSet,
+    c: usize,
+    joint_inv: &[Option<[f64; 9]>],
+    t: f64,
+    omega: f64,
+    g: &[f64],
+    x: &mut [f64],
+) {
+    if let Some(Some(inv)) = joint_inv.get(c) {
+        return free_block_step(inv, g, omega, x);
+    }
+    for (xi, gi) in x.iter_mut().zip(g) {
+        *xi -= t * gi;
+    }
+    k.project_block(c, x);
+}
+
 /// The end of a block update: the relaxation `x = lambda x + (1 - lambda) old` (skipped for
 /// `lambda = 1`), then, where `rows` tracks changes, the change `x - old` (left in `old`) handed
 /// to the row state of block `c`. Shapes: `x` and `old` of the block's length.

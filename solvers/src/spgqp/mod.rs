@@ -141,6 +141,11 @@ impl Solver for SpgQp {
         "spgqp"
     }
 
+    /// Joint (bilateral) blocks: the projection onto K is the identity on joint blocks (a projected gradient method).
+    fn takes_joints(&self) -> bool {
+        true
+    }
+
     fn init(&mut self, problem: &Problem, state: &mut IterState) -> Result<(), SolverError> {
         let n = problem.n();
         self.g = vec![0.0; n];

@@ -13,6 +13,7 @@ mod external;
 mod fc2d;
 mod fixed_point;
 mod ipm;
+mod joints;
 mod kernels;
 mod lcp_newton;
 mod lcp_pivoting;

@@ -85,12 +85,18 @@ impl FclibInfo {
 ///
 /// Shapes: `N` is `3 nc x 3 nc`, `r` has `3 nc` entries, `mu` `nc`. Errors:
 /// [`ProblemError::WrongClass`] when `inst` has no Coulomb cones (not CCP or Coulomb; a BLCP's
-/// friction boxes have no fclib form);
+/// friction boxes have no fclib form); [`ProblemError::JointsUnsupported`] when it has joint
+/// (bilateral) blocks, which fclib cannot express;
 /// [`ProblemError::Io`] naming `path` (used only in messages) when `n` or the number of stored
 /// entries does not fit fclib's 32-bit integers, or the HDF5 encoder fails.
 pub fn fclib_local_bytes(inst: &Instance, info: &FclibInfo, path: &Path) -> Result<Vec<u8>> {
-    // Coulomb cones (the CCP or the Coulomb problem), of either dimension
+    // Coulomb cones (the CCP or the Coulomb problem), of either dimension, without joints
     let k = inst.constraints();
+    k.refuse_joints(
+        "the fclib format",
+        "fclib's local problem holds only Coulomb cones (no equality rows); write a bundle or \
+         an .npz",
+    )?;
     let (Some(_), Some(mu)) = (k.cone_dim(), k.friction()) else {
         return Err(ProblemError::WrongClass {
             expected:

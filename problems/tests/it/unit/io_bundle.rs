@@ -180,7 +180,7 @@ fn fields_the_format_does_not_define_or_the_class_does_not_use_are_refused() {
         &d,
         r#"{"class": "ccp", "mu": 0.3, "hi": 1}"#,
         "hi",
-        "does not apply to class 'ccp' (its fields: mu, cone_dim)",
+        "does not apply to class 'ccp' (its fields: mu, cone_dim, joints)",
     );
     refused(
         &d,
