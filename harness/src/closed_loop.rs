@@ -65,8 +65,8 @@ pub struct ClosedLoopConfig {
     pub solvers: Vec<String>,
     /// Tolerance, residual and per-step budget of every solve.
     pub exec: ExecSettings,
-    /// Compliant contact of the 3-D scenes ([`cpbench_granular::SimParams::compliance`]);
-    /// `None`: rigid. A planar scene with a compliance is an error.
+    /// Compliant contact ([`cpbench_granular::SimParams::compliance`], for a planar scene
+    /// [`cpbench_granular::planar::PlanarParams::compliance`]); `None`: rigid.
     pub compliance: Option<cpbench_granular::ContactCompliance>,
 }
 
@@ -331,14 +331,9 @@ impl LoopSim for PlanarSimulation {
 fn build(cfg: &ClosedLoopConfig) -> Result<Box<dyn LoopSim>> {
     let bad = |e: GranularError| HarnessError::Invalid(format!("scene {}: {e}", cfg.scene));
     if crate::generate_planar::is_planar_scene(&cfg.scene) {
-        if cfg.compliance.is_some() {
-            return Err(HarnessError::Invalid(format!(
-                "scene {}: the planar stepper takes no compliance (3-D scenes only)",
-                cfg.scene
-            )));
-        }
         let kind = PlanarSceneKind::parse(&cfg.scene).map_err(bad)?;
-        let scene = kind.build(cfg.size, cfg.seed, false).map_err(bad)?;
+        let mut scene = kind.build(cfg.size, cfg.seed, false).map_err(bad)?;
+        scene.params.compliance = cfg.compliance;
         Ok(Box::new(scene.into_simulation().map_err(bad)?))
     } else {
         let kind = SceneKind::parse(&cfg.scene).map_err(bad)?;

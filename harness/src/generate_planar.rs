@@ -32,6 +32,9 @@ pub struct PlanarGenerateConfig {
     pub seed: u64,
     /// Frictionless mode (LCP on the normal impulses).
     pub frictionless: bool,
+    /// Compliant contact (`None`: rigid), as the 3-D stepper's
+    /// ([`cpbench_granular::ContactCompliance`]).
+    pub compliance: Option<cpbench_granular::ContactCompliance>,
     /// Steps, exports (fclib: 2-D fclib local problems), output folder and solver.
     pub run: RunSettings,
 }
@@ -106,7 +109,8 @@ pub fn generate_planar(
 ) -> Result<PlanarGenerateSummary, GenerateError> {
     let start = Instant::now();
     let mut solver = cfg.run.start(cfg.frictionless)?;
-    let scene = cfg.scene.build(cfg.size, cfg.seed, cfg.frictionless)?;
+    let mut scene = cfg.scene.build(cfg.size, cfg.seed, cfg.frictionless)?;
+    scene.params.compliance = cfg.compliance;
     let mut sim = scene.into_simulation()?;
     let mut summary = PlanarGenerateSummary {
         bodies: sim.discs().len(),

@@ -88,6 +88,7 @@ pub fn generate_builtin(b: &BuiltinTrajectory, dir: &Path) -> Result<()> {
             size: b.size,
             seed: 1,
             frictionless: false,
+            compliance: None,
             run,
         };
         crate::generate_planar::generate_planar(&cfg, |_| {}).map_err(fail)?;

@@ -399,7 +399,14 @@ impl GenerateArgs {
                 if self.scene.aspect.is_some() {
                     v.push("--aspect".into());
                 }
-                v.extend(self.laws.given().into_iter().map(String::from));
+                // the planar stepper takes --compliance, not the other contact laws
+                v.extend(
+                    self.laws
+                        .given()
+                        .into_iter()
+                        .filter(|f| *f != "--compliance")
+                        .map(String::from),
+                );
             }
             Model::Penalty => {
                 v.extend(self.views.given().into_iter().map(String::from));
@@ -688,6 +695,7 @@ fn generate_planar(a: &GenerateArgs, scene: &str, size: usize) -> Result<(), Any
         size,
         seed: a.run.seed,
         frictionless: a.run.frictionless,
+        compliance: a.laws.compliance,
         run: run_settings,
     };
     let _lock = cpbench_harness::lock::FolderLock::acquire(&a.run.out)?;

@@ -41,7 +41,7 @@ pub struct SimulateArgs {
     /// Time budget per step, seconds [default: none].
     #[arg(long, allow_negative_numbers = true)]
     pub time_limit: Option<f64>,
-    /// Compliant contact of the 3-D scenes, as `cpbench generate --compliance`:
+    /// Compliant contact (3-D and planar scenes), as `cpbench generate --compliance`:
     /// `sap:K,TAU_D[,SIGMA]` or `mujoco:D,TIMECONST,DAMPRATIO` [default: rigid contact].
     #[arg(long, allow_hyphen_values = true, value_parser = crate::cmd::generate::parse_compliance)]
     pub compliance: Option<cpbench_granular::ContactCompliance>,

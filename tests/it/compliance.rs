@@ -66,6 +66,74 @@ fn a_resting_sphere_sinks_to_hookes_penetration() {
     );
 }
 
+/// A disc of mass 2 kg and radius 0.1 m resting on the floor of the planar stepper with
+/// `compliance`, after `steps` steps of `h = 1e-2` s: its penetration (m).
+fn resting_disc_penetration(compliance: ContactCompliance, steps: usize) -> f64 {
+    use cpbench_granular::nalgebra::Vector2;
+    use cpbench_granular::planar::{bonds::BondSet, Disc, PlanarParams, PlanarSimulation, Wall};
+    let r = 0.1;
+    let disc = Disc::new(Vector2::new(0.0, r), r, 2.0).unwrap();
+    let p = PlanarParams {
+        h: 1e-2,
+        envelope: 1e-2,
+        compliance: Some(compliance),
+        ..Default::default()
+    };
+    let mut s = PlanarSimulation::new(
+        vec![disc],
+        vec![Wall::floor(0.0)],
+        BondSet::new(),
+        p,
+        "disc",
+        Default::default(),
+        None,
+    )
+    .unwrap();
+    let mut sol = solver("pgs", 1e-12);
+    for _ in 0..steps {
+        s.step(&mut sol).unwrap();
+    }
+    let d = &s.discs()[0];
+    assert!(d.vel.norm() < 1e-8, "not at rest: |v| = {:e}", d.vel.norm());
+    assert!((s.last_impulses()[0] - 2.0 * G * 1e-2).abs() < 1e-10);
+    let inst = s.last_instance().unwrap();
+    assert!(inst.compliance().is_some_and(|rc| rc[0] > 0.0));
+    r - d.pos.y
+}
+
+/// The planar stepper's compliant contact: a resting disc sinks to the sphere's two depths
+/// (the same formulas on 2-D blocks), Hooke's `m g / k` under SAP and `(1 - d) g timeconst^2
+/// dampratio^2` under MuJoCo, to 1e-6 relative.
+#[test]
+fn a_resting_disc_sinks_to_the_same_depths() {
+    let pen = resting_disc_penetration(ContactCompliance::parse("sap:1e4,0.05").unwrap(), 400);
+    let hooke = 2.0 * G / 1e4;
+    assert!((pen - hooke).abs() < 1e-6 * hooke, "{pen:e} vs {hooke:e}");
+    let pen = resting_disc_penetration(ContactCompliance::parse("mujoco:0.9,0.02,1").unwrap(), 400);
+    let expected = 0.1 * G * 0.02 * 0.02;
+    assert!(
+        (pen - expected).abs() < 1e-6 * expected,
+        "{pen:e} vs {expected:e}"
+    );
+    // the command line: a planar scene takes --compliance and its exports record R
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("gen");
+    cpbench_test_support::succeed(
+        cpbench(
+            "generate --scene disc-hopper --size 30 --steps 100 --export-every 100 --format npz \
+             --compliance sap:1e5,0.01 --out",
+        )
+        .arg(&out),
+    );
+    let inst = load(
+        &out.join("disc-hopper-30_step0100__ccp.npz"),
+        &LoadOptions::default(),
+    )
+    .unwrap();
+    let rc = inst.compliance().expect("R recorded");
+    assert!(rc.len() == inst.n() && rc.iter().step_by(2).all(|&x| x > 0.0));
+}
+
 /// A column of three touching spheres on a floor, falling at 0.3 m/s (so that `v0 != 0`),
 /// with `compliance`; the problem of its first step.
 fn column(compliance: Option<ContactCompliance>) -> Instance {

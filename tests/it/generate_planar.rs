@@ -33,6 +33,7 @@ fn config(
         size,
         seed: 5,
         frictionless,
+        compliance: None,
         run: RunSettings {
             steps,
             export_every: every,

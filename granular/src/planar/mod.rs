@@ -260,6 +260,10 @@ pub struct PlanarParams {
     /// `>= 0`, applied to every movable disc as an explicit force (stable for `c h < 2`);
     /// default 0.
     pub damping: f64,
+    /// Compliant contact ([`crate::compliance`], as in the 3-D stepper): every step's problem
+    /// becomes `(N + R, r~)` with `R` and `r~` per contact from its diagonal block, gap and (for
+    /// MuJoCo's mapping) start velocity; `None` (the default): rigid contact.
+    pub compliance: Option<crate::ContactCompliance>,
 }
 
 impl Default for PlanarParams {
@@ -273,15 +277,20 @@ impl Default for PlanarParams {
             envelope: 1e-4,
             frictionless: false,
             damping: 0.0,
+            compliance: None,
         }
     }
 }
 
 impl PlanarParams {
     /// Check ranges. Errors: [`GranularError::InvalidParameter`] for `h <= 0`, `mu < 0`,
-    /// `envelope < 0`, `damping < 0` or `damping h >= 2`, non-finite gravity.
+    /// `envelope < 0`, `damping < 0` or `damping h >= 2`, non-finite gravity, a compliance
+    /// parameter out of its range.
     pub fn validate(&self) -> Result<()> {
         crate::contact_step::check_step(self.h, self.mu, self.envelope)?;
+        if let Some(c) = &self.compliance {
+            c.validate()?;
+        }
         check_non_negative("damping", self.damping)?;
         if self.damping * self.h >= 2.0 {
             return Err(invalid(
@@ -779,6 +788,10 @@ impl PlanarSimulation {
             ("mu", format!("{}", p.mu)),
             ("gravity", format!("{} {}", p.gravity.x, p.gravity.y)),
             ("damping", format!("{}", p.damping)),
+            (
+                "compliance",
+                p.compliance.map_or("none".into(), |c| c.describe()),
+            ),
             ("bodies", self.discs.len().to_string()),
             ("movable_bodies", movable.to_string()),
             ("walls", self.walls.len().to_string()),
@@ -811,15 +824,42 @@ impl PlanarSimulation {
         };
         let name = format!("{}_step{step:04}__{cls}", self.label);
         let r = std::mem::take(&mut self.r);
-        self.state.instance = Some(Instance::new(
-            name,
-            m,
-            r,
-            constraints,
-            prov,
-            ValidationOptions::default(),
-        )?);
+        let inst = Instance::new(name, m, r, constraints, prov, ValidationOptions::default())?;
+        self.state.instance = Some(match self.params.compliance {
+            Some(c) => self.compliant(inst, c)?,
+            None => inst,
+        });
         Ok(nnz)
+    }
+
+    /// The compliant problem of the rigid step problem `inst` ([`crate::compliance`], the
+    /// 3-D stepper's mapping on 2-D blocks): `R` and `r~` per contact from its diagonal block,
+    /// its gap and (MuJoCo) its start velocity `v0_c = D_c^T v(t)`, the contact's relative
+    /// velocity in its frame `(n, t)` at the start of the step.
+    fn compliant(&self, mut inst: Instance, c: crate::ContactCompliance) -> Result<Instance> {
+        let bs = self.params.block_size();
+        let h = self.params.h;
+        let mut r = inst.r().to_vec();
+        let mut rc = vec![0.0; inst.n()];
+        let mut v0 = [0.0; 2];
+        for (k, (ct, j)) in self.contacts.iter().zip(&self.jac).enumerate() {
+            if c.needs_start_velocity() {
+                for (p, v) in v0.iter_mut().enumerate().take(bs) {
+                    *v = j.sides[..j.nsides]
+                        .iter()
+                        .map(|(d, g)| {
+                            let b = &self.discs[*d];
+                            g[p][0] * b.vel.x + g[p][1] * b.vel.y + g[p][2] * b.omega
+                        })
+                        .sum();
+                }
+            }
+            let w = inst.diag_block(k);
+            let s = k * bs..(k + 1) * bs;
+            c.apply(h, ct.gap, &w, &v0[..bs], &mut r[s.clone()], &mut rc[s]);
+        }
+        inst.replace_r(&r)?;
+        Ok(inst.with_compliance(rc)?)
     }
 
     /// Detect, assemble and build the instance of the next step without solving it or moving

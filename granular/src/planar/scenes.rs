@@ -119,6 +119,7 @@ impl PlanarScene {
                 envelope,
                 frictionless: false,
                 damping: 0.0,
+                compliance: None,
             },
             label,
             parameters: kv.iter().map(|(k, v)| (k.to_string(), v.clone())).collect(),
