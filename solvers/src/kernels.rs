@@ -109,6 +109,18 @@ pub fn trace_mean(b: &[f64; 9], bs: usize) -> f64 {
     }
 }
 
+/// The inverse block scales per unknown: `1 / d_c` for each of the `bs` unknowns of block
+/// `c`, 0 for a block whose scale `d_c` vanishes (the block is frozen); projected Jacobi's
+/// diagonal `B`.
+pub fn inverse_block_scales(d: &[f64], bs: usize) -> Vec<f64> {
+    d.iter()
+        .flat_map(|&dc| {
+            let inv = if dc > 0.0 { 1.0 / dc } else { 0.0 };
+            std::iter::repeat_n(inv, bs)
+        })
+        .collect()
+}
+
 /// Largest eigenvalue of a symmetric row-major `bs x bs` block (`bs` 2 or 3, first `bs^2`
 /// entries of `b`): [`lambda_max3`] for 3; for 2 the closed form
 /// `(a + d) / 2 + sqrt(((a - d) / 2)^2 + b^2)` of `[[a, b], [b, d]]`.

@@ -463,7 +463,7 @@ fn reference_bb(inst: &Instance, iters: usize) -> Vec<f64> {
 /// given `omega` and `lambda`, `B` from the trace rule) from the executor's start `P_K(0)`: the
 /// `iters`-th iterate.
 fn reference_jacobi(inst: &Instance, omega: f64, lambda: f64, iters: usize) -> Vec<f64> {
-    use cpbench_solvers::kernels::trace_mean;
+    use cpbench_solvers::kernels::{inverse_block_scales, trace_mean};
     let n = inst.n();
     let k = inst.constraints();
     let bs = k.block_size();
@@ -477,15 +477,7 @@ fn reference_jacobi(inst: &Instance, omega: f64, lambda: f64, iters: usize) -> V
             }
         })
         .collect();
-    let binv: Vec<f64> = (0..n)
-        .map(|i| {
-            if d[i / bs] > 0.0 {
-                1.0 / d[i / bs]
-            } else {
-                0.0
-            }
-        })
-        .collect();
+    let binv = inverse_block_scales(&d, bs);
     let mut x = vec![0.0; n];
     k.project(&mut x);
     let mut g = vec![0.0; n];
