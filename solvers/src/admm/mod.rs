@@ -92,6 +92,7 @@
 #![allow(clippy::needless_range_loop)]
 
 use crate::kernels::{check_class, desaxce_shift};
+use crate::newton_fb::DiagonalPattern;
 use crate::observer::IterInfo;
 use crate::problem::Problem;
 use crate::settings::{SolverSettings, Validator};
@@ -309,43 +310,19 @@ struct Shifted {
 impl Shifted {
     /// The pattern of `N + c I` with `N`'s values (the diagonal set by [`Shifted::set_shift`]).
     fn new(w: &CscMatrix) -> Result<Self, SolverError> {
-        let n = w.ncols();
-        let (cp, ri, va) = (w.col_ptr(), w.row_idx(), w.values());
-        let mut col_ptr = Vec::with_capacity(n + 1);
-        let mut row_idx = Vec::with_capacity(w.nnz() + n);
-        let mut values = Vec::with_capacity(w.nnz() + n);
-        let mut diag_pos = vec![0; n];
-        let mut diag = vec![0.0; n];
-        col_ptr.push(0);
-        for j in 0..n {
-            // rows are sorted within a column: the diagonal goes before the first row below it
-            let mut has_diag = false;
-            for p in cp[j]..cp[j + 1] {
-                let i = ri[p];
-                if i > j && !has_diag {
-                    diag_pos[j] = row_idx.len();
-                    row_idx.push(j);
-                    values.push(0.0);
-                    has_diag = true;
-                }
-                if i == j {
-                    diag_pos[j] = row_idx.len();
-                    diag[j] = va[p];
-                    has_diag = true;
-                }
-                row_idx.push(i);
-                values.push(va[p]);
-            }
-            if !has_diag {
-                diag_pos[j] = row_idx.len();
-                row_idx.push(j);
-                values.push(0.0);
-            }
-            col_ptr.push(row_idx.len());
+        let p = DiagonalPattern::of(w);
+        let mut lu = SparseLu::new(w.ncols(), p.col_ptr, p.row_idx)?;
+        // N's entries at their places, 0 on an added diagonal entry
+        let values = lu.values_mut();
+        for (&pos, &v) in p.m_pos.iter().zip(w.values()) {
+            values[pos] = v;
         }
-        let mut lu = SparseLu::new(n, col_ptr, row_idx)?;
-        lu.values_mut().copy_from_slice(&values);
-        Ok(Self { lu, diag_pos, diag })
+        let diag = p.diag_pos.iter().map(|&pos| values[pos]).collect();
+        Ok(Self {
+            lu,
+            diag_pos: p.diag_pos,
+            diag,
+        })
     }
 
     /// Set the diagonal to `N_jj + c` and factorise; `false` when singular.
