@@ -335,6 +335,23 @@ impl Shifted {
     }
 }
 
+/// The counters of an [`Admm`] run (module docs).
+#[derive(Clone, Copy, Debug, Default)]
+struct Counts {
+    /// Factorisations of `N + rho I`.
+    factorizations: u64,
+    /// Solves with the factors.
+    solves: u64,
+    /// Time in the factorisations (s).
+    factor_time: f64,
+    /// Time in the solves (s).
+    solve_time: f64,
+    /// Changes of `rho`.
+    rho_changes: u64,
+    /// Restarts of the acceleration.
+    restarts: u64,
+}
+
 /// ADMM (module documentation): the QP classes and [`ProblemClass::Coulomb`].
 pub struct Admm {
     settings: AdmmSettings,
@@ -361,12 +378,8 @@ pub struct Admm {
     a: f64,
     c_prev: f64,
     iter: u64,
-    factorizations: u64,
-    solves: u64,
-    factor_time: f64,
-    solve_time: f64,
-    rho_changes: u64,
-    restarts: u64,
+    /// The counters (reset at `init`).
+    counts: Counts,
     last: (f64, f64),
 }
 
@@ -394,12 +407,7 @@ impl Admm {
             a: 1.0,
             c_prev: f64::INFINITY,
             iter: 0,
-            factorizations: 0,
-            solves: 0,
-            factor_time: 0.0,
-            solve_time: 0.0,
-            rho_changes: 0,
-            restarts: 0,
+            counts: Counts::default(),
             last: (f64::NAN, f64::NAN),
         })
     }
@@ -432,12 +440,7 @@ impl Admm {
         }
         let unprojected = self.settings.shift == Shift::Unprojected && !self.mu.is_empty();
         self.vx = vec![0.0; if unprojected { n } else { 0 }];
-        self.factorizations = 0;
-        self.solves = 0;
-        self.factor_time = 0.0;
-        self.solve_time = 0.0;
-        self.rho_changes = 0;
-        self.restarts = 0;
+        self.counts = Counts::default();
         Ok(())
     }
 
@@ -511,8 +514,8 @@ impl Admm {
         let t = Instant::now();
         let c = self.rho + self.settings.eps;
         let ok = self.linear.as_mut().is_some_and(|l| l.set_shift(c));
-        self.factorizations += 1;
-        self.factor_time += t.elapsed().as_secs_f64();
+        self.counts.factorizations += 1;
+        self.counts.factor_time += t.elapsed().as_secs_f64();
         if ok {
             Ok(())
         } else {
@@ -635,8 +638,8 @@ impl Solver for Admm {
             .linear
             .as_mut()
             .is_some_and(|l| l.lu.solve_factored(&mut self.rhs));
-        self.solves += 1;
-        self.solve_time += t.elapsed().as_secs_f64();
+        self.counts.solves += 1;
+        self.counts.solve_time += t.elapsed().as_secs_f64();
         if !solved || self.rhs.iter().any(|v| !v.is_finite()) {
             return Err(SolverError::Numerical(
                 "admm: the solve with N + (rho + eps) I gave non-finite values".into(),
@@ -679,7 +682,7 @@ impl Solver for Admm {
             self.a = a_next;
             self.c_prev = c;
         } else if s.acceleration {
-            self.restarts += 1;
+            self.counts.restarts += 1;
             self.a = 1.0;
             self.z_hat.copy_from_slice(&self.z_prev);
             self.u_hat.copy_from_slice(&self.u_prev);
@@ -690,7 +693,7 @@ impl Solver for Admm {
         }
         if factor != 1.0 {
             self.rho *= factor;
-            self.rho_changes += 1;
+            self.counts.rho_changes += 1;
             self.factorize()?;
         }
         // the velocity at z: the shift of the next iteration and the executor's residual
@@ -707,13 +710,13 @@ impl Solver for Admm {
     fn counters(&self) -> Vec<(&'static str, f64)> {
         let nnz = self.linear.as_ref().map_or(0, |l| l.lu.row_idx().len());
         vec![
-            ("factorizations", self.factorizations as f64),
-            ("solves", self.solves as f64),
-            ("factor_time_s", self.factor_time),
-            ("solve_time_s", self.solve_time),
+            ("factorizations", self.counts.factorizations as f64),
+            ("solves", self.counts.solves as f64),
+            ("factor_time_s", self.counts.factor_time),
+            ("solve_time_s", self.counts.solve_time),
             ("rho", self.rho),
-            ("rho_changes", self.rho_changes as f64),
-            ("restarts", self.restarts as f64),
+            ("rho_changes", self.counts.rho_changes as f64),
+            ("restarts", self.counts.restarts as f64),
             ("pattern_nnz", nnz as f64),
         ]
     }
