@@ -14,6 +14,7 @@
 //! pool. A reduction sums each chunk in index order, then the chunks' partial sums in chunk order
 //! ([`sum_in_order`]): its value depends on `n` only, never on the number of threads.
 
+use crate::problem::Problem;
 use crate::solver::Solver;
 use crate::status::SolverError;
 use cpbench_problems::{CscMatrix, Definiteness, Instance, ProblemClass};
@@ -399,6 +400,17 @@ pub fn coulomb_mu<'a>(solver: &dyn Solver, inst: &'a Instance) -> Result<&'a [f6
             supported: vec![ProblemClass::Coulomb],
         }),
     }
+}
+
+/// What a Coulomb solver's `step` reads of `problem`: the friction coefficients `mu` (one per
+/// contact, [`coulomb_mu`]: [`SolverError::WrongClass`] for any other class) and the block
+/// size (3, or 2 for 2-D contacts).
+pub fn coulomb_blocks<'a>(
+    solver: &dyn Solver,
+    problem: &'a Problem,
+) -> Result<(&'a [f64], usize), SolverError> {
+    let mu = coulomb_mu(solver, problem.instance())?;
+    Ok((mu, problem.constraints().block_size()))
 }
 
 /// De Saxce's shift of one contact's velocity block `u` (3 or 2 entries): `mu ||u_T||`

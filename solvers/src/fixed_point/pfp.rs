@@ -3,7 +3,7 @@
 //! reactions frozen) (module docs of [`crate::fixed_point`]).
 
 use super::{inner_sweeps, mul_block, project_disc, Outer, TrescaSettings};
-use crate::kernels::{coulomb_mu, lambda_max, RowSource};
+use crate::kernels::{coulomb_blocks, coulomb_mu, lambda_max, RowSource};
 use crate::observer::IterInfo;
 use crate::problem::Problem;
 use crate::settings::SolverSettings;
@@ -172,8 +172,7 @@ impl Solver for Pfp {
 
     fn step(&mut self, problem: &Problem, state: &mut IterState) -> StepResult {
         let inst = problem.instance();
-        let mu = coulomb_mu(self, inst)?;
-        let bs = problem.constraints().block_size();
+        let (mu, bs) = coulomb_blocks(self, problem)?;
         let st = &self.settings;
         let max = u64::from(st.inner_max_iter);
         let r = &mut state.gamma;

@@ -2,7 +2,9 @@
 //! Gauss-Seidel sweeps on the Tresca problem (module docs of [`crate::fixed_point`]).
 
 use super::{inner_sweeps, mul_block, project_disc, Outer, TrescaSettings};
-use crate::kernels::{coulomb_mu, lambda_max, local_blocks, take_local_step, RowSource};
+use crate::kernels::{
+    coulomb_blocks, coulomb_mu, lambda_max, local_blocks, take_local_step, RowSource,
+};
 use crate::observer::IterInfo;
 use crate::problem::Problem;
 use crate::settings::SolverSettings;
@@ -141,8 +143,7 @@ impl Solver for Tfp {
 
     fn step(&mut self, problem: &Problem, state: &mut IterState) -> StepResult {
         let inst = problem.instance();
-        let mu = coulomb_mu(self, inst)?;
-        let bs = problem.constraints().block_size();
+        let (mu, bs) = coulomb_blocks(self, problem)?;
         let st = &self.settings;
         let r = &mut state.gamma;
         let outer = &mut self.outer;

@@ -80,7 +80,7 @@
 //! from the instance; the projection is [`project_coulomb_cone`] and the De Saxce shift uses
 //! `||u_T|| = |u_t|` on 2-D blocks. `step` allocates nothing (vectors allocated in `init`).
 
-use crate::kernels::{coulomb_mu, desaxce_shift, lambda_max, sym_part3};
+use crate::kernels::{coulomb_blocks, desaxce_shift, lambda_max, sym_part3};
 use crate::observer::IterInfo;
 use crate::problem::Problem;
 use crate::settings::{SolverSettings, Validator};
@@ -350,9 +350,7 @@ impl Solver for Vi {
     }
 
     fn step(&mut self, problem: &Problem, state: &mut IterState) -> StepResult {
-        let inst = problem.instance();
-        let mu = coulomb_mu(self, inst)?;
-        let bs = problem.constraints().block_size();
+        let (mu, bs) = coulomb_blocks(self, problem)?;
         let s = &self.settings;
         // the state is the solver's last iterate unless someone moved it
         if !self.u_valid || self.r != state.gamma {
