@@ -646,19 +646,7 @@ pub fn draw_closed_loop(
                 s.points.retain(|p| p.1 > 0.0);
             }
         }
-        LinePlot {
-            title: t.into(),
-            x_label: "step".into(),
-            y_label: y.into(),
-            series,
-            hline: None,
-            x_axis: Axis::Linear,
-            y_axis: axis,
-            y_range: None,
-            best_so_far: false,
-            markers_at_points: false,
-            failed: Vec::new(),
-        }
+        LinePlot::lines(t, "step", y, series, Axis::Linear, axis)
     };
     // a panel of one per-row value on a log axis (whose zeros are not drawn)
     let log_panel = |t: &str, unit: &str, value: fn(&LoopRow) -> f64| {

@@ -20,7 +20,7 @@ use super::{Comparison, Context, Figure, MdTable, Outcome, Recipe, RecipeInfo};
 use cpbench_granular::nalgebra::Vector3;
 use cpbench_granular::{Body, Plane, SimParams, Simulation, World};
 use cpbench_harness::error::{HarnessError, Result};
-use cpbench_harness::plot::{Axis, Series};
+use cpbench_harness::plot::{Axis, LinePlot, Series};
 use cpbench_problems::io::ClassChoice;
 use cpbench_solvers::ExecSettings;
 use serde_json::json;
@@ -322,7 +322,7 @@ impl Recipe for SlidingBall {
             &|r| r.time >= t_star,
             &|r| (r.probe - ROLLING_SPEED).abs() / ROLLING_SPEED,
         );
-        let plot = sim::line_plot(
+        let plot = LinePlot::lines(
             "Sliding ball: |speed - 10/7| / (10/7) once rolling",
             "simulated time [s]",
             "relative error",
