@@ -476,7 +476,7 @@ fn setup_text(study: &Study) -> String {
          (read from the repository, {} files{}), each as the true Coulomb problem \
          (`--class coulomb`, `W` kept as read):\n",
         files.len(),
-        if ctx.quick { ", quick size" } else { "" }
+        ctx.quick_note(", quick size")
     );
     setup.push_str("| set (paper) | file | contacts | mu | what it is |\n|---|---|---|---|---|\n");
     for (set, rel, what) in files {

@@ -464,11 +464,7 @@ impl Recipe for Mazhar2015Apgd {
                 sz.tol,
                 sz.max_iter,
                 ctx.repeat.max(1),
-                if ctx.quick {
-                    " **Quick size**: small fills."
-                } else {
-                    ""
-                },
+                ctx.quick_note(" **Quick size**: small fills."),
                 t = steps as f64 * 1e-2,
             ),
             comparisons,

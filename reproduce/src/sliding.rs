@@ -216,11 +216,9 @@ impl Recipe for SlidingBall {
                  are +z and -x), where the pyramid's friction equals Coulomb's. Speed = \
                  horizontal speed of the centre after the last step.\n",
                 refine = &REFINE_H[..if ctx.quick { 1 } else { 2 }],
-                quick = if ctx.quick {
+                quick = ctx.quick_note(
                     " Quick size: `spgqp`, `desaxce-spgqp` and h = 2.5e-4 left out."
-                } else {
-                    ""
-                }
+                )
             ),
             ..Default::default()
         };

@@ -387,11 +387,7 @@ impl Recipe for HorakTrinkleStacking {
                  step); solve time: the solver's own time summed over the steps (theirs: \
                  `tic/toc` around the solver function, which also forms `A = J M^-1 J^T`).\n",
                 w = 3.0 * RADIUS,
-                quick = if ctx.quick {
-                    " (quick size: the paper's is 1..15 spheres, 100 steps)"
-                } else {
-                    ""
-                }
+                quick = ctx.quick_note(" (quick size: the paper's is 1..15 spheres, 100 steps)")
             ),
             ..Default::default()
         };
