@@ -3,7 +3,7 @@
 //! reactions frozen) (module docs of [`crate::fixed_point`]).
 
 use super::{inner_sweeps, mul_block, project_disc, Outer, TrescaSettings};
-use crate::kernels::{coulomb_blocks, coulomb_mu, lambda_max, RowSource};
+use crate::kernels::{coulomb_blocks, lambda_max, RowSource};
 use crate::observer::IterInfo;
 use crate::problem::Problem;
 use crate::settings::SolverSettings;
@@ -138,8 +138,7 @@ impl Solver for Pfp {
 
     fn init(&mut self, problem: &Problem, state: &mut IterState) -> Result<(), SolverError> {
         let inst = problem.instance();
-        coulomb_mu(self, inst)?; // the class check
-        let bs = problem.constraints().block_size();
+        let (_, bs) = coulomb_blocks(self, problem)?; // the class check and the block size
         let nc = problem.n() / bs.max(1);
         self.contacts = (0..nc)
             .map(|c| {

@@ -2,9 +2,7 @@
 //! Gauss-Seidel sweeps on the Tresca problem (module docs of [`crate::fixed_point`]).
 
 use super::{inner_sweeps, mul_block, project_disc, Outer, TrescaSettings};
-use crate::kernels::{
-    coulomb_blocks, coulomb_mu, lambda_max, local_blocks, take_local_step, RowSource,
-};
+use crate::kernels::{coulomb_blocks, lambda_max, local_blocks, take_local_step, RowSource};
 use crate::observer::IterInfo;
 use crate::problem::Problem;
 use crate::settings::SolverSettings;
@@ -130,10 +128,8 @@ impl Solver for Tfp {
     crate::solver::coulomb_solver!("tfp");
 
     fn init(&mut self, problem: &Problem, state: &mut IterState) -> Result<(), SolverError> {
-        let inst = problem.instance();
-        coulomb_mu(self, inst)?; // the class check
-        (self.blocks, self.rho) =
-            local_blocks(inst, problem.constraints().block_size(), lambda_max);
+        let (_, bs) = coulomb_blocks(self, problem)?; // the class check and the block size
+        (self.blocks, self.rho) = local_blocks(problem.instance(), bs, lambda_max);
         let nc = self.blocks.len();
         self.outer.start(problem, &state.gamma, nc, &self.settings);
         self.inner_sweeps = 0;
