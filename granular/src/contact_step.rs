@@ -41,6 +41,18 @@ pub(crate) fn check_gravity(g: &[f64], shown: &impl std::fmt::Debug) -> Result<(
     }
 }
 
+/// Potential energy of the gravity `g`, `-sum m g . x` over the movable ones of `bodies`
+/// (`(mass, position, fixed)` each; J, zero at the origin): in 3-D and in the plane.
+pub(crate) fn gravity_energy<'a, const D: usize>(
+    g: &nalgebra::SVector<f64, D>,
+    bodies: impl Iterator<Item = (f64, &'a nalgebra::SVector<f64, D>, bool)>,
+) -> f64 {
+    bodies
+        .filter(|&(_, _, fixed)| !fixed)
+        .map(|(mass, pos, _)| -mass * g.dot(pos))
+        .sum()
+}
+
 /// Unknowns per contact: 1 without friction (the normal), else the dimension `dim` (normal
 /// and tangents).
 pub(crate) fn block_size(frictionless: bool, dim: usize) -> usize {

@@ -400,11 +400,8 @@ impl PenaltySim {
 
     /// Potential energy of gravity `-sum m g . x` over the movable bodies (J).
     pub fn potential_energy(&self) -> f64 {
-        self.bodies
-            .iter()
-            .filter(|b| !b.fixed)
-            .map(|b| -b.mass * self.params.gravity.dot(&b.pos))
-            .sum()
+        let bodies = self.bodies.iter().map(|b| (b.mass, &b.pos, b.fixed));
+        crate::contact_step::gravity_energy(&self.params.gravity, bodies)
     }
 
     /// Detect the overlapping pairs and accumulate gravity, contact forces and torques.

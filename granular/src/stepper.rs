@@ -326,6 +326,13 @@ impl Simulation {
         self.world.bodies.iter().map(Body::kinetic_energy).sum()
     }
 
+    /// Potential energy of the movable bodies in gravity, `-sum m g . x` (J, zero at the
+    /// origin).
+    pub fn gravity_energy(&self) -> f64 {
+        let bodies = self.world.bodies.iter().map(|b| (b.mass, &b.pos, b.fixed));
+        crate::contact_step::gravity_energy(&self.world.params.gravity, bodies)
+    }
+
     /// Linear momentum of the movable bodies (kg m/s).
     pub fn momentum(&self) -> Vector3<f64> {
         self.world

@@ -263,6 +263,25 @@ impl<S: LoopSim> Stepping<S> {
     }
 }
 
+/// The [`LoopSim`] methods both steppers implement alike, through the inherent methods they
+/// share by name (`kinetic_energy`, `gravity_energy`, `momentum`, `last_instance`,
+/// `last_impulses`): written once, expanded in the `impl` for [`Simulation`] and for
+/// [`PlanarSimulation`].
+macro_rules! shared_loop_sim_methods {
+    () => {
+        fn energies(&self) -> (f64, f64, f64) {
+            (
+                self.kinetic_energy(),
+                self.gravity_energy(),
+                self.momentum().norm(),
+            )
+        }
+        fn last_answer(&self) -> Option<(&Instance, &[f64])> {
+            self.last_instance().map(|i| (i, self.last_impulses()))
+        }
+    };
+}
+
 impl LoopSim for Simulation {
     fn advance(
         &mut self,
@@ -276,23 +295,10 @@ impl LoopSim for Simulation {
             out.extend(b.pos.iter());
         }
     }
-    fn energies(&self) -> (f64, f64, f64) {
-        let g = self.world().params.gravity;
-        let potential = self
-            .world()
-            .bodies
-            .iter()
-            .filter(|b| !b.fixed)
-            .map(|b| -b.mass * g.dot(&b.pos))
-            .sum();
-        (self.kinetic_energy(), potential, self.momentum().norm())
-    }
     fn dim(&self) -> usize {
         3
     }
-    fn last_answer(&self) -> Option<(&Instance, &[f64])> {
-        self.last_instance().map(|i| (i, self.last_impulses()))
-    }
+    shared_loop_sim_methods!();
 }
 
 impl LoopSim for PlanarSimulation {
@@ -308,22 +314,10 @@ impl LoopSim for PlanarSimulation {
             out.extend(d.pos.iter());
         }
     }
-    fn energies(&self) -> (f64, f64, f64) {
-        let g = self.params().gravity;
-        let potential = self
-            .discs()
-            .iter()
-            .filter(|d| !d.fixed)
-            .map(|d| -d.mass * g.dot(&d.pos))
-            .sum();
-        (self.kinetic_energy(), potential, self.momentum().norm())
-    }
     fn dim(&self) -> usize {
         2
     }
-    fn last_answer(&self) -> Option<(&Instance, &[f64])> {
-        self.last_instance().map(|i| (i, self.last_impulses()))
-    }
+    shared_loop_sim_methods!();
 }
 
 /// A fresh simulation of the configured scene. Errors: an unknown scene or size, the scene's
@@ -647,19 +641,12 @@ pub fn draw_closed_loop(
                 s.points.retain(|p| p.1 > 0.0);
             }
         }
-        LinePlot {
-            title: t.into(),
-            x_label: "step".into(),
-            y_label: y.into(),
-            series,
-            hline: None,
-            x_axis: Axis::Linear,
-            y_axis: axis,
-            y_range: None,
-            best_so_far: false,
-            markers_at_points: false,
-            failed: Vec::new(),
-        }
+        LinePlot::lines(t, "step", y, series, Axis::Linear, axis)
+    };
+    // a panel of one per-row value on a log axis (whose zeros are not drawn)
+    let log_panel = |t: &str, unit: &str, value: fn(&LoopRow) -> f64| {
+        let y = format!("{unit} (log; 0 not drawn)");
+        panel(t, &y, lines(runs, value), Axis::Log10)
     };
     let mut iterations = panel(
         "iterations per step",
@@ -670,35 +657,27 @@ pub fn draw_closed_loop(
     iterations.y_range = Some((0.5, 2.0 * most));
     let plots = [
         iterations,
-        panel(
+        log_panel(
             "largest penetration (start of step)",
-            "penetration [m] (log; 0 not drawn)",
-            lines(runs, |x| x.max_penetration),
-            Axis::Log10,
+            "penetration [m]",
+            |x| x.max_penetration,
         ),
-        panel(
-            "kinetic energy",
-            "energy [J] (log; 0 not drawn)",
-            lines(runs, |x| x.kinetic_energy),
-            Axis::Log10,
-        ),
+        log_panel("kinetic energy", "energy [J]", |x| x.kinetic_energy),
         panel(
             "potential energy less its value after step 1",
             "energy [J]",
             delta_pe,
             Axis::Linear,
         ),
-        panel(
+        log_panel(
             "drift: largest displacement from the start",
-            "distance [m] (log; 0 not drawn)",
-            lines(runs, |x| x.drift),
-            Axis::Log10,
+            "distance [m]",
+            |x| x.drift,
         ),
-        panel(
+        log_panel(
             "divergence: RMS distance from the first solver's run",
-            "distance [m] (log; 0 not drawn)",
-            lines(runs, |x| x.divergence),
-            Axis::Log10,
+            "distance [m]",
+            |x| x.divergence,
         ),
     ];
     let png = out.join("closed_loop.png");

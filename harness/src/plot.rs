@@ -319,6 +319,31 @@ pub struct LinePlot {
 }
 
 impl LinePlot {
+    /// A plain line plot of `series` on the given axes: no reference line, the y range from
+    /// the data, every line drawn as measured with markers spread along it, no failures.
+    pub fn lines(
+        title: &str,
+        x_label: &str,
+        y_label: &str,
+        series: Vec<Series>,
+        x_axis: Axis,
+        y_axis: Axis,
+    ) -> Self {
+        Self {
+            title: title.into(),
+            x_label: x_label.into(),
+            y_label: y_label.into(),
+            series,
+            hline: None,
+            x_axis,
+            y_axis,
+            y_range: None,
+            best_so_far: false,
+            markers_at_points: false,
+            failed: Vec::new(),
+        }
+    }
+
     /// A convergence plot: residual on a log10 axis against `x` (linear or log by `x_scale`,
     /// see [`XScale`]; the x label says "log scale" when it is), tolerance line, non-monotone
     /// traces as their running best. `x_is_time`: `x` is a time (s), whose automatic scale

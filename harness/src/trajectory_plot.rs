@@ -32,23 +32,6 @@ fn lines(rows: &[ReplayRow], points: impl Fn(&[&ReplayRow]) -> Vec<(f64, f64)>) 
         .collect()
 }
 
-/// A plot of `series` with both axes given, no reference line, every line drawn as measured.
-fn plot(title: &str, x: &str, y: &str, series: Vec<Series>, axes: (Axis, Axis)) -> LinePlot {
-    LinePlot {
-        title: title.into(),
-        x_label: x.into(),
-        y_label: y.into(),
-        series,
-        hline: None,
-        x_axis: axes.0,
-        y_axis: axes.1,
-        y_range: None,
-        best_so_far: false,
-        markers_at_points: false,
-        failed: Vec::new(),
-    }
-}
-
 /// Draw `replay.png` and `replay.svg` into `out`: three panels, (1) iterations per step
 /// against the simulation step (log scale from 0.5; a step that ended after 0 iterations is
 /// drawn at 0.5), (2) cumulative solver time (s) against the step, (3) the fraction of
@@ -84,29 +67,32 @@ pub fn draw_replay(
             .collect()
     });
     let most = rows.iter().map(|r| r.iterations).max().unwrap_or(1).max(1) as f64;
-    let mut iterations = plot(
+    let mut iterations = LinePlot::lines(
         "iterations per step",
         "step",
         "iterations (log scale; 0 drawn at 0.5)",
         per_step,
-        (Axis::Linear, Axis::Log10),
+        Axis::Linear,
+        Axis::Log10,
     );
     iterations.y_range = Some((0.5, 2.0 * most));
     let plots = [
         iterations,
-        plot(
+        LinePlot::lines(
             "cumulative solver time",
             "step",
             "time [s]",
             cumulative,
-            (Axis::Linear, Axis::Linear),
+            Axis::Linear,
+            Axis::Linear,
         ),
-        plot(
+        LinePlot::lines(
             "steps within x iterations (ECDF)",
             "iterations (log scale; 0 drawn at 0.5)",
             "fraction of steps",
             ecdf,
-            (Axis::Log10, Axis::Linear),
+            Axis::Log10,
+            Axis::Linear,
         ),
     ];
     let png = out.join("replay.png");

@@ -558,6 +558,17 @@ pub fn norm2(a: &[f64]) -> f64 {
     dot(a, a).sqrt()
 }
 
+/// Euclidean distance `||a - b||` of two slices of equal length.
+#[inline]
+pub fn dist2(a: &[f64], b: &[f64]) -> f64 {
+    debug_assert_eq!(a.len(), b.len());
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (x - y) * (x - y))
+        .sum::<f64>()
+        .sqrt()
+}
+
 /// Maximum norm (0 for an empty slice).
 #[inline]
 pub fn norm_inf(a: &[f64]) -> f64 {

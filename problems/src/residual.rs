@@ -70,7 +70,7 @@
 
 use crate::constraints::ResidualTerms;
 use crate::instance::{objective_from_gradient, Instance};
-use crate::linalg::norm2;
+use crate::linalg::{dist2, norm2};
 use serde::{Deserialize, Serialize};
 
 /// All residuals of one iterate. Field names are the CSV column names.
@@ -446,12 +446,7 @@ pub fn coulomb_gap(instance: &Instance, r_ccp: &[f64], r_coulomb: &[f64]) -> Cou
             0.0
         }
     };
-    let dr: f64 = r_ccp
-        .iter()
-        .zip(r_coulomb)
-        .map(|(a, b)| (a - b) * (a - b))
-        .sum::<f64>()
-        .sqrt();
+    let dr = dist2(r_ccp, r_coulomb);
     let (mut dun, mut sliding, mut contacts) = (0.0f64, 0, 0);
     let unorm = norm2(&ub).max(norm2(instance.r()));
     if let Some(mu) = instance.constraints().friction() {

@@ -311,25 +311,24 @@ fn profile_plot(
     labels: &[String],
     grid: &[f64],
 ) -> LinePlot {
+    let series = prof
+        .iter()
+        .map(|(s, rho)| Series {
+            label: s.clone(),
+            points: grid.iter().copied().zip(rho.iter().copied()).collect(),
+            color: labels.iter().position(|l| l == s),
+        })
+        .collect();
     LinePlot {
-        title,
-        x_label: "tau (log scale)".into(),
-        y_label: "rho(tau)".into(),
-        series: prof
-            .iter()
-            .map(|(s, rho)| Series {
-                label: s.clone(),
-                points: grid.iter().copied().zip(rho.iter().copied()).collect(),
-                color: labels.iter().position(|l| l == s),
-            })
-            .collect(),
-        hline: None,
-        x_axis: Axis::Log10,
-        y_axis: Axis::Linear,
         y_range: Some((0.0, 1.02)),
-        best_so_far: false,
-        markers_at_points: false,
-        failed: Vec::new(),
+        ..LinePlot::lines(
+            &title,
+            "tau (log scale)",
+            "rho(tau)",
+            series,
+            Axis::Log10,
+            Axis::Linear,
+        )
     }
 }
 
@@ -477,7 +476,7 @@ fn setup_text(study: &Study) -> String {
          (read from the repository, {} files{}), each as the true Coulomb problem \
          (`--class coulomb`, `W` kept as read):\n",
         files.len(),
-        if ctx.quick { ", quick size" } else { "" }
+        ctx.quick_note(", quick size")
     );
     setup.push_str("| set (paper) | file | contacts | mu | what it is |\n|---|---|---|---|---|\n");
     for (set, rel, what) in files {

@@ -91,6 +91,16 @@ impl Context {
             eprintln!("{}", msg.as_ref());
         }
     }
+
+    /// `note` at the reduced size ([`Context::quick`]), nothing at full size: the sentence a
+    /// recipe's set-up adds about what the quick size leaves out.
+    pub fn quick_note(&self, note: &'static str) -> &'static str {
+        if self.quick {
+            note
+        } else {
+            ""
+        }
+    }
 }
 
 /// A published value, or a claim, to set our measurement beside.

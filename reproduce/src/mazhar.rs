@@ -21,13 +21,13 @@
 //! These single cold solves are our own measure, not the paper's: they decide nothing. The
 //! residual against iterations of APGD and GS on the same problems is drawn per problem.
 
-use super::sim::{draw, line_plot, simulate, RunStats};
+use super::sim::{draw, simulate, RunStats};
 use super::{ratio_reading, Comparison, Context, Figure, MdTable, Outcome, Recipe, RecipeInfo};
 use cpbench_granular::scenes::FillParams;
 use cpbench_harness::error::{HarnessError, Result};
 use cpbench_harness::generate::RegistrySolver;
 use cpbench_harness::manifest::Profile;
-use cpbench_harness::plot::{Axis, Series};
+use cpbench_harness::plot::{Axis, LinePlot, Series};
 use cpbench_harness::results::SummaryRow;
 use cpbench_harness::run::{run, RunConfig, SolverSpec};
 use cpbench_problems::{Instance, ResidualKind};
@@ -389,7 +389,7 @@ impl Recipe for Mazhar2015Apgd {
                     color: Some(k),
                 });
             }
-            let mut plot = line_plot(
+            let mut plot = LinePlot::lines(
                 &format!("{} (n = {})", inst.name(), inst.n()),
                 "iteration",
                 "Res4",
@@ -426,7 +426,7 @@ impl Recipe for Mazhar2015Apgd {
                     color: Some(k),
                 })
                 .collect();
-            let plot = line_plot(
+            let plot = LinePlot::lines(
                 &format!("APGD's speed-up over {other} against problem size"),
                 "unknowns n",
                 &format!("time of {other} / time of APGD"),
@@ -464,11 +464,7 @@ impl Recipe for Mazhar2015Apgd {
                 sz.tol,
                 sz.max_iter,
                 ctx.repeat.max(1),
-                if ctx.quick {
-                    " **Quick size**: small fills."
-                } else {
-                    ""
-                },
+                ctx.quick_note(" **Quick size**: small fills."),
                 t = steps as f64 * 1e-2,
             ),
             comparisons,

@@ -540,7 +540,7 @@ pub fn plot_vs_time(
     y_log: bool,
 ) -> Result<String> {
     let y_axis = if y_log { Axis::Log10 } else { Axis::Linear };
-    let plot = line_plot(
+    let plot = LinePlot::lines(
         title,
         "simulated time [s]",
         y_label,
@@ -549,30 +549,6 @@ pub fn plot_vs_time(
         y_axis,
     );
     draw(out, stem, &plot)
-}
-
-/// A plain line plot (no tolerance line, no running minimum, markers spread along lines).
-pub fn line_plot(
-    title: &str,
-    x_label: &str,
-    y_label: &str,
-    series: Vec<Series>,
-    x_axis: Axis,
-    y_axis: Axis,
-) -> LinePlot {
-    LinePlot {
-        title: title.to_string(),
-        x_label: x_label.to_string(),
-        y_label: y_label.to_string(),
-        series,
-        hline: None,
-        x_axis,
-        y_axis,
-        y_range: None,
-        best_so_far: false,
-        markers_at_points: false,
-        failed: Vec::new(),
-    }
 }
 
 /// Draw `plot` to `{out}/{stem}.png` and `.svg` at the default figure size; returns the PNG's

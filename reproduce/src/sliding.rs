@@ -20,7 +20,7 @@ use super::{Comparison, Context, Figure, MdTable, Outcome, Recipe, RecipeInfo};
 use cpbench_granular::nalgebra::Vector3;
 use cpbench_granular::{Body, Plane, SimParams, Simulation, World};
 use cpbench_harness::error::{HarnessError, Result};
-use cpbench_harness::plot::{Axis, Series};
+use cpbench_harness::plot::{Axis, LinePlot, Series};
 use cpbench_problems::io::ClassChoice;
 use cpbench_solvers::ExecSettings;
 use serde_json::json;
@@ -216,11 +216,9 @@ impl Recipe for SlidingBall {
                  are +z and -x), where the pyramid's friction equals Coulomb's. Speed = \
                  horizontal speed of the centre after the last step.\n",
                 refine = &REFINE_H[..if ctx.quick { 1 } else { 2 }],
-                quick = if ctx.quick {
+                quick = ctx.quick_note(
                     " Quick size: `spgqp`, `desaxce-spgqp` and h = 2.5e-4 left out."
-                } else {
-                    ""
-                }
+                )
             ),
             ..Default::default()
         };
@@ -322,7 +320,7 @@ impl Recipe for SlidingBall {
             &|r| r.time >= t_star,
             &|r| (r.probe - ROLLING_SPEED).abs() / ROLLING_SPEED,
         );
-        let plot = sim::line_plot(
+        let plot = LinePlot::lines(
             "Sliding ball: |speed - 10/7| / (10/7) once rolling",
             "simulated time [s]",
             "relative error",

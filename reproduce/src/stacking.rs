@@ -32,7 +32,7 @@ use cpbench_granular::nalgebra::Vector3;
 use cpbench_granular::rng::SplitMix64;
 use cpbench_granular::{Body, ContactSolver, Plane, SimParams, Simulation, World};
 use cpbench_harness::error::{HarnessError, Result};
-use cpbench_harness::plot::{Axis, Series};
+use cpbench_harness::plot::{Axis, LinePlot, Series};
 use cpbench_problems::io::ClassChoice;
 use cpbench_solvers::ExecSettings;
 use serde_json::json;
@@ -358,7 +358,7 @@ impl Recipe for HorakTrinkleStacking {
             &ctx.out.join("error_vs_iterations.csv"),
             err_csv.as_bytes(),
         )?;
-        let err_plot = sim::line_plot(
+        let err_plot = LinePlot::lines(
             &format!("exp_stacking_err: {n_err}-sphere column, error against iterations from zero"),
             "iteration (log scale)",
             "-min_c (N gamma + r)_n [m/s]",
@@ -387,11 +387,7 @@ impl Recipe for HorakTrinkleStacking {
                  step); solve time: the solver's own time summed over the steps (theirs: \
                  `tic/toc` around the solver function, which also forms `A = J M^-1 J^T`).\n",
                 w = 3.0 * RADIUS,
-                quick = if ctx.quick {
-                    " (quick size: the paper's is 1..15 spheres, 100 steps)"
-                } else {
-                    ""
-                }
+                quick = ctx.quick_note(" (quick size: the paper's is 1..15 spheres, 100 steps)")
             ),
             ..Default::default()
         };
@@ -490,7 +486,7 @@ impl Recipe for HorakTrinkleStacking {
             ),
         ];
         for (stem, title, y_label, pick, y_axis, caption) in panels {
-            let plot = sim::line_plot(
+            let plot = LinePlot::lines(
                 title,
                 "number of spheres",
                 y_label,

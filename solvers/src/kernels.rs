@@ -14,6 +14,7 @@
 //! pool. A reduction sums each chunk in index order, then the chunks' partial sums in chunk order
 //! ([`sum_in_order`]): its value depends on `n` only, never on the number of threads.
 
+use crate::problem::Problem;
 use crate::solver::Solver;
 use crate::status::SolverError;
 use cpbench_problems::{CscMatrix, Definiteness, Instance, ProblemClass};
@@ -107,6 +108,18 @@ pub fn trace_mean(b: &[f64; 9], bs: usize) -> f64 {
     } else {
         trace_mean3(b)
     }
+}
+
+/// The inverse block scales per unknown: `1 / d_c` for each of the `bs` unknowns of block
+/// `c`, 0 for a block whose scale `d_c` vanishes (the block is frozen); projected Jacobi's
+/// diagonal `B`.
+pub fn inverse_block_scales(d: &[f64], bs: usize) -> Vec<f64> {
+    d.iter()
+        .flat_map(|&dc| {
+            let inv = if dc > 0.0 { 1.0 / dc } else { 0.0 };
+            std::iter::repeat_n(inv, bs)
+        })
+        .collect()
 }
 
 /// Largest eigenvalue of a symmetric row-major `bs x bs` block (`bs` 2 or 3, first `bs^2`
@@ -387,6 +400,17 @@ pub fn coulomb_mu<'a>(solver: &dyn Solver, inst: &'a Instance) -> Result<&'a [f6
             supported: vec![ProblemClass::Coulomb],
         }),
     }
+}
+
+/// What a Coulomb solver's `step` reads of `problem`: the friction coefficients `mu` (one per
+/// contact, [`coulomb_mu`]: [`SolverError::WrongClass`] for any other class) and the block
+/// size (3, or 2 for 2-D contacts).
+pub fn coulomb_blocks<'a>(
+    solver: &dyn Solver,
+    problem: &'a Problem,
+) -> Result<(&'a [f64], usize), SolverError> {
+    let mu = coulomb_mu(solver, problem.instance())?;
+    Ok((mu, problem.constraints().block_size()))
 }
 
 /// De Saxce's shift of one contact's velocity block `u` (3 or 2 entries): `mu ||u_T||`

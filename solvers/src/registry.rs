@@ -17,7 +17,7 @@ use crate::bb::{Bb, BbSettings};
 use crate::clarabel::{Clarabel, ClarabelSettings};
 use crate::desaxce::{DeSaxce, DeSaxceSettings};
 use crate::enumerative::{EnumSettings, Enumerative};
-use crate::fixed_point::{Dsfp, DsfpSettings, Pfp, PfpSettings, Tfp, TfpSettings};
+use crate::fixed_point::{Dsfp, DsfpSettings, Pfp, Tfp, TrescaSettings};
 use crate::hybrid::admm::{NsgsAdmm, NsgsAdmmSettings};
 use crate::hybrid::{Hybrid, HybridSettings};
 use crate::ipm::{Ipm, IpmSettings};
@@ -247,10 +247,10 @@ pub const SOLVERS: &[SolverEntry] = &[
     entry!("dsfp", DsfpSettings => Dsfp::new, &[Coulomb], FirstOrder, false,
         "De Saxce's fixed point r <- P_K(r - rho (u + mu ||u_T|| e_n)), constant step (Coulomb)",
         "De Saxce & Feng 1991; Acary, Bremond & Huber 2018; Siconos DSFP"),
-    entry!("tfp", TfpSettings => Tfp::new, &[Coulomb], FirstOrder, false,
+    entry!("tfp", TrescaSettings => Tfp::new, &[Coulomb], FirstOrder, false,
         "Tresca fixed point: outer iteration on s = mu r_n, Gauss-Seidel sweeps on the Tresca problem (Coulomb)",
         "Acary, Bremond & Huber 2018; Siconos TFP"),
-    entry!("pfp", PfpSettings => Pfp::new, &[Coulomb], FirstOrder, false,
+    entry!("pfp", TrescaSettings => Pfp::new, &[Coulomb], FirstOrder, false,
         "Panagiotopoulos' fixed point: Gauss-Seidel on the normal LCP and the tangential Tresca problem, alternately (Coulomb)",
         "Panagiotopoulos 1975; Acary, Bremond & Huber 2018; Siconos PFP"),
     entry!("admm", AdmmSettings => Admm::new, &[Lcp, BoxQp, Ccp, Coulomb], Factorising, false,

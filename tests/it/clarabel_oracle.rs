@@ -16,7 +16,7 @@ use cpbench_problems::Instance;
 use cpbench_solvers::registry::build;
 use cpbench_solvers::{ExecSettings, Executor, SolveResult, Status};
 
-use crate::support::{column, cpbench, nat_map_spec, summary};
+use crate::support::{column, cpbench, nat_map_spec, summary, temp_res};
 
 fn solve(
     name: &str,
@@ -173,8 +173,7 @@ fn clarabel_claims_solved_but_the_natural_map_check_fails_at_1e8() {
 /// `converged` and is checked `no`.
 #[test]
 fn cli_shows_claimed_success_checked_failure() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("res");
+    let (_dir, out) = temp_res();
     cpbench_test_support::succeed(
         cpbench("run --solvers clarabel --tol 1e-8 --no-plots --symmetrize --instances")
             .arg(cpbench_test_support::fixture("siconos-fc3d/Rover4396.dat"))

@@ -4,13 +4,12 @@
 use cpbench_test_support::{fixture, succeed};
 
 use crate::support::{
-    column, cpbench, error, failure, lossy, manifest, output, stdout_of, summary,
+    column, cpbench, error, failure, lossy, manifest, output, stdout_of, summary, temp_res,
 };
 
 #[test]
 fn run_writes_summary_traces_manifest_and_plots() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("res");
+    let (_dir, out) = temp_res();
     // 2000 iterations keep the test short: every fixture converges within it, the settled
     // granular CCPs do not (tests/it/default_suite.rs documents them)
     succeed(cpbench("run --solvers pgs,apgd --max-iter 2000 --out").arg(&out));

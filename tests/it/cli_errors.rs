@@ -6,7 +6,7 @@ use cpbench_test_support::fixture;
 use std::path::Path;
 use std::process::Output;
 
-use crate::support::{cpbench, lossy, manifest, output, stdout_of};
+use crate::support::{cpbench, lossy, manifest, output, stdout_of, temp_res};
 
 fn stderr(o: &Output) -> String {
     lossy(&o.stderr)
@@ -57,8 +57,7 @@ fn tiny_run(out: &Path, extra: &str) -> Output {
 
 #[test]
 fn a_locked_output_folder_is_refused_and_a_stale_lock_taken_over() {
-    let d = tempfile::tempdir().unwrap();
-    let out = d.path().join("res");
+    let (d, out) = temp_res();
     std::fs::create_dir_all(&out).unwrap();
     let lock = out.join(".cpbench.lock");
     // held by this (live) test process
@@ -111,8 +110,7 @@ fn a_locked_output_folder_is_refused_and_a_stale_lock_taken_over() {
 
 #[test]
 fn two_concurrent_runs_do_not_both_write() {
-    let d = tempfile::tempdir().unwrap();
-    let out = d.path().join("res");
+    let (_d, out) = temp_res();
     let spawn = || {
         cpbench("run --solvers pgs,apgd --no-plots --symmetrize --instances")
             .arg(fixture("lcp"))
@@ -153,8 +151,7 @@ fn two_concurrent_runs_do_not_both_write() {
 
 #[test]
 fn negative_numbers_reach_our_checks() {
-    let d = tempfile::tempdir().unwrap();
-    let out = d.path().join("res");
+    let (_d, out) = temp_res();
     for (cmd, args, needle) in [
         (
             "run",
@@ -183,8 +180,7 @@ fn negative_numbers_reach_our_checks() {
 
 #[test]
 fn empty_inputs_and_bad_counts() {
-    let d = tempfile::tempdir().unwrap();
-    let out = d.path().join("res");
+    let (d, out) = temp_res();
     let empty = d.path().join("empty");
     std::fs::create_dir_all(&empty).unwrap();
     std::fs::write(empty.join("notes.txt"), "not an instance").unwrap();

@@ -147,6 +147,23 @@ fn bad_arguments_are_refused_with_their_name() {
 }
 
 /// `stack`: a column of 10 spheres at rest; the first step's impulses carry the weights down,
+/// The first step's instance of `scene`, `apgd`'s answer on it (to 1e-12) and its normal
+/// reactions in increasing order.
+fn resting_normals(
+    scene: cpbench_granular::Scene,
+) -> (
+    cpbench_problems::Instance,
+    cpbench_solvers::SolveResult,
+    Vec<f64>,
+) {
+    let mut sim = scene.into_simulation().unwrap();
+    let inst = sim.build_instance().unwrap().unwrap().clone();
+    let r = cpbench_test_support::solve("apgd", &inst, 1e-12, 100_000);
+    let mut normals: Vec<f64> = r.gamma.chunks_exact(3).map(|g| g[0]).collect();
+    normals.sort_by(f64::total_cmp);
+    (inst, r, normals)
+}
+
 /// `gamma_n = k m g h` on the contact below the `k`-th sphere from the top (k = 1..10), with
 /// no friction (solved by apgd to 1e-12).
 #[test]
@@ -154,12 +171,8 @@ fn a_resting_column_carries_the_weights_down() {
     let scene = cpbench_granular::SceneSpec::new(cpbench_granular::SceneKind::Stack, 10, 1)
         .build()
         .unwrap();
-    let mut sim = scene.into_simulation().unwrap();
-    let inst = sim.build_instance().unwrap().unwrap().clone();
+    let (inst, r, normals) = resting_normals(scene);
     assert_eq!(inst.n(), 30);
-    let r = cpbench_test_support::solve("apgd", &inst, 1e-12, 100_000);
-    let mut normals: Vec<f64> = r.gamma.chunks_exact(3).map(|g| g[0]).collect();
-    normals.sort_by(f64::total_cmp);
     for (k, g) in normals.iter().enumerate() {
         let expected = (k + 1) as f64 * 9.81 * 5e-3;
         assert!(
@@ -188,12 +201,8 @@ fn the_mass_ratio_column_carries_the_weights_and_slows_pgs_down() {
                 .build()
                 .unwrap();
         assert_eq!(scene.label, format!("mass-ratio-{ratio}"));
-        let mut sim = scene.into_simulation().unwrap();
-        let inst = sim.build_instance().unwrap().unwrap().clone();
+        let (inst, _, normals) = resting_normals(scene);
         assert_eq!(inst.n(), 9);
-        let r = cpbench_test_support::solve("apgd", &inst, 1e-12, 100_000);
-        let mut normals: Vec<f64> = r.gamma.chunks_exact(3).map(|g| g[0]).collect();
-        normals.sort_by(f64::total_cmp);
         let m = ratio as f64;
         for (g, w) in normals.iter().zip([m, m + 1.0, 2.0 * m + 1.0]) {
             let expected = w * 9.81 * 5e-3;

@@ -16,7 +16,7 @@ use cpbench_problems::{Instance, ValidationOptions};
 use cpbench_solvers::SolveResult;
 use cpbench_test_support::{fixture, rel_l2_diff as rel_diff};
 
-use crate::granular_support::{sim, solver, G};
+use crate::granular_support::{params, sim, solver, G};
 use crate::support::{cpbench, error};
 
 /// `name` run to `tol` (nat_map_rel_2) from zero, 50000 iterations at most.
@@ -31,11 +31,8 @@ fn resting_penetration(compliance: ContactCompliance, steps: usize) -> f64 {
     let floor = Plane::new(Vector3::y(), Vector3::zeros()).unwrap();
     let ball = Body::sphere(Vector3::new(0.0, r, 0.0), r, 2.0).unwrap();
     let p = SimParams {
-        h: 1e-2,
-        mu: 0.3,
-        envelope: 1e-2,
         compliance: Some(compliance),
-        ..Default::default()
+        ..params(1e-2, 0.3, 1e-2)
     };
     let mut s = sim(vec![ball], vec![floor], p);
     let mut sol = solver("pgs", 1e-12);
@@ -151,11 +148,8 @@ fn column(compliance: Option<ContactCompliance>) -> Instance {
         })
         .collect();
     let p = SimParams {
-        h: 1e-2,
-        mu: 0.4,
-        envelope: 1e-2,
         compliance,
-        ..Default::default()
+        ..params(1e-2, 0.4, 1e-2)
     };
     let mut s: Simulation = sim(bodies, vec![floor], p);
     s.build_instance().unwrap().unwrap().clone()

@@ -231,12 +231,7 @@ fn fixtures_agree_with_independent_reference_optima() {
         inst.gradient(&x_ref, &mut u_ref);
         let mut u = vec![0.0; inst.n()];
         inst.gradient(&res.gamma, &mut u);
-        let du: f64 = u
-            .iter()
-            .zip(&u_ref)
-            .map(|(a, b)| (a - b) * (a - b))
-            .sum::<f64>()
-            .sqrt();
+        let du = cpbench_problems::linalg::dist2(&u, &u_ref);
         let nr = cpbench_problems::linalg::norm2(inst.r());
         assert!(
             du <= 1e-6 * nr,

@@ -12,7 +12,7 @@ use cpbench_problems::io::bundle::{read_bundle, write_bundle};
 use cpbench_problems::ResidualKind;
 use cpbench_solvers::ExecSettings;
 
-use crate::granular_support::{sim, solver, G};
+use crate::granular_support::{params, sim, solver, G};
 use crate::support::{frictionless_class, solve_with_every_solver};
 
 fn floor() -> Plane {
@@ -42,12 +42,7 @@ fn resting_spheroid_on_short_and_long_axes_carries_m_g_h() {
     let standing = UnitQuaternion::from_axis_angle(&Vector3::z_axis(), std::f64::consts::FRAC_PI_2);
     for (rot, height) in [(lying, b), (standing, a)] {
         let body = Body::ellipsoid(Vector3::new(0.3, height, -0.2), rot, axes, m).unwrap();
-        let p = SimParams {
-            h,
-            mu: 0.5,
-            envelope: 1e-3,
-            ..Default::default()
-        };
+        let p = params(h, 0.5, 1e-3);
         let mut s = sim(vec![body], vec![floor()], p);
         let mut sol = solver("pgs", 1e-12);
         for _ in 0..100 {
@@ -92,11 +87,8 @@ fn tipped_spheroid_settles_on_its_short_axis() {
         let c = body_plane(0, &body, 0, &f, 1.0).unwrap();
         body.pos.y = -c.gap;
         let p = SimParams {
-            h,
-            mu: 0.8,
-            envelope: 1e-3,
             rolling_friction: mu_r,
-            ..Default::default()
+            ..params(h, 0.8, 1e-3)
         };
         let mut s = sim(vec![body], vec![f], p);
         let mut sol = solver("pgs", 1e-10);

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use crate::support::{cpbench, error, failure, lossy, row, run_fixtures, stdout_of};
+use crate::support::{cpbench, error, failure, lossy, row, run_fixtures, stdout_of, temp_res};
 
 /// The value of `name` in a `counters` cell (`a=1;b=2`).
 fn counter(r: &SummaryRow, name: &str) -> f64 {
@@ -369,8 +369,7 @@ fn siconos_run(args: &str, fixtures: &[&str]) -> Option<Vec<SummaryRow>> {
     if !siconos_available() {
         return None;
     }
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("res");
+    let (_dir, out) = temp_res();
     Some(
         run_fixtures(
             &mut cpbench(&format!("run --no-plots {args}")),

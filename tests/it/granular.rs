@@ -8,7 +8,7 @@ use cpbench_granular::scenes::FillParams;
 use cpbench_granular::{Body, Plane, SimParams, Simulation};
 use cpbench_problems::CscMatrix;
 
-use crate::granular_support::{sim, solver, G};
+use crate::granular_support::{params, sim, solver, G};
 
 fn dense(a: &CscMatrix) -> DMatrix<f64> {
     let mut m = DMatrix::zeros(a.nrows(), a.ncols());
@@ -28,11 +28,8 @@ fn sphere_resting_on_the_floor_stays_there() {
     let ball = Body::sphere(Vector3::new(0.3, r, -0.2), r, 2.0).unwrap();
     for frictionless in [false, true] {
         let p = SimParams {
-            h: 1e-2,
-            mu: 0.3,
-            envelope: 1e-3,
             frictionless,
-            ..Default::default()
+            ..params(1e-2, 0.3, 1e-3)
         };
         let mut s = sim(vec![ball.clone()], vec![floor.clone()], p);
         let mut sol = solver("pgs", 1e-10);
@@ -57,12 +54,7 @@ fn dropped_ball_lands_at_the_analytic_time() {
     let (r, y0, h) = (0.1, 2.0, 1e-2);
     let floor = Plane::new(Vector3::y(), Vector3::zeros()).unwrap();
     let ball = Body::sphere(Vector3::new(0.0, y0, 0.0), r, 1.0).unwrap();
-    let p = SimParams {
-        h,
-        mu: 0.3,
-        envelope: 1e-3,
-        ..Default::default()
-    };
+    let p = params(h, 0.3, 1e-3);
     let mut s = sim(vec![ball], vec![floor], p);
     let mut sol = solver("apgd", 1e-10);
     let t_exact = (2.0 * (y0 - r) / G).sqrt();
@@ -99,12 +91,7 @@ fn incline(angle: f64, mu: f64, steps: usize, h: f64) -> (f64, f64, f64, f64) {
     let down = Vector3::new(th.cos(), -th.sin(), 0.0);
     let plane = Plane::new(n, Vector3::zeros()).unwrap();
     let ball = Body::sphere(r * n, r, 1.0).unwrap();
-    let p = SimParams {
-        h,
-        mu,
-        envelope: 1e-3,
-        ..Default::default()
-    };
+    let p = params(h, mu, 1e-3);
     let mut s = sim(vec![ball], vec![plane.clone()], p);
     let mut sol = solver("pgs", 1e-12);
     for _ in 0..steps {
@@ -361,12 +348,7 @@ fn sphere_without_rotation_slides_to_rest_and_never_spins() {
     // t = v0 / (mu g); a 6-DOF sphere instead rolls on at 5/7 v0.
     let (r, mu, v0, h) = (0.1, 0.25, 1.0, 1e-3);
     let floor = Plane::new(Vector3::y(), Vector3::zeros()).unwrap();
-    let p = SimParams {
-        h,
-        mu,
-        envelope: 1e-3,
-        ..Default::default()
-    };
+    let p = params(h, mu, 1e-3);
     let mut ball = Body::sphere(Vector3::new(0.0, r, 0.0), r, 1.0)
         .unwrap()
         .without_rotation();

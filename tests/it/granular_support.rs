@@ -1,7 +1,7 @@
 //! Helpers shared by the granular stepper's integration tests (`tests/it/granular.rs`,
 //! `tests/it/ellipsoids.rs`, and the pyramids of `tests/it/operators.rs` and
-//! `tests/it/ipm_limits.rs`): a registry solver in the loop, a simulation of given bodies and a
-//! cannonball pyramid.
+//! `tests/it/ipm_limits.rs`): a registry solver in the loop, stepper parameters, a simulation of
+//! given bodies and a cannonball pyramid.
 
 use cpbench_granular::scenes::PyramidParams;
 use cpbench_granular::{Body, Plane, SimParams, Simulation, World};
@@ -37,6 +37,17 @@ pub fn pyramid(layers: usize) -> Simulation {
     .unwrap()
     .into_simulation()
     .unwrap()
+}
+
+/// Stepper parameters with time step `h`, friction `mu` and envelope `envelope`, the others
+/// at their defaults.
+pub fn params(h: f64, mu: f64, envelope: f64) -> SimParams {
+    SimParams {
+        h,
+        mu,
+        envelope,
+        ..Default::default()
+    }
 }
 
 /// A simulation labelled `test` of `bodies` and `planes` with `params`.

@@ -9,7 +9,7 @@ use cpbench_solvers::registry::build;
 use cpbench_solvers::{ExecSettings, Executor, SolveResult, Status};
 use cpbench_test_support::{counter, max_abs_diff};
 
-use crate::support::{cpbench, failure, run_fixtures};
+use crate::support::{cpbench, failure, run_fixtures, temp_res};
 
 /// The contact problem of the first step of a cannonball pyramid of `layers` layers (bottom
 /// layer fixed, `mu = 0.5`): a CCP with singular `N` (statically indeterminate).
@@ -166,8 +166,7 @@ fn time_limit_stops_before_a_factorisation_that_would_pass_it() {
 
 #[test]
 fn cli_memory_limit_reaches_the_interior_point() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("res");
+    let (dir, out) = temp_res();
     let (_, rows) = run_fixtures(
         &mut cpbench("run --solvers ipm --no-plots --memory-limit 1K"),
         &["siconos-fc3d/NESpheres_10_1.dat"],

@@ -2,6 +2,7 @@
 //! are equal with different data each get their own traces, plots and report figures, and
 //! every link of `report.md` resolves.
 
+use crate::support::temp_res;
 use cpbench_harness::report::{report, ReportOptions};
 use cpbench_harness::{RunConfig, SolverSpec};
 use cpbench_problems::linalg::CscMatrix;
@@ -33,8 +34,7 @@ fn files(dir: &Path) -> Vec<String> {
 
 #[test]
 fn colliding_instances_get_their_own_files() {
-    let d = tempfile::tempdir().unwrap();
-    let out = d.path().join("res");
+    let (_d, out) = temp_res();
     let instances = vec![
         lcp("Boxes-i1-32.hdf5__ccp", -1.0),
         lcp("Boxes-i1-32.hdf5__lcp", -2.0),
@@ -90,8 +90,7 @@ fn colliding_instances_get_their_own_files() {
 
 #[test]
 fn a_clashing_instance_joining_a_folder_renames_the_earlier_traces() {
-    let d = tempfile::tempdir().unwrap();
-    let out = d.path().join("res");
+    let (_d, out) = temp_res();
     let mut cfg = RunConfig::new(out.clone());
     cfg.solvers = vec![SolverSpec::named("pgs")];
     cfg.progress = false;

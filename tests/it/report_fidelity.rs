@@ -3,6 +3,7 @@
 //! criterion at the tolerance's level, the CCP answer the derived force at a distance
 //! `u_n = lambda_n - 1` with `lambda_n = (1 + mu sqrt 5) / (1 + mu^2)`; refused runs have no row.
 
+use crate::support::temp_res;
 use cpbench_harness::report::{report, ReportOptions};
 use cpbench_harness::{RunConfig, SolverSpec};
 use cpbench_problems::linalg::CscMatrix;
@@ -37,8 +38,7 @@ fn the_report_tabulates_the_fidelity_of_a_sliding_contact() {
     )
     .unwrap();
     let ccp = coulomb.ccp_relaxation().unwrap().with_name("slide-ccp");
-    let d = tempfile::tempdir().unwrap();
-    let out = d.path().join("res");
+    let (_d, out) = temp_res();
     let mut cfg = RunConfig::new(out.clone());
     cfg.solvers = vec![SolverSpec::named("nsgs"), SolverSpec::named("apgd")];
     cfg.profiles[0].tol = 1e-10;

@@ -8,7 +8,7 @@ use cpbench_problems::{Instance, ProblemClass, ResidualKind};
 use cpbench_solvers::registry::{build, SOLVER_NAMES};
 use cpbench_solvers::{ExecSettings, Executor, Status};
 use cpbench_test_support::{fixture, succeed};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 /// `cpbench ARGS`: the binary under test with the arguments of `args` split at white space
@@ -63,6 +63,14 @@ pub fn typed_error(o: &Output, needles: &[&str]) -> String {
         assert!(err.contains(n), "missing '{n}' in: {err}");
     }
     err
+}
+
+/// A fresh temporary folder (removed when the returned guard drops) and `res` inside it: a
+/// run's output folder, not created yet.
+pub fn temp_res() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("res");
+    (dir, out)
 }
 
 /// Runs `cmd` (a `cpbench run` without its inputs and output folder) on the repository

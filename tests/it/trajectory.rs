@@ -20,6 +20,24 @@ fn generate(dir: &Path) {
     )));
 }
 
+/// `cpbench run ARGS --out OUT`: what it prints (asserting success).
+fn run_to(args: &str, out: &Path) -> String {
+    stdout_of(cpbench(&format!("run {args}")).arg("--out").arg(out))
+}
+
+/// The built-in trajectory of `scene`, generated into a temporary folder (the returned guard)
+/// and loaded with `opts`.
+fn builtin(scene: &str, opts: &LoadOptions) -> (tempfile::TempDir, Trajectory) {
+    let b = cpbench_harness::trajectory_suite::BUILTIN
+        .iter()
+        .find(|b| b.scene == scene)
+        .unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    cpbench_harness::trajectory_suite::generate_builtin(b, tmp.path()).unwrap();
+    let traj = Trajectory::load(tmp.path(), opts).unwrap();
+    (tmp, traj)
+}
+
 /// The executor's defaults at tolerance `tol`.
 fn exec(tol: f64) -> ExecSettings {
     ExecSettings {
@@ -173,11 +191,10 @@ fn run_trajectory_writes_the_per_step_table() {
     let dir = tmp.path().join("traj");
     generate(&dir);
     let out = tmp.path().join("out");
-    let table = stdout_of(&mut cpbench(&format!(
-        "run --trajectory {} --solvers pgs,nsgs-admm --out {}",
-        dir.display(),
-        out.display()
-    )));
+    let table = run_to(
+        &format!("--trajectory {} --solvers pgs,nsgs-admm", dir.display()),
+        &out,
+    );
     // nsgs-admm refuses the CCP steps: no rows; pgs cold and warm
     assert!(table.contains("pgs    cold"), "{table}");
     assert!(table.contains("pgs    warm"), "{table}");
@@ -302,13 +319,7 @@ fn broken_trajectory_folders_name_the_step_and_the_file() {
 /// one step to the next; no default solver reaches its iteration cap on any step, cold or warm.
 #[test]
 fn builtin_resting_pyramid_is_a_trajectory_of_one_contact_set() {
-    let b = cpbench_harness::trajectory_suite::BUILTIN
-        .iter()
-        .find(|b| b.scene == "pyramid")
-        .unwrap();
-    let tmp = tempfile::tempdir().unwrap();
-    cpbench_harness::trajectory_suite::generate_builtin(b, tmp.path()).unwrap();
-    let traj = Trajectory::load(tmp.path(), &LoadOptions::default()).unwrap();
+    let (_tmp, traj) = builtin("pyramid", &LoadOptions::default());
     assert_eq!(traj.steps.len(), 100);
     assert!(traj
         .steps
@@ -358,17 +369,11 @@ fn builtin_resting_pyramid_is_a_trajectory_of_one_contact_set() {
 /// iterations there where NSGS alone took 35 to 43.
 #[test]
 fn nsgs_admm_does_not_switch_on_a_warm_started_fill() {
-    let b = cpbench_harness::trajectory_suite::BUILTIN
-        .iter()
-        .find(|b| b.scene == "fill")
-        .unwrap();
-    let tmp = tempfile::tempdir().unwrap();
-    cpbench_harness::trajectory_suite::generate_builtin(b, tmp.path()).unwrap();
     let opts = LoadOptions {
         class: cpbench_problems::io::ClassChoice::Coulomb,
         ..Default::default()
     };
-    let traj = Trajectory::load(tmp.path(), &opts).unwrap();
+    let (_tmp, traj) = builtin("fill", &opts);
     let specs = [SolverSpec::named("nsgs"), SolverSpec::named("nsgs-admm")];
     let rows = trajectory::replay(&traj, &specs, &exec(1e-6)).unwrap();
     let (nsgs, hybrid): (Vec<_>, Vec<_>) = rows.iter().partition(|r| r.solver == "nsgs");
@@ -419,11 +424,10 @@ fn suite_file_trajectory_entries_are_replayed() {
     )
     .unwrap();
     let out = tmp.path().join("out");
-    let table = stdout_of(&mut cpbench(&format!(
-        "run --suite {} --solvers pgs --no-plots --out {}",
-        suite.display(),
-        out.display()
-    )));
+    let table = run_to(
+        &format!("--suite {} --solvers pgs --no-plots", suite.display()),
+        &out,
+    );
     assert!(table.contains("pgs    warm"), "{table}");
     let summary = std::fs::read_to_string(out.join("summary.csv")).unwrap();
     assert_eq!(
@@ -443,11 +447,10 @@ fn suite_file_trajectory_entries_are_replayed() {
     );
     // the same trajectory alone, with --trajectory: the same rows
     let alone = tmp.path().join("alone");
-    stdout_of(&mut cpbench(&format!(
-        "run --trajectory {} --solvers pgs --no-plots --out {}",
-        dir.display(),
-        alone.display()
-    )));
+    run_to(
+        &format!("--trajectory {} --solvers pgs --no-plots", dir.display()),
+        &alone,
+    );
     assert_eq!(first, steps_without_times(&alone.join("replay_steps.csv")));
 
     // a suite of trajectories alone replays them only (no summary)
@@ -458,11 +461,10 @@ fn suite_file_trajectory_entries_are_replayed() {
     )
     .unwrap();
     let out2 = tmp.path().join("out2");
-    stdout_of(&mut cpbench(&format!(
-        "run --suite {} --solvers pgs --no-plots --out {}",
-        only.display(),
-        out2.display()
-    )));
+    run_to(
+        &format!("--suite {} --solvers pgs --no-plots", only.display()),
+        &out2,
+    );
     assert!(!out2.join("summary.csv").exists());
     assert_eq!(
         first,
@@ -472,11 +474,13 @@ fn suite_file_trajectory_entries_are_replayed() {
     // of apgd's and jacobi's steps (none with the default window)
     let statuses = |w: &str| {
         let o = tmp.path().join(format!("out-w{w}"));
-        stdout_of(&mut cpbench(&format!(
-            "run --suite {} --solvers apgd,jacobi --stall-window {w} --no-plots --out {}",
-            only.display(),
-            o.display()
-        )));
+        run_to(
+            &format!(
+                "--suite {} --solvers apgd,jacobi --stall-window {w} --no-plots",
+                only.display()
+            ),
+            &o,
+        );
         std::fs::read_to_string(o.join("replay/traj/replay_steps.csv"))
             .unwrap()
             .matches(",stalled,")

@@ -5,7 +5,7 @@ use cpbench_harness::manifest::Manifest;
 use cpbench_test_support::{fixture, succeed};
 
 use crate::support::{
-    cpbench, error, lossy, output, run_fixtures, stdout_of, summary_rows, typed_error,
+    cpbench, error, lossy, output, run_fixtures, stdout_of, summary_rows, temp_res, typed_error,
 };
 
 /// `pgs, pgs@omega=0.8, pgs@omega=1.3` on three files: three rows per file with their own
@@ -14,8 +14,7 @@ use crate::support::{
 /// plain `pgs` with other settings into that folder is refused (then replaced with --rerun).
 #[test]
 fn three_variants_of_one_solver_coexist() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("res");
+    let (_dir, out) = temp_res();
     let (o, rows) = run_fixtures(
         &mut cpbench("run --solvers pgs,pgs@omega=0.8,pgs@omega=1.3"),
         &[
@@ -186,8 +185,7 @@ fn a_folder_sweep_keeps_going_and_refusals_are_announced() {
 /// time); `sweep-plot` draws one setting and names the sweeps there when asked for another.
 #[test]
 fn a_sweep_figure_holds_the_summary_rows() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("res");
+    let (dir, out) = temp_res();
     run_fixtures(
         &mut cpbench("run --solvers pgs@omega=0.8:1.2:0.2,jacobi@lambda=0.5:1:0.5 --no-report"),
         &["siconos-fc3d/NESpheres_10_1.dat", "lcp/lcp_mmc.dat"],

@@ -491,11 +491,8 @@ impl PlanarSimulation {
 
     /// Potential energy of the movable discs in gravity, `-sum m g . x` (J, zero at the origin).
     pub fn gravity_energy(&self) -> f64 {
-        self.discs
-            .iter()
-            .filter(|d| !d.fixed)
-            .map(|d| -d.mass * self.params.gravity.dot(&d.pos))
-            .sum()
+        let discs = self.discs.iter().map(|d| (d.mass, &d.pos, d.fixed));
+        crate::contact_step::gravity_energy(&self.params.gravity, discs)
     }
 
     /// Linear momentum of the movable discs (kg m/s).

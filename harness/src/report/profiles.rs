@@ -56,23 +56,22 @@ pub(super) fn performance_profiles(md: &mut String, ctx: &ProfileCtx) -> Result<
             .collect();
         let name = format!("profile_{}{suffix}", m.as_str());
         write_atomic(&rdir.join(format!("{name}.csv")), csv.as_bytes())?;
+        let title = format!(
+            "Performance profile by {}, {} problems ({})",
+            m.as_str(),
+            nprob,
+            ctx.tol_title
+        );
         let plot = LinePlot {
-            title: format!(
-                "Performance profile by {}, {} problems ({})",
-                m.as_str(),
-                nprob,
-                ctx.tol_title
-            ),
-            x_label: "tau (ratio to the best solver, log2 scale)".into(),
-            y_label: "share of problems solved within tau".into(),
-            series,
-            hline: None,
-            x_axis: Axis::Log2,
-            y_axis: Axis::Linear,
             y_range: Some((0.0, 1.02)),
-            best_so_far: false,
-            markers_at_points: false,
-            failed: Vec::new(),
+            ..LinePlot::lines(
+                &title,
+                "tau (ratio to the best solver, log2 scale)",
+                "share of problems solved within tau",
+                series,
+                Axis::Log2,
+                Axis::Linear,
+            )
         };
         draw_plot(
             &plot,

@@ -265,17 +265,15 @@ fn draw_panels(
             .collect()
     };
     let panel = |title: &str, y: &str, series: Vec<Series>| LinePlot {
-        title: title.into(),
-        x_label: "contacts (log scale)".into(),
-        y_label: y.into(),
-        series,
-        hline: None,
-        x_axis: Axis::Log10,
-        y_axis: Axis::Log10,
-        y_range: None,
-        best_so_far: false,
         markers_at_points: true,
-        failed: Vec::new(),
+        ..LinePlot::lines(
+            title,
+            "contacts (log scale)",
+            y,
+            series,
+            Axis::Log10,
+            Axis::Log10,
+        )
     };
     let mut products = series(&|p| p.per_product);
     if let Some(g) = bw {

@@ -292,13 +292,8 @@ pub fn read_fc3d(path: &Path, bytes: &[u8]) -> Result<Fc3dFile> {
              (d = 3 or 2) can be read"
         )));
     }
-    let nc = t.usize("number of contacts")?;
-    let n = nc
-        .checked_mul(d)
-        .ok_or_else(|| t.err_prev("number of contacts is too large"))?;
-    // q and mu alone need n + nc numbers: checked first, so that a corrupt header cannot make
-    // the matrix reader allocate for a size the file cannot hold.
-    t.need(n.saturating_add(nc), "the matrix W, q and mu")?;
+    // q and mu alone need n + nc numbers
+    let (nc, n) = t.contacts(d, "the matrix W, q and mu")?;
     let mut notes = Notes::new();
     let w = read_numerics_matrix(&mut t, n, "W", &mut notes)?;
     let q = t.f64_vec(n, "q")?;
@@ -749,6 +744,19 @@ impl<'a> Tokens<'a> {
             ));
         }
         Ok(())
+    }
+
+    /// The header's number of contacts `nc` (contacts of `d` unknowns each) and `n = d nc`;
+    /// errors when `n` overflows, or when fewer than `n + nc` numbers are left (`what` names
+    /// them): checked before anything is allocated, so that a corrupt header cannot make a
+    /// matrix reader allocate for a size the file cannot hold.
+    pub(crate) fn contacts(&mut self, d: usize, what: &str) -> Result<(usize, usize)> {
+        let nc = self.usize("number of contacts")?;
+        let n = nc
+            .checked_mul(d)
+            .ok_or_else(|| self.err_prev("number of contacts is too large"))?;
+        self.need(n.saturating_add(nc), what)?;
+        Ok((nc, n))
     }
 
     pub(crate) fn next(&mut self, what: &str) -> Result<(&'a str, usize)> {

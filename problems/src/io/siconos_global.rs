@@ -108,12 +108,8 @@ pub fn read_global(path: &Path, bytes: &[u8]) -> Result<GlobalFile> {
              = 2 or 3"
         )));
     }
-    let nc = t.usize("number of contacts")?;
-    let nloc = nc
-        .checked_mul(d)
-        .ok_or_else(|| t.err_prev("number of contacts is too large"))?;
-    // b and mu alone need d nc + nc numbers: checked before the matrices are allocated
-    t.need(nloc.saturating_add(nc), "the matrices M and H, q, b and mu")?;
+    // b and mu alone need d nc + nc numbers
+    let (nc, nloc) = t.contacts(d, "the matrices M and H, q, b and mu")?;
     let mut notes = Notes::new();
     let m = read_numerics_matrix_checked(&mut t, "M", "m_storage", &mut notes, &|r, c| {
         (r != c).then(|| format!("M is {r} x {c}, but the mass matrix M must be square"))

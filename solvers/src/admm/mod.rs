@@ -92,6 +92,7 @@
 #![allow(clippy::needless_range_loop)]
 
 use crate::kernels::{check_class, desaxce_shift};
+use crate::newton_fb::DiagonalPattern;
 use crate::observer::IterInfo;
 use crate::problem::Problem;
 use crate::settings::{SolverSettings, Validator};
@@ -309,43 +310,19 @@ struct Shifted {
 impl Shifted {
     /// The pattern of `N + c I` with `N`'s values (the diagonal set by [`Shifted::set_shift`]).
     fn new(w: &CscMatrix) -> Result<Self, SolverError> {
-        let n = w.ncols();
-        let (cp, ri, va) = (w.col_ptr(), w.row_idx(), w.values());
-        let mut col_ptr = Vec::with_capacity(n + 1);
-        let mut row_idx = Vec::with_capacity(w.nnz() + n);
-        let mut values = Vec::with_capacity(w.nnz() + n);
-        let mut diag_pos = vec![0; n];
-        let mut diag = vec![0.0; n];
-        col_ptr.push(0);
-        for j in 0..n {
-            // rows are sorted within a column: the diagonal goes before the first row below it
-            let mut has_diag = false;
-            for p in cp[j]..cp[j + 1] {
-                let i = ri[p];
-                if i > j && !has_diag {
-                    diag_pos[j] = row_idx.len();
-                    row_idx.push(j);
-                    values.push(0.0);
-                    has_diag = true;
-                }
-                if i == j {
-                    diag_pos[j] = row_idx.len();
-                    diag[j] = va[p];
-                    has_diag = true;
-                }
-                row_idx.push(i);
-                values.push(va[p]);
-            }
-            if !has_diag {
-                diag_pos[j] = row_idx.len();
-                row_idx.push(j);
-                values.push(0.0);
-            }
-            col_ptr.push(row_idx.len());
+        let p = DiagonalPattern::of(w);
+        let mut lu = SparseLu::new(w.ncols(), p.col_ptr, p.row_idx)?;
+        // N's entries at their places, 0 on an added diagonal entry
+        let values = lu.values_mut();
+        for (&pos, &v) in p.m_pos.iter().zip(w.values()) {
+            values[pos] = v;
         }
-        let mut lu = SparseLu::new(n, col_ptr, row_idx)?;
-        lu.values_mut().copy_from_slice(&values);
-        Ok(Self { lu, diag_pos, diag })
+        let diag = p.diag_pos.iter().map(|&pos| values[pos]).collect();
+        Ok(Self {
+            lu,
+            diag_pos: p.diag_pos,
+            diag,
+        })
     }
 
     /// Set the diagonal to `N_jj + c` and factorise; `false` when singular.
@@ -356,6 +333,23 @@ impl Shifted {
         }
         self.lu.factorize()
     }
+}
+
+/// The counters of an [`Admm`] run (module docs).
+#[derive(Clone, Copy, Debug, Default)]
+struct Counts {
+    /// Factorisations of `N + rho I`.
+    factorizations: u64,
+    /// Solves with the factors.
+    solves: u64,
+    /// Time in the factorisations (s).
+    factor_time: f64,
+    /// Time in the solves (s).
+    solve_time: f64,
+    /// Changes of `rho`.
+    rho_changes: u64,
+    /// Restarts of the acceleration.
+    restarts: u64,
 }
 
 /// ADMM (module documentation): the QP classes and [`ProblemClass::Coulomb`].
@@ -384,12 +378,8 @@ pub struct Admm {
     a: f64,
     c_prev: f64,
     iter: u64,
-    factorizations: u64,
-    solves: u64,
-    factor_time: f64,
-    solve_time: f64,
-    rho_changes: u64,
-    restarts: u64,
+    /// The counters (reset at `init`).
+    counts: Counts,
     last: (f64, f64),
 }
 
@@ -417,12 +407,7 @@ impl Admm {
             a: 1.0,
             c_prev: f64::INFINITY,
             iter: 0,
-            factorizations: 0,
-            solves: 0,
-            factor_time: 0.0,
-            solve_time: 0.0,
-            rho_changes: 0,
-            restarts: 0,
+            counts: Counts::default(),
             last: (f64::NAN, f64::NAN),
         })
     }
@@ -455,12 +440,7 @@ impl Admm {
         }
         let unprojected = self.settings.shift == Shift::Unprojected && !self.mu.is_empty();
         self.vx = vec![0.0; if unprojected { n } else { 0 }];
-        self.factorizations = 0;
-        self.solves = 0;
-        self.factor_time = 0.0;
-        self.solve_time = 0.0;
-        self.rho_changes = 0;
-        self.restarts = 0;
+        self.counts = Counts::default();
         Ok(())
     }
 
@@ -534,8 +514,8 @@ impl Admm {
         let t = Instant::now();
         let c = self.rho + self.settings.eps;
         let ok = self.linear.as_mut().is_some_and(|l| l.set_shift(c));
-        self.factorizations += 1;
-        self.factor_time += t.elapsed().as_secs_f64();
+        self.counts.factorizations += 1;
+        self.counts.factor_time += t.elapsed().as_secs_f64();
         if ok {
             Ok(())
         } else {
@@ -658,8 +638,8 @@ impl Solver for Admm {
             .linear
             .as_mut()
             .is_some_and(|l| l.lu.solve_factored(&mut self.rhs));
-        self.solves += 1;
-        self.solve_time += t.elapsed().as_secs_f64();
+        self.counts.solves += 1;
+        self.counts.solve_time += t.elapsed().as_secs_f64();
         if !solved || self.rhs.iter().any(|v| !v.is_finite()) {
             return Err(SolverError::Numerical(
                 "admm: the solve with N + (rho + eps) I gave non-finite values".into(),
@@ -702,7 +682,7 @@ impl Solver for Admm {
             self.a = a_next;
             self.c_prev = c;
         } else if s.acceleration {
-            self.restarts += 1;
+            self.counts.restarts += 1;
             self.a = 1.0;
             self.z_hat.copy_from_slice(&self.z_prev);
             self.u_hat.copy_from_slice(&self.u_prev);
@@ -713,7 +693,7 @@ impl Solver for Admm {
         }
         if factor != 1.0 {
             self.rho *= factor;
-            self.rho_changes += 1;
+            self.counts.rho_changes += 1;
             self.factorize()?;
         }
         // the velocity at z: the shift of the next iteration and the executor's residual
@@ -730,13 +710,13 @@ impl Solver for Admm {
     fn counters(&self) -> Vec<(&'static str, f64)> {
         let nnz = self.linear.as_ref().map_or(0, |l| l.lu.row_idx().len());
         vec![
-            ("factorizations", self.factorizations as f64),
-            ("solves", self.solves as f64),
-            ("factor_time_s", self.factor_time),
-            ("solve_time_s", self.solve_time),
+            ("factorizations", self.counts.factorizations as f64),
+            ("solves", self.counts.solves as f64),
+            ("factor_time_s", self.counts.factor_time),
+            ("solve_time_s", self.counts.solve_time),
             ("rho", self.rho),
-            ("rho_changes", self.rho_changes as f64),
-            ("restarts", self.restarts as f64),
+            ("rho_changes", self.counts.rho_changes as f64),
+            ("restarts", self.counts.restarts as f64),
             ("pattern_nnz", nnz as f64),
         ]
     }

@@ -1,7 +1,7 @@
 //! `dsfp`: De Saxce's fixed point `r <- P_K(r - rho (u + g(u)))` with a constant step (module
 //! docs of [`crate::fixed_point`]).
 
-use crate::kernels::coulomb_mu;
+use crate::kernels::coulomb_blocks;
 use crate::kernels::desaxce_shift;
 use crate::observer::IterInfo;
 use crate::problem::Problem;
@@ -145,9 +145,7 @@ impl Solver for Dsfp {
     }
 
     fn step(&mut self, problem: &Problem, state: &mut IterState) -> StepResult {
-        let inst = problem.instance();
-        let mu = coulomb_mu(self, inst)?;
-        let bs = problem.constraints().block_size();
+        let (mu, bs) = coulomb_blocks(self, problem)?;
         if !self.u_valid || self.r != state.gamma {
             self.r.copy_from_slice(&state.gamma);
             problem.gradient(&self.r, &mut self.u);

@@ -154,13 +154,69 @@ mod pfp;
 mod tfp;
 
 pub use dsfp::{Dsfp, DsfpSettings, RhoScale};
-pub use pfp::{Pfp, PfpSettings};
-pub use tfp::{local_cylinder, Tfp, TfpSettings};
+pub use pfp::Pfp;
+pub use tfp::{local_cylinder, Tfp};
 
+use crate::observer::IterInfo;
 use crate::problem::Problem;
+use crate::settings::{SolverSettings, Validator};
 use crate::solver::StepOutcome;
 use crate::state::IterState;
 use cpbench_problems::residual::residuals_with_gradient;
+use serde::{Deserialize, Serialize};
+
+/// Settings of the two Tresca-sweep fixed points, [`Tfp`] and [`Pfp`]: the same loops with the
+/// same defaults, Siconos' `fc3d_tfp_set_default` and `fc3d_pfp_set_default` (module docs):
+/// 1000 inner sweeps, inner tolerance `max(e / 10, 1e-12)`, 50 local iterations to `1e-14`.
+/// `pfp` runs its inner sweeps and its local iterations on each sub-problem (the normal LCP,
+/// the tangential Tresca problem; the local ones on the tangential one only).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TrescaSettings {
+    /// Largest number of inner Gauss-Seidel sweeps per outer iteration (`pfp`: per sub-problem,
+    /// normal or tangential) (`>= 1`; Siconos 1000, the internal NSGS's
+    /// `iparam[SICONOS_IPARAM_MAX_ITER]` for `tfp`, its LCP PGS and tangential VI_FPP for `pfp`).
+    pub inner_max_iter: u32,
+    /// Ratio of the adaptive inner tolerance `max(e / inner_tol_ratio, inner_tol_min)`, `e`
+    /// the fc3d error of the last iterate (`> 0`; Siconos 10,
+    /// `SICONOS_FRICTION_3D_DPARAM_INTERNAL_ERROR_RATIO`).
+    pub inner_tol_ratio: f64,
+    /// Floor of the inner tolerance, a relative change of `r` per sweep (`>= 0`; Siconos' `tfp`
+    /// uses its outer tolerance over the number of contacts).
+    pub inner_tol_min: f64,
+    /// Largest number of local iterations per contact and sweep (`>= 1`; Siconos 50, the
+    /// "projection on cylinder with local iteration" solver; `pfp`: of the tangential
+    /// one-contact problem).
+    pub local_max_iter: u32,
+    /// Local stopping test, the change of `r_c` (`pfp`: `r_T,c`) `<= local_tol * ||r_c||`
+    /// (`>= 0`; Siconos `1e-14`).
+    pub local_tol: f64,
+}
+
+impl Default for TrescaSettings {
+    fn default() -> Self {
+        Self {
+            inner_max_iter: 1000,
+            inner_tol_ratio: 10.0,
+            inner_tol_min: 1e-12,
+            local_max_iter: 50,
+            local_tol: 1e-14,
+        }
+    }
+}
+
+impl SolverSettings for TrescaSettings {
+    /// Both solvers' settings: messages name the pair.
+    const SOLVER: &'static str = "tfp/pfp";
+
+    fn check(&self, v: &mut Validator) {
+        v.at_least("inner_max_iter", self.inner_max_iter.into(), 1)
+            .positive("inner_tol_ratio", self.inner_tol_ratio)
+            .non_negative("inner_tol_min", self.inner_tol_min)
+            .at_least("local_max_iter", self.local_max_iter.into(), 1)
+            .non_negative("local_tol", self.local_tol);
+    }
+}
 
 /// Project the tangential part `t` (1 or 2 entries: a 2-D or 3-D contact) in place onto the
 /// disc (interval) of radius `s >= 0`, the tangential set of the Tresca cylinder
@@ -287,16 +343,16 @@ impl Outer {
     }
 
     /// At `init`: `u` at the start point `r` (one counted product), its fc3d error, the first
-    /// inner tolerance ([`adaptive_tol`] with `(ratio, floor)`), `nc` thresholds, counters
-    /// reset.
-    fn start(&mut self, problem: &Problem, r: &[f64], nc: usize, (ratio, floor): (f64, f64)) {
+    /// inner tolerance ([`adaptive_tol`] with the ratio and floor of `st`), `nc` thresholds,
+    /// counters reset.
+    fn start(&mut self, problem: &Problem, r: &[f64], nc: usize, st: &TrescaSettings) {
         self.u = vec![0.0; problem.n()];
         self.s = vec![0.0; nc];
         self.rows = cpbench_problems::RowState::default();
         self.norm_q = cpbench_problems::linalg::norm2(problem.instance().r());
         problem.gradient(r, &mut self.u);
         self.error = fc3d_error(problem, r, &self.u, self.norm_q);
-        self.inner_tol = adaptive_tol(self.error, ratio, floor);
+        self.inner_tol = adaptive_tol(self.error, st.inner_tol_ratio, st.inner_tol_min);
         self.local_iters = 0;
         self.cap_hits = 0;
         self.stalled = false;
@@ -310,26 +366,69 @@ impl Outer {
     }
 
     /// The end of an outer iteration: `u = W r + q` (one counted product, handed to the
-    /// executor), the fc3d error there, the next inner tolerance; an iteration whose inner
-    /// sweeps did not move `r` (`moved` false) is the end of progress ([`StepOutcome::Stalled`]).
+    /// executor), the fc3d error there, the next inner tolerance (the rule of `st`); an
+    /// iteration whose inner sweeps did not move `r` (`moved` false) is the end of progress
+    /// ([`StepOutcome::Stalled`]).
     fn end(
         &mut self,
         problem: &Problem,
         state: &mut IterState,
         moved: bool,
-        (ratio, floor): (f64, f64),
+        st: &TrescaSettings,
     ) -> StepOutcome {
         problem.gradient(&state.gamma, &mut self.u);
         state.grad.copy_from_slice(&self.u);
         state.grad_fresh = true;
         self.error = fc3d_error(problem, &state.gamma, &self.u, self.norm_q);
-        self.inner_tol = adaptive_tol(self.error, ratio, floor);
+        self.inner_tol = adaptive_tol(self.error, st.inner_tol_ratio, st.inner_tol_min);
         self.stalled = !moved;
         if moved {
             StepOutcome::Continue
         } else {
             StepOutcome::Stalled
         }
+    }
+
+    /// Count a run of inner sweeps: its local iterations, and a cap hit if it stopped at the
+    /// cap.
+    fn record(&mut self, run: &InnerRun) {
+        self.local_iters += run.local;
+        self.cap_hits += u64::from(run.capped);
+    }
+
+    /// The counters of `tfp` or `pfp`: its own sweep counts `sweeps`, then the local
+    /// iterations, the inner runs stopped at the cap and the inner tolerance.
+    fn counters(&self, sweeps: &[(&'static str, u64)]) -> Vec<(&'static str, f64)> {
+        let mut c: Vec<_> = sweeps.iter().map(|&(name, n)| (name, n as f64)).collect();
+        c.extend([
+            ("local_iterations", self.local_iters as f64),
+            ("inner_cap_hits", self.cap_hits as f64),
+            ("inner_tol", self.inner_tol),
+        ]);
+        c
+    }
+
+    /// The per-iteration record of `tfp` or `pfp`: the last iteration's sweep counts
+    /// `sweeps`, then the inner tolerance.
+    fn iter_info(&self, sweeps: &[(&'static str, u64)]) -> IterInfo {
+        let mut info = IterInfo::new();
+        for &(name, n) in sweeps {
+            info.push(name, n as f64);
+        }
+        info.push("inner_tol", self.inner_tol);
+        info
+    }
+
+    /// After a stalled outer iteration, the message of `solver` with the fc3d error and
+    /// `why()`, what did not move `r`; `None` otherwise.
+    fn stall_message(&self, solver: &str, why: impl FnOnce() -> String) -> Option<String> {
+        self.stalled.then(|| {
+            format!(
+                "{solver}: an outer iteration left r unchanged at fc3d error {:.3e} ({})",
+                self.error,
+                why()
+            )
+        })
     }
 }
 

@@ -2,62 +2,15 @@
 //! (tangential reactions frozen) and of the tangential Tresca problem with `s = mu r_n` (normal
 //! reactions frozen) (module docs of [`crate::fixed_point`]).
 
-use super::{inner_sweeps, mul_block, project_disc, Outer};
-use crate::kernels::{coulomb_mu, lambda_max, RowSource};
+use super::{inner_sweeps, mul_block, project_disc, Outer, TrescaSettings};
+use crate::kernels::{coulomb_blocks, lambda_max, RowSource};
 use crate::observer::IterInfo;
 use crate::problem::Problem;
-use crate::settings::{SolverSettings, Validator};
+use crate::settings::SolverSettings;
 use crate::solver::{Solver, StepResult};
 use crate::state::IterState;
 use crate::status::SolverError;
 use cpbench_problems::RowState;
-use serde::{Deserialize, Serialize};
-
-/// Settings of [`Pfp`]. Defaults: Siconos' `fc3d_pfp_set_default` where it has them (module
-/// docs): at most 1000 sweeps per sub-problem, inner tolerance `max(e / 10, 1e-12)`; 50 local
-/// iterations to `1e-14` on the tangential one-contact problem (as `tfp`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct PfpSettings {
-    /// Largest number of Gauss-Seidel sweeps per sub-problem (normal or tangential) and outer
-    /// iteration (`>= 1`; Siconos 1000 for its LCP PGS and its tangential VI_FPP).
-    pub inner_max_iter: u32,
-    /// Ratio of the adaptive inner tolerance `max(e / inner_tol_ratio, inner_tol_min)`, `e`
-    /// the fc3d error of the last iterate (`> 0`; Siconos 10,
-    /// `SICONOS_FRICTION_3D_DPARAM_INTERNAL_ERROR_RATIO`).
-    pub inner_tol_ratio: f64,
-    /// Floor of the inner tolerance, a relative change of `r` per sweep (`>= 0`).
-    pub inner_tol_min: f64,
-    /// Largest number of local iterations of the tangential one-contact problem (`>= 1`).
-    pub local_max_iter: u32,
-    /// Local stopping test of the tangential one-contact problem: the change of `r_T,c` is
-    /// `<= local_tol * ||r_T,c||` (`>= 0`).
-    pub local_tol: f64,
-}
-
-impl Default for PfpSettings {
-    fn default() -> Self {
-        Self {
-            inner_max_iter: 1000,
-            inner_tol_ratio: 10.0,
-            inner_tol_min: 1e-12,
-            local_max_iter: 50,
-            local_tol: 1e-14,
-        }
-    }
-}
-
-impl SolverSettings for PfpSettings {
-    const SOLVER: &'static str = "pfp";
-
-    fn check(&self, v: &mut Validator) {
-        v.at_least("inner_max_iter", self.inner_max_iter.into(), 1)
-            .positive("inner_tol_ratio", self.inner_tol_ratio)
-            .non_negative("inner_tol_min", self.inner_tol_min)
-            .at_least("local_max_iter", self.local_max_iter.into(), 1)
-            .non_negative("local_tol", self.local_tol);
-    }
-}
 
 /// One contact's data: `W_nn,cc`, the tangential block `W_TT,cc` (row-major, 2x2 or 1x1 in the
 /// first entries) and its local step `1 / lambda_max(sym W_TT,cc)` (0: skipped).
@@ -72,7 +25,7 @@ struct Contact {
 /// [`crate::fixed_point`]).
 #[derive(Clone, Debug)]
 pub struct Pfp {
-    settings: PfpSettings,
+    settings: TrescaSettings,
     contacts: Vec<Contact>,
     outer: Outer,
     normal_sweeps: u64,
@@ -82,7 +35,7 @@ pub struct Pfp {
 
 impl Pfp {
     /// A `pfp` solver; errors on invalid settings.
-    pub fn new(settings: PfpSettings) -> Result<Self, SolverError> {
+    pub fn new(settings: TrescaSettings) -> Result<Self, SolverError> {
         settings.validate()?;
         Ok(Self {
             settings,
@@ -185,8 +138,7 @@ impl Solver for Pfp {
 
     fn init(&mut self, problem: &Problem, state: &mut IterState) -> Result<(), SolverError> {
         let inst = problem.instance();
-        coulomb_mu(self, inst)?; // the class check
-        let bs = problem.constraints().block_size();
+        let (_, bs) = coulomb_blocks(self, problem)?; // the class check and the block size
         let nc = problem.n() / bs.max(1);
         self.contacts = (0..nc)
             .map(|c| {
@@ -210,9 +162,7 @@ impl Solver for Pfp {
                 }
             })
             .collect();
-        let st = &self.settings;
-        let tol_rule = (st.inner_tol_ratio, st.inner_tol_min);
-        self.outer.start(problem, &state.gamma, nc, tol_rule);
+        self.outer.start(problem, &state.gamma, nc, &self.settings);
         self.normal_sweeps = 0;
         self.tangent_sweeps = 0;
         self.last = (0, 0);
@@ -221,8 +171,7 @@ impl Solver for Pfp {
 
     fn step(&mut self, problem: &Problem, state: &mut IterState) -> StepResult {
         let inst = problem.instance();
-        let mu = coulomb_mu(self, inst)?;
-        let bs = problem.constraints().block_size();
+        let (mu, bs) = coulomb_blocks(self, problem)?;
         let st = &self.settings;
         let max = u64::from(st.inner_max_iter);
         let r = &mut state.gamma;
@@ -249,41 +198,34 @@ impl Solver for Pfp {
                 tangent_sweep::<3, 2>(rows, contacts, s, lmax, ltol, &mut outer.rows, r)
             }
         });
-        outer.local_iters += tangent.local;
-        outer.cap_hits += u64::from(normal.capped) + u64::from(tangent.capped);
+        outer.record(&normal);
+        outer.record(&tangent);
         self.normal_sweeps += normal.sweeps;
         self.tangent_sweeps += tangent.sweeps;
         self.last = (normal.sweeps, tangent.sweeps);
         let moved = normal.moved || tangent.moved;
-        let tol_rule = (st.inner_tol_ratio, st.inner_tol_min);
-        Ok(outer.end(problem, state, moved, tol_rule))
+        Ok(outer.end(problem, state, moved, st))
     }
 
     fn counters(&self) -> Vec<(&'static str, f64)> {
-        vec![
-            ("normal_sweeps", self.normal_sweeps as f64),
-            ("tangent_sweeps", self.tangent_sweeps as f64),
-            ("local_iterations", self.outer.local_iters as f64),
-            ("inner_cap_hits", self.outer.cap_hits as f64),
-            ("inner_tol", self.outer.inner_tol),
-        ]
+        let sweeps = [
+            ("normal_sweeps", self.normal_sweeps),
+            ("tangent_sweeps", self.tangent_sweeps),
+        ];
+        self.outer.counters(&sweeps)
     }
 
     fn message(&self) -> Option<String> {
-        self.outer.stalled.then(|| {
-            format!(
-                "pfp: an outer iteration left r unchanged at fc3d error {:.3e} (neither the \
-                 normal nor the tangential sweeps move it)",
-                self.outer.error
-            )
+        self.outer.stall_message("pfp", || {
+            "neither the normal nor the tangential sweeps move it".into()
         })
     }
 
     fn iter_info(&self) -> IterInfo {
-        let mut info = IterInfo::new();
-        info.push("normal_sweeps", self.last.0 as f64);
-        info.push("tangent_sweeps", self.last.1 as f64);
-        info.push("inner_tol", self.outer.inner_tol);
-        info
+        let last = [
+            ("normal_sweeps", self.last.0),
+            ("tangent_sweeps", self.last.1),
+        ];
+        self.outer.iter_info(&last)
     }
 }

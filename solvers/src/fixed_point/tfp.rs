@@ -1,69 +1,21 @@
 //! `tfp`: the Tresca fixed point, an outer iteration on the threshold `s = mu r_n` around
 //! Gauss-Seidel sweeps on the Tresca problem (module docs of [`crate::fixed_point`]).
 
-use super::{inner_sweeps, mul_block, project_disc, Outer};
-use crate::kernels::{coulomb_mu, lambda_max, local_blocks, take_local_step, RowSource};
+use super::{inner_sweeps, mul_block, project_disc, Outer, TrescaSettings};
+use crate::kernels::{coulomb_blocks, lambda_max, local_blocks, take_local_step, RowSource};
 use crate::observer::IterInfo;
 use crate::problem::Problem;
-use crate::settings::{SolverSettings, Validator};
+use crate::settings::SolverSettings;
 use crate::solver::{Solver, StepResult};
 use crate::state::IterState;
 use crate::status::SolverError;
 use cpbench_problems::RowState;
-use serde::{Deserialize, Serialize};
-
-/// Settings of [`Tfp`]. Defaults are Siconos' `fc3d_tfp_set_default` (module docs): 1000 inner
-/// sweeps, inner tolerance `max(e / 10, 1e-12)`, 50 local iterations to `1e-14`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct TfpSettings {
-    /// Largest number of inner Gauss-Seidel sweeps per outer iteration (`>= 1`; Siconos 1000,
-    /// the internal NSGS's `iparam[SICONOS_IPARAM_MAX_ITER]`).
-    pub inner_max_iter: u32,
-    /// Ratio of the adaptive inner tolerance `max(e / inner_tol_ratio, inner_tol_min)`, `e`
-    /// the fc3d error of the last iterate (`> 0`; Siconos 10,
-    /// `SICONOS_FRICTION_3D_DPARAM_INTERNAL_ERROR_RATIO`).
-    pub inner_tol_ratio: f64,
-    /// Floor of the inner tolerance, a relative change of `r` per sweep (`>= 0`; Siconos uses
-    /// its outer tolerance over the number of contacts).
-    pub inner_tol_min: f64,
-    /// Largest number of local iterations per contact and sweep (`>= 1`; Siconos 50, the
-    /// "projection on cylinder with local iteration" solver).
-    pub local_max_iter: u32,
-    /// Local stopping test: the change of `r_c` is `<= local_tol * ||r_c||` (`>= 0`; Siconos
-    /// `1e-14`).
-    pub local_tol: f64,
-}
-
-impl Default for TfpSettings {
-    fn default() -> Self {
-        Self {
-            inner_max_iter: 1000,
-            inner_tol_ratio: 10.0,
-            inner_tol_min: 1e-12,
-            local_max_iter: 50,
-            local_tol: 1e-14,
-        }
-    }
-}
-
-impl SolverSettings for TfpSettings {
-    const SOLVER: &'static str = "tfp";
-
-    fn check(&self, v: &mut Validator) {
-        v.at_least("inner_max_iter", self.inner_max_iter.into(), 1)
-            .positive("inner_tol_ratio", self.inner_tol_ratio)
-            .non_negative("inner_tol_min", self.inner_tol_min)
-            .at_least("local_max_iter", self.local_max_iter.into(), 1)
-            .non_negative("local_tol", self.local_tol);
-    }
-}
 
 /// The Tresca fixed point ([`cpbench_problems::ProblemClass::Coulomb`] only; module docs of
 /// [`crate::fixed_point`]).
 #[derive(Clone, Debug)]
 pub struct Tfp {
-    settings: TfpSettings,
+    settings: TrescaSettings,
     /// Diagonal blocks `W_cc` (row-major, `bs x bs` in the first `bs^2` entries).
     blocks: Vec<[f64; 9]>,
     /// Local steps `rho_c = 1 / lambda_max(sym W_cc)` (0: the block vanishes, skipped).
@@ -75,7 +27,7 @@ pub struct Tfp {
 
 impl Tfp {
     /// A `tfp` solver; errors on invalid settings.
-    pub fn new(settings: TfpSettings) -> Result<Self, SolverError> {
+    pub fn new(settings: TrescaSettings) -> Result<Self, SolverError> {
         settings.validate()?;
         Ok(Self {
             settings,
@@ -176,14 +128,10 @@ impl Solver for Tfp {
     crate::solver::coulomb_solver!("tfp");
 
     fn init(&mut self, problem: &Problem, state: &mut IterState) -> Result<(), SolverError> {
-        let inst = problem.instance();
-        coulomb_mu(self, inst)?; // the class check
-        (self.blocks, self.rho) =
-            local_blocks(inst, problem.constraints().block_size(), lambda_max);
-        let st = &self.settings;
-        let tol_rule = (st.inner_tol_ratio, st.inner_tol_min);
-        self.outer
-            .start(problem, &state.gamma, self.blocks.len(), tol_rule);
+        let (_, bs) = coulomb_blocks(self, problem)?; // the class check and the block size
+        (self.blocks, self.rho) = local_blocks(problem.instance(), bs, lambda_max);
+        let nc = self.blocks.len();
+        self.outer.start(problem, &state.gamma, nc, &self.settings);
         self.inner_sweeps = 0;
         self.last_sweeps = 0;
         Ok(())
@@ -191,8 +139,7 @@ impl Solver for Tfp {
 
     fn step(&mut self, problem: &Problem, state: &mut IterState) -> StepResult {
         let inst = problem.instance();
-        let mu = coulomb_mu(self, inst)?;
-        let bs = problem.constraints().block_size();
+        let (mu, bs) = coulomb_blocks(self, problem)?;
         let st = &self.settings;
         let r = &mut state.gamma;
         let outer = &mut self.outer;
@@ -220,37 +167,27 @@ impl Solver for Tfp {
                 }
             },
         );
-        outer.local_iters += run.local;
-        outer.cap_hits += u64::from(run.capped);
+        outer.record(&run);
         self.inner_sweeps += run.sweeps;
         self.last_sweeps = run.sweeps;
-        let tol_rule = (st.inner_tol_ratio, st.inner_tol_min);
-        Ok(outer.end(problem, state, run.moved, tol_rule))
+        Ok(outer.end(problem, state, run.moved, st))
     }
 
     fn counters(&self) -> Vec<(&'static str, f64)> {
-        vec![
-            ("inner_sweeps", self.inner_sweeps as f64),
-            ("local_iterations", self.outer.local_iters as f64),
-            ("inner_cap_hits", self.outer.cap_hits as f64),
-            ("inner_tol", self.outer.inner_tol),
-        ]
+        self.outer.counters(&[("inner_sweeps", self.inner_sweeps)])
     }
 
     fn message(&self) -> Option<String> {
-        self.outer.stalled.then(|| {
+        let st = &self.settings;
+        self.outer.stall_message("tfp", || {
             format!(
-                "tfp: an outer iteration left r unchanged at fc3d error {:.3e} (the Tresca \
-                 sweeps at s = mu r_n do not move it; local_max_iter {}, local_tol {:.1e})",
-                self.outer.error, self.settings.local_max_iter, self.settings.local_tol
+                "the Tresca sweeps at s = mu r_n do not move it; local_max_iter {}, local_tol {:.1e}",
+                st.local_max_iter, st.local_tol
             )
         })
     }
 
     fn iter_info(&self) -> IterInfo {
-        let mut info = IterInfo::new();
-        info.push("inner_sweeps", self.last_sweeps as f64);
-        info.push("inner_tol", self.outer.inner_tol);
-        info
+        self.outer.iter_info(&[("inner_sweeps", self.last_sweeps)])
     }
 }

@@ -181,6 +181,19 @@ enum Phase {
     Newton,
 }
 
+/// The counters of a [`Hybrid`] run (module docs).
+#[derive(Clone, Copy, Debug, Default)]
+struct Counts {
+    /// NSGS sweeps.
+    sweeps: u64,
+    /// Newton steps.
+    newton_steps: u64,
+    /// Switches from NSGS to Newton.
+    switches: u64,
+    /// Fallbacks from Newton to NSGS.
+    fallbacks: u64,
+}
+
 /// NSGS, then semismooth Newton, and back (module documentation).
 pub struct Hybrid {
     settings: HybridSettings,
@@ -201,10 +214,8 @@ pub struct Hybrid {
     since_best: u32,
     /// Newton phases in a row that ended without halving the merit once.
     failed_in_row: u32,
-    sweeps: u64,
-    newton_steps: u64,
-    switches: u64,
-    fallbacks: u64,
+    /// The counters (reset at `init`).
+    counts: Counts,
 }
 
 impl Hybrid {
@@ -223,10 +234,7 @@ impl Hybrid {
             best_merit: f64::INFINITY,
             since_best: 0,
             failed_in_row: 0,
-            sweeps: 0,
-            newton_steps: 0,
-            switches: 0,
-            fallbacks: 0,
+            counts: Counts::default(),
             settings,
         })
     }
@@ -235,7 +243,7 @@ impl Hybrid {
     fn sweep(&mut self, problem: &Problem, state: &mut IterState) -> StepResult {
         self.test.before(&state.gamma);
         let out = self.nsgs.step(problem, state)?;
-        self.sweeps += 1;
+        self.counts.sweeps += 1;
         let slow = self.test.after(&state.gamma);
         let stalled = matches!(out, StepOutcome::Stalled);
         if self.test.count() >= self.needed && (slow || stalled) {
@@ -244,7 +252,7 @@ impl Hybrid {
             self.in_phase = 0;
             self.best_merit = f64::INFINITY;
             self.since_best = 0;
-            self.switches += 1;
+            self.counts.switches += 1;
         }
         Ok(StepOutcome::Continue)
     }
@@ -252,7 +260,7 @@ impl Hybrid {
     /// One Newton step, then the fallback test.
     fn newton(&mut self, problem: &Problem, state: &mut IterState) -> StepResult {
         let out = self.nsn.step(problem, state)?;
-        self.newton_steps += 1;
+        self.counts.newton_steps += 1;
         self.in_phase += 1;
         let merit = self.nsn.merit();
         if self.in_phase == 1 {
@@ -284,7 +292,7 @@ impl Hybrid {
                 .fallback_sweeps
                 .saturating_mul(1 << self.failed_in_row.min(10));
             self.failed_in_row += 1;
-            self.fallbacks += 1;
+            self.counts.fallbacks += 1;
         }
         Ok(StepOutcome::Continue)
     }
@@ -307,10 +315,7 @@ impl Solver for Hybrid {
         self.in_phase = 0;
         self.needed = self.settings.min_sweeps;
         self.failed_in_row = 0;
-        self.sweeps = 0;
-        self.newton_steps = 0;
-        self.switches = 0;
-        self.fallbacks = 0;
+        self.counts = Counts::default();
         Ok(())
     }
 
@@ -323,10 +328,10 @@ impl Solver for Hybrid {
 
     fn counters(&self) -> Vec<(&'static str, f64)> {
         vec![
-            ("sweeps", self.sweeps as f64),
-            ("newton_steps", self.newton_steps as f64),
-            ("switches", self.switches as f64),
-            ("fallbacks", self.fallbacks as f64),
+            ("sweeps", self.counts.sweeps as f64),
+            ("newton_steps", self.counts.newton_steps as f64),
+            ("switches", self.counts.switches as f64),
+            ("fallbacks", self.counts.fallbacks as f64),
         ]
     }
 }

@@ -18,7 +18,7 @@
 //! one sequential loop on the calling thread, above it the chunks run in parallel on the
 //! current rayon pool.
 
-use crate::kernels::vec_chunk;
+use crate::kernels::{inverse_block_scales, vec_chunk};
 use crate::pgs::{block_scales, BlockStep};
 use crate::problem::Problem;
 use crate::settings::{SolverSettings, Validator};
@@ -97,15 +97,7 @@ impl Solver for Jacobi {
         let bs = problem.constraints().block_size();
         let d = block_scales(problem, BlockStep::Trace);
         // B per unknown (0 for blocks with a vanishing diagonal: they are frozen)
-        self.binv = (0..n)
-            .map(|i| {
-                if d[i / bs] > 0.0 {
-                    1.0 / d[i / bs]
-                } else {
-                    0.0
-                }
-            })
-            .collect();
+        self.binv = inverse_block_scales(&d, bs);
         self.g = vec![0.0; n];
         self.omega = match self.settings.omega {
             Some(w) => w,

@@ -114,15 +114,8 @@ pub(crate) struct Core {
     xold: Vec<f64>,
     gold: Vec<f64>,
     grold: Vec<f64>,
-    pub cg_steps: u64,
-    /// Times the safeguard halved `alpha`.
-    pub alpha_halvings: u64,
-    pub expansion_steps: u64,
-    pub proportioning_steps: u64,
-    /// The kind of the last step, as PERMON's monitor prints it: `0` none yet, `1` a
-    /// conjugate gradient step (`[c]`), `2` an expansion step (`[e]`), `3` a proportioning
-    /// step (`[p]`).
-    pub last_step: u8,
+    /// The counters (reset at `init`).
+    counts: Counts,
     /// `||phi||^2` and `||beta||^2` of the current split gradient, refreshed whenever it is
     /// ([`Core::refresh_norms`]): the next step's proportionality test and the monitor values
     /// of [`Core::iter_info`] read them, so no dot product is taken twice.
@@ -130,11 +123,28 @@ pub(crate) struct Core {
     bb: f64,
     /// Per-chunk partial sums of the chunked reductions ([`reduce3`]; allocated in `init`).
     sums: Vec<[f64; 3]>,
+}
+
+/// The counters of a [`Core`] run (module docs of [`crate::mprgp`]).
+#[derive(Clone, Copy, Debug, Default)]
+struct Counts {
+    /// Conjugate gradient steps.
+    cg_steps: u64,
+    /// Times the safeguard halved `alpha`.
+    alpha_halvings: u64,
+    /// Expansion steps.
+    expansion_steps: u64,
+    /// Proportioning steps.
+    proportioning_steps: u64,
+    /// The kind of the last step, as PERMON's monitor prints it: `0` none yet, `1` a
+    /// conjugate gradient step (`[c]`), `2` an expansion step (`[e]`), `3` a proportioning
+    /// step (`[p]`).
+    last_step: u8,
     /// Products spent by the power method.
-    pub power_products: u64,
+    power_products: u64,
     /// Products spent by the iteration itself (initial gradient included, power method not):
     /// PERMON's "number of Hessian multiplications".
-    pub products: u64,
+    products: u64,
 }
 
 impl Core {
@@ -155,16 +165,10 @@ impl Core {
             xold: Vec::new(),
             gold: Vec::new(),
             grold: Vec::new(),
-            cg_steps: 0,
-            alpha_halvings: 0,
-            expansion_steps: 0,
-            proportioning_steps: 0,
-            last_step: 0,
+            counts: Counts::default(),
             ff: 0.0,
             bb: 0.0,
             sums: Vec::new(),
-            power_products: 0,
-            products: 0,
         }
     }
 
@@ -184,13 +188,7 @@ impl Core {
             *v = vec![0.0; n];
         }
         self.sums = vec![[0.0; 3]; vec_chunks(n)];
-        self.cg_steps = 0;
-        self.alpha_halvings = 0;
-        self.expansion_steps = 0;
-        self.proportioning_steps = 0;
-        self.last_step = 0;
-        self.power_products = 0;
-        self.products = 0;
+        self.counts = Counts::default();
         self.lambda = match self.s.lambda_max {
             Some(l) => l,
             None => {
@@ -200,7 +198,7 @@ impl Core {
                 };
                 let apply = |x: &[f64], y: &mut [f64]| problem.matvec(x, y);
                 let (l, k) = power_iteration(apply, &mut self.p, &mut self.ap, rule);
-                self.power_products = k;
+                self.counts.power_products = k;
                 l
             }
         };
@@ -215,7 +213,7 @@ impl Core {
         self.xnorm = chunked_norm2(&mut self.sums, &state.gamma);
         self.iter = 0;
         problem.gradient(&state.gamma, &mut self.g);
-        self.products += 1;
+        self.counts.products += 1;
         state.grad.copy_from_slice(&self.g);
         k.split_gradient(&state.gamma, &self.g, &mut self.phi, &mut self.beta);
         self.refresh_norms();
@@ -262,7 +260,7 @@ impl Core {
         }
         if bb + ff <= fl * fl {
             problem.gradient(x, &mut self.g);
-            self.products += 1;
+            self.counts.products += 1;
             state.grad.copy_from_slice(&self.g);
             state.grad_fresh = true;
             k.split_gradient(x, &self.g, &mut self.phi, &mut self.beta);
@@ -282,8 +280,8 @@ impl Core {
             let (pap, acg) = self.exact_step(problem);
             let (afeas, blocking) = k.max_feasible_step(x, &self.p);
             if acg <= afeas {
-                self.cg_steps += 1;
-                self.last_step = 1;
+                self.counts.cg_steps += 1;
+                self.counts.last_step = 1;
                 // x -= acg p (projected where a component may have crossed its bound by
                 // rounding), g -= acg N p: one chunked pass
                 let project = acg >= afeas * (1.0 - 1e-10);
@@ -344,8 +342,8 @@ impl Core {
                 }
                 return Ok(StepOutcome::Continue);
             }
-            self.expansion_steps += 1;
-            self.last_step = 2;
+            self.counts.expansion_steps += 1;
+            self.counts.last_step = 2;
             self.expand(problem, x, acg, afeas, blocking)?;
             state.grad.copy_from_slice(&self.g);
             state.grad_fresh = true;
@@ -355,8 +353,8 @@ impl Core {
             return Ok(StepOutcome::Continue);
         }
         // disproportional iterate: proportioning step
-        self.proportioning_steps += 1;
-        self.last_step = 3;
+        self.counts.proportioning_steps += 1;
+        self.counts.last_step = 3;
         match self.s.prop_step {
             ProportioningStep::ChoppedCg => {
                 self.p.copy_from_slice(&self.beta);
@@ -389,13 +387,13 @@ impl Core {
 
     /// The per-iteration values of PERMON's MPGP monitor after the last step: `gf = ||phi||`
     /// (free gradient), `gc = ||beta||` (chopped gradient), both of the gradient the iteration
-    /// carries (updated by recurrence in CG steps), and `step` ([`Core::last_step`]). Read
+    /// carries (updated by recurrence in CG steps), and `step` ([`Counts::last_step`]). Read
     /// from the norms the iteration keeps ([`Core::ff`], [`Core::bb`]): no extra work.
     pub fn iter_info(&self) -> crate::observer::IterInfo {
         let mut i = crate::observer::IterInfo::new();
         i.push("gf", self.ff.sqrt());
         i.push("gc", self.bb.sqrt());
-        i.push("step", f64::from(self.last_step));
+        i.push("step", f64::from(self.counts.last_step));
         i
     }
 
@@ -403,7 +401,7 @@ impl Core {
     /// quadratic: `(p^T N p, g^T p / p^T N p)`, the step infinite where `p^T N p <= 0`.
     fn exact_step(&mut self, problem: &Problem) -> (f64, f64) {
         problem.matvec(&self.p, &mut self.ap);
-        self.products += 1;
+        self.counts.products += 1;
         // p^T N p and g^T p: one chunked pass
         let (p, ap, g) = (&self.p, &self.ap, &self.g);
         let [pap, gp, _] = reduce3(&mut self.sums, p.len(), |r| {
@@ -467,7 +465,7 @@ impl Core {
                     .for_each(|(i, (x, xo, d))| step(i * c, x, xo, d));
             }
             problem.gradient(x, &mut self.g);
-            self.products += 1;
+            self.counts.products += 1;
             if !self.s.safeguard || halvings == 60 {
                 return;
             }
@@ -485,7 +483,7 @@ impl Core {
                 return;
             }
             self.alpha *= 0.5;
-            self.alpha_halvings += 1;
+            self.counts.alpha_halvings += 1;
             halvings += 1;
         }
     }
@@ -506,7 +504,7 @@ impl Core {
             axpy(-acg, &self.p, x);
             k.project(x);
             problem.gradient(x, &mut self.g);
-            self.products += 1;
+            self.counts.products += 1;
             return Ok(());
         }
         if !afeas.is_finite() {
@@ -528,7 +526,7 @@ impl Core {
             Expansion::Opt => {
                 // alpha = c phi^T g / phi^T N phi (c times the exact line-search step along phi)
                 problem.matvec(&self.phi, &mut self.ap);
-                self.products += 1;
+                self.counts.products += 1;
                 let den = dot(&self.phi, &self.ap);
                 let a = c * dot(&self.phi, &self.g) / den;
                 if den > 0.0 && a.is_finite() && a > 0.0 {
@@ -572,12 +570,15 @@ impl Core {
 
     pub fn counters(&self) -> Vec<(&'static str, f64)> {
         vec![
-            ("cg_steps", self.cg_steps as f64),
-            ("expansion_steps", self.expansion_steps as f64),
-            ("proportioning_steps", self.proportioning_steps as f64),
-            ("hessian_mults", self.products as f64),
-            ("power_matvecs", self.power_products as f64),
-            ("alpha_halvings", self.alpha_halvings as f64),
+            ("cg_steps", self.counts.cg_steps as f64),
+            ("expansion_steps", self.counts.expansion_steps as f64),
+            (
+                "proportioning_steps",
+                self.counts.proportioning_steps as f64,
+            ),
+            ("hessian_mults", self.counts.products as f64),
+            ("power_matvecs", self.counts.power_products as f64),
+            ("alpha_halvings", self.counts.alpha_halvings as f64),
             ("lambda_max", self.lambda),
             ("alpha", self.alpha),
         ]

@@ -110,7 +110,8 @@ struct SparseLu {
 }
 
 /// The CSC pattern of `M` plus its diagonal, in which `newton-fb`'s sparse path factorises the
-/// Newton matrix `H = D_a + D_b M`, and where `M`'s entries and the diagonal sit in it.
+/// Newton matrix `H = D_a + D_b M` (and `admm` its `N + c I`), and where `M`'s entries and the
+/// diagonal sit in it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DiagonalPattern {
     /// Column pointers of the pattern (`n + 1`).

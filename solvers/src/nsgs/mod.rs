@@ -332,6 +332,58 @@ fn mul_bs(b: &[f64; 9], x: &[f64]) -> [f64; 3] {
     }
 }
 
+/// What every NSGS contact update reads, in the ordered and the coloured sweep alike: the
+/// settings, the cone set, the friction coefficients and, per contact, its diagonal block
+/// `W_cc`, its local step `rho_c` and its joint inverse.
+struct ContactUpdate<'a> {
+    s: &'a NsgsSettings,
+    k: &'a ConstraintSet,
+    mu: &'a [f64],
+    blocks: &'a [[f64; 9]],
+    rho: &'a [f64],
+    joint_inv: &'a [Option<[f64; 9]>],
+}
+
+impl ContactUpdate<'_> {
+    /// The new reaction `rc` of contact `c` (in place; `bs = rc.len()`, 3 or 2) from its
+    /// velocity `u` (first `bs` entries) at the latest reactions, `lin_c = u - W_cc rc`: a
+    /// joint's exact solve of `W_cc r_c = -lin_c`; on a 2-D contact the exact local solution
+    /// ([`local_solve2_exact`]) or, when no case is consistent, the local De Saxce iteration
+    /// ([`local_solve`]), which 3-D contacts always take; then the relaxation `omega`
+    /// (projected back onto the block's set) when it is not 1. Returns the local iterations
+    /// (1 for an exact solve) and the old reaction (first `bs` entries).
+    #[inline]
+    fn apply(&self, c: usize, u: &[f64; 3], rc: &mut [f64]) -> (u64, [f64; 3]) {
+        let (s, b, mu, rho) = (self.s, &self.blocks[c], self.mu[c], self.rho[c]);
+        let bs = rc.len();
+        let old = [rc[0], rc[1], if bs == 3 { rc[2] } else { 0.0 }];
+        let br = mul_bs(b, rc);
+        let it = if let Some(Some(inv)) = self.joint_inv.get(c) {
+            // a joint: the exact solve of W_cc r_c = -lin_c (u_c = 0)
+            free_block_step(inv, &u[..bs], 1.0, rc);
+            1
+        } else if bs == 2 {
+            let lin_c = [u[0] - br[0], u[1] - br[1], 0.0];
+            if local_solve2_exact(b, &lin_c, mu, rc) {
+                1
+            } else {
+                local_solve::<2>(b, &lin_c, mu, rho, s.local_max_iter, s.local_tol, rc)
+            }
+        } else {
+            let lin_c = [u[0] - br[0], u[1] - br[1], u[2] - br[2]];
+            local_solve::<3>(b, &lin_c, mu, rho, s.local_max_iter, s.local_tol, rc)
+        };
+        if s.omega != 1.0 {
+            // a convex (omega < 1) or extrapolated combination; project back onto K
+            for i in 0..bs {
+                rc[i] = s.omega * rc[i] + (1.0 - s.omega) * old[i];
+            }
+            self.k.project_block(c, rc);
+        }
+        (u64::from(it), old)
+    }
+}
+
 /// Solve the one-contact Coulomb problem `u = B gamma_c + lin_c` by the local De Saxce
 /// projection iteration from `gamma_c` (the contact's reaction, in place); returns the
 /// iterations used. `D` is the contact's dimension: 3, or 2 with `B` in the first 4 entries of
@@ -514,9 +566,9 @@ impl Solver for Nsgs {
         if self.coloured.is_some() {
             self.sweep_coloured(&rows, k, mu, reaction);
         } else if k.block_size() == 2 {
-            self.sweep2(&rows, k, mu, reaction);
+            self.sweep::<2>(&rows, k, mu, reaction);
         } else {
-            self.sweep3(&rows, k, mu, reaction);
+            self.sweep::<3>(&rows, k, mu, reaction);
         }
         problem.add_matvecs(1);
         if m > 0 {
@@ -539,52 +591,45 @@ impl Solver for Nsgs {
 }
 
 impl Nsgs {
-    /// One sweep over 2-D contacts: the exact local solution ([`local_solve2_exact`]; one
-    /// local iteration counted), or the local De Saxce iteration when no case is consistent.
-    fn sweep2(
+    /// One sweep over the contacts in order, `D` unknowns each (3, or 2 for 2-D contacts),
+    /// each contact's reaction updated by [`ContactUpdate::apply`] with the latest reactions of
+    /// the others.
+    fn sweep<const D: usize>(
         &mut self,
         rows: &RowSource<'_>,
         k: &ConstraintSet,
         mu: &[f64],
         reaction: &mut [f64],
     ) {
-        let s = &self.settings;
+        let update = ContactUpdate {
+            s: &self.settings,
+            k,
+            mu,
+            blocks: &self.blocks,
+            rho: &self.rho,
+            joint_inv: &self.joint_inv,
+        };
         for &c in &self.order {
-            let rho = self.rho[c];
-            if rho == 0.0 {
+            if self.rho[c] == 0.0 {
                 continue;
             }
-            let o = 2 * c;
-            let b = &self.blocks[c];
-            let mut u = [0.0; 2];
-            rows.gather(&self.rows, reaction, c, &mut u);
-            let rc = &mut reaction[o..o + 2];
-            let old = [rc[0], rc[1]];
-            let br = mul_bs(b, rc);
-            let lin_c = [u[0] - br[0], u[1] - br[1], 0.0];
-            if let Some(Some(inv)) = self.joint_inv.get(c) {
-                free_block_step(inv, &u, 1.0, rc);
-                self.local_iters += 1;
-            } else if local_solve2_exact(b, &lin_c, mu[c], rc) {
-                self.local_iters += 1;
-            } else {
-                let it = local_solve::<2>(b, &lin_c, mu[c], rho, s.local_max_iter, s.local_tol, rc);
-                self.local_iters += it as u64;
+            let o = D * c;
+            let mut u = [0.0; 3];
+            rows.gather(&self.rows, reaction, c, &mut u[..D]);
+            let rc = &mut reaction[o..o + D];
+            let (it, old) = update.apply(c, &u, rc);
+            self.local_iters += it;
+            let mut delta = [0.0; D];
+            for i in 0..D {
+                delta[i] = rc[i] - old[i];
             }
-            if s.omega != 1.0 {
-                for i in 0..2 {
-                    rc[i] = s.omega * rc[i] + (1.0 - s.omega) * old[i];
-                }
-                k.project_block(c, rc);
-            }
-            let delta = [rc[0] - old[0], rc[1] - old[1]];
             rows.changed(c, &delta, &mut self.rows);
         }
     }
 
     /// One sweep by colours ([`crate::coloured`]) over 3-D or 2-D contacts: each contact's
-    /// update is the one of [`Nsgs::sweep3`] / [`Nsgs::sweep2`] (the same arithmetic), from the
-    /// values of the colours before its own.
+    /// update is the one of [`Nsgs::sweep`] ([`ContactUpdate::apply`]), from the values of the
+    /// colours before its own.
     fn sweep_coloured(
         &mut self,
         rows: &RowSource<'_>,
@@ -592,8 +637,15 @@ impl Nsgs {
         mu: &[f64],
         reaction: &mut [f64],
     ) {
-        let s = &self.settings;
-        let (blocks, rho, joint_inv) = (&self.blocks, &self.rho, &self.joint_inv);
+        let (blocks, rho) = (&self.blocks, &self.rho);
+        let update = ContactUpdate {
+            s: &self.settings,
+            k,
+            mu,
+            blocks,
+            rho,
+            joint_inv: &self.joint_inv,
+        };
         let Some(col) = self.coloured.as_mut() else {
             return;
         };
@@ -607,85 +659,11 @@ impl Nsgs {
                 if rho[c] == 0.0 {
                     return 0;
                 }
-                let b = &blocks[c];
                 let mut u = [0.0; 3];
                 rows.gather(st, reaction, c, &mut u[..bs]);
-                let old = [rc[0], rc[1], if bs == 3 { rc[2] } else { 0.0 }];
-                let br = mul_bs(b, rc);
-                let it = if let Some(Some(inv)) = joint_inv.get(c) {
-                    free_block_step(inv, &u[..bs], 1.0, rc);
-                    1
-                } else if bs == 2 {
-                    let lin_c = [u[0] - br[0], u[1] - br[1], 0.0];
-                    if local_solve2_exact(b, &lin_c, mu[c], rc) {
-                        1
-                    } else {
-                        local_solve::<2>(
-                            b,
-                            &lin_c,
-                            mu[c],
-                            rho[c],
-                            s.local_max_iter,
-                            s.local_tol,
-                            rc,
-                        )
-                    }
-                } else {
-                    let lin_c = [u[0] - br[0], u[1] - br[1], u[2] - br[2]];
-                    local_solve::<3>(b, &lin_c, mu[c], rho[c], s.local_max_iter, s.local_tol, rc)
-                };
-                if s.omega != 1.0 {
-                    for i in 0..bs {
-                        rc[i] = s.omega * rc[i] + (1.0 - s.omega) * old[i];
-                    }
-                    k.project_block(c, rc);
-                }
-                it as u64
+                update.apply(c, &u, rc).0
             },
             |c, delta, st| rows.changed(c, delta, st),
         );
-    }
-
-    /// One sweep over 3-D contacts (the local De Saxce iteration).
-    fn sweep3(
-        &mut self,
-        rows: &RowSource<'_>,
-        k: &ConstraintSet,
-        mu: &[f64],
-        reaction: &mut [f64],
-    ) {
-        let s = &self.settings;
-        for &c in &self.order {
-            let rho = self.rho[c];
-            if rho == 0.0 {
-                continue;
-            }
-            let o = 3 * c;
-            let b = &self.blocks[c];
-            // lin_c = (W gamma + lin)_c - W_cc gamma_c, with the latest gamma (row c of W)
-            let mut u = [0.0; 3];
-            rows.gather(&self.rows, reaction, c, &mut u);
-            let rc = &mut reaction[o..o + 3];
-            let old = [rc[0], rc[1], rc[2]];
-            let br = mul3(b, rc);
-            let lin_c = [u[0] - br[0], u[1] - br[1], u[2] - br[2]];
-            let it = if let Some(Some(inv)) = self.joint_inv.get(c) {
-                // a joint: the exact solve of W_cc r_c = -lin_c (u_c = 0)
-                free_block_step(inv, &u, 1.0, rc);
-                1
-            } else {
-                local_solve::<3>(b, &lin_c, mu[c], rho, s.local_max_iter, s.local_tol, rc)
-            };
-            self.local_iters += it as u64;
-            if s.omega != 1.0 {
-                // a convex (omega < 1) or extrapolated combination; project back onto K
-                for i in 0..3 {
-                    rc[i] = s.omega * rc[i] + (1.0 - s.omega) * old[i];
-                }
-                k.project_block(c, rc);
-            }
-            let delta = [rc[0] - old[0], rc[1] - old[1], rc[2] - old[2]];
-            rows.changed(c, &delta, &mut self.rows);
-        }
     }
 }

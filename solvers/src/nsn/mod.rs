@@ -281,6 +281,19 @@ enum Linear {
     Sparse(Box<SparseJacobian>),
 }
 
+/// The counters of an [`Nsn`] run (module docs).
+#[derive(Clone, Copy, Debug, Default)]
+struct Counts {
+    /// Step halvings of the line searches.
+    halvings: u64,
+    /// Regularised directions `(J + s ||F|| I) d = -F` tried.
+    shifted_steps: u64,
+    /// Iterations on the descent direction.
+    gradient_steps: u64,
+    /// Factorisations of the Jacobian.
+    factorisations: u64,
+}
+
 /// Semismooth Newton on a contact function ([`cpbench_problems::ProblemClass::Coulomb`]
 /// only).
 pub struct Nsn {
@@ -301,10 +314,8 @@ pub struct Nsn {
     /// centre (length `n` once set).
     alpha: f64,
     centre: Vec<f64>,
-    halvings: u64,
-    shifted_steps: u64,
-    gradient_steps: u64,
-    factorisations: u64,
+    /// The counters (reset at `init`).
+    counts: Counts,
 }
 
 impl Nsn {
@@ -353,10 +364,7 @@ impl Nsn {
             merit: f64::INFINITY,
             alpha: 0.0,
             centre: Vec::new(),
-            halvings: 0,
-            shifted_steps: 0,
-            gradient_steps: 0,
-            factorisations: 0,
+            counts: Counts::default(),
         })
     }
 
@@ -415,7 +423,7 @@ impl Nsn {
         // descends
         let norm_f = (2.0 * theta0).sqrt();
         for scale in SHIFT_SCALES {
-            self.shifted_steps += 1;
+            self.counts.shifted_steps += 1;
             if self.newton_direction(inst.n_mat(), scale * norm_f) {
                 let slope = self.slope(problem);
                 if slope < 0.0
@@ -426,7 +434,7 @@ impl Nsn {
             }
         }
         // J singular, d not finite, or no decrease along d: steepest descent of the merit
-        self.gradient_steps += 1;
+        self.counts.gradient_steps += 1;
         let slope = self.descent_direction();
         if slope < 0.0
             && self.line_search(
@@ -524,7 +532,7 @@ impl Nsn {
             } else {
                 2.0 * t
             };
-            self.halvings += 1;
+            self.counts.halvings += 1;
         }
         false
     }
@@ -532,7 +540,7 @@ impl Nsn {
     /// The Newton direction `(J + shift I) d = -F` into `self.d` (`J` assembled from
     /// `self.ab`); `false` when the matrix is singular or `d` is not finite.
     fn newton_direction(&mut self, w: &CscMatrix, shift: f64) -> bool {
-        self.factorisations += 1;
+        self.counts.factorisations += 1;
         for (d, f) in self.d.iter_mut().zip(&self.f) {
             *d = -f;
         }
@@ -680,10 +688,7 @@ impl Solver for Nsn {
         } else {
             Linear::Sparse(Box::new(SparseJacobian::new(inst.n_mat())?))
         });
-        self.halvings = 0;
-        self.shifted_steps = 0;
-        self.gradient_steps = 0;
-        self.factorisations = 0;
+        self.counts = Counts::default();
         Ok(())
     }
 
@@ -700,10 +705,10 @@ impl Solver for Nsn {
             None => 0,
         };
         vec![
-            ("halvings", self.halvings as f64),
-            ("shifted_steps", self.shifted_steps as f64),
-            ("gradient_steps", self.gradient_steps as f64),
-            ("factorisations", self.factorisations as f64),
+            ("halvings", self.counts.halvings as f64),
+            ("shifted_steps", self.counts.shifted_steps as f64),
+            ("gradient_steps", self.counts.gradient_steps as f64),
+            ("factorisations", self.counts.factorisations as f64),
             ("pattern_nnz", nnz as f64),
         ]
     }

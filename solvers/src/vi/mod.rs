@@ -80,7 +80,7 @@
 //! from the instance; the projection is [`project_coulomb_cone`] and the De Saxce shift uses
 //! `||u_T|| = |u_t|` on 2-D blocks. `step` allocates nothing (vectors allocated in `init`).
 
-use crate::kernels::{coulomb_mu, desaxce_shift, lambda_max, sym_part3};
+use crate::kernels::{coulomb_blocks, desaxce_shift, lambda_max, sym_part3};
 use crate::observer::IterInfo;
 use crate::problem::Problem;
 use crate::settings::{SolverSettings, Validator};
@@ -189,6 +189,19 @@ pub enum ViMethod {
     ExtraGradient,
 }
 
+/// The line search's counters of a [`Vi`] run.
+#[derive(Clone, Copy, Debug, Default)]
+struct Counts {
+    /// Failed trials (the step shrinks).
+    shrinks: u64,
+    /// Growths of the step.
+    grows: u64,
+    /// Iterations whose every trial failed.
+    ls_failures: u64,
+    /// Trials of the last iteration.
+    last_trials: u32,
+}
+
 /// The VI projection methods for the Coulomb problem ([`ProblemClass::Coulomb`] only; module
 /// docs).
 #[derive(Clone, Debug)]
@@ -207,12 +220,8 @@ pub struct Vi {
     /// Current step and its floor (absolute).
     rho: f64,
     rho_floor: f64,
-    /// Counters: failed trials (shrinks), growths, iterations whose every trial failed.
-    shrinks: u64,
-    grows: u64,
-    ls_failures: u64,
-    /// Trials of the last iteration.
-    last_trials: u32,
+    /// The counters (reset at `init`).
+    counts: Counts,
 }
 
 impl Vi {
@@ -229,10 +238,7 @@ impl Vi {
             uz: Vec::new(),
             u_valid: false,
             rho_floor: 0.0,
-            shrinks: 0,
-            grows: 0,
-            ls_failures: 0,
-            last_trials: 0,
+            counts: Counts::default(),
         })
     }
 
@@ -339,17 +345,12 @@ impl Solver for Vi {
         self.uz = vec![0.0; n];
         problem.gradient(&self.r, &mut self.u);
         self.u_valid = true;
-        self.shrinks = 0;
-        self.grows = 0;
-        self.ls_failures = 0;
-        self.last_trials = 0;
+        self.counts = Counts::default();
         Ok(())
     }
 
     fn step(&mut self, problem: &Problem, state: &mut IterState) -> StepResult {
-        let inst = problem.instance();
-        let mu = coulomb_mu(self, inst)?;
-        let bs = problem.constraints().block_size();
+        let (mu, bs) = coulomb_blocks(self, problem)?;
         let s = &self.settings;
         // the state is the solver's last iterate unless someone moved it
         if !self.u_valid || self.r != state.gamma {
@@ -363,7 +364,7 @@ impl Solver for Vi {
         while trials < s.ls_max_iter {
             if trials > 0 {
                 rho *= s.tau;
-                self.shrinks += 1;
+                self.counts.shrinks += 1;
             }
             trials += 1;
             project_step(&self.r, &self.u, rho, mu, bs, &mut self.z);
@@ -374,9 +375,9 @@ impl Solver for Vi {
                 break;
             }
         }
-        self.last_trials = trials;
+        self.counts.last_trials = trials;
         if !accepted {
-            self.ls_failures += 1;
+            self.counts.ls_failures += 1;
         }
         let moved = a2 > 0.0;
         match self.method {
@@ -400,7 +401,7 @@ impl Solver for Vi {
             }
         }
         self.rho = if rho * a1 < s.l_min * a2 {
-            self.grows += 1;
+            self.counts.grows += 1;
             rho * s.grow
         } else {
             rho
@@ -418,9 +419,9 @@ impl Solver for Vi {
     fn counters(&self) -> Vec<(&'static str, f64)> {
         vec![
             ("rho", self.rho),
-            ("rho_shrinks", self.shrinks as f64),
-            ("rho_grows", self.grows as f64),
-            ("line_search_failures", self.ls_failures as f64),
+            ("rho_shrinks", self.counts.shrinks as f64),
+            ("rho_grows", self.counts.grows as f64),
+            ("line_search_failures", self.counts.ls_failures as f64),
         ]
     }
 
@@ -440,7 +441,7 @@ impl Solver for Vi {
     fn iter_info(&self) -> IterInfo {
         let mut info = IterInfo::new();
         info.push("rho", self.rho);
-        info.push("trials", self.last_trials as f64);
+        info.push("trials", self.counts.last_trials as f64);
         info
     }
 }

@@ -3,6 +3,7 @@
 //! bit-identical for any number of threads; below it the passes are the plain loops (the small
 //! instances' results, and the committed baselines, are unchanged).
 
+use cpbench_problems::linalg::{dist2, norm2};
 use cpbench_problems::{ConstraintSet, CscMatrix, Instance, Provenance, ValidationOptions};
 use cpbench_solvers::kernels::{sum_in_order, vec_chunk, vec_chunks, PAR_CHUNK, PAR_MIN_LEN};
 use cpbench_solvers::{ExecSettings, SolveResult, TraceRecorder};
@@ -62,10 +63,11 @@ fn chain_ccp(nc: usize, seed: u64) -> Instance {
     .unwrap()
 }
 
-/// `iters` iterations of `solver` (tolerance 1e-300: never converged), every iterate traced, inside
-/// a rayon pool of `threads` threads.
+/// `iters` iterations of `solver` with `settings` (tolerance 1e-300: never converged), every
+/// iterate traced, inside a rayon pool of `threads` threads.
 fn run_in_pool(
     solver: &str,
+    settings: Option<&serde_json::Value>,
     inst: &Instance,
     iters: u64,
     threads: usize,
@@ -80,7 +82,33 @@ fn run_in_pool(
         .num_threads(threads)
         .build()
         .unwrap()
-        .install(|| traced(solver, None, inst, None, exec))
+        .install(|| traced(solver, settings, inst, None, exec))
+}
+
+/// `solver` with `settings` on `inst` (above the threshold, its last chunk partial), 40
+/// iterations in pools of 1, 2 and 3 threads: the one-thread run ends below the start's
+/// natural-map residual and the others are it bit for bit ([`assert_same_run`]); returns the
+/// one-thread run. `what` names the case in messages.
+fn same_on_1_2_3_threads(
+    what: &str,
+    solver: &str,
+    settings: Option<&serde_json::Value>,
+    inst: &Instance,
+) -> (SolveResult, TraceRecorder) {
+    assert!(inst.n() > PAR_MIN_LEN && inst.n() % PAR_CHUNK != 0);
+    let (r1, t1) = run_in_pool(solver, settings, inst, 40, 1);
+    assert!(
+        r1.residuals.nat_map_rel_2.is_finite()
+            && r1.residuals.nat_map_rel_2 < t1.records[0].residuals.nat_map_rel_2,
+        "{what}: {:?}",
+        r1.residuals
+    );
+    for threads in [2, 3] {
+        let (rk, tk) = run_in_pool(solver, settings, inst, 40, threads);
+        let what = format!("{what}, {threads} threads");
+        assert_same_run(&what, (&r1, &t1), (&rk, &tk));
+    }
+    (r1, t1)
 }
 
 /// Asserts that a run on more threads (`rk`, `tk`) is the one-thread run (`r1`, `t1`) bit for
@@ -130,27 +158,22 @@ fn vec_chunk_is_one_chunk_below_the_threshold() {
 /// and 3 threads: the same iterates and residuals bit for bit, and the same final point.
 #[test]
 fn apgd_spgqp_chunked_passes_are_bit_identical_across_thread_counts() {
+    forty_iterations_same_on_1_2_3_threads(&[("apgd", None), ("spgqp", None)]);
+}
+
+/// Each of `cases` (solver, settings) on the 66,000-unknown CCP and the 66,049-unknown obstacle
+/// box QP: all 40 iterations made (the start and the 40 iterates traced), the same bit for bit
+/// on 1, 2 and 3 threads ([`same_on_1_2_3_threads`]).
+fn forty_iterations_same_on_1_2_3_threads(cases: &[(&str, Option<&serde_json::Value>)]) {
     let ccp = chain_ccp(22_000, 7);
     let boxqp = cpbench_problems::generators::boxqp::obstacle2d(257, 257, 1.0).unwrap();
     for inst in [&ccp, &boxqp] {
-        assert!(inst.n() > PAR_MIN_LEN && inst.n() % PAR_CHUNK != 0);
-        for solver in ["apgd", "spgqp"] {
-            let (r1, t1) = run_in_pool(solver, inst, 40, 1);
-            assert_eq!(r1.iterations, 40, "{solver} on {}", inst.name());
+        for &(solver, settings) in cases {
+            let what = format!("{solver} {settings:?} on {}", inst.name());
+            let (r1, t1) = same_on_1_2_3_threads(&what, solver, settings, inst);
+            assert_eq!(r1.iterations, 40, "{what}");
             // the start and the 40 iterates
             assert_eq!(t1.records.len(), 41);
-            assert!(
-                r1.residuals.nat_map_rel_2.is_finite()
-                    && r1.residuals.nat_map_rel_2 < t1.records[0].residuals.nat_map_rel_2,
-                "{solver} on {}: {:?}",
-                inst.name(),
-                r1.residuals
-            );
-            for threads in [2, 3] {
-                let (rk, tk) = run_in_pool(solver, inst, 40, threads);
-                let what = format!("{solver} on {}, {threads} threads", inst.name());
-                assert_same_run(&what, (&r1, &t1), (&rk, &tk));
-            }
         }
     }
 }
@@ -231,7 +254,7 @@ fn reference_apgd(inst: &Instance, iters: usize) -> Vec<f64> {
 fn apgd_below_the_threshold_is_the_plain_loops_bit_for_bit() {
     let small_box = cpbench_problems::generators::boxqp::obstacle2d(64, 64, 1.0).unwrap();
     for inst in [chain_ccp(1_000, 5), small_box] {
-        let (res, _) = run_in_pool("apgd", &inst, 40, 2);
+        let (res, _) = run_in_pool("apgd", None, &inst, 40, 2);
         // the answer is the best iterate (by the residual) of the 40
         let best = res.best_iteration as usize;
         assert!(best > 20, "{}: best iterate {best}", inst.name());
@@ -251,18 +274,12 @@ fn apgd_below_the_threshold_is_the_plain_loops_bit_for_bit() {
 #[test]
 fn chunked_apgd_matches_the_plain_loops() {
     let inst = chain_ccp(22_000, 11);
-    let (res, _) = run_in_pool("apgd", &inst, 40, 2);
+    let (res, _) = run_in_pool("apgd", None, &inst, 40, 2);
     // the answer is the best iterate (by the residual) of the 40
     let best = res.best_iteration as usize;
     assert!(best > 20, "best iterate {best}");
     let gamma = reference_apgd(&inst, best);
-    let diff: f64 = gamma
-        .iter()
-        .zip(&res.gamma)
-        .map(|(a, b)| (a - b) * (a - b))
-        .sum::<f64>()
-        .sqrt();
-    let scale = gamma.iter().map(|a| a * a).sum::<f64>().sqrt();
+    let (diff, scale) = (dist2(&gamma, &res.gamma), norm2(&gamma));
     assert!(scale > 1.0, "a nontrivial iterate: ||gamma|| = {scale}");
     assert!(
         diff <= 1e-12 * scale,
@@ -337,20 +354,14 @@ fn matches_the_plain_loops(
         (small_box, true),
         (chain_ccp(22_000, 11), false),
     ] {
-        let (res, _) = run_in_pool(solver, &inst, 40, 2);
+        let (res, _) = run_in_pool(solver, None, &inst, 40, 2);
         let best = res.best_iteration as usize;
         assert!(best > min_best, "{}: best iterate {best}", inst.name());
         let x = reference(&inst, best);
         if exact {
             assert_eq!(bits(&res.gamma), bits(&x), "{}", inst.name());
         } else {
-            let diff: f64 = x
-                .iter()
-                .zip(&res.gamma)
-                .map(|(a, b)| (a - b) * (a - b))
-                .sum::<f64>()
-                .sqrt();
-            let scale = x.iter().map(|a| a * a).sum::<f64>().sqrt();
+            let (diff, scale) = (dist2(&x, &res.gamma), norm2(&x));
             assert!(scale > min_scale, "a nontrivial iterate: ||x|| = {scale}");
             assert!(
                 diff <= 1e-10 * scale,
@@ -373,45 +384,12 @@ fn spgqp_is_the_plain_loops_below_the_threshold_and_close_above() {
 /// counters.
 #[test]
 fn bb_jacobi_chunked_passes_are_bit_identical_across_thread_counts() {
-    let ccp = chain_ccp(22_000, 7);
-    let boxqp = cpbench_problems::generators::boxqp::obstacle2d(257, 257, 1.0).unwrap();
     let relaxed = serde_json::json!({"omega": 0.4, "lambda": 0.9});
-    for inst in [&ccp, &boxqp] {
-        assert!(inst.n() > PAR_MIN_LEN && inst.n() % PAR_CHUNK != 0);
-        for (solver, settings) in [("bb", None), ("jacobi", None), ("jacobi", Some(&relaxed))] {
-            let run = |threads: usize| {
-                let exec = ExecSettings {
-                    tol: 1e-300,
-                    max_iter: 40,
-                    stall_window: None,
-                    ..Default::default()
-                };
-                rayon::ThreadPoolBuilder::new()
-                    .num_threads(threads)
-                    .build()
-                    .unwrap()
-                    .install(|| traced(solver, settings, inst, None, exec))
-            };
-            let (r1, t1) = run(1);
-            assert_eq!(r1.iterations, 40, "{solver} on {}", inst.name());
-            assert_eq!(t1.records.len(), 41);
-            assert!(
-                r1.residuals.nat_map_rel_2.is_finite()
-                    && r1.residuals.nat_map_rel_2 < t1.records[0].residuals.nat_map_rel_2,
-                "{solver} on {}: {:?}",
-                inst.name(),
-                r1.residuals
-            );
-            for threads in [2, 3] {
-                let (rk, tk) = run(threads);
-                let what = format!(
-                    "{solver} {settings:?} on {}, {threads} threads",
-                    inst.name()
-                );
-                assert_same_run(&what, (&r1, &t1), (&rk, &tk));
-            }
-        }
-    }
+    forty_iterations_same_on_1_2_3_threads(&[
+        ("bb", None),
+        ("jacobi", None),
+        ("jacobi", Some(&relaxed)),
+    ]);
 }
 
 /// BB as it was before the chunked passes (the whole-vector loops of `Bb::init` and `Bb::step`,
@@ -463,7 +441,7 @@ fn reference_bb(inst: &Instance, iters: usize) -> Vec<f64> {
 /// given `omega` and `lambda`, `B` from the trace rule) from the executor's start `P_K(0)`: the
 /// `iters`-th iterate.
 fn reference_jacobi(inst: &Instance, omega: f64, lambda: f64, iters: usize) -> Vec<f64> {
-    use cpbench_solvers::kernels::trace_mean;
+    use cpbench_solvers::kernels::{inverse_block_scales, trace_mean};
     let n = inst.n();
     let k = inst.constraints();
     let bs = k.block_size();
@@ -477,15 +455,7 @@ fn reference_jacobi(inst: &Instance, omega: f64, lambda: f64, iters: usize) -> V
             }
         })
         .collect();
-    let binv: Vec<f64> = (0..n)
-        .map(|i| {
-            if d[i / bs] > 0.0 {
-                1.0 / d[i / bs]
-            } else {
-                0.0
-            }
-        })
-        .collect();
+    let binv = inverse_block_scales(&d, bs);
     let mut x = vec![0.0; n];
     k.project(&mut x);
     let mut g = vec![0.0; n];
@@ -523,17 +493,7 @@ fn jacobi_is_the_plain_loop_bit_for_bit() {
     let small_box = cpbench_problems::generators::boxqp::obstacle2d(64, 64, 1.0).unwrap();
     let settings = serde_json::json!({"omega": 0.4, "lambda": 0.9});
     for inst in [chain_ccp(1_000, 5), small_box, chain_ccp(22_000, 11)] {
-        let exec = ExecSettings {
-            tol: 1e-300,
-            max_iter: 40,
-            stall_window: None,
-            ..Default::default()
-        };
-        let (res, _) = rayon::ThreadPoolBuilder::new()
-            .num_threads(3)
-            .build()
-            .unwrap()
-            .install(|| traced("jacobi", Some(&settings), &inst, None, exec));
+        let (res, _) = run_in_pool("jacobi", Some(&settings), &inst, 40, 3);
         let best = res.best_iteration as usize;
         assert!(best > 10, "{}: best iterate {best}", inst.name());
         assert_eq!(
@@ -587,18 +547,11 @@ fn mprgp_mpgp_chunked_passes_are_bit_identical_across_thread_counts() {
         ("mpgp", &lcp),
         ("mpgp", &ccp),
     ] {
-        assert!(inst.n() > PAR_MIN_LEN && inst.n() % PAR_CHUNK != 0);
-        let (r1, t1) = run_in_pool(solver, inst, 40, 1);
         let what = format!("{solver} on {}", inst.name());
+        let (r1, t1) = same_on_1_2_3_threads(&what, solver, None, inst);
         // 40 iterations, or fewer where MPRGP reaches a KKT point to working precision
         assert!(r1.iterations >= 20, "{what}: {:?}", r1.status);
         assert_eq!(t1.records.len() as u64, r1.iterations + 1);
-        assert!(
-            r1.residuals.nat_map_rel_2.is_finite()
-                && r1.residuals.nat_map_rel_2 < t1.records[0].residuals.nat_map_rel_2,
-            "{what}: {:?}",
-            r1.residuals
-        );
         let count = |name: &str| {
             r1.counters
                 .iter()
@@ -615,10 +568,5 @@ fn mprgp_mpgp_chunked_passes_are_bit_identical_across_thread_counts() {
             "{what}: {:?}",
             r1.counters
         );
-        for threads in [2, 3] {
-            let (rk, tk) = run_in_pool(solver, inst, 40, threads);
-            let what = format!("{what}, {threads} threads");
-            assert_same_run(&what, (&r1, &t1), (&rk, &tk));
-        }
     }
 }

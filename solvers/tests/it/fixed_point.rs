@@ -362,7 +362,7 @@ mod parts {
 
 /// `tfp`'s local Tresca solve and settings.
 mod tfp {
-    use cpbench_solvers::fixed_point::{local_cylinder, Tfp, TfpSettings};
+    use cpbench_solvers::fixed_point::{local_cylinder, Tfp, TrescaSettings};
     use cpbench_solvers::kernels::lambda_max;
 
     #[test]
@@ -403,7 +403,7 @@ mod tfp {
 
     #[test]
     fn settings_validation() {
-        let breaks: [fn(&mut TfpSettings); 5] = [
+        let breaks: [fn(&mut TrescaSettings); 5] = [
             |s| s.inner_max_iter = 0,
             |s| s.inner_tol_ratio = 0.0,
             |s| s.inner_tol_min = -1.0,
@@ -416,11 +416,11 @@ mod tfp {
 
 /// `pfp`'s settings.
 mod pfp {
-    use cpbench_solvers::fixed_point::{Pfp, PfpSettings};
+    use cpbench_solvers::fixed_point::{Pfp, TrescaSettings};
 
     #[test]
     fn settings_validation() {
-        let breaks: [fn(&mut PfpSettings); 5] = [
+        let breaks: [fn(&mut TrescaSettings); 5] = [
             |s| s.inner_max_iter = 0,
             |s| s.inner_tol_ratio = -1.0,
             |s| s.inner_tol_min = f64::INFINITY,

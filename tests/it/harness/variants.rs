@@ -9,6 +9,11 @@ fn toks(s: &[&str]) -> Vec<String> {
     s.iter().map(|t| t.to_string()).collect()
 }
 
+/// The labels of the variants `v`, in order.
+fn labels(v: &[SolverSpec]) -> Vec<&str> {
+    v.iter().map(|s| s.label.as_str()).collect()
+}
+
 fn setting(v: &SolverSpec, k: &str) -> Option<Value> {
     v.settings.as_ref().and_then(|s| s.get(k)).cloned()
 }
@@ -28,9 +33,8 @@ fn tokens_expand_to_labelled_variants() {
         None,
     )
     .unwrap();
-    let labels: Vec<&str> = v.iter().map(|s| s.label.as_str()).collect();
     assert_eq!(
-        labels,
+        labels(&v),
         [
             "pgs",
             "pgs@omega=0.8",
@@ -52,9 +56,8 @@ fn tokens_expand_to_labelled_variants() {
 #[test]
 fn sweeps_include_the_endpoint_and_print_clean_values() {
     let v = expand(&toks(&["pgs@omega=0.6:1.4:0.2"]), None, None).unwrap();
-    let labels: Vec<&str> = v.iter().map(|s| s.label.as_str()).collect();
     assert_eq!(
-        labels,
+        labels(&v),
         [
             "pgs@omega=0.6",
             "pgs@omega=0.8",
@@ -65,9 +68,8 @@ fn sweeps_include_the_endpoint_and_print_clean_values() {
     );
     assert_eq!(setting(&v[1], "omega"), Some(Value::from(0.8)));
     let v = expand(&toks(&["pgs@omega=0.5:1:0.5@lambda=0.5:1:0.5"]), None, None).unwrap();
-    let labels: Vec<&str> = v.iter().map(|s| s.label.as_str()).collect();
     assert_eq!(
-        labels,
+        labels(&v),
         [
             "pgs@omega=0.5@lambda=0.5",
             "pgs@omega=0.5@lambda=1",
