@@ -255,3 +255,24 @@ fn auto_moves_large_2d_instances_to_2x2_blocks() {
     assert_eq!(m2.nnz(), BLOCK_MIN_NNZ - 2);
     assert_eq!(make(m2).operator_kind(), OperatorKind::Csc);
 }
+
+/// Not a check: writes the first-step CCP of a disc stack with `CPBENCH_DISC_STACK_BASE`
+/// discs in its base row (default 260: about 1e5 contacts) to the `.npz` file
+/// `CPBENCH_DISC_STACK_OUT`, the planar instance of the CSC against 2x2-block measurement in
+/// docs/scale.md (the generator's `disc-hopper` starts its discs in a tall falling column and
+/// reaches 1e4 contacts only after many steps). Run with
+/// `CPBENCH_DISC_STACK_OUT=stack.npz cargo test -p cpbench --test it write_disc_stack --
+/// --ignored`.
+#[test]
+#[ignore = "writes a measurement instance; see its documentation"]
+fn write_disc_stack() {
+    let out = std::env::var("CPBENCH_DISC_STACK_OUT").expect("CPBENCH_DISC_STACK_OUT");
+    let base = std::env::var("CPBENCH_DISC_STACK_BASE").map_or(260, |b| b.parse().unwrap());
+    let inst = disc_stack(base);
+    cpbench_problems::io::npz::write_npz(&inst, std::path::Path::new(&out)).unwrap();
+    eprintln!(
+        "{out}: {} contacts, {} stored entries",
+        inst.n_blocks(),
+        inst.nnz()
+    );
+}
