@@ -258,21 +258,48 @@ fn auto_moves_large_2d_instances_to_2x2_blocks() {
 
 /// Not a check: writes the first-step CCP of a disc stack with `CPBENCH_DISC_STACK_BASE`
 /// discs in its base row (default 260: about 1e5 contacts) to the `.npz` file
-/// `CPBENCH_DISC_STACK_OUT`, the planar instance of the CSC against 2x2-block measurement in
-/// docs/scale.md (the generator's `disc-hopper` starts its discs in a tall falling column and
-/// reaches 1e4 contacts only after many steps). Run with
-/// `CPBENCH_DISC_STACK_OUT=stack.npz cargo test -p cpbench --test it write_disc_stack --
-/// --ignored`.
+/// `CPBENCH_DISC_STACK_OUT` when set, and prints the time of one `N`-product on CSC and on 2x2
+/// blocks (median of 5 samples of 20 products each): the planar measurement of docs/scale.md
+/// (the generator's `disc-hopper` starts its discs in a tall falling column and reaches 1e4
+/// contacts only after many steps). Run with `cargo test --release -p cpbench --test it
+/// write_disc_stack -- --ignored --nocapture`.
 #[test]
-#[ignore = "writes a measurement instance; see its documentation"]
+#[ignore = "writes and times a measurement instance; see its documentation"]
 fn write_disc_stack() {
-    let out = std::env::var("CPBENCH_DISC_STACK_OUT").expect("CPBENCH_DISC_STACK_OUT");
     let base = std::env::var("CPBENCH_DISC_STACK_BASE").map_or(260, |b| b.parse().unwrap());
     let inst = disc_stack(base);
-    cpbench_problems::io::npz::write_npz(&inst, std::path::Path::new(&out)).unwrap();
+    if let Ok(out) = std::env::var("CPBENCH_DISC_STACK_OUT") {
+        cpbench_problems::io::npz::write_npz(&inst, std::path::Path::new(&out)).unwrap();
+    }
+    let n = inst.n();
     eprintln!(
-        "{out}: {} contacts, {} stored entries",
+        "{} contacts, {} stored entries",
         inst.n_blocks(),
         inst.nnz()
     );
+    let x: Vec<f64> = (0..n).map(|i| (i as f64 * 0.37).sin()).collect();
+    let mut y = vec![0.0; n];
+    for kind in [OperatorKind::Csc, OperatorKind::Block] {
+        let inst = inst.clone().with_operator(kind).unwrap();
+        inst.matvec(&x, &mut y);
+        let mut samples: Vec<f64> = (0..5)
+            .map(|_| {
+                let t = std::time::Instant::now();
+                for _ in 0..20 {
+                    inst.matvec(&x, &mut y);
+                }
+                t.elapsed().as_secs_f64() / 20.0
+            })
+            .collect();
+        samples.sort_by(f64::total_cmp);
+        let bytes = inst.operator_bytes() as f64;
+        eprintln!(
+            "{kind}: {:.1} MB per product, {:.3} ms per product (median of 5; {:.3}-{:.3}), {:.1} GB/s",
+            bytes / 1e6,
+            1e3 * samples[2],
+            1e3 * samples[0],
+            1e3 * samples[4],
+            bytes / samples[2] / 1e9
+        );
+    }
 }
