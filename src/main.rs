@@ -105,7 +105,8 @@ pub enum OperatorArg {
     Auto,
     /// Full symmetric compressed sparse columns.
     Csc,
-    /// Symmetric 3x3 (or 1x1) block storage, upper triangle, u32 indices.
+    /// Symmetric block storage, upper triangle, u32 indices: 3x3 blocks for 3-D cones, 2x2 for
+    /// 2-D (planar) cones, 1x1 for LCP and box QP.
     Block,
     /// D^T M^-1 D from the factors (instances that carry D and M).
     MatrixFree,

@@ -71,13 +71,13 @@ pub struct Assembly {
     lists_for: Option<usize>,
 }
 
-/// `bs` is 1 (frictionless) or 3 (cones). Errors: [`cpbench_problems::ProblemError::SizeMismatch`].
+/// `bs` is 1 (frictionless) or 3 (3-D cones). Errors:
+/// [`cpbench_problems::ProblemError::UnsupportedBlockSize`] naming `bs`.
 fn check_block_size(bs: usize) -> PResult<()> {
     if bs != 1 && bs != 3 {
-        return Err(cpbench_problems::ProblemError::SizeMismatch {
-            what: "block size".into(),
-            expected: 3,
+        return Err(cpbench_problems::ProblemError::UnsupportedBlockSize {
             found: bs,
+            expected: "1 or 3 (3-D contacts)".into(),
         });
     }
     Ok(())
@@ -421,8 +421,9 @@ impl Assembly {
     /// Parallel and deterministic: the block-row lengths are counted per contact, a prefix
     /// sum places the rows, then every row writes its own block columns and values.
     /// `recycle` may hold a previous matrix ([`BlockSymMatrix::into_upper_parts`] is used to
-    /// reuse its storage). Errors: [`cpbench_problems::ProblemError::SizeMismatch`] for `bs`
-    /// other than 1 or 3 or more than `u32::MAX` contacts or blocks, and
+    /// reuse its storage). Errors: [`cpbench_problems::ProblemError::UnsupportedBlockSize`]
+    /// for `bs` other than 1 or 3, [`cpbench_problems::ProblemError::SizeMismatch`] for more
+    /// than `u32::MAX` contacts or blocks, and
     /// [`cpbench_problems::ProblemError::NonFinite`] when the state was not finite.
     pub fn delassus_blocks(
         &mut self,
@@ -541,7 +542,7 @@ impl Assembly {
     /// `N = D^T M^-1 D` for block size `bs` (3: all directions, CCP; 1: normals only, LCP),
     /// `bs nc x bs nc`, exactly symmetric, from the blocks of the last [`Assembly::jacobian`].
     /// `nb` is the number of bodies the blocks were built for. Errors:
-    /// [`cpbench_problems::ProblemError::SizeMismatch`] for `bs` other than 1 or 3, and
+    /// [`cpbench_problems::ProblemError::UnsupportedBlockSize`] for `bs` other than 1 or 3, and
     /// [`cpbench_problems::ProblemError::NonFinite`] from the checked [`CscMatrix::from_csc_parts`] when
     /// the state was not finite.
     ///

@@ -161,6 +161,15 @@ pub enum ProblemError {
         /// Cone dimension (unknowns per contact).
         dim: usize,
     },
+    /// A block size the symmetric block storage ([`crate::operator::BlockSymMatrix`]) does
+    /// not take.
+    #[error("block size {found} is not supported by the block storage (expected {expected})")]
+    UnsupportedBlockSize {
+        /// The block size given.
+        found: usize,
+        /// The block sizes taken, in words.
+        expected: String,
+    },
     /// A cone dimension other than 2 or 3.
     #[error("cone dimension {dim} is not supported (2 or 3 unknowns per contact)")]
     UnsupportedConeDim {

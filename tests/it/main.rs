@@ -24,6 +24,7 @@ mod joints;
 mod lcp_pivoting_cli;
 mod npz;
 mod operators;
+mod operators_2d;
 mod output_names;
 mod permon;
 mod report_fidelity;

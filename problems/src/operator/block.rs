@@ -1,11 +1,13 @@
 //! Symmetric block-sparse storage of `N`: the upper triangle by block rows, `bs x bs` blocks
-//! (3 for Coulomb cones, 1 for LCP and box QP) stored row-major, `u32` block-column indices.
+//! (3 for 3-D Coulomb cones, 2 for 2-D (planar) cones, 1 for LCP and box QP) stored row-major,
+//! `u32` block-column indices ([`BLOCK_SIZES`]).
 //!
 //! # Bytes
 //! A 3x3 block costs 72 bytes of values and 4 of index; only blocks `(I, J)` with `J >= I` are
 //! stored, so a product reads about `76 (nnz(N) / 9 + n / 3) / 2` bytes instead of the
 //! `16 nnz(N)` of full CSC storage with `usize` indices (pyramid-40: about 100 MB instead of
-//! 380 MB).
+//! 380 MB). A 2x2 block costs 32 + 4 bytes: about `36 (nnz(N) / 4 + n / 2) / 2` bytes, some
+//! 4.5 bytes per entry of `N` (3.6 times less than CSC when the blocks are full).
 //!
 //! # Product
 //! `y = N x` visits every stored block once: `y_I += B_IJ x_J` (gather) and, off the diagonal,
@@ -24,12 +26,13 @@
 //! once on first use: 8 bytes per stored off-diagonal block, no second copy of the values).
 //!
 //! # Exactness
-//! Built from a CSC matrix, each block remembers which of its entries were stored (a 9-bit
+//! Built from a CSC matrix, each block remembers which of its entries were stored (a `bs^2`-bit
 //! mask), so [`BlockSymMatrix::to_csc`] gives back the same structure and values bit for bit,
 //! and the content hash of an instance does not depend on its storage.
 
 use crate::error::{ProblemError, Result};
 use crate::linalg::CscMatrix;
+use bytemuck::Pod;
 use rayon::prelude::*;
 use std::sync::{Mutex, OnceLock};
 
@@ -106,12 +109,13 @@ impl SpillPool {
 impl BlockSymMatrix {
     /// Build from the upper triangle by block rows.
     ///
-    /// `bs` is 1 or 3; `nb` block rows (`n = bs nb`); `row_ptr` (length `nb + 1`, starting at 0,
+    /// `bs` is 1, 2 or 3 ([`BLOCK_SIZES`]); `nb` block rows (`n = bs nb`); `row_ptr` (length `nb + 1`, starting at 0,
     /// non-decreasing) delimits the blocks of each row; `col[p] >= row` are block columns,
     /// strictly increasing within a row; `vals` holds `bs * bs` numbers per block, row-major
     /// (`vals[p bs^2 + a bs + b] = N[bs I + a, bs J + b]`). The diagonal blocks must be
     /// symmetric (they are used as stored for both triangles). Errors:
-    /// [`ProblemError::SizeMismatch`] (lengths, `bs`, more than `u32::MAX` blocks or rows),
+    /// [`ProblemError::UnsupportedBlockSize`] (`bs`), [`ProblemError::SizeMismatch`] (lengths,
+    /// more than `u32::MAX` blocks or rows),
     /// [`ProblemError::IndexOutOfRange`] (a column below the diagonal, out of range or not
     /// increasing), [`ProblemError::NonFinite`].
     pub fn from_upper_parts(
@@ -126,9 +130,7 @@ impl BlockSymMatrix {
             expected,
             found,
         };
-        if bs != 1 && bs != 3 {
-            return Err(mismatch("block size", 3, bs));
-        }
+        check_block_size(bs)?;
         if nb > u32::MAX as usize || col.len() > u32::MAX as usize {
             return Err(mismatch(
                 "blocks (u32 indices)",
@@ -189,7 +191,9 @@ impl BlockSymMatrix {
     /// Convert a symmetric CSC matrix (full storage, as held by an instance) with block size
     /// `bs`. Reads the lower triangle of `N` (by symmetry the transposed upper one); a block is
     /// stored when any of its entries is. Errors: [`ProblemError::NotSquare`],
-    /// [`ProblemError::NotMultipleOfThree`] for `bs = 3` and `n` not a multiple of 3, and those of
+    /// [`ProblemError::UnsupportedBlockSize`], [`ProblemError::NotMultipleOfThree`] for `bs = 3`
+    /// and `n` not a multiple of 3, [`ProblemError::NotMultipleOfConeDim`] for `bs = 2` and `n`
+    /// odd, and those of
     /// [`BlockSymMatrix::from_upper_parts`].
     pub fn from_csc(m: &CscMatrix, bs: usize) -> Result<Self> {
         if m.nrows() != m.ncols() {
@@ -198,9 +202,14 @@ impl BlockSymMatrix {
                 ncols: m.ncols(),
             });
         }
+        check_block_size(bs)?;
         let n = m.nrows();
-        if bs == 3 && n % 3 != 0 {
-            return Err(ProblemError::NotMultipleOfThree { n });
+        if n % bs != 0 {
+            return Err(if bs == 3 {
+                ProblemError::NotMultipleOfThree { n }
+            } else {
+                ProblemError::NotMultipleOfConeDim { n, dim: bs }
+            });
         }
         let nb = n / bs;
         let (cp, ri, va) = (m.col_ptr(), m.row_idx(), m.values());
@@ -281,7 +290,7 @@ impl BlockSymMatrix {
         Ok(out)
     }
 
-    /// Block size (1 or 3).
+    /// Block size (1, 2 or 3).
     pub fn block_size(&self) -> usize {
         self.bs
     }
@@ -338,7 +347,7 @@ impl BlockSymMatrix {
 
     /// True when the matrix was built by [`BlockSymMatrix::from_csc`] from a matrix that
     /// leaves some entries of its stored blocks out: each block then remembers which entries
-    /// were stored (a 9-bit mask, module documentation), so that [`BlockSymMatrix::to_csc`] and
+    /// were stored (a `bs^2`-bit mask, module documentation), so that [`BlockSymMatrix::to_csc`] and
     /// [`BlockSymMatrix::full_nnz`] give back that pattern. False when every block is full
     /// (always for `bs = 1`).
     pub fn has_entry_masks(&self) -> bool {
@@ -410,6 +419,7 @@ impl BlockSymMatrix {
             };
             match self.bs {
                 3 => self.chunk_product::<3>(all, x, y, &mut []),
+                2 => self.chunk_product::<2>(all, x, y, &mut []),
                 _ => self.chunk_product::<1>(all, x, y, &mut []),
             }
             return;
@@ -423,6 +433,7 @@ impl BlockSymMatrix {
         spill.resize(spill_len, 0.0);
         match self.bs {
             3 => self.par_product::<3>(&self.chunks, x, y, &mut spill),
+            2 => self.par_product::<2>(&self.chunks, x, y, &mut spill),
             _ => self.par_product::<1>(&self.chunks, x, y, &mut spill),
         }
         // add the spills, in chunk order, over disjoint pieces of y
@@ -458,7 +469,10 @@ impl BlockSymMatrix {
         x: &[f64],
         y: &mut [f64],
         spill: &mut [f64],
-    ) {
+    ) where
+        [f64; BS]: Pod,
+        [[f64; BS]; BS]: Pod,
+    {
         if chunks.len() == 1 {
             self.chunk_product::<BS>(chunks[0], x, y, spill);
             return;
@@ -476,79 +490,56 @@ impl BlockSymMatrix {
     }
 
     /// Product of the block rows of one chunk: `y` holds its rows (`start..end`), `spill` the
-    /// rows `end..reach`; both are overwritten.
+    /// rows `end..reach`; both are overwritten. On fixed-size arrays (`BS` 1, 2 or 3), so the
+    /// inner products compile to straight-line code without bounds checks; each block's row
+    /// `a` is summed as `b_a0 x_0 + b_a1 x_1 + ...` (left to right) before it is added, the
+    /// order the 3x3 and 1x1 products always had.
     #[inline]
-    fn chunk_product<const BS: usize>(
-        &self,
-        c: Chunk,
-        x: &[f64],
-        y: &mut [f64],
-        spill: &mut [f64],
-    ) {
-        if BS == 3 {
-            self.chunk_product3(c, x, y, spill);
-        } else {
-            self.chunk_product1(c, x, y, spill);
-        }
-    }
-
-    /// [`BlockSymMatrix::chunk_product`] for 3x3 blocks: fixed-size arrays, so the inner
-    /// products compile to straight-line code without bounds checks.
-    fn chunk_product3(&self, c: Chunk, x: &[f64], y: &mut [f64], spill: &mut [f64]) {
+    fn chunk_product<const BS: usize>(&self, c: Chunk, x: &[f64], y: &mut [f64], spill: &mut [f64])
+    where
+        [f64; BS]: Pod,
+        [[f64; BS]; BS]: Pod,
+    {
         y.iter_mut().for_each(|v| *v = 0.0);
         spill.iter_mut().for_each(|v| *v = 0.0);
-        let x3: &[[f64; 3]] = as_blocks3(x);
-        let (y3, s3) = (as_blocks3_mut(y), as_blocks3_mut(spill));
+        let xb: &[[f64; BS]] = as_blocks(x);
+        let (yb, sb) = (as_blocks_mut::<BS>(y), as_blocks_mut::<BS>(spill));
+        let (p0, p1) = (self.row_ptr[c.start], self.row_ptr[c.end]);
+        let vals = as_matrices::<BS>(&self.vals[BS * BS * p0..BS * BS * p1]);
         for i in c.start..c.end {
-            let (p0, p1) = (self.row_ptr[i], self.row_ptr[i + 1]);
-            let xi = x3[i];
-            let mut yi = [0.0f64; 3];
-            let cols = &self.col[p0..p1];
-            let blks: &[[f64; 9]] = as_blocks9(&self.vals[9 * p0..9 * p1]);
-            for (&j, b) in cols.iter().zip(blks) {
+            let (q0, q1) = (self.row_ptr[i] - p0, self.row_ptr[i + 1] - p0);
+            let xi = xb[i];
+            let mut yi = [0.0f64; BS];
+            let cols = &self.col[p0 + q0..p0 + q1];
+            for (&j, b) in cols.iter().zip(&vals[q0..q1]) {
                 let j = j as usize;
-                let xj = x3[j];
-                yi[0] += b[0] * xj[0] + b[1] * xj[1] + b[2] * xj[2];
-                yi[1] += b[3] * xj[0] + b[4] * xj[1] + b[5] * xj[2];
-                yi[2] += b[6] * xj[0] + b[7] * xj[1] + b[8] * xj[2];
+                let xj = xb[j];
+                for a in 0..BS {
+                    let mut s = b[a][0] * xj[0];
+                    for k in 1..BS {
+                        s += b[a][k] * xj[k];
+                    }
+                    yi[a] += s;
+                }
                 if j != i {
                     let t = if j < c.end {
-                        &mut y3[j - c.start]
+                        &mut yb[j - c.start]
                     } else {
-                        &mut s3[j - c.end]
+                        &mut sb[j - c.end]
                     };
-                    t[0] += b[0] * xi[0] + b[3] * xi[1] + b[6] * xi[2];
-                    t[1] += b[1] * xi[0] + b[4] * xi[1] + b[7] * xi[2];
-                    t[2] += b[2] * xi[0] + b[5] * xi[1] + b[8] * xi[2];
-                }
-            }
-            let own = &mut y3[i - c.start];
-            own[0] += yi[0];
-            own[1] += yi[1];
-            own[2] += yi[2];
-        }
-    }
-
-    /// [`BlockSymMatrix::chunk_product`] for 1x1 blocks (LCP, box QP).
-    fn chunk_product1(&self, c: Chunk, x: &[f64], y: &mut [f64], spill: &mut [f64]) {
-        y.iter_mut().for_each(|v| *v = 0.0);
-        spill.iter_mut().for_each(|v| *v = 0.0);
-        for i in c.start..c.end {
-            let (p0, p1) = (self.row_ptr[i], self.row_ptr[i + 1]);
-            let xi = x[i];
-            let mut yi = 0.0;
-            for (&j, &v) in self.col[p0..p1].iter().zip(&self.vals[p0..p1]) {
-                let j = j as usize;
-                yi += v * x[j];
-                if j != i {
-                    if j < c.end {
-                        y[j - c.start] += v * xi;
-                    } else {
-                        spill[j - c.end] += v * xi;
+                    for a in 0..BS {
+                        let mut s = b[0][a] * xi[0];
+                        for k in 1..BS {
+                            s += b[k][a] * xi[k];
+                        }
+                        t[a] += s;
                     }
                 }
             }
-            y[i - c.start] += yi;
+            let own = &mut yb[i - c.start];
+            for a in 0..BS {
+                own[a] += yi[a];
+            }
         }
     }
 
@@ -587,34 +578,14 @@ impl BlockSymMatrix {
     }
 
     /// `out = (N x)_I`, block row `I` with the current `x` (length `bs`): the stored blocks of
-    /// row `I` and, through the transposed index, `B_KI^T x_K` for `K < I`. Shapes: `x` of
-    /// length `n`, `out` of length `bs`.
+    /// row `I` and, through the transposed index, `B_KI^T x_K` for `K < I`, every term added
+    /// to `out` on its own, in storage order. Shapes: `x` of length `n`, `out` of length `bs`.
     #[inline]
     pub fn block_row_product(&self, i: usize, x: &[f64], out: &mut [f64]) {
-        if self.bs == 3 {
-            return self.block_row_product3(i, x, out);
-        }
-        let bs = self.bs;
-        let bb = bs * bs;
-        out.iter_mut().for_each(|v| *v = 0.0);
-        for p in self.row_ptr[i]..self.row_ptr[i + 1] {
-            let j = self.col[p] as usize;
-            let blk = &self.vals[p * bb..(p + 1) * bb];
-            for a in 0..bs {
-                for b in 0..bs {
-                    out[a] += blk[a * bs + b] * x[bs * j + b];
-                }
-            }
-        }
-        let low = self.lower();
-        for &(k, p) in &low.entries[low.ptr[i]..low.ptr[i + 1]] {
-            let (k, p) = (k as usize, p as usize);
-            let blk = &self.vals[p * bb..(p + 1) * bb];
-            for b in 0..bs {
-                for a in 0..bs {
-                    out[b] += blk[a * bs + b] * x[bs * k + a];
-                }
-            }
+        match self.bs {
+            3 => self.block_row_product_n::<3>(i, x, out),
+            2 => self.block_row_product_n::<2>(i, x, out),
+            _ => self.block_row_product_n::<1>(i, x, out),
         }
     }
 
@@ -636,33 +607,36 @@ impl BlockSymMatrix {
         );
     }
 
-    /// [`BlockSymMatrix::block_row_product`] for 3x3 blocks, on fixed-size arrays (the same
-    /// summation order as the general loop).
+    /// [`BlockSymMatrix::block_row_product`] on fixed-size arrays (`BS` 1, 2 or 3).
     #[inline]
-    fn block_row_product3(&self, i: usize, x: &[f64], out: &mut [f64]) {
-        let x3 = as_blocks3(x);
-        let v9 = as_blocks9(&self.vals);
-        let mut o = [0.0f64; 3];
+    fn block_row_product_n<const BS: usize>(&self, i: usize, x: &[f64], out: &mut [f64])
+    where
+        [f64; BS]: Pod,
+        [[f64; BS]; BS]: Pod,
+    {
+        let xb = as_blocks::<BS>(x);
+        let vb = as_matrices::<BS>(&self.vals);
+        let mut o = [0.0f64; BS];
         let (a, b) = (self.row_ptr[i], self.row_ptr[i + 1]);
-        for (blk, &j) in v9[a..b].iter().zip(&self.col[a..b]) {
-            let xj = &x3[j as usize];
-            for r in 0..3 {
-                o[r] += blk[3 * r] * xj[0];
-                o[r] += blk[3 * r + 1] * xj[1];
-                o[r] += blk[3 * r + 2] * xj[2];
+        for (blk, &j) in vb[a..b].iter().zip(&self.col[a..b]) {
+            let xj = &xb[j as usize];
+            for (r, or) in o.iter_mut().enumerate() {
+                for k in 0..BS {
+                    *or += blk[r][k] * xj[k];
+                }
             }
         }
         let low = self.lower();
         for &(k, p) in &low.entries[low.ptr[i]..low.ptr[i + 1]] {
-            let blk = &v9[p as usize];
-            let xk = &x3[k as usize];
-            for c in 0..3 {
-                o[c] += blk[c] * xk[0];
-                o[c] += blk[3 + c] * xk[1];
-                o[c] += blk[6 + c] * xk[2];
+            let blk = &vb[p as usize];
+            let xk = &xb[k as usize];
+            for (c, oc) in o.iter_mut().enumerate() {
+                for r in 0..BS {
+                    *oc += blk[r][c] * xk[r];
+                }
             }
         }
-        out[..3].copy_from_slice(&o);
+        out[..BS].copy_from_slice(&o);
     }
 
     /// The full symmetric CSC matrix (both triangles), with exactly the entries it was built
@@ -706,20 +680,44 @@ impl BlockSymMatrix {
     }
 }
 
-/// View a slice whose length is a multiple of 3 as 3-vectors (panics otherwise: an internal
-/// invariant of the block layout).
-fn as_blocks3(v: &[f64]) -> &[[f64; 3]] {
+/// View a slice whose length is a multiple of `BS` as `BS`-vectors (panics otherwise: an
+/// internal invariant of the block layout).
+fn as_blocks<const BS: usize>(v: &[f64]) -> &[[f64; BS]]
+where
+    [f64; BS]: Pod,
+{
     bytemuck::cast_slice(v)
 }
 
-/// Mutable [`as_blocks3`].
-fn as_blocks3_mut(v: &mut [f64]) -> &mut [[f64; 3]] {
+/// Mutable [`as_blocks`].
+fn as_blocks_mut<const BS: usize>(v: &mut [f64]) -> &mut [[f64; BS]]
+where
+    [f64; BS]: Pod,
+{
     bytemuck::cast_slice_mut(v)
 }
 
-/// View block values as row-major 3x3 blocks.
-fn as_blocks9(v: &[f64]) -> &[[f64; 9]] {
+/// View block values as row-major `BS x BS` blocks (`blk[a][b]`).
+fn as_matrices<const BS: usize>(v: &[f64]) -> &[[[f64; BS]; BS]]
+where
+    [[f64; BS]; BS]: Pod,
+{
     bytemuck::cast_slice(v)
+}
+
+/// The block sizes the storage takes: 1 (LCP, box QP), 2 (2-D Coulomb cones), 3 (3-D cones).
+pub const BLOCK_SIZES: [usize; 3] = [1, 2, 3];
+
+/// `Ok` for a block size of [`BLOCK_SIZES`], else [`ProblemError::UnsupportedBlockSize`]
+/// naming it and the sizes taken.
+pub fn check_block_size(bs: usize) -> Result<()> {
+    if BLOCK_SIZES.contains(&bs) {
+        return Ok(());
+    }
+    Err(ProblemError::UnsupportedBlockSize {
+        found: bs,
+        expected: "1, 2 or 3".into(),
+    })
 }
 
 /// Cut the block rows into about `threads` chunks of equal stored blocks (one chunk when the

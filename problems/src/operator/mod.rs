@@ -3,9 +3,10 @@
 //!
 //! - [`OperatorKind::Csc`]: compressed sparse columns, full symmetric storage, `usize` indices
 //!   (16 bytes per stored entry). Fastest on small instances, bit-identical to earlier results.
-//! - [`OperatorKind::Block`]: symmetric block-sparse storage (3x3 blocks for cones, 1x1 for LCP
-//!   and box QP), upper triangle only, `u32` block indices (about 76 bytes per stored 3x3 block,
-//!   i.e. 4.2 bytes per entry of `N`).
+//! - [`OperatorKind::Block`]: symmetric block-sparse storage (3x3 blocks for 3-D cones, 2x2 for
+//!   2-D (planar) cones, 1x1 for LCP and box QP), upper triangle only, `u32` block indices
+//!   (about 76 bytes per stored 3x3 block, i.e. 4.2 bytes per entry of `N`; 36 bytes per 2x2
+//!   block, 4.5 bytes per entry).
 //! - [`OperatorKind::MatrixFree`]: `N = D^T M^-1 D` applied from `D` and `M`, never formed.
 
 use serde::{Deserialize, Serialize};
@@ -54,6 +55,6 @@ impl fmt::Display for OperatorKind {
 }
 
 mod block;
-pub use block::{BlockSymMatrix, BLOCK_MIN_NNZ};
+pub use block::{check_block_size, BlockSymMatrix, BLOCK_MIN_NNZ, BLOCK_SIZES};
 mod matfree;
 pub use matfree::{MassInverse, MatrixFree};

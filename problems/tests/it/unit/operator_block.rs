@@ -68,8 +68,8 @@ fn check_products(m: &CscMatrix, b: &BlockSymMatrix) {
 }
 
 #[test]
-fn products_and_round_trip_bs3_and_bs1() {
-    for (bs, nb) in [(3, 40), (1, 90)] {
+fn products_and_round_trip_bs3_bs2_and_bs1() {
+    for (bs, nb) in [(3, 40), (2, 60), (1, 90)] {
         let m = random_sym(nb, bs, 5 + bs as u64, 0.15);
         let b = BlockSymMatrix::from_csc(&m, bs).unwrap();
         check_products(&m, &b);
@@ -78,26 +78,92 @@ fn products_and_round_trip_bs3_and_bs1() {
         assert_eq!(back.row_idx(), m.row_idx());
         assert_eq!(back.values(), m.values());
         assert_eq!(b.full_nnz(), m.nnz());
-        assert_eq!(b.has_entry_masks(), bs == 3);
+        assert_eq!(b.has_entry_masks(), bs > 1);
+        assert_eq!(b.block_size(), bs);
+        assert_eq!(b.n(), m.nrows());
+        // diagonal blocks bit for bit, the rest of the 9 entries zero
+        for i in [0, nb / 2, nb - 1] {
+            let d = b.diag_block(i);
+            for a in 0..bs {
+                for c in 0..bs {
+                    assert_eq!(d[a * bs + c], m.get(bs * i + a, bs * i + c), "bs {bs}");
+                }
+            }
+            assert!(d[bs * bs..].iter().all(|&v| v == 0.0));
+        }
+        // bytes: values, u32 block columns and row pointers
+        let blocks = b.cols().len();
+        assert_eq!(
+            b.bytes(),
+            (blocks * bs * bs * 8 + blocks * 4 + (nb + 1) * 8) as u64
+        );
+    }
+}
+
+/// The product summed by hand in the order the storage documents (the order of the 3x3 and
+/// 1x1 products before 2x2 blocks were added): row `a` of a block as `b_a0 x_0 + b_a1 x_1 +
+/// ...` (left to right) before it is added; the scatters of the rows above first (in row
+/// order), the own row's sum last. Bit for bit on one chunk, for every block size.
+#[test]
+fn product_follows_the_documented_summation_order() {
+    for bs in [1, 2, 3] {
+        let m = random_sym(50, bs, 21, 0.2);
+        let b = BlockSymMatrix::from_csc(&m, bs).unwrap();
+        let nb = b.n_block_rows();
+        let x: Vec<f64> = (0..bs * nb).map(|i| (i as f64 * 0.37).cos()).collect();
+        let mut want = vec![0.0; bs * nb];
+        let (rp, cols, v) = (b.row_ptr(), b.cols(), b.values());
+        for i in 0..nb {
+            let mut yi = [0.0; 3];
+            for p in rp[i]..rp[i + 1] {
+                let j = cols[p] as usize;
+                let blk = &v[bs * bs * p..bs * bs * (p + 1)];
+                for a in 0..bs {
+                    let mut s = blk[bs * a] * x[bs * j];
+                    for k in 1..bs {
+                        s += blk[bs * a + k] * x[bs * j + k];
+                    }
+                    yi[a] += s;
+                }
+                if j != i {
+                    for a in 0..bs {
+                        let mut s = blk[a] * x[bs * i];
+                        for k in 1..bs {
+                            s += blk[bs * k + a] * x[bs * i + k];
+                        }
+                        want[bs * j + a] += s;
+                    }
+                }
+            }
+            for a in 0..bs {
+                want[bs * i + a] += yi[a];
+            }
+        }
+        let one = b.clone().with_chunk_bounds(&[0, nb]);
+        let mut y = vec![0.0; bs * nb];
+        one.matvec(&x, &mut y);
+        assert_eq!(y, want, "bs {bs}");
     }
 }
 
 #[test]
 fn parallel_chunks_agree_with_serial() {
-    let m = random_sym(400, 3, 3, 0.2);
-    let b = BlockSymMatrix::from_csc(&m, 3).unwrap();
-    // force four chunks whatever the pool size
-    let nb = b.n_block_rows();
-    let forced = b
-        .clone()
-        .with_chunk_bounds(&[0, nb / 4, nb / 2, 3 * nb / 4, nb]);
-    check_products(&m, &forced);
-    // a second product reuses the pooled buffer and gives the same bits
-    let x: Vec<f64> = (0..m.nrows()).map(|i| (i as f64).sin()).collect();
-    let (mut y1, mut y2) = (vec![0.0; x.len()], vec![0.0; x.len()]);
-    forced.matvec(&x, &mut y1);
-    forced.matvec(&x, &mut y2);
-    assert_eq!(y1, y2);
+    for bs in [3, 2] {
+        let m = random_sym(400, bs, 3, 0.2);
+        let b = BlockSymMatrix::from_csc(&m, bs).unwrap();
+        // force four chunks whatever the pool size
+        let nb = b.n_block_rows();
+        let forced = b
+            .clone()
+            .with_chunk_bounds(&[0, nb / 4, nb / 2, 3 * nb / 4, nb]);
+        check_products(&m, &forced);
+        // a second product reuses the pooled buffer and gives the same bits
+        let x: Vec<f64> = (0..m.nrows()).map(|i| (i as f64).sin()).collect();
+        let (mut y1, mut y2) = (vec![0.0; x.len()], vec![0.0; x.len()]);
+        forced.matvec(&x, &mut y1);
+        forced.matvec(&x, &mut y2);
+        assert_eq!(y1, y2, "bs {bs}");
+    }
 }
 
 #[test]
@@ -113,4 +179,35 @@ fn bad_parts_are_refused() {
     v[10] = f64::NAN;
     let e = BlockSymMatrix::from_upper_parts(3, 2, vec![0, 1, 2], vec![0, 1], v);
     assert!(matches!(e, Err(ProblemError::NonFinite { .. })));
+}
+
+#[test]
+fn bad_block_sizes_name_the_value_and_the_sizes_taken() {
+    for bs in [0, 4, 6] {
+        let e = BlockSymMatrix::from_upper_parts(bs, 1, vec![0, 1], vec![0], vec![1.0; bs * bs]);
+        match e {
+            Err(ProblemError::UnsupportedBlockSize { found, expected }) => {
+                assert_eq!(found, bs);
+                assert_eq!(expected, "1, 2 or 3");
+            }
+            other => panic!("bs {bs}: {other:?}"),
+        }
+        let m = random_sym(4, 1, 1, 0.5);
+        let e = BlockSymMatrix::from_csc(&m, bs).unwrap_err();
+        let msg = e.to_string();
+        assert!(msg.contains(&format!("block size {bs}")), "{msg}");
+        assert!(msg.contains("1, 2 or 3"), "{msg}");
+    }
+    assert!(check_block_size(2).is_ok());
+    assert_eq!(BLOCK_SIZES, [1, 2, 3]);
+    // n odd for 2x2 blocks, n not a multiple of 3 for 3x3 blocks
+    let m = random_sym(5, 1, 2, 0.5);
+    assert!(matches!(
+        BlockSymMatrix::from_csc(&m, 2),
+        Err(ProblemError::NotMultipleOfConeDim { n: 5, dim: 2 })
+    ));
+    assert!(matches!(
+        BlockSymMatrix::from_csc(&m, 3),
+        Err(ProblemError::NotMultipleOfThree { n: 5 })
+    ));
 }
