@@ -525,7 +525,9 @@ fn plot_err(path: &Path) -> impl Fn(String) -> HarnessError + '_ {
 }
 
 /// Draw `plot` to `png` and `svg` at the size and resolution of `fig`, the legend below the
-/// plot area.
+/// plot area. A legend taller than [`LEGEND_SHARE`] of the figure (many series) makes the
+/// figure taller instead of squeezing the plot area: the plot keeps `1 - LEGEND_SHARE` of the
+/// height `fig` asks for.
 pub fn draw_plot(plot: &LinePlot, png: &Path, svg: &Path, fig: &FigureOptions) -> Result<()> {
     register_font();
     ensure_parent(png)?;
@@ -533,20 +535,40 @@ pub fn draw_plot(plot: &LinePlot, png: &Path, svg: &Path, fig: &FigureOptions) -
     let (pw, ph) = fig.px((1.0, 1.0), f64::from(fig.dpi));
     let s_png = f64::from(fig.dpi) / 72.0;
     let s_svg = SVG_PER_IN / 72.0;
+    let grow = legend_growth(plot, (pw, ph), s_png).map_err(plot_err(png))?;
+    let taller = |(w, h): (u32, u32)| (w, (f64::from(h) * grow).round() as u32);
     draw_single(
-        BitMapBackend::new(png, (pw, ph)).into_drawing_area(),
+        BitMapBackend::new(png, taller((pw, ph))).into_drawing_area(),
         plot,
         s_png,
     )
     .map_err(plot_err(png))?;
     set_png_dpi(png, fig.dpi)?;
     draw_single(
-        SVGBackend::new(svg, fig.px((1.0, 1.0), SVG_PER_IN)).into_drawing_area(),
+        SVGBackend::new(svg, taller(fig.px((1.0, 1.0), SVG_PER_IN))).into_drawing_area(),
         plot,
         s_svg,
     )
     .map_err(plot_err(svg))?;
     Ok(())
+}
+
+/// The largest share of a single figure's height its legend takes before the figure grows.
+pub const LEGEND_SHARE: f64 = 0.4;
+
+/// The factor (`>= 1`) by which a single figure of `size` pixels at scale `s` grows so that
+/// its legend takes at most [`LEGEND_SHARE`] of the plot's nominal height beside it: 1 for
+/// every legend up to that share (the figure keeps the size asked for). The legend is laid
+/// out on an in-memory canvas of the same size (text sizes scale with `s`, so the factor
+/// holds for the SVG too).
+fn legend_growth(plot: &LinePlot, size: (u32, u32), s: f64) -> std::result::Result<f64, String> {
+    let mut buf = vec![0u8; size.0 as usize * size.1 as usize * 3];
+    let area = BitMapBackend::with_buffer(&mut buf, size).into_drawing_area();
+    let styles = assign_styles(std::slice::from_ref(plot));
+    let entries = legend_entries(std::slice::from_ref(plot), &styles);
+    let lh = f64::from(legend_height(&area, &entries, size.0, s)?);
+    let h = f64::from(size.1);
+    Ok(((1.0 - LEGEND_SHARE) + lh / h).max(1.0))
 }
 
 fn draw_single<DB: DrawingBackend>(

@@ -255,3 +255,53 @@ fn envelope_is_the_columns_range() {
     assert_eq!(band[4], (34.5, -4.0));
     assert_eq!(band[7], (4.5, -4.0));
 }
+
+/// A legend of many series makes a figure taller instead of squeezing its plot area away (the
+/// 31-solver performance profiles of results/coulomb-public were unreadable before): with 40
+/// series at 4 x 3 in and 100 dpi the PNG is taller than 300 px and the SVG as much taller in
+/// proportion, while the two-series figure above keeps its 300 px.
+#[test]
+fn a_tall_legend_makes_the_figure_taller() {
+    let dir = tempfile::tempdir().unwrap();
+    let series = (0..40)
+        .map(|k| Series {
+            label: format!("solver number {k}"),
+            points: vec![(0.0, 1.0), (1.0, 0.5 / (k + 1) as f64)],
+            color: None,
+        })
+        .collect();
+    let plot = LinePlot::convergence(
+        "many".into(),
+        "iteration",
+        "residual".into(),
+        series,
+        None,
+        XScale::Linear,
+        false,
+    );
+    let (png, svg) = (dir.path().join("m.png"), dir.path().join("m.svg"));
+    let fig = FigureOptions {
+        size_in: (4.0, 3.0),
+        dpi: 100,
+        ..Default::default()
+    };
+    draw_plot(&plot, &png, &svg, &fig).unwrap();
+    let bytes = std::fs::read(&png).unwrap();
+    assert_eq!(u32::from_be_bytes(bytes[16..20].try_into().unwrap()), 400);
+    let h = u32::from_be_bytes(bytes[20..24].try_into().unwrap());
+    assert!(h > 300, "height {h}");
+    let text = std::fs::read_to_string(&svg).unwrap();
+    let svg_h: f64 = text
+        .split("height=\"")
+        .nth(1)
+        .and_then(|t| t.split('"').next())
+        .and_then(|t| t.parse().ok())
+        .unwrap();
+    // 3 in at 96 px per inch, grown by the PNG's factor (to the rounding of both)
+    let factor = f64::from(h) / 300.0;
+    assert!(
+        (svg_h - 288.0 * factor).abs() <= 2.0,
+        "{svg_h} vs {}",
+        288.0 * factor
+    );
+}
