@@ -32,24 +32,39 @@ fn conv() -> LinePlot {
     )
 }
 
+/// A 4 x 3 in figure at 100 dpi (400 x 300 px).
+fn fig_4x3() -> FigureOptions {
+    FigureOptions {
+        size_in: (4.0, 3.0),
+        dpi: 100,
+        ..Default::default()
+    }
+}
+
+/// `plot` drawn with [`fig_4x3`] into `dir` as `name.png` / `name.svg`: the PNG's bytes, its
+/// width and height in pixels (IHDR) and the SVG's text.
+fn draw_4x3(plot: &LinePlot, dir: &std::path::Path, name: &str) -> (Vec<u8>, u32, u32, String) {
+    let (png, svg) = (
+        dir.join(format!("{name}.png")),
+        dir.join(format!("{name}.svg")),
+    );
+    draw_plot(plot, &png, &svg, &fig_4x3()).unwrap();
+    let bytes = std::fs::read(&png).unwrap();
+    let w = u32::from_be_bytes(bytes[16..20].try_into().unwrap());
+    let h = u32::from_be_bytes(bytes[20..24].try_into().unwrap());
+    (bytes, w, h, std::fs::read_to_string(&svg).unwrap())
+}
+
 #[test]
 fn draws_png_and_svg_with_text_and_dpi() {
     let dir = tempfile::tempdir().unwrap();
     let plot = conv();
-    let (png, svg) = (dir.path().join("p.png"), dir.path().join("p.svg"));
-    let fig = FigureOptions {
-        size_in: (4.0, 3.0),
-        dpi: 100,
-        ..Default::default()
-    };
-    draw_plot(&plot, &png, &svg, &fig).unwrap();
-    let bytes = std::fs::read(&png).unwrap();
+    let fig = fig_4x3();
+    let (bytes, w, h, text) = draw_4x3(&plot, dir.path(), "p");
     // 400 x 300 px (IHDR width / height) and 100 dpi = 3937 dots per metre (pHYs)
-    assert_eq!(u32::from_be_bytes(bytes[16..20].try_into().unwrap()), 400);
-    assert_eq!(u32::from_be_bytes(bytes[20..24].try_into().unwrap()), 300);
+    assert_eq!((w, h), (400, 300));
     assert_eq!(&bytes[37..41], b"pHYs");
     assert_eq!(u32::from_be_bytes(bytes[41..45].try_into().unwrap()), 3937);
-    let text = std::fs::read_to_string(&svg).unwrap();
     assert!(text.contains("<text"), "no text elements in the SVG");
     assert!(text.contains("font-family=\"DejaVu Sans, sans-serif\""));
     let texts: Vec<&str> = text.lines().filter(|l| !l.starts_with('<')).collect();
@@ -197,6 +212,20 @@ fn figure_options() {
     assert_eq!(XScale::parse("x"), None);
 }
 
+/// A convergence plot `title` of `series` (residual over iterations, linear x, no reference
+/// line).
+fn plain(title: &str, series: Vec<Series>) -> LinePlot {
+    LinePlot::convergence(
+        title.into(),
+        "iteration",
+        "residual".into(),
+        series,
+        None,
+        XScale::Linear,
+        false,
+    )
+}
+
 /// 16 series whose preferred styles collide (a sweep's `pgs@omega=...` next to other
 /// solvers, indices 0..8 twice): no two share colour, dash and marker, neighbours differ in
 /// all three, and a label keeps one style across the cells of a grid.
@@ -209,15 +238,7 @@ fn sixteen_series_never_share_a_style() {
             color: Some(k % 8),
         })
         .collect();
-    let plot = LinePlot::convergence(
-        "t".into(),
-        "iteration",
-        "residual".into(),
-        series,
-        None,
-        XScale::Linear,
-        false,
-    );
+    let plot = plain("t", series);
     let styles = assign_styles(std::slice::from_ref(&plot));
     let parts: Vec<_> = styles[0].iter().map(|&k| style_parts(k)).collect();
     for a in 0..16 {
@@ -270,27 +291,10 @@ fn a_tall_legend_makes_the_figure_taller() {
             color: None,
         })
         .collect();
-    let plot = LinePlot::convergence(
-        "many".into(),
-        "iteration",
-        "residual".into(),
-        series,
-        None,
-        XScale::Linear,
-        false,
-    );
-    let (png, svg) = (dir.path().join("m.png"), dir.path().join("m.svg"));
-    let fig = FigureOptions {
-        size_in: (4.0, 3.0),
-        dpi: 100,
-        ..Default::default()
-    };
-    draw_plot(&plot, &png, &svg, &fig).unwrap();
-    let bytes = std::fs::read(&png).unwrap();
-    assert_eq!(u32::from_be_bytes(bytes[16..20].try_into().unwrap()), 400);
-    let h = u32::from_be_bytes(bytes[20..24].try_into().unwrap());
+    let plot = plain("many", series);
+    let (_, w, h, text) = draw_4x3(&plot, dir.path(), "m");
+    assert_eq!(w, 400);
     assert!(h > 300, "height {h}");
-    let text = std::fs::read_to_string(&svg).unwrap();
     let svg_h: f64 = text
         .split("height=\"")
         .nth(1)
