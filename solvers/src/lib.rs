@@ -25,7 +25,7 @@
 //! | `nsgs-nsn` | NSGS until it stalls, then semismooth Newton (Alart-Curnier), back to NSGS when Newton makes no progress (Coulomb) | Acary, Bremond & Huber 2018, sec. 5 |
 //! | `nsgs-admm` | NSGS while it converges fast, then ADMM from its iterate (Coulomb; in the default run list) | Acary, Bremond & Huber 2018, sec. 5 (hybrid strategies) |
 //! | `vi-fpp` | fixed-point projection on the Coulomb VI, self-adaptive step | Acary, Bremond & Huber 2018; Siconos VI_FPP |
-//! | `vi-eg` | extragradient on the Coulomb VI, Khobotov's self-adaptive step | Korpelevich 1976; Khobotov 1987; Marcotte 1991 |
+//! | `vi-eg` | extragradient on the Coulomb VI, Khobotov's self-adaptive step, Siconos' corrector | Korpelevich 1976; Khobotov 1987; Marcotte 1991; Siconos VI_EG |
 //! | `dsfp` | De Saxce's fixed point `r <- P_K(r - rho (u + mu ||u_T|| e_n))` with a constant step (Coulomb) | De Saxce & Feng 1991; Acary, Bremond & Huber 2018; Siconos DSFP |
 //! | `tfp` | Tresca fixed point: outer iteration on `s = mu r_n`, Gauss-Seidel on the Tresca problem (Coulomb) | Acary, Bremond & Huber 2018; Siconos TFP |
 //! | `pfp` | Panagiotopoulos' fixed point: alternating normal LCP and tangential Tresca problem, Gauss-Seidel (Coulomb) | Panagiotopoulos 1975; Acary, Bremond & Huber 2018; Siconos PFP |

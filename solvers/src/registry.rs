@@ -233,7 +233,7 @@ pub const SOLVERS: &[SolverEntry] = &[
         "proximal point around semismooth Newton (Coulomb; sparse LU; Siconos' PROX rules)",
         "Rockafellar 1976; Acary, Bremond & Huber 2018, sec. 5; Siconos PROX"),
     entry!("nsgs-nsn", HybridSettings => Hybrid::new, &[Coulomb], Factorising, false,
-        "NSGS until it stalls, then semismooth Newton (Alart-Curnier); back to NSGS on failure",
+        "NSGS until it stalls, then semismooth Newton (Alart-Curnier; preset ppa: the proximal point algorithm); back to NSGS on failure",
         "Acary, Bremond & Huber 2018, sec. 5; Siconos NSN hybrid strategy"),
     entry!("nsgs-admm", NsgsAdmmSettings => NsgsAdmm::new, &[Coulomb], Factorising, true,
         "NSGS while it converges fast, then ADMM from its iterate (Coulomb; sparse LU)",
@@ -242,7 +242,7 @@ pub const SOLVERS: &[SolverEntry] = &[
         "fixed-point projection on the Coulomb VI, self-adaptive step (Khobotov ratio)",
         "Acary, Bremond & Huber 2018; Siconos VI_FPP"),
     entry!("vi-eg", ViSettings => Vi::eg, &[Coulomb], FirstOrder, false,
-        "extragradient on the Coulomb VI, self-adaptive step of Khobotov / Marcotte; preset siconos (corrector from the predictor)",
+        "extragradient on the Coulomb VI, self-adaptive step of Khobotov / Marcotte, corrector from the predictor as Siconos' VI_EG (setting corrector)",
         "Korpelevich 1976; Khobotov 1987; Marcotte 1991; Siconos VI_EG"),
     entry!("dsfp", DsfpSettings => Dsfp::new, &[Coulomb], FirstOrder, false,
         "De Saxce's fixed point r <- P_K(r - rho (u + mu ||u_T|| e_n)), constant step (Coulomb)",
@@ -369,8 +369,9 @@ fn intern(name: &str) -> &'static str {
 /// `ChSolverADMM` and Pinocchio's `ADMMContactSolver`: [`AdmmSettings::siconos`],
 /// [`AdmmSettings::chrono`], [`AdmmSettings::pinocchio`]); `vi-eg:siconos` (Siconos'
 /// `SICONOS_FRICTION_3D_VI_EG`, whose corrector starts from the predictor:
-/// [`ViSettings::siconos`]).
-pub const PRESETS: [&str; 9] = [
+/// [`ViSettings::siconos`]); `nsgs-nsn:ppa` (NSGS, then the proximal point algorithm:
+/// [`HybridSettings::ppa`]).
+pub const PRESETS: [&str; 10] = [
     "mprgp:permon",
     "mprgp:permon-opt",
     "mprgp:permon-optapprox",
@@ -380,6 +381,7 @@ pub const PRESETS: [&str; 9] = [
     "admm:chrono",
     "admm:pinocchio",
     "vi-eg:siconos",
+    "nsgs-nsn:ppa",
 ];
 
 /// The settings of a preset as JSON, or `None` for an unknown one.
@@ -395,6 +397,9 @@ fn preset(name: &str) -> Option<serde_json::Value> {
     }
     if name == "vi-eg:siconos" {
         return serde_json::to_value(ViSettings::siconos()).ok();
+    }
+    if name == "nsgs-nsn:ppa" {
+        return serde_json::to_value(HybridSettings::ppa()).ok();
     }
     let exp = match name {
         "mprgp:permon" => Expansion::Std,

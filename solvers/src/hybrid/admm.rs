@@ -40,11 +40,11 @@ use serde::{Deserialize, Serialize};
 pub struct NsgsAdmmSettings {
     /// NSGS sweeps before the switch test applies (`>= 1`).
     pub min_sweeps: u32,
-    /// Sweeps over which the relative change of the reactions must halve for NSGS to go on
-    /// (`>= 1`).
+    /// Sweeps over which the executor's residual (outside the executor: the relative change
+    /// of the reactions) must halve for NSGS to go on (`>= 1`).
     pub window: u32,
-    /// A slow NSGS goes on when, at the rate of the last window, its relative change would
-    /// fall to the executor's tolerance within this many more sweeps (`0`: never).
+    /// A slow NSGS goes on when, at the rate of the last window, the executor's residual would
+    /// fall to its tolerance within this many more sweeps (`0`: never).
     pub finish_sweeps: u32,
     /// Settings of the NSGS phase (those of `nsgs`).
     pub nsgs: NsgsSettings,
@@ -118,22 +118,10 @@ impl Solver for NsgsAdmm {
             self.admm_iterations += 1;
             return self.admm.step(problem, state);
         }
-        // the measure of progress: the executor's stopping residual of the iterate this sweep
-        // starts from (one sweep behind), or the relative change outside the executor
-        let residual = problem.residual();
-        let slow = residual.is_finite() && self.test.record(residual);
-        self.test.before(&state.gamma);
-        let out = self.nsgs.step(problem, state)?;
+        let (slow, out) =
+            self.test
+                .sweep(&mut self.nsgs, problem, state, self.settings.finish_sweeps)?;
         self.sweeps += 1;
-        let slow = if residual.is_finite() {
-            slow
-        } else {
-            self.test.after(&state.gamma)
-        };
-        let slow = slow
-            && !self
-                .test
-                .finishes_within(problem.tol(), self.settings.finish_sweeps);
         let stalled = matches!(out, StepOutcome::Stalled);
         if self.test.count() >= self.settings.min_sweeps && (slow || stalled) {
             self.in_admm = true;

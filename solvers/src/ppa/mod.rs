@@ -141,6 +141,18 @@ impl Ppa {
         })
     }
 
+    /// Take the next centre at the iterate the next step starts from (its `alpha` by the
+    /// error there), as after `init`: a hybrid ([`crate::hybrid`]) hands over its iterate.
+    pub fn restart(&mut self) {
+        self.inner = None;
+    }
+
+    /// The merit `1/2 ||F_alpha||^2` of the current subproblem at the start of the last Newton
+    /// step ([`Nsn::merit`]).
+    pub fn merit(&self) -> f64 {
+        self.nsn.merit()
+    }
+
     /// The error `e = ||r - P_K(r - u~)|| / ||q||` at `r` (one product).
     fn error(&mut self, problem: &Problem, r: &[f64], mu: &[f64]) -> f64 {
         problem.gradient(r, &mut self.u);
