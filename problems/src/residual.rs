@@ -69,7 +69,7 @@
 //! stopping quantity and this residual are the same function.
 
 use crate::constraints::ResidualTerms;
-use crate::instance::{objective_from_gradient, Instance};
+use crate::instance::Instance;
 use crate::linalg::{dist2, norm2};
 use serde::{Deserialize, Serialize};
 
@@ -301,7 +301,25 @@ impl ResidualWorkspace {
         residuals_with_gradient(instance, gamma, &self.g, self.norm_r)
     }
 
-    /// The gradient `g = N gamma + r` of the last [`ResidualWorkspace::compute`] call.
+    /// The residual `kind` and the primal feasibility of `gamma` ([`stopping_residuals`]; one
+    /// `N`-product, the other fields NaN); the gradient stays for [`ResidualWorkspace::last_gradient`].
+    pub fn compute_stopping(
+        &mut self,
+        instance: &Instance,
+        gamma: &[f64],
+        kind: ResidualKind,
+    ) -> Residuals {
+        instance.gradient(gamma, &mut self.g);
+        stopping_residuals(instance, (gamma, &self.g, self.norm_r), kind)
+    }
+
+    /// All residuals of `gamma` from the gradient of the last `compute*` call, which must have
+    /// been of the same `gamma` (no product).
+    pub fn complete(&self, instance: &Instance, gamma: &[f64]) -> Residuals {
+        residuals_with_gradient(instance, gamma, &self.g, self.norm_r)
+    }
+
+    /// The gradient `g = N gamma + r` of the last `compute*` call.
     pub fn last_gradient(&self) -> &[f64] {
         &self.g
     }
@@ -312,14 +330,216 @@ pub fn residuals(instance: &Instance, gamma: &[f64]) -> Residuals {
     ResidualWorkspace::new(instance).compute(instance, gamma)
 }
 
+/// Blocks below which [`residuals_with_gradient`] makes one sequential pass (the results are
+/// then bit for bit those of the plain loop in index order).
+pub const RESIDUAL_PAR_MIN_BLOCKS: usize = 32_768;
+/// Most chunks of the parallel pass: a chunk has `max(4096, blocks / 64)` blocks, a number
+/// that depends on the size alone, never on the threads.
+const RESIDUAL_MAX_CHUNKS: usize = 64;
+
+/// Which parts of the residual pass to compute: the stopping test needs one kind and the
+/// primal feasibility ([`stopping_residuals`]), a trace every field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Need {
+    nat_map: bool,
+    res4: bool,
+    proj_grad: bool,
+    /// Dual feasibility, complementarity, Res3 and the cones' fc3d error.
+    terms: bool,
+}
+
+impl Need {
+    const ALL: Need = Need {
+        nat_map: true,
+        res4: true,
+        proj_grad: true,
+        terms: true,
+    };
+
+    /// The parts `kind` is made of on a set with (`cones`) or without cones.
+    fn of(kind: ResidualKind, cones: bool) -> Need {
+        let none = Need {
+            nat_map: false,
+            res4: false,
+            proj_grad: false,
+            terms: false,
+        };
+        match kind {
+            ResidualKind::NatMapRel2
+            | ResidualKind::NatMapRelInf
+            | ResidualKind::NatMapAbs2
+            | ResidualKind::NatMapRelMax1 => Need {
+                nat_map: true,
+                ..none
+            },
+            ResidualKind::ProjGradRel => Need {
+                proj_grad: true,
+                ..none
+            },
+            ResidualKind::Res4 => Need { res4: true, ..none },
+            ResidualKind::Fc3dError if !cones => Need {
+                nat_map: true,
+                ..none
+            },
+            ResidualKind::Fc3dError | ResidualKind::Res3 => Need {
+                terms: true,
+                ..none
+            },
+        }
+    }
+}
+
+/// The sums and maxima of one run of blocks of [`residuals_with_gradient`]'s pass.
+#[derive(Clone, Copy, Debug)]
+struct Partial {
+    nm2: f64,
+    nm_inf: f64,
+    pg2: f64,
+    r4: f64,
+    pf2: f64,
+    terms: ResidualTerms,
+    /// `||gamma||^2`, `||g||^2` and `gamma^T (g + r)`, from `-0.0` as `Iterator::sum` starts.
+    xx: f64,
+    gg: f64,
+    obj: f64,
+}
+
+impl Default for Partial {
+    fn default() -> Self {
+        Self {
+            nm2: 0.0,
+            nm_inf: 0.0,
+            pg2: 0.0,
+            r4: 0.0,
+            pf2: 0.0,
+            terms: ResidualTerms::default(),
+            xx: -0.0,
+            gg: -0.0,
+            obj: -0.0,
+        }
+    }
+}
+
+impl Partial {
+    /// The pass over the blocks `blocks` (block size `bs`, Res4's `eps`), in index order.
+    fn of_blocks(
+        k: &crate::constraints::ConstraintSet,
+        (eps, need): (f64, Need),
+        (bs, blocks): (usize, std::ops::Range<usize>),
+        (gamma, g, r): (&[f64], &[f64], &[f64]),
+    ) -> Self {
+        let mut p = Self::default();
+        let mut buf = [0.0f64; 3];
+        for b in blocks {
+            let s = b * bs..(b + 1) * bs;
+            let (x, gb, rb) = (&gamma[s.clone()], &g[s.clone()], &r[s]);
+            let m = x.len();
+            for i in 0..m {
+                p.xx += x[i] * x[i];
+                p.gg += gb[i] * gb[i];
+                p.obj += x[i] * (gb[i] + rb[i]);
+            }
+            // natural map: x - P(x - g)
+            if need.nat_map {
+                for i in 0..m {
+                    buf[i] = x[i] - gb[i];
+                }
+                k.project_at(b, x, &mut buf[..m]);
+                for i in 0..m {
+                    let d = x[i] - buf[i];
+                    p.nm2 += d * d;
+                    p.nm_inf = p.nm_inf.max(d.abs());
+                }
+            }
+            // Res4: (x - P(x - eps g)) / eps
+            if need.res4 {
+                for i in 0..m {
+                    buf[i] = x[i] - eps * gb[i];
+                }
+                k.project_at(b, x, &mut buf[..m]);
+                for i in 0..m {
+                    let d = (x[i] - buf[i]) / eps;
+                    p.r4 += d * d;
+                }
+            }
+            // primal feasibility
+            buf[..m].copy_from_slice(x);
+            k.project_block(b, &mut buf[..m]);
+            for i in 0..m {
+                let d = x[i] - buf[i];
+                p.pf2 += d * d;
+            }
+            // dual feasibility, complementarity, Res3 and the fc3d error: asked of the set
+            if need.terms {
+                k.residual_terms(b, x, gb, &mut p.terms);
+            }
+            // projected gradient (the definition shared with MPRGP / MPGP)
+            if need.proj_grad {
+                k.projected_gradient_block(b, x, gb, &mut buf[..m]);
+                p.pg2 += buf[..m].iter().map(|v| v * v).sum::<f64>();
+            }
+        }
+        p
+    }
+
+    /// `self` followed by `o` (sums added, maxima taken).
+    fn then(mut self, o: &Self) -> Self {
+        self.nm2 += o.nm2;
+        self.nm_inf = self.nm_inf.max(o.nm_inf);
+        self.pg2 += o.pg2;
+        self.r4 += o.r4;
+        self.pf2 += o.pf2;
+        self.terms.dual_feas2 += o.terms.dual_feas2;
+        self.terms.comp_sum += o.terms.comp_sum;
+        self.terms.comp_max = self.terms.comp_max.max(o.terms.comp_max);
+        self.terms.res3 = self.terms.res3.max(o.terms.res3);
+        self.terms.fc3d2 += o.terms.fc3d2;
+        self.xx += o.xx;
+        self.gg += o.gg;
+        self.obj += o.obj;
+        self
+    }
+}
+
 /// All residuals of `gamma` given its gradient `g = N gamma + r` and `||r||_2`. No `N`-product,
 /// no allocation. Shapes: `gamma`, `g` of length `n`.
+///
+/// One pass over the blocks computes every sum. From [`RESIDUAL_PAR_MIN_BLOCKS`] blocks on it
+/// runs in at most 64 chunks on the current rayon pool (each chunk's sums in index order, then
+/// the chunks' in chunk order): the residuals are bit-identical for any number of threads
+/// given `n`, and differ from the sequential pass by the summation order only.
 pub fn residuals_with_gradient(
     instance: &Instance,
     gamma: &[f64],
     g: &[f64],
     norm_r: f64,
 ) -> Residuals {
+    residuals_of(instance, (gamma, g, norm_r), Need::ALL)
+}
+
+/// The residual `kind` and the primal feasibility `primal_feas` of `gamma` given its gradient
+/// `g = N gamma + r` and `||r||_2`: what the executor's stopping test reads. One pass as
+/// [`residuals_with_gradient`]'s that skips the parts of the other residuals (of the five
+/// projections per block, the natural map's, Res4's and the projected gradient's, and the
+/// set's dual, complementarity and fc3d terms, it makes only those `kind` needs, plus the
+/// primal one), so both values are bit for bit those [`residuals_with_gradient`] gives;
+/// `objective` is computed too; every other field is NaN. Shapes as there.
+pub fn stopping_residuals(
+    instance: &Instance,
+    (gamma, g, norm_r): (&[f64], &[f64], f64),
+    kind: ResidualKind,
+) -> Residuals {
+    let cones = instance.constraints().cone_dim().is_some();
+    residuals_of(instance, (gamma, g, norm_r), Need::of(kind, cones))
+}
+
+/// The residuals of `need` (the others NaN); see [`residuals_with_gradient`].
+fn residuals_of(
+    instance: &Instance,
+    (gamma, g, norm_r): (&[f64], &[f64], f64),
+    need: Need,
+) -> Residuals {
+    use rayon::prelude::*;
     let n = gamma.len();
     let k = instance.constraints();
     let eps = if n > 0 {
@@ -328,49 +548,33 @@ pub fn residuals_with_gradient(
         1.0
     };
     let scale = if norm_r > 0.0 { norm_r } else { 1.0 };
-
-    let (mut nm2, mut nm_inf, mut pg2, mut r4, mut pf2) = (0.0f64, 0.0f64, 0.0, 0.0, 0.0);
-    let mut terms = ResidualTerms::default();
     let bs = k.block_size();
-    let mut buf = [0.0f64; 3];
-    let mut add_block = |b: usize, x: &[f64], gb: &[f64]| {
-        let m = x.len();
-        // natural map: x - P(x - g)
-        for i in 0..m {
-            buf[i] = x[i] - gb[i];
-        }
-        k.project_at(b, x, &mut buf[..m]);
-        for i in 0..m {
-            let d = x[i] - buf[i];
-            nm2 += d * d;
-            nm_inf = nm_inf.max(d.abs());
-        }
-        // Res4: (x - P(x - eps g)) / eps
-        for i in 0..m {
-            buf[i] = x[i] - eps * gb[i];
-        }
-        k.project_at(b, x, &mut buf[..m]);
-        for i in 0..m {
-            let d = (x[i] - buf[i]) / eps;
-            r4 += d * d;
-        }
-        // primal feasibility
-        buf[..m].copy_from_slice(x);
-        k.project_block(b, &mut buf[..m]);
-        for i in 0..m {
-            let d = x[i] - buf[i];
-            pf2 += d * d;
-        }
-        // dual feasibility, complementarity, Res3 and the fc3d error: asked of the set
-        k.residual_terms(b, x, gb, &mut terms);
-        // projected gradient (the definition shared with MPRGP / MPGP)
-        k.projected_gradient_block(b, x, gb, &mut buf[..m]);
-        pg2 += buf[..m].iter().map(|p| p * p).sum::<f64>();
+    let nb = n / bs;
+    let data = (gamma, g, instance.r());
+    let p = if nb < RESIDUAL_PAR_MIN_BLOCKS {
+        Partial::of_blocks(k, (eps, need), (bs, 0..nb), data)
+    } else {
+        let per = nb.div_ceil(RESIDUAL_MAX_CHUNKS).max(4096);
+        let mut parts = [Partial::default(); RESIDUAL_MAX_CHUNKS];
+        let chunks = nb.div_ceil(per);
+        parts[..chunks]
+            .par_iter_mut()
+            .enumerate()
+            .for_each(|(c, part)| {
+                let blocks = c * per..((c + 1) * per).min(nb);
+                *part = Partial::of_blocks(k, (eps, need), (bs, blocks), data);
+            });
+        parts[1..chunks].iter().fold(parts[0], |a, b| a.then(b))
     };
-    for b in 0..n / bs {
-        let s = b * bs..(b + 1) * bs;
-        add_block(b, &gamma[s.clone()], &g[s]);
-    }
+    let Partial {
+        nm2,
+        nm_inf,
+        pg2,
+        r4,
+        pf2,
+        terms,
+        ..
+    } = p;
     let nm2 = nm2.sqrt();
     let pg2 = pg2.sqrt();
     let cones = k.cone_dim().is_some();
@@ -381,7 +585,7 @@ pub fn residuals_with_gradient(
     // 2-D cones (Siconos 4.4's fc2d error: its Lemke solver reports 1.209471145640437e-14 on
     // FC2D_SliderCrankLagrangian00000, this scaling of its answer gives 1.2094711456404371e-14).
     let siconos_norm = if cones {
-        norm_r.max(norm2(gamma)).max(norm2(g))
+        norm_r.max(p.xx.sqrt()).max(p.gg.sqrt())
     } else {
         norm_r
     };
@@ -390,22 +594,25 @@ pub fn residuals_with_gradient(
     } else {
         1.0
     };
+    // the parts not computed are NaN
+    let only = |on: bool, v: f64| if on { v } else { f64::NAN };
+    let fc3d_on = if cones { need.terms } else { need.nat_map };
     Residuals {
-        nat_map_abs_2: nm2,
-        nat_map_abs_inf: nm_inf,
-        nat_map_rel_2: nm2 / scale,
-        nat_map_rel_inf: nm_inf / scale,
-        nat_map_rel_max1_2: nm2 / norm_r.max(1.0),
-        proj_grad_2: pg2,
-        proj_grad_rel: pg2 / scale,
-        res4: r4.sqrt(),
+        nat_map_abs_2: only(need.nat_map, nm2),
+        nat_map_abs_inf: only(need.nat_map, nm_inf),
+        nat_map_rel_2: only(need.nat_map, nm2 / scale),
+        nat_map_rel_inf: only(need.nat_map, nm_inf / scale),
+        nat_map_rel_max1_2: only(need.nat_map, nm2 / norm_r.max(1.0)),
+        proj_grad_2: only(need.proj_grad, pg2),
+        proj_grad_rel: only(need.proj_grad, pg2 / scale),
+        res4: only(need.res4, r4.sqrt()),
         primal_feas: pf2.sqrt(),
-        dual_feas: terms.dual_feas2.sqrt(),
-        complementarity: terms.comp_sum.abs(),
-        complementarity_max: terms.comp_max,
-        objective: objective_from_gradient(gamma, g, instance.r()),
-        fc3d_error: fc3d_abs / siconos_scale,
-        res3: terms.res3,
+        dual_feas: only(need.terms, terms.dual_feas2.sqrt()),
+        complementarity: only(need.terms, terms.comp_sum.abs()),
+        complementarity_max: only(need.terms, terms.comp_max),
+        objective: p.obj * 0.5,
+        fc3d_error: only(fc3d_on, fc3d_abs / siconos_scale),
+        res3: only(need.terms, terms.res3),
     }
 }
 

@@ -9,7 +9,7 @@ use crate::settings::Validator;
 use crate::solver::{Solver, StepOutcome};
 use crate::state::IterState;
 use crate::status::{SolverError, Status};
-use cpbench_problems::residual::residuals_with_gradient;
+use cpbench_problems::residual::{residuals_with_gradient, stopping_residuals};
 use cpbench_problems::{Instance, ResidualKind, ResidualWorkspace, Residuals};
 use serde::{Deserialize, Serialize};
 use std::time::{Duration, Instant};
@@ -205,9 +205,12 @@ impl Executor {
 
     /// Solve `instance` with `solver`, from `warm_start` (projected onto `K`) or from zero.
     ///
-    /// Every iterate's residuals are computed here (one uncounted product per iteration unless
-    /// the solver supplies a fresh gradient) and passed to the observers; the best iterate by
-    /// the stopping residual is returned. Errors: invalid executor settings
+    /// Every checked iterate's stopping residual and primal feasibility are computed here (one
+    /// uncounted product per check unless the solver supplies a fresh gradient; one pass that
+    /// skips the other residuals, [`stopping_residuals`]); every residual only for an iterate
+    /// some observer wants ([`Observer::wants`]), which is then passed to the observers, for
+    /// the last one, and for the best one, returned with its residuals (recomputed at the end
+    /// from one uncounted product when it was not recorded). Errors: invalid executor settings
     /// ([`ExecSettings::validate`], [`SolverError::OutOfRange`]) and a warm start of the wrong
     /// size; solver failures become [`Status::NumericalError`] with a message.
     pub fn run(
@@ -239,6 +242,7 @@ impl Executor {
         let mut best = Best {
             gamma: state.gamma.clone(),
             res: res0,
+            complete: true,
             value: res0.get(kind),
             iteration: 0,
         };
@@ -319,84 +323,116 @@ impl Executor {
             if !ends && state.iteration % s.check_every.unwrap_or(1) != 0 {
                 continue;
             }
-            let res = if state.grad_fresh {
-                residuals_with_gradient(instance, &state.gamma, &state.grad, norm_r)
+            // the stopping test reads one residual and the primal feasibility; every residual
+            // is computed only where it is recorded: an iteration an observer wants, the last
+            // one, and the best one (at the end, if it was not recorded)
+            let light = if state.grad_fresh {
+                stopping_residuals(instance, (&state.gamma, &state.grad, norm_r), kind)
             } else {
-                ws.compute(instance, &state.gamma)
+                ws.compute_stopping(instance, &state.gamma, kind)
             };
-            let value = res.get(kind);
+            let value = light.get(kind);
             problem.set_residual(value);
             let is_best = value < best.value;
+            let end = 'end: {
+                if !value.is_finite() || state.gamma.iter().any(|x| !x.is_finite()) {
+                    failure = Some(format!(
+                        "numerical error: the iterate or its {} became non-finite at \
+                         iteration {}",
+                        kind.as_str(),
+                        state.iteration
+                    ));
+                    break 'end Some(Status::NumericalError);
+                }
+                if meets_tol(&light, kind, &state.gamma, s.tol) {
+                    break 'end Some(Status::Converged);
+                }
+                if let StepOutcome::Finished(claim) = out {
+                    break 'end Some(claim);
+                }
+                if value > diverge_at {
+                    break 'end Some(Status::Diverged);
+                }
+                let best_value = if is_best { value } else { best.value };
+                let best_iteration = if is_best {
+                    state.iteration
+                } else {
+                    best.iteration
+                };
+                if out == StepOutcome::Stalled {
+                    failure = Some(format!(
+                        "stalled: the solver reported no further progress at iteration {} \
+                         (best {} {:.3e} at iteration {}, tolerance {:.1e})",
+                        state.iteration,
+                        kind.as_str(),
+                        best_value,
+                        best_iteration,
+                        s.tol
+                    ));
+                    break 'end Some(Status::Stalled);
+                }
+                if best_value < 0.99 * stall_ref.0 {
+                    stall_ref = (best_value, state.iteration);
+                } else if let Some(w) = s.stall_window {
+                    if state.iteration - stall_ref.1 >= w {
+                        failure = Some(format!(
+                            "stalled: the best {} ({:.3e}, iteration {}) did not fall by 1% \
+                             in {w} iterations (stall window); tolerance {:.1e}",
+                            kind.as_str(),
+                            best_value,
+                            best_iteration,
+                            s.tol
+                        ));
+                        break 'end Some(Status::Stalled);
+                    }
+                }
+                if state.iteration >= s.max_iter
+                    || s.max_matvecs.is_some_and(|m| problem.matvecs() >= m)
+                {
+                    break 'end Some(Status::MaxIterations);
+                }
+                if s.max_time_s.is_some_and(|m| elapsed.as_secs_f64() >= m) {
+                    break 'end Some(Status::MaxTime);
+                }
+                None
+            };
+            let recorded =
+                end.is_some() || observers.iter().any(|o| o.wants(state.iteration, is_best));
+            let res = match (recorded, state.grad_fresh) {
+                (false, _) => light,
+                (true, true) => {
+                    residuals_with_gradient(instance, &state.gamma, &state.grad, norm_r)
+                }
+                (true, false) => ws.complete(instance, &state.gamma),
+            };
             if is_best {
                 best.gamma.copy_from_slice(&state.gamma);
                 best.res = res;
+                best.complete = recorded;
                 best.value = value;
                 best.iteration = state.iteration;
             }
-            let rec = IterRecord {
-                iteration: state.iteration,
-                time_s: elapsed.as_secs_f64(),
-                matvecs: problem.matvecs(),
-                residuals: res,
-                is_best,
-                info: solver.iter_info(),
-            };
-            for o in observers.iter_mut() {
-                o.iter(&rec);
-            }
-            if !value.is_finite() || state.gamma.iter().any(|x| !x.is_finite()) {
-                failure = Some(format!(
-                    "numerical error: the iterate or its {} became non-finite at iteration {}",
-                    kind.as_str(),
-                    state.iteration
-                ));
-                break Status::NumericalError;
-            }
-            if meets_tol(&res, kind, &state.gamma, s.tol) {
-                break Status::Converged;
-            }
-            if let StepOutcome::Finished(claim) = out {
-                break claim;
-            }
-            if value > diverge_at {
-                break Status::Diverged;
-            }
-            if out == StepOutcome::Stalled {
-                failure = Some(format!(
-                    "stalled: the solver reported no further progress at iteration {} \
-                     (best {} {:.3e} at iteration {}, tolerance {:.1e})",
-                    state.iteration,
-                    kind.as_str(),
-                    best.value,
-                    best.iteration,
-                    s.tol
-                ));
-                break Status::Stalled;
-            }
-            if best.value < 0.99 * stall_ref.0 {
-                stall_ref = (best.value, state.iteration);
-            } else if let Some(w) = s.stall_window {
-                if state.iteration - stall_ref.1 >= w {
-                    failure = Some(format!(
-                        "stalled: the best {} ({:.3e}, iteration {}) did not fall by 1% in \
-                         {w} iterations (stall window); tolerance {:.1e}",
-                        kind.as_str(),
-                        best.value,
-                        best.iteration,
-                        s.tol
-                    ));
-                    break Status::Stalled;
+            if recorded {
+                let rec = IterRecord {
+                    iteration: state.iteration,
+                    time_s: elapsed.as_secs_f64(),
+                    matvecs: problem.matvecs(),
+                    residuals: res,
+                    is_best,
+                    info: solver.iter_info(),
+                };
+                for o in observers.iter_mut() {
+                    o.iter(&rec);
                 }
             }
-            if state.iteration >= s.max_iter
-                || s.max_matvecs.is_some_and(|m| problem.matvecs() >= m)
-            {
-                break Status::MaxIterations;
-            }
-            if s.max_time_s.is_some_and(|m| elapsed.as_secs_f64() >= m) {
-                break Status::MaxTime;
+            if let Some(status) = end {
+                break status;
             }
         };
+        if !best.complete {
+            // the best iterate was not recorded: its residuals from one (uncounted) product
+            best.res = ws.compute(instance, &best.gamma);
+        }
         // the solver's own message first (it knows why it stopped), the executor's after it
         let message = match (solver.message(), failure) {
             (Some(m), Some(f)) if status == Status::Stalled => Some(format!("{m}; {f}")),
@@ -410,7 +446,9 @@ impl Executor {
 
 struct Best {
     gamma: Vec<f64>,
+    /// Every residual when `complete`, else those of [`stopping_residuals`].
     res: Residuals,
+    complete: bool,
     value: f64,
     iteration: u64,
 }

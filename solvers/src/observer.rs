@@ -60,7 +60,15 @@ impl IterInfo {
 pub trait Observer {
     /// Called once before the start point is recorded.
     fn init(&mut self, _solver: &str, _instance: &Instance) {}
-    /// Called for the start point and after each iteration.
+    /// Whether the observer records iteration `iteration` (`is_best`: its stopping residual
+    /// is the best so far). The executor computes every residual only for an iteration some
+    /// observer wants, and for the last one; [`Observer::iter`] is called for those alone.
+    /// Default: every iteration.
+    fn wants(&self, _iteration: u64, _is_best: bool) -> bool {
+        true
+    }
+    /// Called for the start point, after each iteration that some observer wants
+    /// ([`Observer::wants`]; every iteration by default) and after the last one.
     fn iter(&mut self, record: &IterRecord);
     /// Called once with the final result.
     fn finish(&mut self, _result: &SolveResult) {}
@@ -113,6 +121,17 @@ impl TraceRecorder {
 }
 
 impl Observer for TraceRecorder {
+    /// The iterations its mode keeps: none (`Never`), every one, every `k`-th, or the new
+    /// best ones.
+    fn wants(&self, iteration: u64, is_best: bool) -> bool {
+        match self.mode {
+            ObserverMode::Never => false,
+            ObserverMode::Always => true,
+            ObserverMode::Every(k) => k > 0 && iteration % k == 0,
+            ObserverMode::NewBest => is_best,
+        }
+    }
+
     fn init(&mut self, _solver: &str, _instance: &Instance) {
         self.records.clear();
         self.last = None;

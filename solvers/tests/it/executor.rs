@@ -361,3 +361,45 @@ fn check_every_monitors_every_kth_iteration_and_the_end() {
         .to_string()
         .contains("check_every"));
 }
+
+/// Counts the records it is given; wants every third iteration only.
+struct EveryThird {
+    seen: Vec<u64>,
+}
+
+impl cpbench_solvers::Observer for EveryThird {
+    fn wants(&self, iteration: u64, _is_best: bool) -> bool {
+        iteration % 3 == 0
+    }
+
+    fn iter(&mut self, record: &cpbench_solvers::IterRecord) {
+        assert!(record.residuals.is_finite(), "{record:?}");
+        self.seen.push(record.iteration);
+    }
+}
+
+/// Every residual is computed only for the iterations an observer wants and for the last one
+/// (`Observer::wants`); the stopping test reads the light pass's value, so the iterations, the
+/// best iterate and the status are those of a fully monitored run, and the best iterate's
+/// residuals, when it was not recorded (iteration 2 here), are recomputed: complete, and bit
+/// for bit those of a fully monitored run.
+#[test]
+fn observers_get_complete_residuals_for_the_iterations_they_want_and_the_last() {
+    let mut third = EveryThird { seen: Vec::new() };
+    let mut s = Scripted::new(&[0.5, 0.9, 0.7, 0.8]);
+    let thin = run(exec(4), &mut s, &mut [&mut third]);
+    assert_eq!(third.seen, vec![0, 3, 4]);
+    let mut always = TraceRecorder::new(ObserverMode::Always);
+    let mut s = Scripted::new(&[0.5, 0.9, 0.7, 0.8]);
+    let full = run(exec(4), &mut s, &mut [&mut always]);
+    assert_eq!(thin.best_iteration, 2);
+    assert_eq!(
+        (thin.status, thin.iterations, &thin.gamma),
+        (full.status, full.iterations, &full.gamma)
+    );
+    assert!(thin.residuals.is_finite());
+    assert_eq!(
+        thin.residuals.values().map(f64::to_bits),
+        full.residuals.values().map(f64::to_bits)
+    );
+}

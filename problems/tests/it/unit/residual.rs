@@ -152,3 +152,138 @@ fn one_contact_cone_sticking_and_sliding() {
         "{res:?}"
     );
 }
+
+/// `n = 3 nc` unknowns on `nc` cones (`mu` 0.1 to 1), `N = I`, `r` and a `gamma` (some inside,
+/// some outside the cones) drawn from `seed`.
+fn random_cones(nc: usize, seed: u64) -> (Instance, Vec<f64>) {
+    let mut rng = cpbench_problems::rng::SplitMix64::new(seed);
+    let mu = (0..nc).map(|_| rng.uniform(0.1, 1.0)).collect();
+    let r = (0..3 * nc).map(|_| rng.normal()).collect();
+    let gamma = (0..3 * nc).map(|_| rng.normal()).collect();
+    let i = Instance::new(
+        "cones",
+        CscMatrix::identity(3 * nc),
+        r,
+        ConstraintSet::coulomb(mu),
+        Provenance::default(),
+        ValidationOptions::default(),
+    )
+    .unwrap();
+    (i, gamma)
+}
+
+/// From `RESIDUAL_PAR_MIN_BLOCKS` blocks on, the residual pass runs in parallel chunks: the
+/// residuals are bit-identical on 1 and 2 threads, and, `N` being block diagonal, the sums and
+/// maxima over the whole instance equal those combined from its two halves (each below the
+/// threshold, so computed by the sequential pass) to 1e-12 relative.
+#[test]
+fn the_parallel_residual_pass_is_deterministic_and_agrees_with_the_sequential_one() {
+    let nc = RESIDUAL_PAR_MIN_BLOCKS + 7_000;
+    let (full, gamma) = random_cones(nc, 7);
+    let on = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| residuals(&full, &gamma))
+    };
+    let (one, two) = (on(1), on(2));
+    assert_eq!(
+        one.values().map(f64::to_bits),
+        two.values().map(f64::to_bits)
+    );
+    // the halves: the same blocks, N = I restricted, the same r and gamma
+    let half = nc / 2;
+    let part = |blocks: std::ops::Range<usize>| {
+        let s = 3 * blocks.start..3 * blocks.end;
+        let mu = full.constraints().friction().unwrap()[blocks.clone()].to_vec();
+        let i = Instance::new(
+            "half",
+            CscMatrix::identity(s.len()),
+            full.r()[s.clone()].to_vec(),
+            ConstraintSet::coulomb(mu),
+            Provenance::default(),
+            ValidationOptions::default(),
+        )
+        .unwrap();
+        assert!(blocks.len() < RESIDUAL_PAR_MIN_BLOCKS);
+        residuals(&i, &gamma[s])
+    };
+    let (a, b) = (part(0..half), part(half..nc));
+    let close = |x: f64, y: f64, what: &str| {
+        assert!(
+            (x - y).abs() <= 1e-12 * x.abs().max(y.abs()),
+            "{what}: {x} vs {y}"
+        );
+    };
+    let hyp = |x: f64, y: f64| (x * x + y * y).sqrt();
+    close(
+        one.nat_map_abs_2,
+        hyp(a.nat_map_abs_2, b.nat_map_abs_2),
+        "natural map",
+    );
+    close(
+        one.nat_map_abs_inf,
+        a.nat_map_abs_inf.max(b.nat_map_abs_inf),
+        "inf",
+    );
+    close(
+        one.proj_grad_2,
+        hyp(a.proj_grad_2, b.proj_grad_2),
+        "projected gradient",
+    );
+    close(one.primal_feas, hyp(a.primal_feas, b.primal_feas), "primal");
+    close(one.dual_feas, hyp(a.dual_feas, b.dual_feas), "dual");
+    close(
+        one.complementarity_max,
+        a.complementarity_max.max(b.complementarity_max),
+        "cmax",
+    );
+    close(one.res3, a.res3.max(b.res3), "res3");
+    close(one.objective, a.objective + b.objective, "objective");
+    assert!(one.nat_map_abs_2 > 1.0 && one.primal_feas > 1.0, "{one:?}");
+}
+
+/// The stopping test's pass (`stopping_residuals`) gives, for every kind, that kind's value and
+/// the primal feasibility bit for bit as the full pass does (below and above the parallel
+/// threshold, on cones and on a box), and NaN where it skipped a part.
+#[test]
+fn the_stopping_pass_gives_the_full_pass_values_bit_for_bit() {
+    let (small, gs) = random_cones(50, 3);
+    let (large, gl) = random_cones(RESIDUAL_PAR_MIN_BLOCKS + 100, 4);
+    let boxed = inst(
+        &[2.0, 0.5, 0.5, 1.0],
+        2,
+        vec![-1.0, 3.0],
+        ConstraintSet::Box {
+            lo: vec![0.0, -1.0],
+            hi: vec![1.0, 1.0],
+        },
+    );
+    let gb = vec![1.5, -0.5];
+    for (i, gamma) in [(&small, &gs), (&large, &gl), (&boxed, &gb)] {
+        let mut g = vec![0.0; i.n()];
+        i.gradient(gamma, &mut g);
+        let norm_r = cpbench_problems::linalg::norm2(i.r());
+        let full = residuals_with_gradient(i, gamma, &g, norm_r);
+        for kind in ResidualKind::ALL {
+            let light = stopping_residuals(i, (gamma, &g, norm_r), kind);
+            assert_eq!(
+                light.get(kind).to_bits(),
+                full.get(kind).to_bits(),
+                "{kind:?}"
+            );
+            assert_eq!(light.primal_feas.to_bits(), full.primal_feas.to_bits());
+            assert!(
+                light.get(kind).is_finite() && light.get(kind) > 0.0,
+                "{kind:?}"
+            );
+            if kind == ResidualKind::NatMapRel2 {
+                assert!(
+                    light.res4.is_nan() && light.proj_grad_2.is_nan(),
+                    "{light:?}"
+                );
+            }
+        }
+    }
+}
