@@ -318,8 +318,9 @@ impl MatrixFree {
     /// a general `M` (one solve per unknown, `RHS_BLOCK` at a time), since every
     /// Gauss-Seidel and preconditioned solver asks for them.
     ///
-    /// `M` block diagonal with blocks of at most [`MAX_MASS_BLOCK`] rows (rigid bodies) gives
-    /// [`MassInverse::BlockDiagonal`] (`G = M^-1 D` formed, `nnz(G) <= MAX_MASS_BLOCK
+    /// A diagonal `M` (fclib's granular scenes store one) gives [`MassInverse::Diagonal`], as
+    /// [`MatrixFree::with_diagonal_mass`] does; `M` block diagonal with blocks of at most
+    /// [`MAX_MASS_BLOCK`] rows (rigid bodies) gives [`MassInverse::BlockDiagonal`] (`G = M^-1 D` formed, `nnz(G) <= MAX_MASS_BLOCK
     /// nnz(D)`), any other `M` [`MassInverse::Cholesky`] (faer's sparse Cholesky, AMD
     /// ordering, symbolic and numeric once). Memory: `D` twice, `M`, and `G` twice or `L`.
     ///
@@ -367,6 +368,25 @@ impl MatrixFree {
         let dt = transpose_csc(&d)?;
         let mut diag = None;
         let m_inv = match diagonal_blocks(&m, MAX_MASS_BLOCK) {
+            // a diagonal M given as a matrix (fclib's granular scenes): the scaling
+            Some(blocks) if blocks.iter().all(|&(s, e)| e == s + 1) => {
+                let diag = m.diag();
+                if let Some(k) = diag.iter().position(|&v| v <= 0.0) {
+                    return Err(not_spd(
+                        size,
+                        Some(k),
+                        format!(
+                            "M is diagonal and M[{k}][{k}] = {:e} is not positive",
+                            diag[k]
+                        ),
+                    ));
+                }
+                let log_bound = log_entry_bound(&d, &diag);
+                if log_bound > f64::MAX.ln() - 1.0 {
+                    return Err(out_of_range(log_bound, "D and the diagonal of M"));
+                }
+                MassInverse::Diagonal(diag.iter().map(|v| 1.0 / v).collect())
+            }
             Some(blocks) => {
                 let (g, inv) = block_inverse_times(&m, &blocks, &d)?;
                 let gt = transpose_csc(&g)?;
