@@ -13,7 +13,7 @@ use cpbench_solvers::{ExecSettings, Executor, SolveResult};
 /// Print class, sizes, nnz, symmetry error, `mu` range and norms of the instance at `path`;
 /// for a bundle also the number of duplicate `N.mtx` entries that were summed.
 pub fn info(path: &std::path::Path, read: &ReadArgs) -> Result<(), AnyError> {
-    let inst = read.apply_operator(load(path, &read.options())?)?;
+    let inst = read.load(path)?;
     let n_mat = inst.csc();
     let diag = n_mat.diag();
     let (dmin, dmax) = diag
