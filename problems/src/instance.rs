@@ -309,7 +309,9 @@ impl Instance {
         let bs = self.constraints.block_size();
         let storage = match (kind, &self.storage) {
             (OperatorKind::MatrixFree, _) => return Err(unavailable(
-                "the instance holds N, not its factors D and M (export them with the generator)",
+                "the instance holds N, not its factors D and M (export them with the generator; \
+                 a global fclib or Siconos file keeps H and M when read with --operator \
+                 matrix-free and --class ccp)",
             )),
             (OperatorKind::Block, _) if self.n_mat_t.is_some() => {
                 return Err(unavailable("block storage needs a symmetric N"))
