@@ -9,6 +9,10 @@
 //! | [`Format::Bundle`] | [`bundle`] | cpbench bundle: a directory with `N.mtx`, `r.mtx`, `instance.json` |
 //! | [`Format::Npz`] | [`npz`] | cpbench binary instance: `.npy` arrays in an uncompressed `.npz` (SciPy's CSC layout for `N`) |
 //!
+//! Global problems (fclib `/fclib_global`, Siconos' global `.dat`) are condensed to
+//! `W = H^T M^-1 H`, or kept as `H` and `M` on the matrix-free storage by [`load_with`] with
+//! [`GlobalForm::MatrixFree`] ([`GlobalProblem::into_matrix_free`]).
+//!
 //! The formats cpbench writes are [`OutputFormat`]'s (bundle, fclib, npz); a Coulomb-cone
 //! instance is written as an fclib local problem by [`fclib_write`] ([`write_fclib`]). MatrixMarket reading and writing is in [`mtx`]. The layouts are described in
 //! `tests/fixtures/README.md`; the sign conventions below.

@@ -320,9 +320,11 @@ impl MatrixFree {
     ///
     /// A diagonal `M` (fclib's granular scenes store one) gives [`MassInverse::Diagonal`], as
     /// [`MatrixFree::with_diagonal_mass`] does; `M` block diagonal with blocks of at most
-    /// [`MAX_MASS_BLOCK`] rows (rigid bodies) gives [`MassInverse::BlockDiagonal`] (`G = M^-1 D` formed, `nnz(G) <= MAX_MASS_BLOCK
-    /// nnz(D)`), any other `M` [`MassInverse::Cholesky`] (faer's sparse Cholesky, AMD
-    /// ordering, symbolic and numeric once). Memory: `D` twice, `M`, and `G` twice or `L`.
+    /// [`MAX_MASS_BLOCK`] rows (rigid bodies) gives [`MassInverse::BlockDiagonal`]
+    /// (`G = M^-1 D` formed, `nnz(G) <= MAX_MASS_BLOCK nnz(D)`), any other `M`
+    /// [`MassInverse::Cholesky`] (faer's sparse Cholesky, AMD ordering, symbolic and numeric
+    /// once). Memory: `D` twice, `M`, and `G` twice or `L` and the diagonal blocks
+    /// ([`MatrixFree::memory_bytes`]).
     ///
     /// Errors: [`ProblemError::SizeMismatch`] (shapes, `n` not a multiple of `bs`);
     /// [`ProblemError::MassNotPositiveDefinite`] for a non-symmetric `M` (relative asymmetry
@@ -370,22 +372,22 @@ impl MatrixFree {
         let m_inv = match diagonal_blocks(&m, MAX_MASS_BLOCK) {
             // a diagonal M given as a matrix (fclib's granular scenes): the scaling
             Some(blocks) if blocks.iter().all(|&(s, e)| e == s + 1) => {
-                let diag = m.diag();
-                if let Some(k) = diag.iter().position(|&v| v <= 0.0) {
+                let md = m.diag();
+                if let Some(k) = md.iter().position(|&v| v <= 0.0) {
                     return Err(not_spd(
                         size,
                         Some(k),
                         format!(
                             "M is diagonal and M[{k}][{k}] = {:e} is not positive",
-                            diag[k]
+                            md[k]
                         ),
                     ));
                 }
-                let log_bound = log_entry_bound(&d, &diag);
+                let log_bound = log_entry_bound(&d, &md);
                 if log_bound > f64::MAX.ln() - 1.0 {
                     return Err(out_of_range(log_bound, "D and the diagonal of M"));
                 }
-                MassInverse::Diagonal(diag.iter().map(|v| 1.0 / v).collect())
+                MassInverse::Diagonal(md.iter().map(|v| 1.0 / v).collect())
             }
             Some(blocks) => {
                 let (g, inv) = block_inverse_times(&m, &blocks, &d)?;
