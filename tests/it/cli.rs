@@ -299,6 +299,27 @@ fn a_global_file_is_kept_matrix_free() {
     );
 }
 
+/// `run --operator matrix-free` reads a global file through the harness kept as `H` and `M`
+/// (`RunRequest::global_form`): the summary's `operator` column says so, and `pgs` (rows of
+/// `W` formed once: CubeH8's `M` is a general one) and `apgd` converge.
+#[test]
+fn run_solves_a_global_file_matrix_free() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r");
+    succeed(
+        cpbench("run --no-plots --solvers pgs,apgd --operator matrix-free --instances")
+            .arg(fixture("fclib/CubeH8.hdf5"))
+            .arg("--out")
+            .arg(&out),
+    );
+    let (h, rows) = summary(&out);
+    assert_eq!(rows.len(), 2);
+    for r in &rows {
+        assert_eq!(column(&h, r, "operator"), "matrix-free");
+        assert_eq!(column(&h, r, "status"), "converged", "{r:?}");
+    }
+}
+
 /// The robotics formulations on the command line: `--class blcp` and `--class lcp-pyramid:k`
 /// read a frictional file; malformed values are refused with the defect named (exit code 2);
 /// `--formulations A,B` compares two formulations (the pyramid solved by lemke).
