@@ -16,7 +16,7 @@ mod chain;
 mod cmd;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use cpbench_problems::io::{load, ClassChoice, LoadOptions, OutputFormat};
+use cpbench_problems::io::{ClassChoice, LoadOptions, OutputFormat};
 use cpbench_problems::ValidationOptions;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -108,7 +108,8 @@ pub enum OperatorArg {
     /// Symmetric block storage, upper triangle, u32 indices: 3x3 blocks for 3-D cones, 2x2 for
     /// 2-D (planar) cones, 1x1 for LCP and box QP.
     Block,
-    /// D^T M^-1 D from the factors (instances that carry D and M).
+    /// D^T M^-1 D from the factors (instances that carry D and M; global fclib and Siconos
+    /// files with --class ccp keep M and H instead of condensing).
     MatrixFree,
 }
 
@@ -144,6 +145,25 @@ impl ReadArgs {
             OperatorArg::Block => inst.with_operator(OperatorKind::Block),
             OperatorArg::MatrixFree => inst.with_operator(OperatorKind::MatrixFree),
         }
+    }
+
+    /// How global friction files are read: kept as `M` and `H` under `--operator matrix-free`
+    /// (with `--class ccp`), condensed to `W` otherwise (docs/cli.md, "Storage of N").
+    pub fn global_form(&self) -> cpbench_problems::io::GlobalForm {
+        match self.operator {
+            OperatorArg::MatrixFree => cpbench_problems::io::GlobalForm::MatrixFree,
+            _ => cpbench_problems::io::GlobalForm::Condensed,
+        }
+    }
+
+    /// Load `path` as these arguments ask ([`ReadArgs::options`], [`ReadArgs::global_form`])
+    /// and put it on the storage `--operator` asks for ([`ReadArgs::apply_operator`]).
+    pub fn load(
+        &self,
+        path: &std::path::Path,
+    ) -> Result<cpbench_problems::Instance, cpbench_problems::ProblemError> {
+        let inst = cpbench_problems::io::load_with(path, &self.options(), self.global_form())?;
+        self.apply_operator(inst)
     }
 
     /// The load options these arguments select.
@@ -258,7 +278,7 @@ fn other_commands(command: Command) -> Result<(), AnyError> {
             read,
         } => {
             // `--operator csc|block` forms N of a matrix-free input (every output holds N then)
-            let inst = read.apply_operator(load(&input, &read.options())?)?;
+            let inst = read.load(&input)?;
             let format = OutputFormat::from_path(&output);
             format.write(&inst, &output)?;
             let kind = match format {

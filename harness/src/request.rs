@@ -142,6 +142,9 @@ pub struct RunRequest {
     pub sample_load: bool,
     /// Measure the memory bandwidth.
     pub measure_bandwidth: bool,
+    /// How global friction files are read ([`cpbench_problems::io::GlobalForm`]): condensed
+    /// (the default), or kept as `M` and `H` (`--operator matrix-free`).
+    pub global_form: cpbench_problems::io::GlobalForm,
 }
 
 impl RunRequest {
@@ -179,6 +182,7 @@ impl RunRequest {
             progress: true,
             sample_load: false,
             measure_bandwidth: false,
+            global_form: Default::default(),
         };
         if is_scale {
             r.max_iter = scale::SCALE_MAX_ITER;
@@ -363,7 +367,7 @@ impl RunRequest {
             return Ok((instances, failures));
         }
         for entry in &suite.entries {
-            match entry.load().and_then(&mut prepare) {
+            match entry.load_with(self.global_form).and_then(&mut prepare) {
                 Ok(i) => instances.push(i),
                 Err(e) if !self.fail_fast => {
                     on_error(&e);

@@ -11,7 +11,9 @@
 //! one instance or one trajectory.
 
 use crate::error::{HarnessError, Result};
-use cpbench_problems::io::{load, load_bytes, ClassChoice, Format, LoadOptions};
+use cpbench_problems::io::{
+    load_bytes_with, load_with, ClassChoice, Format, GlobalForm, LoadOptions,
+};
 use cpbench_problems::{Instance, ResidualKind, ValidationOptions};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
@@ -459,6 +461,12 @@ impl SuiteEntry {
 
     /// Read this entry's instance.
     pub fn load(&self) -> Result<Instance> {
+        self.load_with(GlobalForm::Condensed)
+    }
+
+    /// Read this entry's instance, a global friction file (path or embedded) in the form
+    /// `global` asks ([`cpbench_problems::io::load_with`]).
+    pub fn load_with(&self, global: GlobalForm) -> Result<Instance> {
         let opts = LoadOptions {
             class: self.class,
             validation: ValidationOptions {
@@ -471,8 +479,8 @@ impl SuiteEntry {
                 file_name,
                 bytes,
                 format,
-            } => load_bytes(file_name, bytes, *format, &opts)?,
-            InstanceSource::Path(p) => load(p, &opts)?,
+            } => load_bytes_with(file_name, bytes, *format, &opts, global)?,
+            InstanceSource::Path(p) => load_with(p, &opts, global)?,
             InstanceSource::Generated {
                 file_name,
                 snapshot,

@@ -238,6 +238,20 @@ pub enum ProblemError {
         /// The names known.
         expected: String,
     },
+    /// A mass matrix `M` given to the matrix-free operator (`N = H^T M^-1 H`,
+    /// [`crate::operator::MatrixFree::with_sparse_mass`]) is not symmetric positive definite:
+    /// not symmetric, or a Cholesky pivot that is not positive.
+    #[error("the mass matrix M ({size} x {size}) is not symmetric positive definite{}: {reason}",
+        column.map(|c| format!(" (column {c})")).unwrap_or_default())]
+    MassNotPositiveDefinite {
+        /// The size of `M`.
+        size: usize,
+        /// The column of `M` where the failure shows (the failing pivot's column, or the
+        /// largest asymmetry's), when known.
+        column: Option<usize>,
+        /// What failed, with the value.
+        reason: String,
+    },
     /// A factorisation needed to condense a global problem failed.
     #[error("factorisation failed: {0}")]
     Factorization(String),

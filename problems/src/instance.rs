@@ -309,7 +309,9 @@ impl Instance {
         let bs = self.constraints.block_size();
         let storage = match (kind, &self.storage) {
             (OperatorKind::MatrixFree, _) => return Err(unavailable(
-                "the instance holds N, not its factors D and M (export them with the generator)",
+                "the instance holds N, not its factors D and M (export them with the generator; \
+                 a global fclib or Siconos file keeps H and M when read with --operator \
+                 matrix-free and --class ccp)",
             )),
             (OperatorKind::Block, _) if self.n_mat_t.is_some() => {
                 return Err(unavailable("block storage needs a symmetric N"))
@@ -370,7 +372,10 @@ impl Instance {
     }
 
     /// State for Gauss-Seidel row access ([`Instance::block_row`]): the velocity
-    /// `v = M^-1 D gamma` on the matrix-free storage (length `m`), empty otherwise.
+    /// `v = M^-1 D gamma` on the matrix-free storage (length `m`), empty otherwise. A
+    /// matrix-free operator without row access (a general `M`, [`MatrixFree::row_access`])
+    /// serves rows from the condensed `N = D^T M^-1 D` instead, formed here on first use and
+    /// kept ([`Instance::n_mat`]; docs/cli.md, "Storage of N").
     pub fn row_state(&self, gamma: &[f64]) -> RowState {
         let mut st = RowState { v: Vec::new() };
         self.refresh_row_state(gamma, &mut st);
@@ -382,9 +387,13 @@ impl Instance {
     #[inline]
     pub fn refresh_row_state(&self, gamma: &[f64], st: &mut RowState) {
         match &self.storage {
-            Storage::MatrixFree(op) => {
+            Storage::MatrixFree(op) if op.has_row_access() => {
                 st.v.resize(op.m(), 0.0);
                 op.velocity_of(gamma, &mut st.v);
+            }
+            Storage::MatrixFree(_) => {
+                // a general M: rows of the condensed W, formed once here
+                let _ = self.n_mat();
             }
             Storage::Block(b) => b.prepare_rows(),
             Storage::Csc(_) => {}
@@ -398,6 +407,14 @@ impl Instance {
     pub fn block_row(&self, c: usize, gamma: &[f64], st: &RowState, out: &mut [f64]) {
         let bs = out.len();
         match &self.storage {
+            Storage::MatrixFree(op) if !op.has_row_access() => {
+                // a general M: the condensed W (formed by `refresh_row_state`), symmetric
+                let rows = self.n_mat();
+                for (a, o) in out.iter_mut().enumerate() {
+                    let (ri, va) = rows.col(bs * c + a);
+                    *o = ri.iter().zip(va).map(|(&k, &v)| v * gamma[k]).sum();
+                }
+            }
             Storage::Csc(_) => {
                 let rows = self.row_matrix();
                 for (a, o) in out.iter_mut().enumerate() {
@@ -442,6 +459,16 @@ impl Instance {
                 }
             }
             Storage::Block(b) => b.block_neighbours(c, out),
+            Storage::MatrixFree(op) if !op.has_row_access() => {
+                // a general M: the pattern of the condensed W
+                for a in 0..bs {
+                    for &k in self.n_mat().col(bs * c + a).0 {
+                        if k / bs != c {
+                            out.push((k / bs) as u32);
+                        }
+                    }
+                }
+            }
             Storage::MatrixFree(op) => op.contact_neighbours(c, bs, out),
         }
         out.sort_unstable();
@@ -449,11 +476,13 @@ impl Instance {
     }
 
     /// Tell the row state that `gamma_c` changed by `delta` (length `bs`): `v += M^-1 D_c
-    /// delta` on the matrix-free storage, nothing otherwise.
+    /// delta` on the matrix-free storage with row access, nothing otherwise.
     #[inline]
     pub fn block_changed(&self, c: usize, delta: &[f64], st: &mut RowState) {
         if let Storage::MatrixFree(op) = &self.storage {
-            op.block_changed(c, delta.len(), delta, &mut st.v);
+            if op.has_row_access() {
+                op.block_changed(c, delta.len(), delta, &mut st.v);
+            }
         }
     }
 
@@ -1043,8 +1072,22 @@ impl Instance {
                 let mut h = Sha256::new();
                 h.update(b"matrix-free");
                 h.update(content_hash(self.class, op.d(), &self.r, &self.constraints));
-                for v in op.mass_diagonal() {
-                    h.update(v.to_bits().to_le_bytes());
+                match op.mass_matrix() {
+                    // a general M (a global problem kept matrix-free): its CSC arrays
+                    Some(m) => {
+                        h.update(b"M");
+                        h.update(content_hash(
+                            self.class,
+                            m,
+                            &[],
+                            &ConstraintSet::NonNegative,
+                        ));
+                    }
+                    None => {
+                        for v in op.mass_diagonal() {
+                            h.update(v.to_bits().to_le_bytes());
+                        }
+                    }
                 }
                 for v in op.shift().unwrap_or_default() {
                     h.update(v.to_bits().to_le_bytes());

@@ -13,7 +13,7 @@ use cpbench_solvers::{ExecSettings, Executor, SolveResult};
 /// Print class, sizes, nnz, symmetry error, `mu` range and norms of the instance at `path`;
 /// for a bundle also the number of duplicate `N.mtx` entries that were summed.
 pub fn info(path: &std::path::Path, read: &ReadArgs) -> Result<(), AnyError> {
-    let inst = read.apply_operator(load(path, &read.options())?)?;
+    let inst = read.load(path)?;
     let n_mat = inst.csc();
     let diag = n_mat.diag();
     let (dmin, dmax) = diag
@@ -95,8 +95,9 @@ pub fn info(path: &std::path::Path, read: &ReadArgs) -> Result<(), AnyError> {
     Ok(())
 }
 
-/// For an instance condensed from a global problem (fclib `/fclib_global` or a Siconos global
-/// `.dat`): its degrees of freedom, contacts, condensation and the factorisation of `M`.
+/// For an instance read from a global problem (fclib `/fclib_global` or a Siconos global
+/// `.dat`): its degrees of freedom, contacts, and the condensation and factorisation of `M`,
+/// or, kept matrix-free, how `M^-1` is applied.
 fn describe_global(p: &std::collections::BTreeMap<String, String>) {
     let Some(dofs) = p.get("dofs").or_else(|| p.get("dof")) else {
         return;
@@ -107,8 +108,17 @@ fn describe_global(p: &std::collections::BTreeMap<String, String>) {
         get("contacts"),
         get("spacedim")
     );
-    println!("condensed       {}", get("condensed"));
-    println!("M factorised    {}", get("m_factorization"));
+    match p.get("matrix_free") {
+        // kept as H and M (`--operator matrix-free`)
+        Some(note) => {
+            println!("matrix-free     {note}");
+            println!("M^-1            {}", get("m_inverse"));
+        }
+        None => {
+            println!("condensed       {}", get("condensed"));
+            println!("M factorised    {}", get("m_factorization"));
+        }
+    }
     for key in ["m_storage", "h_storage"] {
         if let Some(v) = p.get(key) {
             println!("{:<16}{v}", key.replace('_', " "));

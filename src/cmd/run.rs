@@ -240,6 +240,7 @@ pub fn run(a: RunArgs) -> Result<(), AnyError> {
     req.rerun = a.rerun;
     req.shard = a.shard;
     req.measure_bandwidth |= a.bandwidth;
+    req.global_form = a.read.global_form();
     req.plots = !a.no_plots;
     req.figure = figure;
     req.validate()?;

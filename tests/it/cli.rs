@@ -272,6 +272,54 @@ fn info_describes_a_global_file() {
     }
 }
 
+/// Issue 34 item 5: a global file read with `--operator matrix-free` keeps `H` and `M`
+/// (`info` says how `M^-1` is applied), converts to an `.npz` with `M_*` members that reads
+/// back matrix-free; `--class coulomb` is read condensed and refuses the matrix-free storage.
+#[test]
+fn a_global_file_is_kept_matrix_free() {
+    let fx = fixture("fclib/CubeH8.hdf5");
+    let text = stdout_of(cpbench("info --operator matrix-free").arg(&fx));
+    for needle in [
+        "n               3",
+        "operator        matrix-free",
+        "global problem  162 degrees of freedom, 1 contacts (spacedim 3)",
+        "matrix-free     N = H^T M^-1 H never formed",
+        "M^-1            sparse Cholesky (faer LLT, AMD ordering,",
+    ] {
+        assert!(text.contains(needle), "{needle}\n{text}");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("cube.npz");
+    succeed(cpbench("convert --operator matrix-free").arg(&fx).arg(&out));
+    let text = stdout_of(cpbench("info").arg(&out));
+    assert!(text.contains("operator        matrix-free"), "{text}");
+    error(
+        cpbench("info --class coulomb --operator matrix-free").arg(&fx),
+        &["operator matrix-free is not available", "--class ccp"],
+    );
+}
+
+/// `run --operator matrix-free` reads a global file through the harness kept as `H` and `M`
+/// (`RunRequest::global_form`): the summary's `operator` column says so, and `pgs` (rows of
+/// `W` formed once: CubeH8's `M` is a general one) and `apgd` converge.
+#[test]
+fn run_solves_a_global_file_matrix_free() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r");
+    succeed(
+        cpbench("run --no-plots --solvers pgs,apgd --operator matrix-free --instances")
+            .arg(fixture("fclib/CubeH8.hdf5"))
+            .arg("--out")
+            .arg(&out),
+    );
+    let (h, rows) = summary(&out);
+    assert_eq!(rows.len(), 2);
+    for r in &rows {
+        assert_eq!(column(&h, r, "operator"), "matrix-free");
+        assert_eq!(column(&h, r, "status"), "converged", "{r:?}");
+    }
+}
+
 /// The robotics formulations on the command line: `--class blcp` and `--class lcp-pyramid:k`
 /// read a frictional file; malformed values are refused with the defect named (exit code 2);
 /// `--formulations A,B` compares two formulations (the pyramid solved by lemke).

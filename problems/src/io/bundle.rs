@@ -45,7 +45,10 @@
 //! matrix-free storage, [`crate::operator::MatrixFree`]) hold the factors of `N = D^T M^-1 D`
 //! instead of `N`: `D.mtx` (`m x n`, `coordinate real general`), `M_diag.mtx` (the diagonal of
 //! `M`, `array real general`, `m x 1`) and `r.mtx`; `nnz` counts the entries of `D`. They read
-//! back as a matrix-free instance with the same hash, and `N` is never formed.
+//! back as a matrix-free instance with the same hash, and `N` is never formed. A general sparse
+//! `M` (a global friction problem kept matrix-free, `D = H`,
+//! [`crate::operator::MatrixFree::with_sparse_mass`]) is `M.mtx` (`m x m`, `coordinate real
+//! general`, both triangles) instead of `M_diag.mtx`.
 
 use super::{io_err, mtx, perr};
 use crate::constraints::ConstraintSet;
@@ -223,11 +226,15 @@ fn write_file(
 
 fn write_files(instance: &Instance, dir: &Path) -> Result<()> {
     if let Some(op) = instance.matrix_free() {
-        // the factors, never N: D.mtx (general), M_diag.mtx (the diagonal of M), r.mtx
+        // the factors, never N: D.mtx (general), M_diag.mtx (the diagonal of M) or M.mtx (a
+        // general M, a global problem kept matrix-free: both triangles), r.mtx
         write_file(&dir.join("D.mtx"), |w| mtx::write_general(w, op.d()))?;
-        write_file(&dir.join("M_diag.mtx"), |w| {
-            mtx::write_vector(w, &op.mass_diagonal())
-        })?;
+        match op.mass_matrix() {
+            Some(m) => write_file(&dir.join("M.mtx"), |w| mtx::write_general(w, m))?,
+            None => write_file(&dir.join("M_diag.mtx"), |w| {
+                mtx::write_vector(w, &op.mass_diagonal())
+            })?,
+        }
         write_file(&dir.join("r.mtx"), |w| mtx::write_vector(w, instance.r()))?;
         let json = header(instance, "matrix-free");
         let path = dir.join("instance.json");
@@ -341,6 +348,17 @@ pub(crate) struct InstanceJsonIn {
     compliance: Option<Value>,
     #[serde(default)]
     provenance: Option<Provenance>,
+}
+
+impl InstanceJsonIn {
+    /// Unknowns per block of the instance this header describes: the cone dimension (3 unless
+    /// `cone_dim` says 2) for the cone and friction-box classes, 1 otherwise.
+    pub(crate) fn block_size(&self) -> usize {
+        match self.class.as_str() {
+            "ccp" | "coulomb" | "blcp" => self.cone_dim.unwrap_or(3),
+            _ => 1,
+        }
+    }
 }
 
 /// The operator of an instance as read: `N` itself, or the factors of `N = D^T M^-1 D`.
@@ -470,7 +488,8 @@ fn vector_file(path: &Path) -> Result<Vec<f64>> {
 }
 
 /// A matrix-free bundle (`"matrix_storage": "matrix-free"`): `D.mtx` (`m x n`), `M_diag.mtx`
-/// (length `m`), `r.mtx` (length `n`); errors name the file and what its size should be.
+/// (length `m`) or `M.mtx` (`m x m`, a general sparse SPD `M`, read when present), `r.mtx`
+/// (length `n`); errors name the file and what its size should be.
 fn read_factors(
     dir: &Path,
     jpath: &Path,
@@ -479,11 +498,40 @@ fn read_factors(
 ) -> Result<Instance> {
     let dpath = dir.join("D.mtx");
     let (d, duplicates) = matrix_file(&dpath)?;
-    let mpath = dir.join("M_diag.mtx");
-    let m_diag = vector_file(&mpath)?;
     let rpath = dir.join("r.mtx");
     let r = vector_file(&rpath)?;
-    if m_diag.len() != d.nrows() {
+    let msparse = dir.join("M.mtx");
+    let mpath = if msparse.exists() {
+        msparse
+    } else {
+        dir.join("M_diag.mtx")
+    };
+    let op = if mpath.ends_with("M.mtx") {
+        let (m, _) = matrix_file(&mpath)?;
+        if m.nrows() != d.nrows() || m.ncols() != d.nrows() {
+            return Err(perr(
+                &mpath,
+                "line 2",
+                format!(
+                    "M.mtx is {} x {} but D.mtx is {} x {}: M must be square with one row per \
+                     row of D",
+                    m.nrows(),
+                    m.ncols(),
+                    d.nrows(),
+                    d.ncols()
+                ),
+            ));
+        }
+        Some(m)
+    } else {
+        None
+    };
+    let m_diag = if op.is_none() {
+        vector_file(&mpath)?
+    } else {
+        Vec::new()
+    };
+    if op.is_none() && m_diag.len() != d.nrows() {
         return Err(perr(
             &mpath,
             "line 2",
@@ -509,7 +557,11 @@ fn read_factors(
             ),
         ));
     }
-    let op = MatrixFree::with_diagonal_mass(d, &m_diag).map_err(|e| e.in_file(&mpath))?;
+    let op = match op {
+        Some(m) => MatrixFree::with_sparse_mass(d, m, meta.block_size()),
+        None => MatrixFree::with_diagonal_mass(d, &m_diag),
+    }
+    .map_err(|e| e.in_file(&mpath))?;
     let parts = Parts {
         jpath,
         source: dir,

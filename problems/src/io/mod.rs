@@ -9,6 +9,10 @@
 //! | [`Format::Bundle`] | [`bundle`] | cpbench bundle: a directory with `N.mtx`, `r.mtx`, `instance.json` |
 //! | [`Format::Npz`] | [`npz`] | cpbench binary instance: `.npy` arrays in an uncompressed `.npz` (SciPy's CSC layout for `N`) |
 //!
+//! Global problems (fclib `/fclib_global`, Siconos' global `.dat`) are condensed to
+//! `W = H^T M^-1 H`, or kept as `H` and `M` on the matrix-free storage by [`load_with`] with
+//! [`GlobalForm::MatrixFree`] ([`GlobalProblem::into_matrix_free`]).
+//!
 //! The formats cpbench writes are [`OutputFormat`]'s (bundle, fclib, npz); a Coulomb-cone
 //! instance is written as an fclib local problem by [`fclib_write`] ([`write_fclib`]). MatrixMarket reading and writing is in [`mtx`]. The layouts are described in
 //! `tests/fixtures/README.md`; the sign conventions below.
@@ -49,6 +53,7 @@ use crate::constraints::ConstraintSet;
 use crate::error::{ProblemError, Result};
 use crate::instance::{Instance, Provenance, ValidationOptions};
 use crate::linalg::CscMatrix;
+use fclib::FclibKind;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -215,6 +220,103 @@ pub struct LoadOptions {
     pub class: ClassChoice,
     /// Symmetry tolerance and `--symmetrize`, passed to [`Instance::new`].
     pub validation: ValidationOptions,
+}
+
+/// How a global friction problem (fclib `/fclib_global`, Siconos' global `.dat`) becomes an
+/// instance: condensed to `W = H^T M^-1 H` (the default, [`load`]) or kept as `M` and `H`
+/// on the matrix-free storage ([`load_with`]; `cpbench --operator matrix-free`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum GlobalForm {
+    /// `N = W = H^T M^-1 H` formed ([`condense::condense`]).
+    #[default]
+    Condensed,
+    /// `N = H^T M^-1 H` applied from `H` and `M`
+    /// ([`crate::operator::MatrixFree::with_sparse_mass`]), `W` never formed; for the CCP
+    /// (`--class ccp`, the default) only: any other class is read condensed.
+    MatrixFree,
+}
+
+/// A global friction problem as read, before condensation: `M v = H r + f`, `u = H^T v + w`
+/// (fclib's names; Siconos' `M v = q + H r`, `u = H^T v + b` is the same with `f = q`,
+/// `w = b`).
+///
+/// Shapes: `m` is `ndof x ndof` (symmetric, both triangles), `h` `ndof x d nc`, `f` length
+/// `ndof`, `w` length `d nc`, `mu` length `nc`, `spacedim = d` (2 or 3).
+#[derive(Clone, Debug)]
+pub struct GlobalProblem {
+    /// The mass (iteration) matrix `M`.
+    pub m: CscMatrix,
+    /// `H`, one row per degree of freedom, one column per contact unknown.
+    pub h: CscMatrix,
+    /// `f` (Siconos' `q`).
+    pub f: Vec<f64>,
+    /// `w` (Siconos' `b`).
+    pub w: Vec<f64>,
+    /// Friction coefficients.
+    pub mu: Vec<f64>,
+    /// Unknowns per contact (2 or 3).
+    pub spacedim: usize,
+}
+
+/// Provenance note of a global problem kept matrix-free.
+pub const MATRIX_FREE_GLOBAL_NOTE: &str =
+    "N = H^T M^-1 H never formed (matrix-free); q = H^T M^-1 f + w (one solve with M)";
+
+impl GlobalProblem {
+    /// The CCP instance `{stem}__ccp` on the matrix-free storage: `N = H^T M^-1 H` from `H`
+    /// and `M` ([`crate::operator::MatrixFree::with_sparse_mass`]), `r = H^T M^-1 f + w`
+    /// (one solve with `M`), Coulomb cones with `mu`; provenance as the condensed reading
+    /// (`ccp-relaxation`, `sign_convention`, `spacedim`, `contacts`) plus `dofs`,
+    /// `matrix_free` and `m_inverse` (block diagonal with its block count, or sparse Cholesky
+    /// with the factor's entries). Errors: [`ProblemError::MassNotPositiveDefinite`] (naming
+    /// the column), [`ProblemError::NonFinite`] (in `r`), and the instance checks; not yet
+    /// wrapped with a file name.
+    pub fn into_matrix_free(self, stem: &str, mut provenance: Provenance) -> Result<Instance> {
+        use crate::operator::{MassInverse, MatrixFree};
+        let (ndof, d) = (self.m.nrows(), self.spacedim);
+        let op = MatrixFree::with_sparse_mass(self.h, self.m, d)?;
+        let y = op.solve_mass(&self.f);
+        if let Some(k) = y.iter().position(|v| !v.is_finite()) {
+            return Err(ProblemError::NonFinite {
+                what: "M^-1 f (the free velocity)".into(),
+                position: format!("[{k}]"),
+                value: y[k],
+            });
+        }
+        let mut q = vec![0.0; op.n()];
+        op.transpose_apply(&y, &mut q);
+        for (qk, wk) in q.iter_mut().zip(&self.w) {
+            *qk += wk;
+        }
+        provenance.derivation = "ccp-relaxation".into();
+        let p = &mut provenance.parameters;
+        p.insert("sign_convention".into(), FRICTION_SIGN_CONVENTION.into());
+        p.insert("spacedim".into(), d.to_string());
+        p.insert("contacts".into(), self.mu.len().to_string());
+        p.insert("dofs".into(), ndof.to_string());
+        p.insert("matrix_free".into(), MATRIX_FREE_GLOBAL_NOTE.into());
+        p.insert(
+            "m_inverse".into(),
+            match op.mass_inverse() {
+                MassInverse::BlockDiagonal(b) => format!(
+                    "block diagonal ({} blocks): M^-1 H formed block by block",
+                    b.blocks().len()
+                ),
+                MassInverse::Cholesky(c) => format!(
+                    "sparse Cholesky (faer LLT, AMD ordering, {} entries in L)",
+                    c.factor_nnz()
+                ),
+                MassInverse::Diagonal(_) => "diagonal".into(),
+            },
+        );
+        Instance::on_operator(
+            format!("{stem}__ccp"),
+            op,
+            q,
+            ConstraintSet::coulomb_dim(self.mu, d),
+            provenance,
+        )
+    }
 }
 
 /// A file format known to [`load`].
@@ -424,6 +526,14 @@ pub(crate) fn not_regular(path: &Path) -> ProblemError {
 /// Errors: see the module documentation; validation errors are wrapped in
 /// [`ProblemError::InFile`] naming `path`.
 pub fn load(path: &Path, opts: &LoadOptions) -> Result<Instance> {
+    load_with(path, opts, GlobalForm::Condensed)
+}
+
+/// [`load`], with global friction problems read in the form `global` asks
+/// ([`GlobalForm::MatrixFree`]: `M` and `H` kept, for `--class ccp`; other files and classes
+/// as [`load`]). Errors: those of [`load`]; for the matrix-free form of a global file,
+/// [`ProblemError::MassNotPositiveDefinite`] wrapped in [`ProblemError::InFile`].
+pub fn load_with(path: &Path, opts: &LoadOptions, global: GlobalForm) -> Result<Instance> {
     let meta = std::fs::metadata(path).map_err(|e| io_err(path, e))?;
     if meta.is_dir() {
         return with_class(read_bundle(path, opts.validation)?, opts, path);
@@ -457,7 +567,7 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Instance> {
     {
         format = Format::SiconosGlobal;
     }
-    load_impl(path, &bytes, format, opts)
+    load_impl(path, &bytes, format, opts, global)
 }
 
 /// Load an instance from the bytes of a file (e.g. embedded with `include_bytes!`) in the
@@ -472,7 +582,25 @@ pub fn load_bytes(
     format: Format,
     opts: &LoadOptions,
 ) -> Result<Instance> {
-    load_impl(Path::new(file_name), bytes, format, opts)
+    load_impl(
+        Path::new(file_name),
+        bytes,
+        format,
+        opts,
+        GlobalForm::Condensed,
+    )
+}
+
+/// [`load_bytes`] with global friction problems read in the form `global` asks
+/// ([`load_with`]).
+pub fn load_bytes_with(
+    file_name: &str,
+    bytes: &[u8],
+    format: Format,
+    opts: &LoadOptions,
+    global: GlobalForm,
+) -> Result<Instance> {
+    load_impl(Path::new(file_name), bytes, format, opts, global)
 }
 
 /// A stored instance read as `opts.class` asks: a CCP as its normal-block LCP (`lcp`) or as
@@ -503,12 +631,40 @@ fn with_class(inst: Instance, opts: &LoadOptions, path: &Path) -> Result<Instanc
     }
 }
 
-fn load_impl(path: &Path, bytes: &[u8], format: Format, opts: &LoadOptions) -> Result<Instance> {
+fn load_impl(
+    path: &Path,
+    bytes: &[u8],
+    format: Format,
+    opts: &LoadOptions,
+    global: GlobalForm,
+) -> Result<Instance> {
     let stem = file_stem(path);
     let mut prov = Provenance {
         source: path.display().to_string(),
         ..Provenance::default()
     };
+    let keep_global = global == GlobalForm::MatrixFree && opts.class == ClassChoice::Ccp;
+    if keep_global && format == Format::FclibHdf5 {
+        if let Some((g, notes)) = fclib::read_fclib_global(path, bytes)? {
+            prov.format = FclibKind::Global.format_name().into();
+            prov.parameters.extend(notes);
+            return g.into_matrix_free(&stem, prov).map_err(|e| e.in_file(path));
+        }
+    }
+    if keep_global && format == Format::SiconosGlobal {
+        let g = siconos_global::read_global(path, bytes)?;
+        prov.format = "siconos-global".into();
+        prov.parameters.extend(g.notes);
+        let g = GlobalProblem {
+            m: g.m,
+            h: g.h,
+            f: g.q,
+            w: g.b,
+            mu: g.mu,
+            spacedim: g.spacedim,
+        };
+        return g.into_matrix_free(&stem, prov).map_err(|e| e.in_file(path));
+    }
     match format {
         Format::Bundle => Err(ProblemError::UnknownFormat {
             path: path.to_path_buf(),

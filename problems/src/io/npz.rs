@@ -29,7 +29,9 @@
 //! | `M_diag` | `float64`, `(m,)` | the diagonal of `M` (positive) |
 //!
 //! (`scipy.sparse.csc_array((f["D_data"], f["D_indices"], f["D_indptr"]), shape=f["D_shape"])`
-//! gives `D`.) Integer arrays are `int32`
+//! gives `D`.) A general sparse `M` (a global friction problem kept matrix-free, `D = H`:
+//! [`crate::operator::MatrixFree::with_sparse_mass`]) replaces `M_diag` by `M_shape` (`(m, m)`),
+//! `M_indptr`, `M_indices`, `M_data` (both triangles, the same layout as `D_*`). Integer arrays are `int32`
 //! when every value fits, else `int64` (SciPy's rule); both are read. The writer keeps `N`
 //! exactly as stored, so a round trip is bit-exact and gives the same content hash.
 //!
@@ -108,8 +110,17 @@ fn write_to(instance: &Instance, path: &Path) -> Result<()> {
         zip.start_file("D_shape.npy", opts).map_err(zipe)?;
         write_array(&mut zip, &[2], [d.nrows() as i64, d.ncols() as i64]).map_err(ioe)?;
         write_sparse(&mut zip, opts, "D_", d).map_err(|e| io_err(path, e))?;
-        zip.start_file("M_diag.npy", opts).map_err(zipe)?;
-        write_array(&mut zip, &[op.m() as u64], op.mass_diagonal()).map_err(ioe)?;
+        match op.mass_matrix() {
+            Some(m) => {
+                zip.start_file("M_shape.npy", opts).map_err(zipe)?;
+                write_array(&mut zip, &[2], [m.nrows() as i64, m.ncols() as i64]).map_err(ioe)?;
+                write_sparse(&mut zip, opts, "M_", m).map_err(|e| io_err(path, e))?;
+            }
+            None => {
+                zip.start_file("M_diag.npy", opts).map_err(zipe)?;
+                write_array(&mut zip, &[op.m() as u64], op.mass_diagonal()).map_err(ioe)?;
+            }
+        }
         "matrix-free"
     } else {
         // formed for the writer (and dropped) on the block storage
@@ -317,7 +328,12 @@ fn read_factors<R: Read + Seek>(
     let indptr = ints(path, "D_indptr", member(path, zip, "D_indptr")?)?;
     let indices = ints(path, "D_indices", member(path, zip, "D_indices")?)?;
     let data: Vec<f64> = read_vec(path, "D_data", member(path, zip, "D_data")?)?;
-    let m_diag: Vec<f64> = read_vec(path, "M_diag", member(path, zip, "M_diag")?)?;
+    let sparse_m = zip.index_for_name("M_indptr.npy").is_some();
+    let m_diag: Vec<f64> = if sparse_m {
+        Vec::new()
+    } else {
+        read_vec(path, "M_diag", member(path, zip, "M_diag")?)?
+    };
     let r: Vec<f64> = read_vec(path, "r", member(path, zip, "r")?)?;
     if r.len() != n {
         return Err(perr(
@@ -326,7 +342,7 @@ fn read_factors<R: Read + Seek>(
             format!("r has {} entries but D_shape says n = {n}", r.len()),
         ));
     }
-    if m_diag.len() != m {
+    if !sparse_m && m_diag.len() != m {
         return Err(perr(
             path,
             "array 'M_diag'",
@@ -338,7 +354,25 @@ fn read_factors<R: Read + Seek>(
     }
     check_csc(path, "D_", m, n, &indptr, &indices, data.len())?;
     let d = CscMatrix::from_csc_parts(m, n, indptr, indices, data).map_err(|e| e.in_file(path))?;
-    let op = MatrixFree::with_diagonal_mass(d, &m_diag).map_err(|e| e.in_file(path))?;
+    let op = if sparse_m {
+        let (mr, mc) = matrix_shape(path, zip, "M_shape", true)?;
+        if mr != m {
+            return Err(perr(
+                path,
+                "array 'M_shape'",
+                format!("M is {mr} x {mc} but D_shape says m = {m}: M must be m x m"),
+            ));
+        }
+        let mp = ints(path, "M_indptr", member(path, zip, "M_indptr")?)?;
+        let mi = ints(path, "M_indices", member(path, zip, "M_indices")?)?;
+        let mv: Vec<f64> = read_vec(path, "M_data", member(path, zip, "M_data")?)?;
+        check_csc(path, "M_", m, m, &mp, &mi, mv.len())?;
+        let mm = CscMatrix::from_csc_parts(m, m, mp, mi, mv).map_err(|e| e.in_file(path))?;
+        MatrixFree::with_sparse_mass(d, mm, meta.block_size())
+    } else {
+        MatrixFree::with_diagonal_mass(d, &m_diag)
+    }
+    .map_err(|e| e.in_file(path))?;
     let parts = Parts {
         jpath: path,
         source: path,

@@ -164,7 +164,7 @@ impl Primal {
         let inst = problem.instance();
         let op = inst.matrix_free().expect("checked by refusal");
         let (m, n) = (op.m(), inst.n());
-        self.m_diag = op.mass_diagonal();
+        self.m_diag = op.mass_diagonal(); // M diagonal: checked by refusal
         self.w = vec![0.0; m];
         op.velocity_of(&state.gamma, &mut self.w);
         self.dw = vec![0.0; m];
@@ -299,10 +299,16 @@ fn responses(inst: &Instance, v: &[f64], gamma: &mut [f64], g: Option<&mut [f64]
 
 /// Why a primal solver cannot take `inst` (module docs), `None` when it can.
 fn primal_refusal(name: &str, inst: &Instance) -> Option<String> {
-    if inst.matrix_free().is_none() {
+    let Some(op) = inst.matrix_free() else {
         return Some(format!(
             "{name} solves in the generalised velocities: it needs the factors D and M of \
              N = D^T M^-1 D (matrix-free storage: cpbench generate --operator matrix-free)"
+        ));
+    };
+    if op.mass_matrix().is_some() {
+        return Some(format!(
+            "{name} needs a diagonal mass matrix M (its Hessian is M + D G D^T with M \
+             diagonal); this instance's M is a general sparse matrix (a global problem)"
         ));
     }
     let Some(rc) = inst.compliance() else {

@@ -85,21 +85,7 @@ pub struct FclibFile {
 /// sizes, a non-finite value, or `spacedim != 3`; [`crate::ProblemError::Factorization`]
 /// (wrapped in [`crate::ProblemError::InFile`]) when the global `M` is singular.
 pub fn read_fclib(path: &Path, bytes: &[u8]) -> Result<FclibFile> {
-    h5::check_end_of_file(path, bytes)?;
-    // The HDF5 decoder is hardened against malformed input; catching a panic all the same
-    // keeps the promise that no file can crash a caller.
-    let res = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| read_raw(path, bytes)));
-    let raw = match res {
-        Ok(r) => r?,
-        Err(_) => {
-            return Err(perr(
-                path,
-                "HDF5 file",
-                "the HDF5 decoder failed on this file (malformed or truncated HDF5)",
-            ))
-        }
-    };
-    match raw {
+    match read_raw_caught(path, bytes)? {
         Raw::Local(problem) => Ok(FclibFile {
             kind: FclibKind::Local,
             problem,
@@ -131,6 +117,55 @@ pub fn read_fclib(path: &Path, bytes: &[u8]) -> Result<FclibFile> {
                 notes,
             })
         }
+    }
+}
+
+/// The global problem of an fclib file, not condensed (`M` symmetrised when stored as one
+/// triangle), with the reader notes; `None` for a local file. Errors: those of
+/// [`read_fclib`] except the condensation's.
+pub fn read_fclib_global(
+    path: &Path,
+    bytes: &[u8],
+) -> Result<Option<(crate::io::GlobalProblem, Notes)>> {
+    Ok(match read_raw_caught(path, bytes)? {
+        Raw::Local(_) => None,
+        Raw::Global {
+            m,
+            h,
+            f,
+            w,
+            mu,
+            spacedim,
+            mut notes,
+        } => {
+            notes.insert("dof".into(), h.nrows().to_string());
+            Some((
+                crate::io::GlobalProblem {
+                    m,
+                    h,
+                    f,
+                    w,
+                    mu,
+                    spacedim,
+                },
+                notes,
+            ))
+        }
+    })
+}
+
+/// [`read_raw`] after the end-of-file check. The HDF5 decoder is hardened against malformed
+/// input; catching a panic all the same keeps the promise that no file can crash a caller.
+fn read_raw_caught(path: &Path, bytes: &[u8]) -> Result<Raw> {
+    h5::check_end_of_file(path, bytes)?;
+    let res = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| read_raw(path, bytes)));
+    match res {
+        Ok(r) => r,
+        Err(_) => Err(perr(
+            path,
+            "HDF5 file",
+            "the HDF5 decoder failed on this file (malformed or truncated HDF5)",
+        )),
     }
 }
 
