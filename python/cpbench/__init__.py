@@ -166,7 +166,7 @@ class Instance:
                 they must be the blocks ``0..J`` (any order); ``mu`` has one entry per block,
                 0 on the joints. ``cls="coulomb"`` keeps them, ``cls="blcp"`` refuses them;
                 only the solvers that take joints run on them (``pgs``, ``jacobi``, ``nsgs``,
-                ``apgd``, ``spgqp``, ``admm``, ``ipm``).
+                ``apgd``, ``spgqp``, ``bb``, ``mpgp``, ``admm``, ``ipm``).
 
         Raises:
             CpbenchError: sizes that do not match, non-finite values, a non-symmetric ``N``

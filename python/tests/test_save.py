@@ -109,14 +109,14 @@ def test_from_arrays_takes_joint_blocks():
     assert cpbench.Instance.from_arrays(N, r, mu=mu).joints == 0
     assert cpbench.Instance.from_arrays(N, r, mu=mu, joints=np.array([], dtype=np.int64)).joints == 0
     want = np.array([-1.8, 0.4, 0.0, 1.6, -0.8, 0.0])
-    for solver in ("pgs", "apgd", "admm"):
+    for solver in ("pgs", "apgd", "bb", "mpgp", "admm"):
         res = cpbench.solve(inst, solver, tol=1e-12, max_iter=100000)
         assert res.success, (solver, res.status, res.message)
         np.testing.assert_allclose(res.gamma, want, atol=1e-9, err_msg=solver)
         # the joint's equality row: its velocity vanishes
         np.testing.assert_allclose((N @ res.gamma + r)[:3], 0.0, atol=1e-9, err_msg=solver)
     # a solver that does not take joints is refused with the reason
-    res = cpbench.solve(inst, "bb", tol=1e-8)
+    res = cpbench.solve(inst, "sap", tol=1e-8)
     assert not res.success and res.status == "unsupported", res.status
     assert "joint" in res.message
     # the Coulomb problem keeps them; the bundle round-trip too
