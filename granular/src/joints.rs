@@ -290,6 +290,8 @@ impl HingeJoint {
     }
 
     /// The unit hinge axes of `a` and of `b` in the world frame: equal while the joint holds.
+    /// Like every method below and [`BallJoint`]'s, it expects the `bodies` the hinge was
+    /// checked against ([`check_hinges`]; an index out of range panics).
     pub fn world_axes(&self, bodies: &[Body]) -> (Vector3<f64>, Vector3<f64>) {
         (
             bodies[self.a].rot * self.axis_a.normalize(),

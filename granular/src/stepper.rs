@@ -419,10 +419,11 @@ impl Simulation {
         let nj = self.joint_blocks();
         if nj > 0 {
             let bodies = &self.world.bodies;
+            // exact size hints (no flat_map): splice then allocates nothing
+            let hinges = &self.hinges;
             let pseudo = self.joints.iter().map(|j| j.pseudo_contact(bodies)).chain(
-                self.hinges
-                    .iter()
-                    .flat_map(|h| h.bearings().map(|j| j.pseudo_contact(bodies))),
+                (0..2 * hinges.len())
+                    .map(|k| hinges[k / 2].bearings()[k % 2].pseudo_contact(bodies)),
             );
             self.contacts.splice(0..0, pseudo);
             self.state.keys.extend(0..nj as u64);
