@@ -540,3 +540,60 @@ fn bb_and_mpgp_take_jointed_chain_instances_and_agree_with_pgs_and_apgd() {
         }
     }
 }
+
+#[test]
+fn ball_joints_and_hinges_together_ball_blocks_first() {
+    // the door of the statics test with a 1 kg sphere hanging 0.2 m below it on a ball joint:
+    // block 0 is the ball joint, blocks 1 and 2 the hinge's bearings; at rest the ball joint
+    // carries the sphere's weight (force on the door m g = 9.81 N down, gamma along -y on the
+    // door as body A) and the hinge both weights: horizontal couple (2 + 1) g w / (2 l)
+    let (w, l, h) = (0.3, 0.2, 5e-3);
+    let bodies = vec![
+        Body::sphere(Vector3::new(w, 0.0, 0.0), 0.05, 2.0).unwrap(),
+        Body::fixed_sphere(Vector3::new(0.0, 10.0, 0.0), 0.01).unwrap(),
+        Body::sphere(Vector3::new(w, -0.2, 0.0), 0.05, 1.0).unwrap(),
+    ];
+    let hinge = HingeJoint::at_point(&bodies, 0, 1, Vector3::zeros(), Vector3::y(), l).unwrap();
+    let ball = cpbench_granular::BallJoint::at_point(&bodies, 0, 2, Vector3::new(w, -0.1, 0.0));
+    let mut p = params(h, 0.3, 1e-3);
+    p.gravity = Vector3::new(0.0, -G, 0.0);
+    let mut s = sim(bodies, vec![], p)
+        .with_joints(vec![ball])
+        .unwrap()
+        .with_hinges(vec![hinge])
+        .unwrap();
+    assert_eq!(s.joint_blocks(), 3);
+    let mut slv = solver("pgs", 1e-12);
+    for _ in 0..20 {
+        let rep = s.step(&mut slv).unwrap();
+        assert!(rep.converged, "{rep:?}");
+    }
+    let inst = s.last_instance().unwrap();
+    assert_eq!(inst.constraints().joints(), 3);
+    assert_eq!(inst.provenance().parameters["joints"], "3");
+    assert_eq!(inst.provenance().parameters["hinges"], "1");
+    let features: Vec<u32> = s.last_contact_ids().iter().map(|id| id.feature).collect();
+    assert_eq!(features, [1, 2, 3]);
+    let gamma = s.last_impulses();
+    let tol = 1e-6 * G;
+    // block 0: the ball joint, A = the door: the force on the door is -gamma_0 / h
+    let on_door = bearing_force(gamma, 0, h);
+    assert!(
+        (on_door - Vector3::new(0.0, -G, 0.0)).norm() < tol,
+        "{on_door}"
+    );
+    let (f1, f2) = (bearing_force(gamma, 1, h), bearing_force(gamma, 2, h));
+    let couple = 3.0 * G * w / (2.0 * l);
+    assert!(
+        (f1.x - couple).abs() < tol && (f2.x + couple).abs() < tol,
+        "{f1} {f2}"
+    );
+    assert!((f1.y + f2.y - 3.0 * G).abs() < tol, "{f1} {f2}");
+    // nothing moved
+    let b = &s.world().bodies;
+    assert!(
+        (b[2].pos - Vector3::new(w, -0.2, 0.0)).norm() < 1e-9,
+        "{}",
+        b[2].pos
+    );
+}
