@@ -205,7 +205,10 @@ pub fn check_joints(joints: &[BallJoint], bodies: &[Body]) -> Result<()> {
 /// `axis_a` of `a` held along `axis_b` of `b`, as two ball joints at the bearings
 /// `anchor +- half_length * axis / |axis|` ([`HingeJoint::bearings`]). Only the rotation about
 /// the axis is free. Anchors in the body frames (m); the axes in the body frames, any non-zero
-/// finite length (normalised where used); `half_length > 0` (m).
+/// finite length (normalised where used); `half_length > 0` (m). Centres or axes that disagree
+/// in the world at the start are a drift of the bearings, closed by the stabilisation term in
+/// the first step (as anchors apart for a ball joint); [`HingeJoint::at_point`] builds a
+/// hinge without drift.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct HingeJoint {
     /// Body `a`, index into the world's bodies.
