@@ -50,7 +50,8 @@
 //! steppers: warm start, solve with its size check, timings, report), [`stepper`] (the 3-D
 //! step: detection, assembly, update, rolling resistance, statistics),
 //! [`scenes`] (fill, pile, pyramid, tube, bounce, cradle, ellipsoid-fill, ellipsoid-pile,
-//! stack, slide, mass-ratio, chain, bridge), [`joints`] (ball joints: bilateral rows),
+//! stack, slide, mass-ratio, chain, bridge, hinge-chain), [`joints`] (ball and hinge joints:
+//! bilateral rows),
 //! [`compliance`] (SAP's and MuJoCo's compliant contact),
 //! [`penalty`] (spring-dashpot stepper with velocity Verlet,
 //! for comparison), [`snapshot`] (saved states that rebuild instances), [`rng`] (SplitMix64),
@@ -84,7 +85,7 @@ pub use nalgebra;
 pub use bodies::{Body, Plane, Shape};
 pub use compliance::ContactCompliance;
 pub use contact_step::{ContactModel, StepReport, StepTimings};
-pub use joints::BallJoint;
+pub use joints::{BallJoint, HingeJoint};
 pub use penalty::{ContactLaw, Damping, PenaltyParams, PenaltySim};
 pub use scenes::{Scene, SceneKind, SceneSpec};
 pub use snapshot::Snapshot;
@@ -115,6 +116,17 @@ pub enum GranularError {
         /// The joint's index in the scene's list.
         joint: usize,
         /// What is wrong.
+        message: String,
+    },
+    /// A hinge joint that cannot be built ([`joints::check_hinges`]): a body that does not
+    /// exist, a body joined to itself, two fixed bodies, a non-finite anchor, a zero or
+    /// non-finite axis, a half length that is not finite and positive; or hinges with a model
+    /// that cannot take them (as [`GranularError::BadJoint`]).
+    #[error("hinge {hinge}: {message}")]
+    BadHinge {
+        /// The hinge's index in the scene's list of hinges.
+        hinge: usize,
+        /// What is wrong, with the value.
         message: String,
     },
     /// The contact solver failed.

@@ -14,6 +14,7 @@
 //! | `slide` | balls set down on a floor with speed `v0` and no spin, sliding until they roll | balls | the sliding ball (`t* = 2 v0 / (7 mu g)`, then `5/7 v0`) |
 //! | `mass-ratio` | a 1 kg sphere between two heavy ones in a column on a floor | the mass ratio | badly conditioned contact (issue 33; ContactBench's mass-ratio tests, Le Lidec et al. 2024) |
 //! | `chain` | a chain of spheres linked by ball joints, pinned at one end, released horizontally: it swings down onto the floor | links | bilateral rows (issue 33; [`crate::joints`]) |
+//! | `hinge-chain` | the `chain` on hinges (axes tilted 0.5 rad from `z` towards `y`), swinging in the tilted plane onto the floor | links | hinge joints: two bilateral blocks each (issue 33; [`crate::joints`]) |
 //! | `bridge` | a sagging row of spheres linked by ball joints, pinned at both ends, heavy spheres dropped on it | links | bilateral rows under load (issue 33) |
 //!
 //! Randomness comes only from [`SplitMix64`] seeded with the scene seed, so a scene and every
@@ -30,7 +31,7 @@ mod ellipsoids;
 mod jointed;
 mod simple;
 pub use ellipsoids::{random_rotation, spheroid_axes, DEFAULT_ASPECT, DEFAULT_ROLLING_FRICTION};
-pub use jointed::{BridgeParams, ChainParams};
+pub use jointed::{BridgeParams, ChainParams, HingeChainParams};
 pub use simple::{MassRatioParams, SlideParams, StackParams};
 
 /// The built-in scenes.
@@ -62,11 +63,13 @@ pub enum SceneKind {
     Chain,
     /// A jointed bridge under load ([`BridgeParams`]).
     Bridge,
+    /// A chain of spheres on hinges swinging in a tilted plane ([`HingeChainParams`]).
+    HingeChain,
 }
 
 impl SceneKind {
     /// Every 3-D scene, in the order `--scene` lists them ([`crate::scene_names`]).
-    pub const ALL: [SceneKind; 13] = [
+    pub const ALL: [SceneKind; 14] = [
         Self::Fill,
         Self::Pile,
         Self::Pyramid,
@@ -80,6 +83,7 @@ impl SceneKind {
         Self::MassRatio,
         Self::Chain,
         Self::Bridge,
+        Self::HingeChain,
     ];
 
     /// The scene named `s` (one of [`Self::ALL`]'s names). Errors:
@@ -107,6 +111,7 @@ impl SceneKind {
             Self::MassRatio => "mass-ratio",
             Self::Chain => "chain",
             Self::Bridge => "bridge",
+            Self::HingeChain => "hinge-chain",
         }
     }
 }
@@ -183,6 +188,11 @@ impl SceneSpec {
             SceneKind::MassRatio => sized!(MassRatioParams.ratio).build(seed, frictionless),
             SceneKind::Chain => sized!(ChainParams.links).build(seed, frictionless),
             SceneKind::Bridge => sized!(BridgeParams.links).build(seed, frictionless),
+            SceneKind::HingeChain => HingeChainParams {
+                chain: sized!(ChainParams.links),
+                ..Default::default()
+            }
+            .build(seed, frictionless),
             SceneKind::EllipsoidFill => {
                 sized!(FillParams.n, FillParams::ellipsoids(aspect)).build(seed, frictionless)
             }
@@ -206,14 +216,18 @@ pub struct Scene {
     pub seed: u64,
     /// Ball joints between its bodies ([`crate::joints`]; empty but for `chain` and `bridge`).
     pub joints: Vec<crate::joints::BallJoint>,
+    /// Hinge joints between its bodies ([`crate::joints`], "Hinge joints"; empty but for
+    /// `hinge-chain`).
+    pub hinges: Vec<crate::joints::HingeJoint>,
 }
 
 impl Scene {
-    /// Start a simulation of this scene, with its joints. Errors as [`Simulation::new`] and
-    /// [`Simulation::with_joints`].
+    /// Start a simulation of this scene, with its joints. Errors as [`Simulation::new`],
+    /// [`Simulation::with_joints`] and [`Simulation::with_hinges`].
     pub fn into_simulation(self) -> Result<Simulation> {
         Simulation::new(self.world, self.label, self.parameters, Some(self.seed))?
-            .with_joints(self.joints)
+            .with_joints(self.joints)?
+            .with_hinges(self.hinges)
     }
 }
 
@@ -258,6 +272,7 @@ fn built(
         parameters: m,
         seed,
         joints: Vec::new(),
+        hinges: Vec::new(),
     }
 }
 

@@ -196,6 +196,9 @@ pub struct Simulation {
     /// Ball joints ([`Simulation::with_joints`]): pseudo-contacts placed before the contacts,
     /// the free blocks of every instance ([`crate::joints`]).
     joints: Vec<crate::joints::BallJoint>,
+    /// Hinge joints ([`Simulation::with_hinges`]): two free blocks each (their bearings),
+    /// after the ball joints' blocks ([`crate::joints`], "Hinge joints").
+    hinges: Vec<crate::joints::HingeJoint>,
 }
 
 impl Simulation {
@@ -232,6 +235,7 @@ impl Simulation {
             state: StepState::default(),
             impacts: 0,
             joints: Vec::new(),
+            hinges: Vec::new(),
         })
     }
 
@@ -244,17 +248,7 @@ impl Simulation {
     /// or with a compliance (both rewrite every block's constant term).
     pub fn with_joints(mut self, joints: Vec<crate::joints::BallJoint>) -> Result<Self> {
         crate::joints::check_joints(&joints, &self.world.bodies)?;
-        let p = &self.world.params;
-        let model = if p.frictionless {
-            Some("frictionless (joints need blocks of 3 rows)")
-        } else if p.restitution > 0.0 {
-            Some("with restitution (its impact law would rewrite joint rows)")
-        } else if p.compliance.is_some() {
-            Some("with a compliance (it would soften the joints)")
-        } else {
-            None
-        };
-        if let (Some(why), false) = (model, joints.is_empty()) {
+        if let (Some(why), false) = (self.joint_refusal(), joints.is_empty()) {
             return Err(GranularError::BadJoint {
                 joint: 0,
                 message: format!("a simulation {why} takes no joints"),
@@ -264,9 +258,55 @@ impl Simulation {
         Ok(self)
     }
 
+    /// Why this simulation's model takes no joints (`None` when it takes them).
+    fn joint_refusal(&self) -> Option<&'static str> {
+        let p = &self.world.params;
+        if p.frictionless {
+            Some("frictionless (joints need blocks of 3 rows)")
+        } else if p.restitution > 0.0 {
+            Some("with restitution (its impact law would rewrite joint rows)")
+        } else if p.compliance.is_some() {
+            Some("with a compliance (it would soften the joints)")
+        } else {
+            None
+        }
+    }
+
     /// The ball joints ([`Simulation::with_joints`]).
     pub fn joints(&self) -> &[crate::joints::BallJoint] {
         &self.joints
+    }
+
+    /// The simulation with the hinge joints `hinges` ([`crate::joints`], "Hinge joints"): from
+    /// the next step on, every instance has two free blocks of 3 rows per hinge (its bearings,
+    /// [`crate::joints::HingeJoint::bearings`]) after the ball joints' blocks and before the
+    /// contacts, in the order of `hinges` (warm-started by block index). Errors:
+    /// [`GranularError::BadHinge`] for a hinge naming a missing body, a body joined to itself,
+    /// two fixed bodies, a non-finite anchor, a zero or non-finite axis or a half length that
+    /// is not finite and positive ([`crate::joints::check_hinges`]), and for hinges in a
+    /// frictionless simulation, with restitution or with a compliance (as
+    /// [`Simulation::with_joints`]).
+    pub fn with_hinges(mut self, hinges: Vec<crate::joints::HingeJoint>) -> Result<Self> {
+        crate::joints::check_hinges(&hinges, &self.world.bodies)?;
+        if let (Some(why), false) = (self.joint_refusal(), hinges.is_empty()) {
+            return Err(GranularError::BadHinge {
+                hinge: 0,
+                message: format!("a simulation {why} takes no joints"),
+            });
+        }
+        self.hinges = hinges;
+        Ok(self)
+    }
+
+    /// The hinge joints ([`Simulation::with_hinges`]).
+    pub fn hinges(&self) -> &[crate::joints::HingeJoint] {
+        &self.hinges
+    }
+
+    /// The number of free (joint) blocks of every instance: one per ball joint, two per hinge
+    /// (the first blocks, in this order).
+    pub fn joint_blocks(&self) -> usize {
+        self.joints.len() + 2 * self.hinges.len()
     }
 
     /// Choose the storage of `N` in the instances built from now on: `None` (the default)
@@ -376,10 +416,15 @@ impl Simulation {
         self.state.keys.clear();
         // joints first (keys 0..J, by joint index), then the contacts (keys shifted by J: the
         // keys stay sorted; without joints they are those of earlier versions)
-        let nj = self.joints.len();
+        let nj = self.joint_blocks();
         if nj > 0 {
             let bodies = &self.world.bodies;
-            let pseudo = self.joints.iter().map(|j| j.pseudo_contact(bodies));
+            // exact size hints (no flat_map): splice then allocates nothing
+            let hinges = &self.hinges;
+            let pseudo = self.joints.iter().map(|j| j.pseudo_contact(bodies)).chain(
+                (0..2 * hinges.len())
+                    .map(|k| hinges[k / 2].bearings()[k % 2].pseudo_contact(bodies)),
+            );
             self.contacts.splice(0..0, pseudo);
             self.state.keys.extend(0..nj as u64);
         }
@@ -448,8 +493,13 @@ impl Simulation {
         });
         self.asm.rhs(&self.contacts, p.h, bs, &mut self.r);
         // the joints' stabilisation term (their pseudo-contacts have gap 0)
-        for (k, j) in self.joints.iter().enumerate() {
-            let bias = j.bias(&self.world.bodies, p.h);
+        let bodies = &self.world.bodies;
+        let biases = self
+            .joints
+            .iter()
+            .map(|j| j.bias(bodies, p.h))
+            .chain(self.hinges.iter().flat_map(|hinge| hinge.bias(bodies, p.h)));
+        for (k, bias) in biases.enumerate() {
             for (ri, bi) in self.r[3 * k..3 * k + 3].iter_mut().zip(bias) {
                 *ri += bi;
             }
@@ -496,7 +546,7 @@ impl Simulation {
             return Ok(());
         }
         let p = &self.world.params;
-        let nj = self.joints.len();
+        let nj = self.joint_blocks();
         let (cls, constraints, derivation) = if p.frictionless {
             ("lcp", ConstraintSet::NonNegative, "frictionless-lcp")
         } else {
@@ -546,6 +596,20 @@ impl Simulation {
                     "ball joints: the first {nj} blocks, relative anchor velocity in (e_x, e_y, \
                      e_z) = 0, r = beta (p_b - p_a) / h + D^T v_free, beta = {}",
                     crate::joints::JOINT_STABILISATION
+                ),
+            );
+        }
+        if !self.hinges.is_empty() {
+            // recorded only with hinges: the ball-jointed instances keep their provenance
+            let (nh, nball) = (self.hinges.len(), self.joints.len());
+            parameters.insert("hinges".into(), nh.to_string());
+            parameters.insert(
+                "hinge_rows".into(),
+                format!(
+                    "{nh} hinges: blocks {nball}..{nj}, two per hinge, ball joints at the \
+                     bearings c -+ l a; N is singular along (a_w, -a_w) on each hinge's two \
+                     blocks (a_w the unit vector between the bearings); the bearings' axial \
+                     bias components are replaced by their mean (equal but for rounding)"
                 ),
             );
         }
@@ -832,7 +896,7 @@ impl ContactModel for Simulation {
         // next step's contact problem (its free velocity) sees it and keeps the contacts
         if self.world.params.rolling_friction > 0.0 {
             // the contacts only (after the joints' blocks)
-            let nj = self.joints.len();
+            let nj = self.joint_blocks();
             rolling_resistance(
                 &mut self.world.bodies,
                 &self.contacts[nj..],
@@ -852,9 +916,10 @@ impl ContactModel for Simulation {
         self.envelope
     }
 
-    /// `1 + i` for the joints' pseudo-contacts (the first [`Simulation::joints`]), 0 after.
+    /// `1 + i` for the joints' pseudo-contacts (the first [`Simulation::joint_blocks`]), 0
+    /// after.
     fn joint_feature(&self, i: usize) -> u32 {
-        if i < self.joints.len() {
+        if i < self.joint_blocks() {
             1 + i as u32
         } else {
             0

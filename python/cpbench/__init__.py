@@ -139,6 +139,7 @@ class Instance:
         *,
         cone_dim: int | None = None,
         symmetrize: bool = False,
+        joints: Any = None,
     ) -> "Instance":
         """Build an instance from arrays (copied into Rust).
 
@@ -159,10 +160,19 @@ class Instance:
                 else 3.
             symmetrize: replace a non-symmetric ``N`` by ``(N + N^T)/2`` (recorded in the
                 provenance).
+            joints: block indices (integers) of the bilateral (joint) blocks of the cones:
+                free blocks whose velocity ``(N gamma + r)_b`` is 0 at a solution
+                (docs/formulation.md, "Bilateral rows"). The storage keeps joints first, so
+                they must be the blocks ``0..J`` (any order); ``mu`` has one entry per block,
+                0 on the joints. ``cls="coulomb"`` keeps them, ``cls="blcp"`` refuses them;
+                only the solvers that take joints run on them (``pgs``, ``jacobi``, ``nsgs``,
+                ``apgd``, ``spgqp``, ``bb``, ``mpgp``, ``admm``, ``ipm``).
 
         Raises:
             CpbenchError: sizes that do not match, non-finite values, a non-symmetric ``N``
-                where a symmetric one is needed, ``mu < 0``, ``lo > hi``, ...
+                where a symmetric one is needed, ``mu < 0``, ``lo > hi``, a joint block index
+                that is not an integer, negative, out of range, given twice, or not among the
+                leading blocks, joints without ``mu``, ``mu != 0`` on a joint, ...
         """
         for what, v in (("N", N), ("r", r), ("mu", mu), ("lo", lo), ("hi", hi)):
             if v is not None and _is_complex(v):
@@ -188,6 +198,14 @@ class Instance:
             raise CpbenchError("a box needs both lo and hi")
         if cone_dim is None:
             cone_dim = 2 if (mu_ is not None and len(mu_) > 0 and 2 * len(mu_) == n) else 3
+        joints_ = None
+        if joints is not None:
+            j = np.asarray(joints)
+            if j.dtype.kind not in "iu" and not (j.size == 0 and j.dtype.kind == "f"):
+                raise CpbenchError(
+                    f"joints must be integer block indices, got dtype {j.dtype}: {joints!r}"
+                )
+            joints_ = np.ascontiguousarray(j, dtype=np.int64).ravel()
         raw = _cpbench.from_arrays(
             n,
             np.ascontiguousarray(A.indptr, dtype=np.int64),
@@ -201,6 +219,7 @@ class Instance:
             name,
             cone_dim,
             symmetrize,
+            joints_,
         )
         return Instance(raw)
 
@@ -283,6 +302,12 @@ class Instance:
     def contacts(self) -> int | None:
         """Number of contacts (``len(mu)``) of a frictional instance, else ``None``."""
         return self._raw.contacts
+
+    @property
+    def joints(self) -> int:
+        """Number of bilateral (joint) blocks of the cones: blocks ``0..joints`` are free, their
+        velocity is 0 at a solution (docs/formulation.md, "Bilateral rows"); 0 without."""
+        return self._raw.joints
 
     @property
     def cls(self) -> str:

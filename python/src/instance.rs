@@ -97,6 +97,13 @@ impl RawInstance {
         self.inner.constraints().friction().map(<[f64]>::len)
     }
 
+    /// Number of bilateral (joint) blocks: the first blocks of the cones (docs/formulation.md,
+    /// "Bilateral rows"); 0 without joints or without cones.
+    #[getter]
+    fn joints(&self) -> usize {
+        self.inner.constraints().joints()
+    }
+
     /// Whether `N` is stored symmetric.
     #[getter]
     fn symmetric(&self) -> bool {
@@ -185,13 +192,43 @@ pub fn load(
     Ok(RawInstance::new(inst))
 }
 
+/// The number `J` of bilateral (joint) blocks named by the block indices `joints` among the
+/// `blocks` blocks of a cone set (docs/formulation.md, "Bilateral rows"): the storage holds
+/// joints as the first `J` blocks, so `joints` must be `0..J` in any order. Errors (the message
+/// for `CpbenchError`): a negative index, an index `>= blocks` (naming both), an index given
+/// twice, or indices that are not the leading blocks (naming the first leading block missing).
+pub fn joint_count(joints: &[i64], blocks: usize) -> Result<usize, String> {
+    let mut seen = vec![false; blocks];
+    for &j in joints {
+        let k = usize::try_from(j).map_err(|_| format!("joints: negative block index {j}"))?;
+        if k >= blocks {
+            return Err(format!(
+                "joints: block index {k} out of range (the cones have {blocks} blocks)"
+            ));
+        }
+        if std::mem::replace(&mut seen[k], true) {
+            return Err(format!("joints: block index {k} given twice"));
+        }
+    }
+    let count = joints.len();
+    if let Some(missing) = seen[..count].iter().position(|s| !s) {
+        return Err(format!(
+            "joints: the joint blocks must be the first blocks 0..{count} (the storage keeps \
+             them first; reorder the unknowns), but block {missing} is not a joint"
+        ));
+    }
+    Ok(count)
+}
+
 /// Build an instance from `N` in CSC arrays (`indptr` length `n + 1`, `indices` and `data` of
 /// length `nnz`, sorted unique row indices per column), `r` (length `n`) and the set: `mu`
 /// (cones, length `n / cone_dim`), or `lo` and `hi` (box, length `n`), or neither (LCP).
-/// `cls`: `None` for the set's class, `coulomb` (the true Coulomb problem on the cones) or
-/// `blcp` (friction boxes on `mu`, 3-D). Errors: the validation's (`CpbenchError`).
+/// `joints`: block indices of bilateral (free) blocks of the cones, `0..J` in any order
+/// ([`joint_count`]; `mu` 0 there). `cls`: `None` for the set's class, `coulomb` (the true
+/// Coulomb problem on the cones) or `blcp` (friction boxes on `mu`, 3-D; refuses joints).
+/// Errors: the validation's, [`joint_count`]'s, joints without `mu` (`CpbenchError`).
 #[pyfunction]
-#[pyo3(signature = (n, indptr, indices, data, r, mu=None, lo=None, hi=None, cls=None, name="python".to_string(), cone_dim=3, symmetrize=false))]
+#[pyo3(signature = (n, indptr, indices, data, r, mu=None, lo=None, hi=None, cls=None, name="python".to_string(), cone_dim=3, symmetrize=false, joints=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn from_arrays(
     py: Python<'_>,
@@ -207,6 +244,7 @@ pub fn from_arrays(
     name: String,
     cone_dim: usize,
     symmetrize: bool,
+    joints: Option<PyBuffer<i64>>,
 ) -> PyResult<RawInstance> {
     let to_usize = |v: Vec<i64>, what: &str| -> PyResult<Vec<usize>> {
         v.into_iter()
@@ -221,6 +259,17 @@ pub fn from_arrays(
     let r = r.to_vec(py)?;
     let vec = |b: Option<PyBuffer<f64>>| b.map(|b| b.to_vec(py)).transpose();
     let (mu, lo, hi) = (vec(mu)?, vec(lo)?, vec(hi)?);
+    let joints = match (joints.map(|j| j.to_vec(py)).transpose()?, &mu) {
+        (None, _) => 0,
+        (Some(j), Some(mu)) => joint_count(&j, mu.len()).map_err(invalid)?,
+        (Some(_), None) => {
+            return Err(invalid(
+                "joints are blocks of Coulomb cones: give mu (one entry per block, 0 on the \
+                 joints)"
+                    .to_string(),
+            ))
+        }
+    };
     let opts = ValidationOptions {
         symmetrize,
         ..Default::default()
@@ -234,7 +283,7 @@ pub fn from_arrays(
     let build = move || -> Result<Instance, cpbench_problems::ProblemError> {
         let m = CscMatrix::from_csc_parts(n, n, indptr, indices, data)?;
         let set = match (mu, lo, hi) {
-            (Some(mu), None, None) => ConstraintSet::coulomb_dim(mu, cone_dim),
+            (Some(mu), None, None) => ConstraintSet::coulomb_jointed(mu, cone_dim, joints),
             (None, Some(lo), Some(hi)) => ConstraintSet::Box { lo, hi },
             (None, None, None) => ConstraintSet::NonNegative,
             _ => {
@@ -261,7 +310,13 @@ pub fn from_arrays(
             (Some("coulomb"), set @ ConstraintSet::CoulombCones { .. }) => {
                 Instance::new_coulomb_set(name, m, r, set, provenance, opts)
             }
-            (Some("blcp"), ConstraintSet::CoulombCones { mu, dim: 3, .. }) => {
+            (Some("blcp"), set @ ConstraintSet::CoulombCones { dim: 3, .. }) => {
+                // friction boxes have no free block: refuse, never drop, the joints
+                set.refuse_joints(
+                    "--class blcp",
+                    "the boxed LCP has no free block (give no joints, or cls ccp / coulomb)",
+                )?;
+                let mu = set.friction().unwrap_or(&[]).to_vec();
                 Instance::new_blcp(name, m, r, mu, provenance, opts)
             }
             (Some(c), _) => Err(cpbench_problems::ProblemError::InvalidClass {

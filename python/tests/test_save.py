@@ -89,3 +89,57 @@ def test_from_arrays_errors():
         cpbench.Instance.from_arrays(np.ones((2, 3)), [1.0, 2.0])
     with pytest.raises(cpbench.CpbenchError, match="both lo and hi"):
         cpbench.Instance.from_arrays(np.eye(2), [1.0, 2.0], lo=[0, 0])
+
+
+def hand_jointed_arrays():
+    """The hand-built jointed instance of the Rust joint tests (test-support's
+    ``hand_jointed``): ``N = [[2 I, I], [I, 2 I]]``, ``r = (2, 0, 0, -1, 2, 0)``, block 0 a joint,
+    block 1 a cone with ``mu = 0.5``. Eliminating the joint (``x_0 = -(r_0 + x_1) / 2``) leaves
+    ``N' = 1.5 I``, ``r' = (-2, 2, 0)``: the CCP answer is ``x_1 = (1.6, -0.8, 0)`` (the
+    projection of ``-r' / 1.5`` onto the cone, derived in problems/tests/it/joints.rs), so
+    ``x_0 = (-1.8, 0.4, 0)``."""
+    N = np.block([[2 * np.eye(3), np.eye(3)], [np.eye(3), 2 * np.eye(3)]])
+    return N, np.array([2.0, 0.0, 0.0, -1.0, 2.0, 0.0]), np.array([0.0, 0.5])
+
+
+def test_from_arrays_takes_joint_blocks():
+    N, r, mu = hand_jointed_arrays()
+    inst = cpbench.Instance.from_arrays(N, r, mu=mu, joints=[0])
+    assert inst.joints == 1 and inst.cls == "ccp" and inst.contacts == 2
+    assert cpbench.Instance.from_arrays(N, r, mu=mu).joints == 0
+    assert cpbench.Instance.from_arrays(N, r, mu=mu, joints=np.array([], dtype=np.int64)).joints == 0
+    want = np.array([-1.8, 0.4, 0.0, 1.6, -0.8, 0.0])
+    for solver in ("pgs", "apgd", "bb", "mpgp", "admm"):
+        res = cpbench.solve(inst, solver, tol=1e-12, max_iter=100000)
+        assert res.success, (solver, res.status, res.message)
+        np.testing.assert_allclose(res.gamma, want, atol=1e-9, err_msg=solver)
+        # the joint's equality row: its velocity vanishes
+        np.testing.assert_allclose((N @ res.gamma + r)[:3], 0.0, atol=1e-9, err_msg=solver)
+    # a solver that does not take joints is refused with the reason
+    res = cpbench.solve(inst, "sap", tol=1e-8)
+    assert not res.success and res.status == "unsupported", res.status
+    assert "joint" in res.message
+    # the Coulomb problem keeps them; the bundle round-trip too
+    assert cpbench.Instance.from_arrays(N, r, mu=mu, joints=[0], cls="coulomb").joints == 1
+
+
+def test_from_arrays_joint_errors():
+    N, r, mu = hand_jointed_arrays()
+    cases = [
+        ([2], r"block index 2 out of range \(the cones have 2 blocks\)"),
+        ([-1], "negative block index -1"),
+        ([0, 0], "block index 0 given twice"),
+        ([1], "must be the first blocks 0..1.*block 0 is not a joint"),
+        ([0.5], "joints must be integer block indices"),
+    ]
+    for joints, msg in cases:
+        with pytest.raises(cpbench.CpbenchError, match=msg):
+            cpbench.Instance.from_arrays(N, r, mu=mu, joints=joints)
+    with pytest.raises(cpbench.CpbenchError, match="joints are blocks of Coulomb cones"):
+        cpbench.Instance.from_arrays(N, r, joints=[0])
+    # mu must be 0 on a joint (the validation's typed error)
+    with pytest.raises(cpbench.CpbenchError, match="joint"):
+        cpbench.Instance.from_arrays(N, r, mu=[0.3, 0.5], joints=[0])
+    # friction boxes have no free block
+    with pytest.raises(cpbench.CpbenchError, match="joint"):
+        cpbench.Instance.from_arrays(N, r, mu=mu, joints=[0], cls="blcp")

@@ -71,7 +71,9 @@ pub struct SceneArgs {
     /// column of size spheres at rest on a floor), slide (size balls sliding on a floor until
     /// they roll), mass-ratio (a 1 kg sphere between two of size kg in a column), chain (size
     /// spheres on ball joints, pinned at one end, swinging onto a floor), bridge (size spheres
-    /// on ball joints pinned at both ends, heavy spheres dropped on it); planar
+    /// on ball joints pinned at both ends, heavy spheres dropped on it), hinge-chain (the chain
+    /// on hinges whose axes are tilted 0.5 rad from z towards y: it swings in the tilted
+    /// plane); planar
     /// (2-D discs, fc2d instances): disc-hopper (size discs flowing through a hopper orifice),
     /// beam-impact (a bonded beam of size x 3 discs struck by a disc, fracturing).
     #[arg(long, required_unless_present = "lcp", value_parser = scene_name)]

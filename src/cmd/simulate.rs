@@ -11,9 +11,8 @@ use std::path::PathBuf;
 #[derive(Args)]
 pub struct SimulateArgs {
     /// Scene, as for `cpbench generate --scene` (3-D: fill, pile, pyramid, tube, bounce,
-    /// cradle, ellipsoid-fill, ellipsoid-pile, stack, slide, mass-ratio, chain, bridge; planar:
-    /// disc-hopper,
-    /// beam-impact).
+    /// cradle, ellipsoid-fill, ellipsoid-pile, stack, slide, mass-ratio, chain, bridge,
+    /// hinge-chain; planar: disc-hopper, beam-impact).
     #[arg(long)]
     pub scene: String,
     /// Scene size (the scene's meaning, see `cpbench generate --help`).

@@ -18,6 +18,7 @@ mod granular;
 mod granular_scale;
 mod granular_support;
 mod harness;
+mod hinges;
 mod hostile;
 mod ipm_limits;
 mod joints;

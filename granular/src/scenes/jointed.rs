@@ -1,12 +1,15 @@
-//! Two scenes with ball joints ([`crate::joints`], issue 33 item 4): `chain`, a chain of spheres
-//! pinned at one end, released horizontally so that it swings down and falls onto the floor,
-//! and `bridge`, a sagging row of spheres pinned at both ends with heavy spheres dropped on it.
+//! Three scenes with joints ([`crate::joints`], issue 33 item 4): `chain`, a chain of spheres on
+//! ball joints pinned at one end, released horizontally so that it swings down and falls onto
+//! the floor, `hinge-chain`, the same chain on hinges whose parallel axes are tilted from `z`
+//! towards `y` (a planar linkage swinging in a tilted plane: the hinges carry the out-of-plane
+//! part of gravity as torques), and `bridge`, a sagging row of spheres on ball joints pinned
+//! at both ends with heavy spheres dropped on it.
 //! Links are spheres of radius `R` whose joints sit `spacing / 2` from their centres along the
 //! chain (`spacing > 2 R`: neighbours do not touch at rest); a pin is a small fixed sphere at the
 //! pinned anchor (radius `R / 10`, clear of its link). The seed is unused (no randomness).
 
 use super::{built, check_size, scene_params, Scene};
-use crate::joints::BallJoint;
+use crate::joints::{BallJoint, HingeJoint};
 use crate::{check_positive, invalid, Body, Plane, Result, SimParams};
 use nalgebra::{UnitQuaternion, Vector3};
 
@@ -242,6 +245,76 @@ impl BridgeParams {
         ]);
         let mut scene = built("bridge", n, seed, &kv, bodies, vec![], params);
         scene.joints = joints;
+        Ok(scene)
+    }
+}
+
+/// The `chain` of [`ChainParams`] on hinge joints instead of ball joints (`hinge-chain`): every
+/// joint, the pin included, is a hinge ([`HingeJoint`]) at the same point with the axis
+/// `(0, sin tilt, cos tilt)` (perpendicular to the chain, tilted by `tilt` from `z` towards
+/// `y`) and bearings `radius` from the joint along it. The chain swings in the plane through the
+/// pin perpendicular to the axis; gravity's component along the axis, `g sin tilt`, is held by
+/// the hinges (as a force, and as the torques of the bearings' transverse loads). Joint blocks:
+/// two per hinge (`2 links`), no ball joints.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HingeChainParams {
+    /// The chain: links, radius, spacing, mass, mu, h, height ([`ChainParams`], its defaults).
+    pub chain: ChainParams,
+    /// The tilt of the hinge axes from `z` towards `y` (rad), in `[0, pi / 2)` (at `pi / 2` the
+    /// axis is vertical and the chain would not swing down); default 0.5.
+    pub tilt: f64,
+}
+
+impl Default for HingeChainParams {
+    fn default() -> Self {
+        Self {
+            chain: ChainParams::default(),
+            tilt: 0.5,
+        }
+    }
+}
+
+impl HingeChainParams {
+    /// Build the scene. Errors: [`crate::GranularError::InvalidParameter`] as
+    /// [`ChainParams::build`], and for `tilt` outside `[0, pi / 2)`.
+    pub fn build(&self, seed: u64, frictionless: bool) -> Result<Scene> {
+        let c = &self.chain;
+        if !(self.tilt.is_finite() && (0.0..std::f64::consts::FRAC_PI_2).contains(&self.tilt)) {
+            return Err(invalid("tilt", self.tilt, "must be in [0, pi / 2)"));
+        }
+        let links = (c.links, c.radius, c.spacing, c.mass);
+        let (params, mut kv) = start(links, c.mu, c.h, frictionless)?;
+        check_positive("height", c.height)?;
+        let y = c.height * c.links as f64 * c.spacing;
+        let anchors: Vec<_> = (0..=c.links)
+            .map(|k| Vector3::new(k as f64 * c.spacing, y, 0.0))
+            .collect();
+        let (mut bodies, _) = links_on(&anchors, c.radius, c.mass)?;
+        let axis = Vector3::new(0.0, self.tilt.sin(), self.tilt.cos());
+        bodies.push(Body::fixed_sphere(anchors[0], 0.1 * c.radius)?);
+        let pin = bodies.len() - 1;
+        let mut hinges = vec![HingeJoint::at_point(
+            &bodies, 0, pin, anchors[0], axis, c.radius,
+        )?];
+        for (i, p) in anchors.iter().enumerate().take(c.links).skip(1) {
+            hinges.push(HingeJoint::at_point(&bodies, i - 1, i, *p, axis, c.radius)?);
+        }
+        kv.extend([
+            ("pin_height", y.to_string()),
+            ("tilt", self.tilt.to_string()),
+            ("hinges", hinges.len().to_string()),
+        ]);
+        let floor = Plane::new(Vector3::y(), Vector3::zeros())?;
+        let mut scene = built(
+            "hinge-chain",
+            c.links,
+            seed,
+            &kv,
+            bodies,
+            vec![floor],
+            params,
+        );
+        scene.hinges = hinges;
         Ok(scene)
     }
 }

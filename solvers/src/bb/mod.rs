@@ -127,6 +127,14 @@ impl Solver for Bb {
         "bb"
     }
 
+    /// Joint (bilateral) blocks: the step is `P_K(x - alpha g)` and `P_K` is the identity on a
+    /// free block (docs/formulation.md, "Bilateral rows"), so a joint block takes the plain
+    /// gradient step; the BB step lengths are scalars over the whole vector and need nothing
+    /// per block. K stays closed and convex, the projected BB iteration is unchanged.
+    fn takes_joints(&self) -> bool {
+        true
+    }
+
     fn init(&mut self, problem: &Problem, state: &mut IterState) -> Result<(), SolverError> {
         let n = problem.n();
         self.g = vec![0.0; n];

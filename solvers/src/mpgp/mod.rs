@@ -123,5 +123,14 @@ impl Solver for Mpgp {
         "mpgp"
     }
 
+    /// Joint (bilateral) blocks: a free block is the factor `R^d` of the separable set
+    /// (Dostal & Kozubek 2012 allow any closed convex factors; `R^d` is one without boundary),
+    /// so it is always free: `phi_b = g_b`, `beta_b = 0`, no bound on the feasible step, the
+    /// projection the identity (the cone set's geometry, `ConstraintSet::block_is_free` and
+    /// `max_feasible_step`, already answers so; docs/formulation.md, "Bilateral rows").
+    fn takes_joints(&self) -> bool {
+        true
+    }
+
     crate::mprgp::core::forward_to_core!();
 }

@@ -187,7 +187,11 @@ impl SolverSettings for MprgpSettings {
     }
 }
 
-/// MPRGP. Supports LCP and box QP (use [`crate::mpgp::Mpgp`] for cones).
+/// MPRGP. Supports LCP and box QP (use [`crate::mpgp::Mpgp`] for cones). Joint (bilateral)
+/// blocks do not arise there: only Coulomb-cone sets carry them, and the class check refuses
+/// those first; the bilateral rows of a box QP are its components with `lo = -inf`,
+/// `hi = +inf`, which MPRGP already treats as always free (Dostal & Schoberl 2005, eq. (2.2)
+/// with no bound).
 #[derive(Clone, Debug)]
 pub struct Mprgp {
     core: Core,

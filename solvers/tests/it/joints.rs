@@ -11,7 +11,9 @@ use cpbench_test_support::{
 use nalgebra::{DMatrix, DVector};
 
 /// The solvers that take joints on the CCP.
-const CCP_SOLVERS: [&str; 6] = ["pgs", "jacobi", "apgd", "spgqp", "admm", "ipm"];
+const CCP_SOLVERS: [&str; 8] = [
+    "pgs", "jacobi", "apgd", "spgqp", "bb", "mpgp", "admm", "ipm",
+];
 /// The solvers that take joints on the Coulomb problem.
 const COULOMB_SOLVERS: [&str; 2] = ["nsgs", "admm"];
 
@@ -146,8 +148,6 @@ fn the_other_solvers_refuse_joints_with_the_reason() {
     let ccp = hand_jointed(false);
     let coulomb = hand_jointed(true);
     for (s, inst) in [
-        ("bb", &ccp),
-        ("mpgp", &ccp),
         ("clarabel", &ccp),
         ("sap", &ccp),
         ("nsn-ac", &coulomb),
