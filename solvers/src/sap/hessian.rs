@@ -1,6 +1,7 @@
-//! SAP's Hessian `H = M + D G D^T` (`m x m`, symmetric positive definite: `M` diagonal and
-//! positive, `G` positive semidefinite) in one CSC pattern, the lower triangle of the diagonal
-//! and of every contact's `D_c G_c D_c^T` (the generalised velocities the contact's three
+//! SAP's Hessian `H = M + D G D^T` (`m x m`, symmetric positive definite: `M` symmetric
+//! positive definite, diagonal or sparse, `G` positive semidefinite) in one CSC pattern, the
+//! lower triangle of `M` (its diagonal when diagonal) and of every contact's `D_c G_c D_c^T`
+//! (the generalised velocities the contact's three
 //! columns of `D` touch: two bodies, at most 12), so that one symbolic sparse Cholesky
 //! factorisation (faer, AMD ordering) serves every Newton iteration, as the interior point's
 //! `Kkt` does. Memory: the pattern (at most `m + 78` entries per contact) and the factor.
@@ -30,6 +31,9 @@ pub struct Hessian {
     row_idx: Vec<usize>,
     values: Vec<f64>,
     diag_pos: Vec<usize>,
+    /// A sparse `M`: for each entry of its lower triangle, its index in `M`'s values and its
+    /// position in the values here (empty for a diagonal `M`).
+    mass_pos: Vec<(usize, usize)>,
     parts: Vec<ContactPart>,
     symbolic: SymbolicCholesky<usize>,
     l_values: Vec<f64>,
@@ -39,12 +43,18 @@ pub struct Hessian {
 }
 
 impl Hessian {
-    /// The pattern of `M + D G D^T` for `D` (`m x 3 nc`) and its symbolic factorisation.
-    /// Errors: faer's message when it refuses the pattern.
-    pub fn new(d: &CscMatrix) -> Result<Self, String> {
+    /// The pattern of `M + D G D^T` for `D` (`m x 3 nc`) and `M` (`mass`: a sparse `m x m`
+    /// matrix, both triangles stored; `None` for a diagonal `M`), and its symbolic
+    /// factorisation. Errors: faer's message when it refuses the pattern.
+    pub fn new(d: &CscMatrix, mass: Option<&CscMatrix>) -> Result<Self, String> {
         let m = d.nrows();
         let nc = d.ncols() / 3;
         let mut cols: Vec<Vec<usize>> = (0..m).map(|j| vec![j]).collect();
+        if let Some(mm) = mass {
+            for (j, col) in cols.iter_mut().enumerate() {
+                col.extend(mm.col(j).0.iter().filter(|&&i| i > j));
+            }
+        }
         let mut parts = Vec::with_capacity(nc);
         for c in 0..nc {
             let mut rows: Vec<usize> = (0..3).flat_map(|a| d.col(3 * c + a).0.to_vec()).collect();
@@ -79,6 +89,16 @@ impl Hessian {
             }
         }
         let diag_pos = (0..m).map(|j| find(j, j)).collect();
+        let mut mass_pos = Vec::new();
+        if let Some(mm) = mass {
+            for (j, &start) in mm.col_ptr()[..m].iter().enumerate() {
+                for (k, &i) in mm.col(j).0.iter().enumerate() {
+                    if i >= j {
+                        mass_pos.push((start + k, find(i, j)));
+                    }
+                }
+            }
+        }
         let symbolic = crate::kernels::symbolic_llt(m, &col_ptr, &row_idx)?;
         let req = symbolic
             .factorize_numeric_llt_scratch::<f64>(Par::Seq, Spec::<LltParams, f64>::default())
@@ -90,6 +110,7 @@ impl Hessian {
             row_idx,
             values: vec![0.0; nnz],
             diag_pos,
+            mass_pos,
             parts,
             l_values: vec![0.0; symbolic.len_val()],
             symbolic,
@@ -103,13 +124,19 @@ impl Hessian {
         self.l_values.len()
     }
 
-    /// Assemble `M + D G D^T` (`m_diag` the diagonal of `M`; `g` the contacts' `G_c`, 9
-    /// numbers each, row-major) and factorise it. Errors: faer's message on a non-positive
-    /// pivot.
-    pub fn factorize(&mut self, m_diag: &[f64], g: &[f64]) -> Result<(), String> {
+    /// Assemble `M + D G D^T` (`mass`: the values of the sparse `M` given to
+    /// [`Hessian::new`], or the diagonal of a diagonal `M`; `g` the contacts' `G_c`, 9 numbers
+    /// each, row-major) and factorise it. Errors: faer's message on a non-positive pivot.
+    pub fn factorize(&mut self, mass: &[f64], g: &[f64]) -> Result<(), String> {
         self.values.fill(0.0);
-        for (j, &p) in self.diag_pos.iter().enumerate() {
-            self.values[p] = m_diag[j];
+        if self.mass_pos.is_empty() {
+            for (j, &p) in self.diag_pos.iter().enumerate() {
+                self.values[p] = mass[j];
+            }
+        } else {
+            for &(k, p) in &self.mass_pos {
+                self.values[p] += mass[k];
+            }
         }
         for (c, p) in self.parts.iter().enumerate() {
             let gc = &g[9 * c..9 * c + 9];

@@ -7,7 +7,9 @@
 //! # The problem
 //! A compliant CCP instance (`Instance::with_compliance`, docs/formulation.md "Compliant
 //! contact") on the matrix-free storage holds `N = D^T M^-1 D` through its factors (`D`,
-//! `m x n`; `M` diagonal, `m` generalised velocities), the compliance `R` (diagonal, `> 0`) and
+//! `m x n`; `M` symmetric positive definite, `m` generalised velocities: diagonal for the
+//! generated scenes, sparse for a global fclib or Siconos file read with `--operator
+//! matrix-free`, where `D` is the file's `H`), the compliance `R` (diagonal, `> 0`) and
 //! `r`; it asks for `gamma in K` with `(N + R) gamma + r in K*`, `gamma . ((N + R) gamma + r)
 //! = 0`. With `w` in `R^m` (SAP's `v - v*`: our `r` already holds `D^T v*` and the bias
 //! `-v_hat`), the contact velocities `v_c = D_c^T w + r_c` and per contact
@@ -40,6 +42,10 @@
 //! gradient (`D` and `D^T` products are counted as one `N`-product each), the factorisations,
 //! the line-search steps.
 //!
+//! With a sparse `M` the gradient is `M w - D gamma` from two sparse products, the line
+//! search's `dw^T M dw` and `w^T M dw` one more, and the Hessian's pattern holds `M`'s lower
+//! triangle; `primal-cg` preconditions with `M`'s diagonal (exact for a diagonal `M`).
+//!
 //! Refused (with the reason): a class other than the CCP, an instance without the
 //! matrix-free storage (SAP needs `D` and `M`: `cpbench generate --operator matrix-free`), one
 //! without a compliance, a compliance with a zero entry or with `R_t1 != R_t2` on a contact
@@ -51,7 +57,7 @@ use crate::settings::{SolverSettings, Validator};
 use crate::solver::{Solver, StepOutcome, StepResult};
 use crate::state::IterState;
 use crate::status::SolverError;
-use cpbench_problems::{Instance, ProblemClass};
+use cpbench_problems::{CscMatrix, Instance, ProblemClass};
 use serde::{Deserialize, Serialize};
 
 pub mod hessian;
@@ -133,7 +139,12 @@ pub fn contact_response(v: &[f64; 3], rn: f64, rt: f64, mu: f64) -> ([f64; 3], [
 /// + r`, `gamma(w)`, the `G_c` blocks, the gradient, the direction and the line search.
 #[derive(Clone, Debug, Default)]
 struct Primal {
+    /// The diagonal of `M`.
     m_diag: Vec<f64>,
+    /// A sparse (non-diagonal) `M`, both triangles (a global problem), and the scratch of its
+    /// products and of `D gamma` (length `m`); `None` for a diagonal `M`.
+    mass: Option<CscMatrix>,
+    scratch: Vec<f64>,
     w: Vec<f64>,
     dw: Vec<f64>,
     grad: Vec<f64>,
@@ -164,7 +175,9 @@ impl Primal {
         let inst = problem.instance();
         let op = inst.matrix_free().expect("checked by refusal");
         let (m, n) = (op.m(), inst.n());
-        self.m_diag = op.mass_diagonal(); // M diagonal: checked by refusal
+        self.m_diag = op.mass_diagonal();
+        self.mass = op.mass_matrix().cloned();
+        self.scratch = vec![0.0; if self.mass.is_some() { m } else { 0 }];
         self.w = vec![0.0; m];
         op.velocity_of(&state.gamma, &mut self.w);
         self.dw = vec![0.0; m];
@@ -184,11 +197,44 @@ impl Primal {
     fn gradient(&mut self, problem: &Problem) {
         let inst = problem.instance();
         responses(inst, &self.vc, &mut self.gamma, Some(&mut self.g_blocks));
-        // M w - D gamma = M (w - M^-1 D gamma), with the operator's own product
         let op = inst.matrix_free().expect("checked by refusal");
+        if let Some(mm) = &self.mass {
+            // M w - D gamma with the sparse M and D
+            mm.matvec(&self.w, &mut self.grad);
+            op.d().matvec(&self.gamma, &mut self.scratch);
+            for (gk, dk) in self.grad.iter_mut().zip(&self.scratch) {
+                *gk -= dk;
+            }
+            return;
+        }
+        // M w - D gamma = M (w - M^-1 D gamma), with the operator's own product
         op.velocity_of(&self.gamma, &mut self.grad);
         for k in 0..self.w.len() {
             self.grad[k] = self.m_diag[k] * (self.w[k] - self.grad[k]);
+        }
+    }
+
+    /// `dw^T M dw` and `w^T M dw` (one product with a sparse `M`).
+    fn mass_terms(&mut self) -> (f64, f64) {
+        if let Some(mm) = &self.mass {
+            mm.matvec(&self.dw, &mut self.scratch);
+            return (dot(&self.dw, &self.scratch), dot(&self.w, &self.scratch));
+        }
+        let m = self.w.len();
+        let mdw2: f64 = (0..m)
+            .map(|k| self.m_diag[k] * self.dw[k] * self.dw[k])
+            .sum();
+        let mwdw: f64 = (0..m)
+            .map(|k| self.m_diag[k] * self.w[k] * self.dw[k])
+            .sum();
+        (mdw2, mwdw)
+    }
+
+    /// The values handed to [`Hessian::factorize`]: the sparse `M`'s, or its diagonal.
+    fn mass_values(&self) -> &[f64] {
+        match &self.mass {
+            Some(mm) => mm.values(),
+            None => &self.m_diag,
         }
     }
 
@@ -219,12 +265,7 @@ impl Primal {
         let m = self.w.len();
         d_t(inst, &self.dw, None, &mut self.dv);
         problem.add_matvecs(2);
-        let mdw2: f64 = (0..m)
-            .map(|k| self.m_diag[k] * self.dw[k] * self.dw[k])
-            .sum();
-        let mwdw: f64 = (0..m)
-            .map(|k| self.m_diag[k] * self.w[k] * self.dw[k])
-            .sum();
+        let (mdw2, mwdw) = self.mass_terms();
         let dphi0 = mwdw - dot(&self.dv, &self.gamma);
         if !(dphi0 < 0.0) {
             return false;
@@ -299,16 +340,11 @@ fn responses(inst: &Instance, v: &[f64], gamma: &mut [f64], g: Option<&mut [f64]
 
 /// Why a primal solver cannot take `inst` (module docs), `None` when it can.
 fn primal_refusal(name: &str, inst: &Instance) -> Option<String> {
-    let Some(op) = inst.matrix_free() else {
+    if inst.matrix_free().is_none() {
         return Some(format!(
             "{name} solves in the generalised velocities: it needs the factors D and M of \
-             N = D^T M^-1 D (matrix-free storage: cpbench generate --operator matrix-free)"
-        ));
-    };
-    if op.mass_matrix().is_some() {
-        return Some(format!(
-            "{name} needs a diagonal mass matrix M (its Hessian is M + D G D^T with M \
-             diagonal); this instance's M is a general sparse matrix (a global problem)"
+             N = D^T M^-1 D (matrix-free storage: cpbench generate --operator matrix-free, \
+             or a global file read with --operator matrix-free --class ccp)"
         ));
     }
     let Some(rc) = inst.compliance() else {
@@ -393,7 +429,7 @@ impl Solver for Sap {
             .instance()
             .matrix_free()
             .expect("checked by refusal");
-        let hess = Hessian::new(op.d()).map_err(SolverError::Numerical)?;
+        let hess = Hessian::new(op.d(), op.mass_matrix()).map_err(SolverError::Numerical)?;
         // the factor and its pattern, 8 + 8 bytes per entry, against the memory budget
         let bytes = 16 * hess.factor_nnz() as u64;
         if let Some(limit) = problem.memory_limit().filter(|&l| bytes > l) {
@@ -412,7 +448,7 @@ impl Solver for Sap {
         self.p.gradient(problem);
         self.factorizations += 1;
         let hess = self.hess.as_mut().expect("built by init");
-        hess.factorize(&self.p.m_diag, &self.p.g_blocks)
+        hess.factorize(self.p.mass_values(), &self.p.g_blocks)
             .map_err(SolverError::Numerical)?;
         for (dk, gk) in self.p.dw.iter_mut().zip(&self.p.grad) {
             *dk = -gk;
@@ -447,7 +483,9 @@ impl Solver for Sap {
 /// `beta = max(0, (M^-1 g)^T (g - g_prev) / (M^-1 g_prev)^T g_prev)`, restarted on a
 /// non-descent direction, then the same exact line search as [`Sap`] without its cap (start at
 /// the Newton step of `phi` at 0). No factorisation: `O(nnz(D))` per iteration plus the line
-/// search. Same refusals as [`Sap`].
+/// search. With a sparse (global) `M` the preconditioner `M^-1` is replaced by the inverse of
+/// `M`'s diagonal (732 iterations to 1e-10 on GFC3D_OneContact against SAP's 8). Same
+/// refusals as [`Sap`].
 pub struct PrimalCg {
     settings: SapSettings,
     p: Primal,
