@@ -116,7 +116,7 @@ def test_from_arrays_takes_joint_blocks():
         # the joint's equality row: its velocity vanishes
         np.testing.assert_allclose((N @ res.gamma + r)[:3], 0.0, atol=1e-9, err_msg=solver)
     # a solver that does not take joints is refused with the reason
-    res = cpbench.solve(inst, "sap", tol=1e-8)
+    res = cpbench.solve(inst, "clarabel", tol=1e-8)
     assert not res.success and res.status == "unsupported", res.status
     assert "joint" in res.message
     # the Coulomb problem keeps them; the bundle round-trip too

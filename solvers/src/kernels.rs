@@ -372,7 +372,8 @@ pub fn refusal(solver: &dyn Solver, instance: &cpbench_problems::Instance) -> Op
 }
 
 /// The solvers that take bilateral (joint) blocks ([`Solver::takes_joints`]), for messages.
-pub const JOINT_SOLVERS: &str = "pgs, jacobi, nsgs, apgd, spgqp, bb, mpgp, admm or ipm";
+pub const JOINT_SOLVERS: &str =
+    "pgs, jacobi, nsgs, apgd, spgqp, bb, mpgp, admm, ipm, or on a compliant problem sap or primal-cg";
 
 /// Why a solver named `name` that does (`takes`) or does not take joints cannot take
 /// `instance`: `Some` when the instance has joint blocks

@@ -135,6 +135,23 @@ pub fn contact_response(v: &[f64; 3], rn: f64, rt: f64, mu: f64) -> ([f64; 3], [
     (gamma, g, 0.5 * (p[0] * p[0] + p[1] * p[1] + p[2] * p[2]))
 }
 
+/// A bilateral (joint) block's response (module docs): the projection onto `R^3` is the
+/// identity, so `gamma = -R^-1 v`, `G = R^-1` and the cost `1/2 gamma^T R gamma = 1/2 v^T
+/// R^-1 v`, for the block's velocity `v` and compliances `r` (3 entries, `> 0`): the compliant
+/// equality `v + R gamma = 0` (Castro et al. 2022 treat holonomic constraints with the same
+/// regularised cost).
+pub fn joint_response(v: &[f64; 3], r: &[f64]) -> ([f64; 3], [f64; 9], f64) {
+    let mut gamma = [0.0; 3];
+    let mut g = [0.0; 9];
+    let mut cost = 0.0;
+    for a in 0..3 {
+        gamma[a] = -v[a] / r[a];
+        g[4 * a] = 1.0 / r[a];
+        cost += 0.5 * v[a] * v[a] / r[a];
+    }
+    (gamma, g, cost)
+}
+
 /// The state both primal solvers share (module docs): `w`, the contact velocities `v_c = D^T w
 /// + r`, `gamma(w)`, the `G_c` blocks, the gradient, the direction and the line search.
 #[derive(Clone, Debug, Default)]
@@ -323,12 +340,17 @@ impl Primal {
 /// `v` (length `n`).
 fn responses(inst: &Instance, v: &[f64], gamma: &mut [f64], g: Option<&mut [f64]>) -> f64 {
     let mu = inst.constraints().friction().unwrap_or_default();
+    let joints = inst.constraints().joints();
     let rc = inst.compliance().unwrap_or_default();
     let mut cost = 0.0;
     let mut g = g;
     for (c, &m) in mu.iter().enumerate() {
         let vv = [v[3 * c], v[3 * c + 1], v[3 * c + 2]];
-        let (gc, gg, e) = contact_response(&vv, rc[3 * c], rc[3 * c + 1], m);
+        let (gc, gg, e) = if c < joints {
+            joint_response(&vv, &rc[3 * c..3 * c + 3])
+        } else {
+            contact_response(&vv, rc[3 * c], rc[3 * c + 1], m)
+        };
         gamma[3 * c..3 * c + 3].copy_from_slice(&gc);
         if let Some(g) = g.as_deref_mut() {
             g[9 * c..9 * c + 9].copy_from_slice(&gg);
@@ -356,7 +378,7 @@ fn primal_refusal(name: &str, inst: &Instance) -> Option<String> {
     if let Some(i) = rc.iter().position(|&x| x <= 0.0) {
         return Some(format!("{name} needs R > 0: R[{i}] = {}", rc[i]));
     }
-    (0..rc.len() / 3)
+    (inst.constraints().joints()..rc.len() / 3)
         .find(|&c| rc[3 * c + 1] != rc[3 * c + 2])
         .map(|c| {
             format!(
@@ -385,6 +407,11 @@ macro_rules! primal_solver {
 
         fn refusal(&self, inst: &Instance) -> Option<String> {
             primal_refusal($name, inst)
+        }
+
+        /// Joint blocks are compliant equalities: their response is linear (module docs).
+        fn takes_joints(&self) -> bool {
+            true
         }
     };
 }

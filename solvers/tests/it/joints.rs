@@ -149,7 +149,6 @@ fn the_other_solvers_refuse_joints_with_the_reason() {
     let coulomb = hand_jointed(true);
     for (s, inst) in [
         ("clarabel", &ccp),
-        ("sap", &ccp),
         ("nsn-ac", &coulomb),
         ("vi-fpp", &coulomb),
         ("nsgs-admm", &coulomb),
