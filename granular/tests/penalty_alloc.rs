@@ -4,29 +4,10 @@
 use cpbench_granular::nalgebra::Vector3;
 use cpbench_granular::penalty::{ContactLaw, Damping, PenaltyParams, PenaltySim};
 use cpbench_granular::scenes::FillParams;
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-struct Counting;
-
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        System.alloc(layout)
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        System.dealloc(ptr, layout)
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        System.realloc(ptr, layout, new_size)
-    }
-}
+use cpbench_test_support::CountingAlloc;
 
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: CountingAlloc = CountingAlloc;
 
 /// A 3 x 3 x 3 fill (27 spheres, friction, about 50 contacts): after 1.5 s of settling, 2000 more
 /// Verlet steps make no heap allocation.
@@ -48,16 +29,16 @@ fn penalty_steps_do_not_allocate() {
     p.tangential_rate = 0.2 / p.h;
     let mut sim = PenaltySim::from_scene(scene, p.clone()).unwrap();
     let warm = (1.5 / p.h) as u64;
-    let start = ALLOCATIONS.load(Ordering::SeqCst);
+    let start = CountingAlloc::count();
     sim.advance(warm).unwrap();
     // the counter sees the first steps' buffers grow
-    assert!(ALLOCATIONS.load(Ordering::SeqCst) > start);
+    assert!(CountingAlloc::count() > start);
     let contacts = sim.contacts().len();
-    let before = ALLOCATIONS.load(Ordering::SeqCst);
+    let before = CountingAlloc::count();
     for _ in 0..2000 {
         sim.step().unwrap();
     }
-    let allocated = ALLOCATIONS.load(Ordering::SeqCst) - before;
+    let allocated = CountingAlloc::count() - before;
     assert!(contacts > 20, "{contacts} contacts: scene not in contact");
     assert_eq!(allocated, 0, "{allocated} allocations in 2000 steps");
 }

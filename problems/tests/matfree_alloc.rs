@@ -5,29 +5,10 @@
 
 use cpbench_problems::linalg::CscMatrix;
 use cpbench_problems::operator::{MassInverse, MatrixFree};
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-struct Counting;
-
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        System.alloc(layout)
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        System.dealloc(ptr, layout)
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        System.realloc(ptr, layout, new_size)
-    }
-}
+use cpbench_test_support::CountingAlloc;
 
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: CountingAlloc = CountingAlloc;
 
 /// `D` (`m x n`) with 4 entries per column at deterministic rows.
 fn d_of(m: usize, n: usize) -> CscMatrix {
@@ -68,7 +49,7 @@ fn products_and_row_updates_do_not_allocate_after_the_first() {
         let mut v = vec![0.0; m];
         op.matvec(&x, &mut y); // the pool's scratch
         op.block_changed(0, 3, &[1.0, 0.0, 0.5], &mut v);
-        let before = ALLOCATIONS.load(Ordering::SeqCst);
+        let before = CountingAlloc::count();
         for _ in 0..100 {
             op.matvec(&x, &mut y);
             op.velocity_of(&x, &mut v);
@@ -76,7 +57,7 @@ fn products_and_row_updates_do_not_allocate_after_the_first() {
                 op.block_changed(c, 3, &[0.1, -0.2, 0.3], &mut v);
             }
         }
-        let allocated = ALLOCATIONS.load(Ordering::SeqCst) - before;
+        let allocated = CountingAlloc::count() - before;
         assert_eq!(allocated, 0, "cholesky = {cholesky}");
         assert!(y.iter().all(|v| v.is_finite()) && y.iter().any(|&v| v != 0.0));
     }

@@ -181,3 +181,40 @@ pub fn hand_jointed(coulomb: bool) -> Instance {
         Instance::new("jointed__ccp", m, r, k, p, o).unwrap()
     }
 }
+
+/// A global allocator that counts every allocation and reallocation (then forwards to
+/// [`std::alloc::System`]), for the tests that check a loop allocates nothing once its buffers
+/// have grown. Install it in a test binary of its own with one test, so that no other test
+/// allocates meanwhile:
+///
+/// ```ignore
+/// #[global_allocator]
+/// static GLOBAL: cpbench_test_support::CountingAlloc = cpbench_test_support::CountingAlloc;
+/// ```
+///
+/// and compare [`CountingAlloc::count`] before and after the loop.
+pub struct CountingAlloc;
+
+static ALLOCATIONS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+impl CountingAlloc {
+    /// Allocations and reallocations so far (all threads).
+    pub fn count() -> usize {
+        ALLOCATIONS.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+// SAFETY: every call forwards to the system allocator with the caller's arguments.
+unsafe impl std::alloc::GlobalAlloc for CountingAlloc {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        unsafe { std::alloc::System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+        unsafe { std::alloc::System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        unsafe { std::alloc::System.realloc(ptr, layout, new_size) }
+    }
+}

@@ -64,3 +64,43 @@ pub fn sim(bodies: Vec<Body>, planes: Vec<Plane>, params: SimParams) -> Simulati
     )
     .unwrap()
 }
+
+/// The bound on a ball joint's drift after one step of `h` seconds (tests/it/joints.rs' module
+/// documentation): `h ||u_j||` for the equality row's residual `uj`, plus, for each of the
+/// joint's bodies that is not fixed, `h^2 w^2 |a| / 2 + h w e / 2` with `w` its angular speed,
+/// `a` its anchor and `e` the joint's drift before the step.
+pub fn joint_drift_bound(
+    h: f64,
+    uj: f64,
+    j: &cpbench_granular::BallJoint,
+    bodies: &[Body],
+    before: f64,
+) -> f64 {
+    h * uj
+        + [(j.a, j.anchor_a), (j.b, j.anchor_b)]
+            .iter()
+            .filter(|(i, _)| !bodies[*i].fixed)
+            .map(|(i, a)| {
+                let w = bodies[*i].omega.norm();
+                h * h * w * w * a.norm() / 2.0 + h * w * before / 2.0
+            })
+            .sum::<f64>()
+}
+
+/// `inst` written as a bundle and as an `.npz` and read back keeps its constraint set (joint
+/// blocks included) and its content hash.
+pub fn assert_bundle_and_npz_round_trip(inst: &cpbench_problems::Instance) {
+    use cpbench_problems::io::{npz, read_bundle, write_bundle};
+    let opts = cpbench_problems::ValidationOptions::default();
+    let dir = tempfile::tempdir().unwrap();
+    let b = dir.path().join("b");
+    write_bundle(inst, &b).unwrap();
+    let back = read_bundle(&b, opts).unwrap();
+    assert_eq!(back.constraints(), inst.constraints());
+    assert_eq!(back.hash(), inst.hash());
+    let z = dir.path().join("z.npz");
+    npz::write_npz(inst, &z).unwrap();
+    let back = npz::read_npz(&z, opts).unwrap();
+    assert_eq!(back.constraints(), inst.constraints());
+    assert_eq!(back.hash(), inst.hash());
+}

@@ -18,7 +18,7 @@ use cpbench_granular::nalgebra::{UnitQuaternion, Vector3};
 use cpbench_granular::scenes::{SceneKind, SceneSpec};
 use cpbench_granular::{Body, ContactSolver, GranularError, Simulation};
 use cpbench_problems::instance::ValidationOptions;
-use cpbench_problems::io::{npz, read_bundle, write_bundle};
+use cpbench_problems::io::{npz, read_bundle};
 
 /// A movable sphere (radius 0.05 m, `mass` kg) at `centre`, hinged at `hinge` with axis `axis`
 /// and bearings `l` from it to the world (a small fixed sphere 10 m above the hinge, out of
@@ -344,16 +344,7 @@ fn the_hinge_chain_holds_its_hinges_and_swings_in_its_tilted_plane() {
                 pb - pa
             };
             let axial = (e(pair[0]) - e(pair[1])).dot(&aw).abs() / 2.0;
-            let bound = h * uj
-                + axial
-                + [(j.a, j.anchor_a), (j.b, j.anchor_b)]
-                    .iter()
-                    .filter(|(i, _)| !b[*i].fixed)
-                    .map(|(i, a)| {
-                        let w = b[*i].omega.norm();
-                        h * h * w * w * a.norm() / 2.0 + h * w * drift[k] / 2.0
-                    })
-                    .sum::<f64>();
+            let bound = axial + crate::granular_support::joint_drift_bound(h, uj, j, b, drift[k]);
             let e = j.drift(b);
             assert!(
                 e <= bound + 1e-12,
@@ -396,17 +387,8 @@ fn hinge_chain_instances_round_trip_and_the_cli_generates_them() {
     let features: Vec<u32> = s.last_contact_ids().iter().map(|id| id.feature).collect();
     assert_eq!(&features[..8], &[1, 2, 3, 4, 5, 6, 7, 8]);
     assert!(features[8..].iter().all(|&f| f == 0));
+    crate::granular_support::assert_bundle_and_npz_round_trip(&inst);
     let dir = tempfile::tempdir().unwrap();
-    let b = dir.path().join("b");
-    write_bundle(&inst, &b).unwrap();
-    let back = read_bundle(&b, ValidationOptions::default()).unwrap();
-    assert_eq!(back.constraints(), inst.constraints());
-    assert_eq!(back.hash(), inst.hash());
-    let z = dir.path().join("z.npz");
-    npz::write_npz(&inst, &z).unwrap();
-    let back = npz::read_npz(&z, ValidationOptions::default()).unwrap();
-    assert_eq!(back.constraints(), inst.constraints());
-    assert_eq!(back.hash(), inst.hash());
     // the CLI: 5 links, 10 joint blocks, in both formats the chain exports to; fclib refused
     for format in ["npz", "bundle"] {
         let out = dir.path().join(format!("cli-{format}"));

@@ -19,7 +19,7 @@ use cpbench_granular::nalgebra::Vector3;
 use cpbench_granular::scenes::{ChainParams, SceneKind, SceneSpec};
 use cpbench_granular::{GranularError, Simulation};
 use cpbench_problems::instance::ValidationOptions;
-use cpbench_problems::io::{npz, read_bundle, write_bundle};
+use cpbench_problems::io::npz;
 
 /// The chain of `links` links (default parameters: spacing 0.125 m, `h = 5e-3` s).
 fn chain(links: usize) -> Simulation {
@@ -69,15 +69,7 @@ fn the_chain_joints_hold_and_its_length_is_kept_at_every_step() {
             let uj = joint_row_residual(&sim, k);
             assert!(uj <= tol * norm_r, "step {step} joint {k}: {uj:e}");
             // the drift: the scheme's bound (module documentation)
-            let s = [(j.a, j.anchor_a), (j.b, j.anchor_b)];
-            let bound = h * uj
-                + s.iter()
-                    .filter(|(i, _)| !bodies[*i].fixed)
-                    .map(|(i, a)| {
-                        let w = bodies[*i].omega.norm();
-                        h * h * w * w * a.norm() / 2.0 + h * w * drift[k] / 2.0
-                    })
-                    .sum::<f64>();
+            let bound = crate::granular_support::joint_drift_bound(h, uj, j, bodies, drift[k]);
             let e = j.drift(bodies);
             assert!(
                 e <= bound + 1e-12,
@@ -121,17 +113,7 @@ fn chain_instances_round_trip_through_bundles_and_npz() {
     assert_eq!(&features[..5], &[1, 2, 3, 4, 5]);
     assert!(features[5..].iter().all(|&f| f == 0));
     assert_eq!(inst.provenance().parameters["joints"], "5");
-    let dir = tempfile::tempdir().unwrap();
-    let b = dir.path().join("b");
-    write_bundle(&inst, &b).unwrap();
-    let back = read_bundle(&b, ValidationOptions::default()).unwrap();
-    assert_eq!(back.constraints(), inst.constraints());
-    assert_eq!(back.hash(), inst.hash());
-    let z = dir.path().join("z.npz");
-    npz::write_npz(&inst, &z).unwrap();
-    let back = npz::read_npz(&z, ValidationOptions::default()).unwrap();
-    assert_eq!(back.constraints(), inst.constraints());
-    assert_eq!(back.hash(), inst.hash());
+    crate::granular_support::assert_bundle_and_npz_round_trip(&inst);
 }
 
 #[test]

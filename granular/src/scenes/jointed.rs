@@ -59,12 +59,15 @@ type Links = (usize, f64, f64, f64);
 /// The checks of a jointed scene ([`check_links`]), its parameters (time step `h`, gravity
 /// 9.81 along `-y`, friction `mu`, envelope 1e-3) and the recorded parameters both scenes
 /// share (`size`, `radius`, `spacing`, `mass`, `mu`, `h`).
+/// A scene's parameters as `(key, value)` lines (its provenance).
+type KeyValues = Vec<(&'static str, String)>;
+
 fn start(
     (links, radius, spacing, mass): Links,
     mu: f64,
     h: f64,
     frictionless: bool,
-) -> Result<(SimParams, Vec<(&'static str, String)>)> {
+) -> Result<(SimParams, KeyValues)> {
     check_links(links, radius, spacing, mass, frictionless)?;
     let params = scene_params(h, 9.81, mu, 1e-3, frictionless)?;
     let kv = vec![
@@ -140,20 +143,28 @@ fn pin(bodies: &mut Vec<Body>, link: usize, p: Vector3<f64>, radius: f64) -> Res
 }
 
 impl ChainParams {
+    /// The checked parameters, their key values and the `links + 1` joint points, `spacing`
+    /// apart along x at the height `height links spacing` (shared by `chain` and
+    /// `hinge-chain`). Errors as [`ChainParams::build`].
+    fn layout(&self, frictionless: bool) -> Result<(SimParams, KeyValues, Vec<Vector3<f64>>)> {
+        let links = (self.links, self.radius, self.spacing, self.mass);
+        let (params, kv) = start(links, self.mu, self.h, frictionless)?;
+        check_positive("height", self.height)?;
+        let y = self.height * self.links as f64 * self.spacing;
+        let anchors = (0..=self.links)
+            .map(|k| Vector3::new(k as f64 * self.spacing, y, 0.0))
+            .collect();
+        Ok((params, kv, anchors))
+    }
+
     /// Build the scene. Errors: [`crate::GranularError::InvalidParameter`] for `links = 0`, a
     /// non-positive radius, mass or `h`, `spacing <= 2 radius`, a non-positive `height`,
     /// `mu < 0`, or frictionless mode.
     pub fn build(&self, seed: u64, frictionless: bool) -> Result<Scene> {
-        let links = (self.links, self.radius, self.spacing, self.mass);
-        let (params, mut kv) = start(links, self.mu, self.h, frictionless)?;
-        check_positive("height", self.height)?;
-        let y = self.height * self.links as f64 * self.spacing;
-        let anchors: Vec<_> = (0..=self.links)
-            .map(|k| Vector3::new(k as f64 * self.spacing, y, 0.0))
-            .collect();
+        let (params, mut kv, anchors) = self.layout(frictionless)?;
         let (mut bodies, mut joints) = links_on(&anchors, self.radius, self.mass)?;
         joints.insert(0, pin(&mut bodies, 0, anchors[0], self.radius)?);
-        kv.push(("pin_height", y.to_string()));
+        kv.push(("pin_height", anchors[0].y.to_string()));
         kv.push(("joints", joints.len().to_string()));
         let floor = Plane::new(Vector3::y(), Vector3::zeros())?;
         let mut scene = built("chain", self.links, seed, &kv, bodies, vec![floor], params);
@@ -282,13 +293,7 @@ impl HingeChainParams {
         if !(self.tilt.is_finite() && (0.0..std::f64::consts::FRAC_PI_2).contains(&self.tilt)) {
             return Err(invalid("tilt", self.tilt, "must be in [0, pi / 2)"));
         }
-        let links = (c.links, c.radius, c.spacing, c.mass);
-        let (params, mut kv) = start(links, c.mu, c.h, frictionless)?;
-        check_positive("height", c.height)?;
-        let y = c.height * c.links as f64 * c.spacing;
-        let anchors: Vec<_> = (0..=c.links)
-            .map(|k| Vector3::new(k as f64 * c.spacing, y, 0.0))
-            .collect();
+        let (params, mut kv, anchors) = c.layout(frictionless)?;
         let (mut bodies, _) = links_on(&anchors, c.radius, c.mass)?;
         let axis = Vector3::new(0.0, self.tilt.sin(), self.tilt.cos());
         bodies.push(Body::fixed_sphere(anchors[0], 0.1 * c.radius)?);
@@ -300,7 +305,7 @@ impl HingeChainParams {
             hinges.push(HingeJoint::at_point(&bodies, i - 1, i, *p, axis, c.radius)?);
         }
         kv.extend([
-            ("pin_height", y.to_string()),
+            ("pin_height", anchors[0].y.to_string()),
             ("tilt", self.tilt.to_string()),
             ("hinges", hinges.len().to_string()),
         ]);
