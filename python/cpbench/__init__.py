@@ -394,7 +394,9 @@ def solver_names() -> list[str]:
     return list(_cpbench.solver_names())
 
 
-def load(path: PathLike, cls: str | None = None, symmetrize: bool = False) -> Instance:
+def load(
+    path: PathLike, cls: str | None = None, symmetrize: bool = False, operator: str | None = None
+) -> Instance:
     """Read an instance file or bundle folder.
 
     Args:
@@ -407,13 +409,17 @@ def load(path: PathLike, cls: str | None = None, symmetrize: bool = False) -> In
             ``coulomb`` (the true Coulomb problem, ``W`` kept as read), ``blcp`` (friction
             boxes), ``lcp-pyramid[:k]`` (the friction-pyramid LCP with ``k`` facets).
         symmetrize: replace a non-symmetric ``N`` by ``(N + N^T)/2``, as ``--symmetrize``.
+        operator: the storage of ``N``, as ``--operator``: ``auto`` (default), ``csc``,
+            ``block``, or ``matrix-free`` (a global fclib or Siconos file read as a CCP keeps
+            its ``M`` and ``H``: ``N = H^T M^-1 H`` is never formed; ``Instance.operator``
+            says which storage was taken).
 
     Raises:
         CpbenchFileNotFoundError: the path does not exist.
-        CpbenchError: an unreadable or inconsistent file, an invalid ``cls`` (the messages
-            of ``cpbench info``).
+        CpbenchError: an unreadable or inconsistent file, an invalid ``cls`` or ``operator``,
+            a stored ``N`` asked to be matrix-free (the messages of ``cpbench info``).
     """
-    return Instance(_cpbench.load(os.fspath(path), cls, symmetrize))
+    return Instance(_cpbench.load(os.fspath(path), cls, symmetrize, operator))
 
 
 def save(instance: Instance, path: PathLike, format: str | None = None) -> Path:

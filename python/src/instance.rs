@@ -4,7 +4,7 @@
 
 use crate::buffer::{Buffer, Field};
 use crate::errors::{invalid, py_err};
-use cpbench_problems::io::{load as load_file, ClassChoice, LoadOptions, OutputFormat};
+use cpbench_problems::io::{ClassChoice, LoadOptions, OutputFormat};
 use cpbench_problems::{ConstraintSet, CscMatrix, Instance, Provenance, ValidationOptions};
 use pyo3::buffer::PyBuffer;
 use pyo3::prelude::*;
@@ -171,16 +171,23 @@ impl RawInstance {
 }
 
 /// Read an instance file or bundle folder of any format `cpbench` reads (fclib HDF5, Siconos
-/// `.dat`, bundle, `.npz`), with `cls` as `--class` and `symmetrize` as `--symmetrize`.
-/// Errors: the reader's, with the CLI's message (`CpbenchFileNotFoundError` for a missing path).
+/// `.dat`, bundle, `.npz`), with `cls` as `--class`, `symmetrize` as `--symmetrize` and
+/// `operator` as `--operator` (`auto`, `csc`, `block` or `matrix-free`; `matrix-free` keeps a
+/// global file's `M` and `H` for the CCP, docs/cli.md "Storage of N").
+/// Errors: the reader's, with the CLI's message (`CpbenchFileNotFoundError` for a missing path);
+/// an unknown `operator`, and a storage the instance cannot take (a stored `N` made
+/// matrix-free), as `CpbenchError`.
 #[pyfunction]
-#[pyo3(signature = (path, cls=None, symmetrize=false))]
+#[pyo3(signature = (path, cls=None, symmetrize=false, operator=None))]
 pub fn load(
     py: Python<'_>,
     path: PathBuf,
     cls: Option<&str>,
     symmetrize: bool,
+    operator: Option<&str>,
 ) -> PyResult<RawInstance> {
+    use cpbench_problems::io::{load_with, GlobalForm};
+    use cpbench_problems::OperatorKind;
     let opts = LoadOptions {
         class: class_choice(cls)?,
         validation: ValidationOptions {
@@ -188,7 +195,30 @@ pub fn load(
             ..Default::default()
         },
     };
-    let inst = py.detach(|| load_file(&path, &opts)).map_err(py_err)?;
+    let kind = match operator.unwrap_or("auto") {
+        "auto" => None,
+        "csc" => Some(OperatorKind::Csc),
+        "block" => Some(OperatorKind::Block),
+        "matrix-free" => Some(OperatorKind::MatrixFree),
+        other => {
+            return Err(invalid(format!(
+                "invalid operator '{other}': expected auto, csc, block or matrix-free"
+            )))
+        }
+    };
+    let global = match kind {
+        Some(OperatorKind::MatrixFree) => GlobalForm::MatrixFree,
+        _ => GlobalForm::Condensed,
+    };
+    let inst = py
+        .detach(|| {
+            let inst = load_with(&path, &opts, global)?;
+            match kind {
+                Some(k) => inst.with_operator(k),
+                None => Ok(inst),
+            }
+        })
+        .map_err(py_err)?;
     Ok(RawInstance::new(inst))
 }
 

@@ -189,3 +189,23 @@ def test_compliance_adds_to_the_diagonal_and_survives_a_save(tmp_path):
     bad[4] = -1.0
     with pytest.raises(cpbench.CpbenchError, match="compliance R at row 4 is -1"):
         inst.with_compliance(bad)
+
+
+def test_a_global_file_loads_matrix_free_and_solves_as_condensed():
+    # GFC3D_OneContact: a global Siconos file with a general (non-diagonal) M
+    path = fixture("gfc3d/GFC3D_OneContact.dat")
+    free = cpbench.load(path, operator="matrix-free")
+    cond = cpbench.load(path)
+    assert free.operator == "matrix-free"
+    assert cond.operator == "csc"
+    assert cpbench.load(path, operator="block").operator == "block"
+    for solver in ("apgd", "pgs"):
+        a = cpbench.solve(free, solver, tol=1e-10, max_iter=100000)
+        b = cpbench.solve(cond, solver, tol=1e-10, max_iter=100000)
+        assert a.success and b.success, (solver, a.status, b.status)
+        np.testing.assert_allclose(a.gamma, b.gamma, atol=1e-8, err_msg=solver)
+    with pytest.raises(cpbench.CpbenchError, match="invalid operator 'sparse'"):
+        cpbench.load(path, operator="sparse")
+    # a stored N cannot be made matrix-free
+    with pytest.raises(cpbench.CpbenchError, match="matrix-free"):
+        cpbench.load(fixture("siconos-fc3d/NESpheres_10_1.dat"), operator="matrix-free")
