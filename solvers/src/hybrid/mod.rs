@@ -44,7 +44,8 @@
 //! iterations: not kept.
 //!
 //! Counters: `sweeps`, `newton_steps`, `switches` (NSGS -> Newton), `fallbacks` (Newton ->
-//! NSGS). An iteration is one sweep or one Newton step.
+//! NSGS), then the Newton phase's own ([`crate::nsn`]'s or [`crate::ppa`]'s). An iteration is
+//! one sweep or one Newton step.
 
 pub mod admm;
 
@@ -439,12 +440,19 @@ impl Solver for Hybrid {
         }
     }
 
+    /// The phases' counts, then the Newton phase's own counters (`nsn-ac`'s, or `ppa`'s:
+    /// centres, failed subproblems, the last `alpha` and its Newton counters).
     fn counters(&self) -> Vec<(&'static str, f64)> {
-        vec![
+        let mut c = vec![
             ("sweeps", self.counts.sweeps as f64),
             ("newton_steps", self.counts.newton_steps as f64),
             ("switches", self.counts.switches as f64),
             ("fallbacks", self.counts.fallbacks as f64),
-        ]
+        ];
+        c.extend(match self.settings.newton {
+            NewtonPhase::NsnAc => self.nsn.counters(),
+            NewtonPhase::Ppa => self.ppa.counters(),
+        });
+        c
     }
 }
