@@ -325,11 +325,18 @@ impl Executor {
             }
             // the stopping test reads one residual and the primal feasibility; every residual
             // is computed only where it is recorded: an iteration an observer wants, the last
-            // one, and the best one (at the end, if it was not recorded)
-            let light = if state.grad_fresh {
-                stopping_residuals(instance, (&state.gamma, &state.grad, norm_r), kind)
-            } else {
-                ws.compute_stopping(instance, &state.gamma, kind)
+            // one, and the best one (at the end, if it was not recorded). An iteration some
+            // observer wants whatever its residual is computed in full at once (one pass).
+            let wanted = observers.iter().any(|o| o.wants(state.iteration, false));
+            let light = match (wanted, state.grad_fresh) {
+                (true, true) => {
+                    residuals_with_gradient(instance, &state.gamma, &state.grad, norm_r)
+                }
+                (true, false) => ws.compute(instance, &state.gamma),
+                (false, true) => {
+                    stopping_residuals(instance, (&state.gamma, &state.grad, norm_r), kind)
+                }
+                (false, false) => ws.compute_stopping(instance, &state.gamma, kind),
             };
             let value = light.get(kind);
             problem.set_residual(value);
@@ -396,9 +403,10 @@ impl Executor {
                 }
                 None
             };
-            let recorded =
-                end.is_some() || observers.iter().any(|o| o.wants(state.iteration, is_best));
-            let res = match (recorded, state.grad_fresh) {
+            let recorded = wanted
+                || end.is_some()
+                || observers.iter().any(|o| o.wants(state.iteration, is_best));
+            let res = match (recorded && !wanted, state.grad_fresh) {
                 (false, _) => light,
                 (true, true) => {
                     residuals_with_gradient(instance, &state.gamma, &state.grad, norm_r)
