@@ -187,11 +187,15 @@ proptest! {
         let mu: Vec<f64> = (0..contacts).map(|_| 0.8 * rng.next().abs()).collect();
         let inst = dense(n, &vals, r, ConstraintSet::coulomb(mu));
         let exec = ExecSettings { tol: 1e-13, max_iter: 400, stall_window: None, ..Default::default() };
-        let (_, rec) = run("mpgp", None, &inst, exec);
-        // cone projections are exact to rounding: allow dist(x, K) at the rounding level
+        let (res, rec) = run("mpgp", None, &inst, exec);
+        // cone projections are exact to rounding: allow dist(x, K) at the rounding level of the
+        // iterates, 16 ulp of max(1, ||x||) with the answer's ||x|| (an absolute 1e-14 failed
+        // the regression file's case: dist 2.5e-14 at ||x|| = 136)
+        let scale = cpbench_problems::linalg::norm2(&res.gamma).max(1.0);
         for w in rec.records.windows(2) {
             let (a, b) = (&w[0].residuals, &w[1].residuals);
-            prop_assert!(b.primal_feas <= 1e-14, "infeasible: {:e}", b.primal_feas);
+            prop_assert!(b.primal_feas <= 16.0 * f64::EPSILON * scale,
+                "infeasible: {:e} (||x|| {:e})", b.primal_feas, scale);
             prop_assert!(b.objective <= a.objective + 1e-12 * a.objective.abs().max(1.0),
                 "f rose from {:e} to {:e}", a.objective, b.objective);
         }
