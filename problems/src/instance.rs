@@ -377,7 +377,7 @@ impl Instance {
     /// serves rows from the condensed `N = D^T M^-1 D` instead, formed here on first use and
     /// kept ([`Instance::n_mat`]; docs/cli.md, "Storage of N").
     pub fn row_state(&self, gamma: &[f64]) -> RowState {
-        let mut st = RowState { v: Vec::new() };
+        let mut st = RowState::default();
         self.refresh_row_state(gamma, &mut st);
         st
     }
@@ -386,6 +386,7 @@ impl Instance {
     /// matrix-free storage, nothing otherwise; no allocation after the first call).
     #[inline]
     pub fn refresh_row_state(&self, gamma: &[f64], st: &mut RowState) {
+        st.ordered = false;
         match &self.storage {
             Storage::MatrixFree(op) if op.has_row_access() => {
                 st.v.resize(op.m(), 0.0);
@@ -400,9 +401,44 @@ impl Instance {
         }
     }
 
+    /// [`Instance::refresh_row_state`] for a sweep that will visit the blocks in increasing
+    /// order and report each one done ([`Instance::block_done`]): on the block storage the
+    /// lower terms of every row are then accumulated from the stored rows already visited
+    /// ([`BlockSymMatrix::scatter_row`]) instead of read through the transposed index, so
+    /// each stored block is read from memory once per sweep, in storage order; the rows'
+    /// values are the same bit for bit. A row asked out of order ends the ordered sweep (the
+    /// remaining rows are served through the transposed index, still exact). Other storages:
+    /// the same as `refresh_row_state`. Allocation free after the first call.
+    pub fn begin_ordered_sweep(&self, gamma: &[f64], st: &mut RowState) {
+        self.refresh_row_state(gamma, st);
+        if let Storage::Block(_) = &self.storage {
+            st.lower.clear();
+            st.lower.resize(self.n(), 0.0);
+            st.next = 0;
+            st.ordered = true;
+        }
+    }
+
+    /// Block `c` of `gamma` holds its final value of the sweep (the ordered sweep of
+    /// [`Instance::begin_ordered_sweep`]): on the block storage its terms are added to the
+    /// lower terms of the later rows when `c` is the next row of the ordered sweep, and the
+    /// ordered sweep ends otherwise. Nothing on the other storages or outside an ordered sweep.
+    #[inline]
+    pub fn block_done(&self, c: usize, gamma: &[f64], st: &mut RowState) {
+        if let (true, Storage::Block(b)) = (st.ordered, &self.storage) {
+            if c == st.next {
+                b.scatter_row(c, gamma, &mut st.lower);
+                st.next += 1;
+            } else {
+                st.ordered = false;
+            }
+        }
+    }
+
     /// `out = (N gamma)_c` for block `c` (length `bs`) with the current `gamma`, on every
     /// storage: a column gather of the row matrix (CSC), the stored row plus the transposed
-    /// index (block), `D_c^T v` (matrix-free, `st` current).
+    /// index (block; the accumulated lower terms instead in an ordered sweep at its next row,
+    /// [`Instance::begin_ordered_sweep`]), `D_c^T v` (matrix-free, `st` current).
     #[inline]
     pub fn block_row(&self, c: usize, gamma: &[f64], st: &RowState, out: &mut [f64]) {
         let bs = out.len();
@@ -421,6 +457,9 @@ impl Instance {
                     let (ri, va) = rows.col(bs * c + a);
                     *o = ri.iter().zip(va).map(|(&k, &v)| v * gamma[k]).sum();
                 }
+            }
+            Storage::Block(b) if st.ordered && c == st.next => {
+                b.block_row_product_from(c, gamma, &st.lower, out)
             }
             Storage::Block(b) => b.block_row_product(c, gamma, out),
             Storage::MatrixFree(op) => {
@@ -1103,6 +1142,21 @@ impl Instance {
 pub struct RowState {
     /// `v = M^-1 D gamma` on the matrix-free storage; empty otherwise.
     v: Vec<f64>,
+    /// Ordered sweep on the block storage ([`Instance::begin_ordered_sweep`]): the lower terms
+    /// `sum_{K < I} N_IK gamma_K` accumulated for every row `I` (length `n`), else empty.
+    lower: Vec<f64>,
+    /// The next block row of the ordered sweep (the rows before it are done).
+    next: usize,
+    /// Whether the ordered sweep is on (cleared by any row out of order).
+    ordered: bool,
+}
+
+impl RowState {
+    /// The next block row of an ordered sweep ([`Instance::begin_ordered_sweep`]; the rows
+    /// before it are done), `None` outside one or after a row out of order ended it.
+    pub fn ordered_next(&self) -> Option<usize> {
+        self.ordered.then_some(self.next)
+    }
 }
 
 /// A compact storage of `N` that an instance can be built on without its CSC matrix

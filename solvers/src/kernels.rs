@@ -305,6 +305,16 @@ impl<'a> RowSource<'a> {
         self.csc.is_none()
     }
 
+    /// Block `c` of `x` holds its final value of an ordered sweep
+    /// ([`Instance::begin_ordered_sweep`], [`Instance::block_done`]): its terms go to the later
+    /// rows' accumulated lower terms on the block storage; nothing on the others.
+    #[inline(always)]
+    pub fn done(&self, c: usize, x: &[f64], st: &mut cpbench_problems::RowState) {
+        if self.csc.is_none() {
+            self.inst.block_done(c, x, st);
+        }
+    }
+
     /// Block `c` of `x` changed by `delta`: update the row state (the velocity on the
     /// matrix-free storage; nothing on the others).
     #[inline(always)]

@@ -24,6 +24,15 @@
 //! [`BlockSymMatrix::block_row_product`] adds the stored row (`J >= I`) and the blocks
 //! `B_KI^T x_K` of the rows `K < I` found through a transposed index of the structure (built
 //! once on first use: 8 bytes per stored off-diagonal block, no second copy of the values).
+//! The lower terms come first, in increasing `K`, then the stored row.
+//!
+//! A sweep that visits the block rows in increasing order can skip the transposed index (whose
+//! blocks lie scattered in memory): after row `K` is updated, [`BlockSymMatrix::scatter_row`]
+//! adds `B_KJ^T x_K` to an accumulator of every later row `J` from the stored row `K`, still in
+//! cache, and [`BlockSymMatrix::block_row_product_from`] starts row `I` from its accumulator.
+//! Each stored block is then read from memory once per sweep, in storage order, and the terms
+//! are added in the same order as by [`BlockSymMatrix::block_row_product`], so both give the
+//! same value bit for bit ([`crate::Instance::begin_ordered_sweep`]).
 //!
 //! # Exactness
 //! Built from a CSC matrix, each block remembers which of its entries were stored (a `bs^2`-bit
@@ -607,7 +616,35 @@ impl BlockSymMatrix {
         );
     }
 
-    /// [`BlockSymMatrix::block_row_product`] on fixed-size arrays (`BS` 1, 2 or 3).
+    /// `out = (N x)_I` as [`BlockSymMatrix::block_row_product`], with the lower terms
+    /// `sum_{K < I} B_KI^T x_K` taken from `lower` (block `I` of it, length `bs`) instead of
+    /// the transposed index: bit for bit the same value when `lower` was accumulated by
+    /// [`BlockSymMatrix::scatter_row`] from zero over the rows `K < I` in increasing order with
+    /// their current `x`. Shapes: `x` and `lower` of length `n`, `out` of length `bs`.
+    #[inline]
+    pub fn block_row_product_from(&self, i: usize, x: &[f64], lower: &[f64], out: &mut [f64]) {
+        match self.bs {
+            3 => self.upper_row_n::<3>(i, x, lower, out),
+            2 => self.upper_row_n::<2>(i, x, lower, out),
+            _ => self.upper_row_n::<1>(i, x, lower, out),
+        }
+    }
+
+    /// `acc_J += B_KJ^T x_K` for every stored off-diagonal block `(K, J)` of row `K`: the
+    /// lower terms of the later rows `J > K` from the stored row `K`, each component
+    /// accumulated term by term as [`BlockSymMatrix::block_row_product`] adds them. Shapes:
+    /// `x` and `acc` of length `n`. Allocation free.
+    #[inline]
+    pub fn scatter_row(&self, k: usize, x: &[f64], acc: &mut [f64]) {
+        match self.bs {
+            3 => self.scatter_row_n::<3>(k, x, acc),
+            2 => self.scatter_row_n::<2>(k, x, acc),
+            _ => self.scatter_row_n::<1>(k, x, acc),
+        }
+    }
+
+    /// [`BlockSymMatrix::block_row_product`] on fixed-size arrays (`BS` 1, 2 or 3): the lower
+    /// terms through the transposed index in increasing `K`, then the stored row.
     #[inline]
     fn block_row_product_n<const BS: usize>(&self, i: usize, x: &[f64], out: &mut [f64])
     where
@@ -617,15 +654,6 @@ impl BlockSymMatrix {
         let xb = as_blocks::<BS>(x);
         let vb = as_matrices::<BS>(&self.vals);
         let mut o = [0.0f64; BS];
-        let (a, b) = (self.row_ptr[i], self.row_ptr[i + 1]);
-        for (blk, &j) in vb[a..b].iter().zip(&self.col[a..b]) {
-            let xj = &xb[j as usize];
-            for (r, or) in o.iter_mut().enumerate() {
-                for k in 0..BS {
-                    *or += blk[r][k] * xj[k];
-                }
-            }
-        }
         let low = self.lower();
         for &(k, p) in &low.entries[low.ptr[i]..low.ptr[i + 1]] {
             let blk = &vb[p as usize];
@@ -636,7 +664,77 @@ impl BlockSymMatrix {
                 }
             }
         }
+        self.add_stored_row::<BS>(i, xb, vb, &mut o);
         out[..BS].copy_from_slice(&o);
+    }
+
+    /// [`BlockSymMatrix::block_row_product_from`] on fixed-size arrays.
+    #[inline]
+    fn upper_row_n<const BS: usize>(&self, i: usize, x: &[f64], lower: &[f64], out: &mut [f64])
+    where
+        [f64; BS]: Pod,
+        [[f64; BS]; BS]: Pod,
+    {
+        let xb = as_blocks::<BS>(x);
+        let vb = as_matrices::<BS>(&self.vals);
+        let mut o = as_blocks::<BS>(lower)[i];
+        self.add_stored_row::<BS>(i, xb, vb, &mut o);
+        out[..BS].copy_from_slice(&o);
+    }
+
+    /// `o += sum_{J >= I} B_IJ x_J` over the stored row `I`: one running sum per entry
+    /// position `(r, k)` of the blocks, in storage order (`BS^2` independent chains, not `BS`:
+    /// the sweep's row is latency-bound otherwise), then `o_r += ((s_r0 + s_r1) + s_r2)`.
+    #[inline(always)]
+    fn add_stored_row<const BS: usize>(
+        &self,
+        i: usize,
+        xb: &[[f64; BS]],
+        vb: &[[[f64; BS]; BS]],
+        o: &mut [f64; BS],
+    ) {
+        let (a, b) = (self.row_ptr[i], self.row_ptr[i + 1]);
+        let mut sums = [[0.0f64; BS]; BS];
+        for (blk, &j) in vb[a..b].iter().zip(&self.col[a..b]) {
+            let xj = &xb[j as usize];
+            for (sr, br) in sums.iter_mut().zip(blk) {
+                for k in 0..BS {
+                    sr[k] += br[k] * xj[k];
+                }
+            }
+        }
+        for (or, sr) in o.iter_mut().zip(&sums) {
+            let mut t = sr[0];
+            for v in &sr[1..] {
+                t += v;
+            }
+            *or += t;
+        }
+    }
+
+    /// [`BlockSymMatrix::scatter_row`] on fixed-size arrays.
+    #[inline]
+    fn scatter_row_n<const BS: usize>(&self, k: usize, x: &[f64], acc: &mut [f64])
+    where
+        [f64; BS]: Pod,
+        [[f64; BS]; BS]: Pod,
+    {
+        let xk = as_blocks::<BS>(x)[k];
+        let vb = as_matrices::<BS>(&self.vals);
+        let ab = as_blocks_mut::<BS>(acc);
+        let (a, b) = (self.row_ptr[k], self.row_ptr[k + 1]);
+        for (blk, &j) in vb[a..b].iter().zip(&self.col[a..b]) {
+            let j = j as usize;
+            if j == k {
+                continue;
+            }
+            let aj = &mut ab[j];
+            for (c, oc) in aj.iter_mut().enumerate() {
+                for r in 0..BS {
+                    *oc += blk[r][c] * xk[r];
+                }
+            }
+        }
     }
 
     /// The full symmetric CSC matrix (both triangles), with exactly the entries it was built

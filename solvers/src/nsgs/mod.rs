@@ -560,7 +560,12 @@ impl Solver for Nsgs {
             self.aa.x.copy_from_slice(&state.gamma);
         }
         let reaction = &mut state.gamma;
-        inst.refresh_row_state(reaction, &mut self.rows);
+        if self.coloured.is_none() && !s.shuffle {
+            // the sweep visits the contacts in block order (`order` is `0..nb` unshuffled)
+            inst.begin_ordered_sweep(reaction, &mut self.rows);
+        } else {
+            inst.refresh_row_state(reaction, &mut self.rows);
+        }
         let rows = RowSource::new(inst);
         let k = problem.constraints();
         if self.coloured.is_some() {
@@ -610,20 +615,20 @@ impl Nsgs {
             joint_inv: &self.joint_inv,
         };
         for &c in &self.order {
-            if self.rho[c] == 0.0 {
-                continue;
+            if self.rho[c] != 0.0 {
+                let o = D * c;
+                let mut u = [0.0; 3];
+                rows.gather(&self.rows, reaction, c, &mut u[..D]);
+                let rc = &mut reaction[o..o + D];
+                let (it, old) = update.apply(c, &u, rc);
+                self.local_iters += it;
+                let mut delta = [0.0; D];
+                for i in 0..D {
+                    delta[i] = rc[i] - old[i];
+                }
+                rows.changed(c, &delta, &mut self.rows);
             }
-            let o = D * c;
-            let mut u = [0.0; 3];
-            rows.gather(&self.rows, reaction, c, &mut u[..D]);
-            let rc = &mut reaction[o..o + D];
-            let (it, old) = update.apply(c, &u, rc);
-            self.local_iters += it;
-            let mut delta = [0.0; D];
-            for i in 0..D {
-                delta[i] = rc[i] - old[i];
-            }
-            rows.changed(c, &delta, &mut self.rows);
+            rows.done(c, reaction, &mut self.rows);
         }
     }
 

@@ -203,19 +203,19 @@ impl Solver for Pgs {
         }
         let k = problem.constraints();
         let bs = k.block_size();
-        let (rows, omega, lambda) = self.begin_sweep(problem, &state.gamma);
+        let (rows, omega, lambda) = self.begin_sweep(problem, &state.gamma, true);
         let gamma = &mut state.gamma;
         let (mut g, mut old) = ([0.0f64; 3], [0.0f64; 3]);
         for (c, &dc) in self.d.iter().enumerate() {
-            if dc <= 0.0 {
-                continue;
+            if dc > 0.0 {
+                let o = c * bs;
+                rows.gather(&self.rows, gamma, c, &mut g[..bs]);
+                let blk = &mut gamma[o..o + bs];
+                old[..bs].copy_from_slice(blk);
+                local_step(k, c, &self.joint_inv, omega / dc, omega, &g[..bs], blk);
+                relax_and_record(lambda, blk, &mut old[..bs], &rows, c, &mut self.rows);
             }
-            let o = c * bs;
-            rows.gather(&self.rows, gamma, c, &mut g[..bs]);
-            let blk = &mut gamma[o..o + bs];
-            old[..bs].copy_from_slice(blk);
-            local_step(k, c, &self.joint_inv, omega / dc, omega, &g[..bs], blk);
-            relax_and_record(lambda, blk, &mut old[..bs], &rows, c, &mut self.rows);
+            rows.done(c, gamma, &mut self.rows);
         }
         problem.add_matvecs(1);
         Ok(StepOutcome::Continue)
@@ -231,15 +231,21 @@ impl Solver for Pgs {
 }
 
 impl Pgs {
-    /// The start of a sweep: the row state refreshed at `gamma`, the source of `N`'s rows and
-    /// the settings' `(omega, lambda)`.
+    /// The start of a sweep: the row state refreshed at `gamma` (for a sweep in block order
+    /// reporting each block done when `ordered`, [`cpbench_problems::Instance::begin_ordered_sweep`]),
+    /// the source of `N`'s rows and the settings' `(omega, lambda)`.
     fn begin_sweep<'i>(
         &mut self,
         problem: &Problem<'i>,
         gamma: &[f64],
+        ordered: bool,
     ) -> (RowSource<'i>, f64, f64) {
         let inst = problem.instance();
-        inst.refresh_row_state(gamma, &mut self.rows);
+        if ordered {
+            inst.begin_ordered_sweep(gamma, &mut self.rows);
+        } else {
+            inst.refresh_row_state(gamma, &mut self.rows);
+        }
         let (omega, lambda) = (self.settings.omega, self.settings.lambda);
         (RowSource::new(inst), omega, lambda)
     }
@@ -250,7 +256,7 @@ impl Pgs {
     fn step_coloured(&mut self, problem: &Problem, state: &mut IterState) -> StepResult {
         let k = problem.constraints();
         let bs = k.block_size();
-        let (rows, omega, lambda) = self.begin_sweep(problem, &state.gamma);
+        let (rows, omega, lambda) = self.begin_sweep(problem, &state.gamma, false);
         let (d, joint_inv) = (&self.d, &self.joint_inv);
         let Some(col) = self.coloured.as_mut() else {
             return Ok(StepOutcome::Continue);
@@ -291,7 +297,7 @@ impl Pgs {
     /// One sweep of ODE's projected Gauss-Seidel on a boxed LCP with friction coefficients
     /// `mu` (module docs). Counted as one `N`-product; allocates nothing.
     fn step_blcp(&mut self, problem: &Problem, state: &mut IterState, mu: &[f64]) -> StepResult {
-        let (rows, omega, lambda) = self.begin_sweep(problem, &state.gamma);
+        let (rows, omega, lambda) = self.begin_sweep(problem, &state.gamma, true);
         let gamma = &mut state.gamma;
         let (mut g, mut old) = ([0.0f64; 3], [0.0f64; 3]);
         for (c, (b, &m)) in self.blocks.iter().zip(mu).enumerate() {
@@ -319,6 +325,7 @@ impl Pgs {
                 }
             }
             relax_and_record(lambda, x, &mut old, &rows, c, &mut self.rows);
+            rows.done(c, gamma, &mut self.rows);
         }
         problem.add_matvecs(1);
         Ok(StepOutcome::Continue)

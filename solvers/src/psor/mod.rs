@@ -138,7 +138,11 @@ impl Solver for Psor {
     fn step(&mut self, problem: &Problem, state: &mut IterState) -> StepResult {
         let inst = problem.instance();
         let z = &mut state.gamma;
-        inst.refresh_row_state(z, &mut self.rows);
+        if self.coloured.is_some() {
+            inst.refresh_row_state(z, &mut self.rows);
+        } else {
+            inst.begin_ordered_sweep(z, &mut self.rows);
+        }
         let rows = RowSource::new(inst);
         if let Some(col) = self.coloured.as_mut() {
             // the rows of a colour from the values of the colours before (the same arithmetic)
@@ -171,6 +175,7 @@ impl Solver for Psor {
             if rows.tracks_changes() {
                 rows.changed(i, &[zi - old], &mut self.rows);
             }
+            rows.done(i, z, &mut self.rows);
         }
         problem.add_matvecs(1);
         Ok(StepOutcome::Continue)

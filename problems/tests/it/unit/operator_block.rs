@@ -211,3 +211,59 @@ fn bad_block_sizes_name_the_value_and_the_sizes_taken() {
         Err(ProblemError::NotMultipleOfThree { n: 5 })
     ));
 }
+
+/// The ordered sweep (`Instance::begin_ordered_sweep`): a Gauss-Seidel-like sweep that changes
+/// each block after reading its row gets, at every row, the value the transposed index gives
+/// bit for bit (block sizes 3, 2, 1); a row skipped (not reported done) ends the ordered sweep
+/// and the later rows are still exact; `scatter_row` from zero gives `block_row_product`'s
+/// lower terms.
+#[test]
+fn ordered_sweep_rows_equal_the_transposed_index_bit_for_bit() {
+    use cpbench_problems::constraints::ConstraintSet;
+    use cpbench_problems::instance::{Instance, Provenance};
+    for (bs, seed) in [(3usize, 31u64), (2, 32), (1, 33)] {
+        let nb = 40;
+        let m = random_sym(nb, bs, seed, 0.2);
+        let set = match bs {
+            3 => ConstraintSet::coulomb(vec![0.5; nb]),
+            2 => ConstraintSet::coulomb_dim(vec![0.5; nb], 2),
+            _ => ConstraintSet::NonNegative,
+        };
+        let r = vec![0.0; bs * nb];
+        let b = BlockSymMatrix::from_csc(&m, bs).unwrap();
+        let inst = Instance::on_operator("t", b, r, set, Provenance::default()).unwrap();
+        for skip in [None, Some(17usize)] {
+            let mut rng = SplitMix64::new(seed + 100);
+            let mut x: Vec<f64> = (0..bs * nb).map(|_| rng.next_f64() - 0.5).collect();
+            let (mut fast, mut slow) = (inst.row_state(&x), inst.row_state(&x));
+            inst.begin_ordered_sweep(&x, &mut fast);
+            let (mut a, mut e) = ([0.0; 3], [0.0; 3]);
+            for c in 0..nb {
+                inst.block_row(c, &x, &fast, &mut a[..bs]);
+                inst.refresh_row_state(&x, &mut slow);
+                inst.block_row(c, &x, &slow, &mut e[..bs]);
+                assert_eq!(a[..bs], e[..bs], "bs {bs}, row {c}, skip {skip:?}");
+                for v in &mut x[bs * c..bs * (c + 1)] {
+                    *v = 0.5 * *v + rng.next_f64();
+                }
+                if skip != Some(c) {
+                    inst.block_done(c, &x, &mut fast);
+                }
+            }
+            // unskipped, every row took the accumulated lower terms; skipped, it ended
+            let expect = if skip.is_none() { Some(nb) } else { None };
+            assert_eq!(fast.ordered_next(), expect, "bs {bs}");
+        }
+        // scatter_row from zero over all rows = the lower terms of block_row_product
+        let b = inst.block_matrix().unwrap();
+        let x: Vec<f64> = (0..bs * nb).map(|i| (i as f64 * 0.7).sin()).collect();
+        let mut lower = vec![0.0; bs * nb];
+        let (mut a, mut e) = ([0.0; 3], [0.0; 3]);
+        for c in 0..nb {
+            b.block_row_product_from(c, &x, &lower, &mut a[..bs]);
+            b.block_row_product(c, &x, &mut e[..bs]);
+            assert_eq!(a[..bs], e[..bs], "bs {bs}, row {c}");
+            b.scatter_row(c, &x, &mut lower);
+        }
+    }
+}
