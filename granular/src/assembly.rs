@@ -35,8 +35,9 @@ use nalgebra::Vector3;
 use rayon::prelude::*;
 use std::ops::Range;
 
-/// Contacts (or block rows) per task of the parallel passes.
-const GRAIN: usize = 2048;
+/// Contacts (or block rows) per task of the parallel passes (also the planar stepper's,
+/// [`crate::planar`]).
+pub(crate) const GRAIN: usize = 2048;
 
 /// Sentinel for "no movable body on this side".
 const NONE: u32 = u32::MAX;
@@ -85,7 +86,7 @@ fn check_block_size(bs: usize) -> PResult<()> {
 
 /// Length `len`, keeping (not re-filling) the entries already there: every entry is
 /// overwritten by the caller, so only a grown tail is initialised.
-fn set_len<T: Clone>(v: &mut Vec<T>, len: usize, fill: T) {
+pub(crate) fn set_len<T: Clone>(v: &mut Vec<T>, len: usize, fill: T) {
     if v.len() > len {
         v.truncate(len);
     } else if v.capacity() < len {
@@ -101,7 +102,7 @@ fn set_len<T: Clone>(v: &mut Vec<T>, len: usize, fill: T) {
 /// `piece` the part of `data` that holds those rows (`per` entries per unit of `ptr`: row `i`
 /// owns `data[per (ptr[i] - ptr[rows.start]) .. per (ptr[i + 1] - ptr[rows.start])]` of its
 /// piece). The tasks own disjoint pieces: no locks, no atomics, no allocation.
-fn for_rows<T, F>(data: &mut [T], ptr: &[usize], per: usize, rows: Range<usize>, f: &F)
+pub(crate) fn for_rows<T, F>(data: &mut [T], ptr: &[usize], per: usize, rows: Range<usize>, f: &F)
 where
     T: Send,
     F: Fn(Range<usize>, &mut [T]) + Sync,

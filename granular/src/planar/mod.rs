@@ -27,7 +27,14 @@
 //!   contact-interleaved, normal first (fclib order). Fixed discs and walls add no rows;
 //! - `N` is assembled block by block from the per-disc products `G_c^T M^-1 G_d` with the
 //!   symmetric product order `(G_c[p][k] G_d[q][k]) / M_k`, so it is exactly symmetric; work
-//!   and storage are O(contacts) for bounded coordination (no dense matrix anywhere).
+//!   and storage are O(contacts) for bounded coordination (no dense matrix anywhere);
+//! - the storage of `N` follows the 3-D stepper's rule ([`PlanarSimulation::set_operator`]):
+//!   by default CSC (from triplets, as in earlier versions, bit for bit) when `N` has fewer
+//!   than [`BLOCK_MIN_NNZ`] stored entries, else written straight into the symmetric block
+//!   storage ([`BlockSymMatrix`], 2x2 blocks, or 1x1 frictionless; upper triangle by block
+//!   rows), in parallel over block rows, with the same sums in the same order: the same
+//!   entries bit for bit, so the same content hash and exports as the CSC path (whose large
+//!   instances the instance's own automatic choice moved to that storage).
 //!
 //! **Bonds** ([`bonds`], after Frantik's FyDiK2D discrete model: mass points joined by
 //! translational (normal) springs and rotational (bending) springs between two translational
@@ -60,9 +67,11 @@ use bonds::BondSet;
 use cpbench_problems::constraints::ConstraintSet;
 use cpbench_problems::instance::{Instance, Provenance, ValidationOptions};
 use cpbench_problems::linalg::CscMatrix;
-use cpbench_problems::operator::OperatorKind;
+use cpbench_problems::operator::{BlockSymMatrix, OperatorKind, BLOCK_MIN_NNZ};
 use nalgebra::Vector2;
+use rayon::prelude::*;
 use std::collections::BTreeMap;
+use std::ops::Range;
 
 pub use bonds::{BendingSpring, Bond};
 pub use scenes::{BeamImpactParams, DiscHopperParams, PlanarScene, PlanarSceneKind};
@@ -71,6 +80,119 @@ pub use scenes::{BeamImpactParams, DiscHopperParams, PlanarScene, PlanarSceneKin
 #[inline]
 fn cross(r: &Vector2<f64>, d: &Vector2<f64>) -> f64 {
     r.x * d.y - r.y * d.x
+}
+
+/// Diagonal block `N_cc = sum over the movable sides (d, G) of G^T M_d^-1 G` of a contact
+/// (`bs x bs` in the top-left corner), each entry `(p, q)` summed side by side from 0 in the
+/// order `A, B`, each side's term `sum_k (G[p][k] G[q][k]) / M_k` over `k = x, y, theta`:
+/// one expression for the CSC and block paths, so both are bit-identical.
+#[inline(always)]
+#[allow(clippy::needless_range_loop)] // block indices p, q index several arrays
+fn diag_block(discs: &[Disc], j: &ContactJac, bs: usize) -> [[f64; 2]; 2] {
+    let mut blk = [[0.0; 2]; 2];
+    for (d, g) in &j.sides[..j.nsides] {
+        let minv = discs[*d].inverse_mass();
+        for p in 0..bs {
+            for q in 0..bs {
+                blk[p][q] += (0..3).map(|k| (g[p][k] * g[q][k]) * minv[k]).sum::<f64>();
+            }
+        }
+    }
+    blk
+}
+
+/// Entry `(p, q)` of the coupling block `G_1^T M_d^-1 G_2` of two contacts sharing disc `d`
+/// (`g1`, `g2` their columns on `d`, `minv` its inverse mass diagonal): `sum_k (g1[p][k]
+/// g2[q][k]) minv[k]`; shared by the CSC and block paths.
+#[inline(always)]
+fn coupling(g1: &[[f64; 3]; 2], g2: &[[f64; 3]; 2], minv: &[f64; 3], p: usize, q: usize) -> f64 {
+    (0..3).map(|k| (g1[p][k] * g2[q][k]) * minv[k]).sum()
+}
+
+/// The contacts `c2 >= c` that share a movable disc with contact `c` (`c` itself first), in
+/// increasing order: the merge of the tails of its discs' incidence lists (`inc_ptr`, `inc`:
+/// per disc its `(contact, side)` pairs sorted by contact), as the 3-D
+/// `Assembly::upper_neighbours`.
+#[inline]
+fn upper_neighbours(
+    jac: &[ContactJac],
+    inc_ptr: &[usize],
+    inc: &[(u32, u8)],
+    c: usize,
+    mut f: impl FnMut(u32),
+) {
+    let j = &jac[c];
+    let tail = |s: usize| -> &[(u32, u8)] {
+        if s >= j.nsides {
+            return &[];
+        }
+        let d = j.sides[s].0;
+        let l = &inc[inc_ptr[d]..inc_ptr[d + 1]];
+        &l[l.partition_point(|e| (e.0 as usize) < c)..]
+    };
+    let (l0, l1) = (tail(0), tail(1));
+    let (mut i0, mut i1) = (0, 0);
+    while i0 < l0.len() || i1 < l1.len() {
+        let c0 = l0.get(i0).map_or(u32::MAX, |e| e.0);
+        let c1 = l1.get(i1).map_or(u32::MAX, |e| e.0);
+        f(c0.min(c1));
+        if c0 <= c1 {
+            i0 += 1;
+        }
+        if c1 <= c0 {
+            i1 += 1;
+        }
+    }
+}
+
+/// Values of block rows `rows` into `out` (their `bs x bs` blocks, row-major; `out` starts at
+/// block `row_ptr[rows.start]`): the diagonal block by [`diag_block`], block `(c, c2)`, `c2 >
+/// c`, entry `(p, q)` by [`coupling`] of `c`'s and `c2`'s columns on their shared disc, as
+/// the CSC path's triplet `(bs c + p, bs c2 + q)`. Allocates nothing.
+fn block_rows(
+    discs: &[Disc],
+    jac: &[ContactJac],
+    bs: usize,
+    rows: Range<usize>,
+    row_ptr: &[usize],
+    col: &[u32],
+    out: &mut [f64],
+) {
+    let base = row_ptr[rows.start];
+    let bb = bs * bs;
+    for c in rows {
+        let jc = &jac[c];
+        for pos in row_ptr[c]..row_ptr[c + 1] {
+            let c2 = col[pos] as usize;
+            let o = &mut out[bb * (pos - base)..bb * (pos - base + 1)];
+            if c2 == c {
+                let blk = diag_block(discs, jc, bs);
+                for p in 0..bs {
+                    for q in 0..bs {
+                        o[p * bs + q] = blk[p][q];
+                    }
+                }
+                continue;
+            }
+            let j2 = &jac[c2];
+            // two contacts share exactly one movable disc (one contact per pair of bodies)
+            let shared = jc.sides[..jc.nsides].iter().find_map(|(d, g1)| {
+                j2.sides[..j2.nsides]
+                    .iter()
+                    .find(|(d2, _)| d2 == d)
+                    .map(|(_, g2)| (*d, g1, g2))
+            });
+            debug_assert!(shared.is_some(), "contacts {c} and {c2} share no disc");
+            if let Some((d, g1, g2)) = shared {
+                let minv = discs[d].inverse_mass();
+                for p in 0..bs {
+                    for q in 0..bs {
+                        o[p * bs + q] = coupling(g1, g2, &minv, p, q);
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// A rigid disc in the plane: 3 DOF `(x, y, theta)`, mass block `diag(m, m, J)`.
@@ -391,6 +513,13 @@ pub struct PlanarSimulation {
     inc: Vec<(u32, u8)>,
     inc_fill: Vec<usize>,
     triplets: Vec<(usize, usize, f64)>,
+    /// `N` of the last [`PlanarSimulation::assemble`] on the block storage (`None`: CSC, in
+    /// `triplets`).
+    n_block: Option<BlockSymMatrix>,
+    /// A previous block matrix whose storage the next block assembly reuses.
+    spare_block: Option<BlockSymMatrix>,
+    /// The storage requested with [`PlanarSimulation::set_operator`] (`None`: automatic).
+    operator: Option<OperatorKind>,
     r: Vec<f64>,
     /// Step counter, instance, impulses and warm start (the core's).
     state: StepState<Vector2<f64>>,
@@ -442,12 +571,62 @@ impl PlanarSimulation {
             inc: Vec::new(),
             inc_fill: Vec::new(),
             triplets: Vec::new(),
+            n_block: None,
+            spare_block: None,
+            operator: None,
             r: Vec::new(),
             state: StepState::default(),
         })
     }
 
     crate::contact_step::step_accessors!();
+
+    /// Choose the storage of `N` in the instances built from now on, by the 3-D stepper's rule
+    /// ([`crate::Simulation::set_operator`]): `None` (the default) assembles CSC from triplets
+    /// when `N` has fewer than [`BLOCK_MIN_NNZ`] stored entries (both triangles, as CSC
+    /// stores them: [`PlanarSimulation::delassus_nnz`]) and writes the block storage
+    /// ([`BlockSymMatrix`], `bs x bs` blocks, `bs` = 2, or 1 when frictionless) directly
+    /// otherwise; `Some(OperatorKind::Csc)` always assembles CSC (the instance then applies
+    /// its own automatic choice, [`Instance::new`]: from [`BLOCK_MIN_NNZ`] stored entries it
+    /// converts to the block storage, as earlier versions did); `Some(OperatorKind::Block)`
+    /// always the block storage. Both storages hold the same entries bit for bit (same
+    /// content hash). Errors: [`GranularError::InvalidParameter`] for
+    /// `Some(OperatorKind::MatrixFree)` (not built by the planar stepper; the factors are
+    /// [`PlanarSimulation::jacobian`] and [`PlanarSimulation::mass_inverse_diagonal`]); the
+    /// setting is then unchanged.
+    pub fn set_operator(&mut self, kind: Option<OperatorKind>) -> Result<()> {
+        if kind == Some(OperatorKind::MatrixFree) {
+            return Err(invalid(
+                "operator",
+                OperatorKind::MatrixFree,
+                "the planar stepper assembles N on CSC or block storage (auto, csc or block)",
+            ));
+        }
+        self.operator = kind;
+        Ok(())
+    }
+
+    /// The storage requested with [`PlanarSimulation::set_operator`] (`None`: automatic).
+    pub fn operator(&self) -> Option<OperatorKind> {
+        self.operator
+    }
+
+    /// Stored entries of the full `N` (both triangles, as the CSC path stores them) of the
+    /// contacts of the last assembly, without forming `N`: `bs^2 (nc + sum over movable
+    /// discs of k (k - 1))`, `k` the contacts of a disc (two contacts share at most one
+    /// movable disc). O(discs); 0 before the first assembly.
+    pub fn delassus_nnz(&self) -> usize {
+        let bs = self.params.block_size();
+        let pairs: usize = self
+            .inc_ptr
+            .windows(2)
+            .map(|w| {
+                let k = w[1] - w[0];
+                k * k.saturating_sub(1)
+            })
+            .sum();
+        bs * bs * (self.jac.len() + pairs)
+    }
 
     /// The discs.
     pub fn discs(&self) -> &[Disc] {
@@ -689,55 +868,41 @@ impl PlanarSimulation {
                 self.inc_fill[side.0] += 1;
             }
         }
-        // N by blocks
-        self.triplets.clear();
-        for (c, j) in self.jac.iter().enumerate() {
-            let mut blk = [[0.0; 2]; 2];
-            for (d, g) in &j.sides[..j.nsides] {
-                let minv = self.discs[*d].inverse_mass();
-                for p in 0..bs {
-                    for q in 0..bs {
-                        blk[p][q] += (0..3).map(|k| (g[p][k] * g[q][k]) * minv[k]).sum::<f64>();
-                    }
-                }
-            }
-            for p in 0..bs {
-                for q in 0..bs {
-                    self.triplets.push((bs * c + p, bs * c + q, blk[p][q]));
-                }
-            }
-        }
-        for d in 0..nd {
-            let list = &self.inc[self.inc_ptr[d]..self.inc_ptr[d + 1]];
-            if list.len() < 2 {
-                continue;
-            }
-            let minv = self.discs[d].inverse_mass();
-            for (x, &(c1, s1)) in list.iter().enumerate() {
-                let g1 = &self.jac[c1 as usize].sides[s1 as usize].1;
-                for &(c2, s2) in &list[x + 1..] {
-                    let g2 = &self.jac[c2 as usize].sides[s2 as usize].1;
-                    let (c1, c2) = (c1 as usize, c2 as usize);
-                    for p in 0..bs {
-                        for q in 0..bs {
-                            let v: f64 = (0..3).map(|k| (g1[p][k] * g2[q][k]) * minv[k]).sum();
-                            self.triplets.push((bs * c1 + p, bs * c2 + q, v));
-                            self.triplets.push((bs * c2 + q, bs * c1 + p, v));
-                        }
-                    }
-                }
-            }
-        }
-        // r = b + D^T v_free, on the storage of the previous instance's r
+        // the storage of N (the 3-D stepper's rule, see `set_operator`)
+        let kind = match self.operator {
+            Some(k) => k,
+            None if self.delassus_nnz() >= BLOCK_MIN_NNZ => OperatorKind::Block,
+            None => OperatorKind::Csc,
+        };
+        // r = b + D^T v_free on the storage of the previous instance's r (and, on the block
+        // path, N on that of its block matrix)
         if let Some(old) = self.state.instance.take() {
             let r = match old.into_block_and_r() {
-                Ok((_, r)) => r,
+                Ok((b, r)) => {
+                    if kind == OperatorKind::Block {
+                        self.spare_block = Some(b);
+                    }
+                    r
+                }
                 Err(old) if old.operator_kind() == OperatorKind::Csc => old.into_matrix_and_r().1,
                 Err(_) => Vec::new(),
             };
             if r.capacity() > self.r.capacity() {
                 self.r = r;
             }
+        }
+        if let Some(b) = self.n_block.take() {
+            // assembled but never made an instance
+            self.spare_block = Some(b);
+        }
+        if kind == OperatorKind::Block {
+            // the triplets of earlier CSC steps are not needed any more
+            self.triplets = Vec::new();
+            let spare = self.spare_block.take();
+            self.n_block = Some(self.delassus_blocks(bs, spare)?);
+        } else {
+            self.spare_block = None;
+            self.delassus_triplets(bs);
         }
         let h = self.params.h;
         self.r.clear();
@@ -754,19 +919,150 @@ impl PlanarSimulation {
         Ok(())
     }
 
+    /// `N` as triplets (the CSC path): each diagonal block once, each coupling block of two
+    /// contacts sharing a disc `d` (`c1 < c2`, disc by disc) and its transpose.
+    #[allow(clippy::needless_range_loop)] // block indices p, q index several arrays
+    fn delassus_triplets(&mut self, bs: usize) {
+        self.triplets.clear();
+        for (c, j) in self.jac.iter().enumerate() {
+            let blk = diag_block(&self.discs, j, bs);
+            for p in 0..bs {
+                for q in 0..bs {
+                    self.triplets.push((bs * c + p, bs * c + q, blk[p][q]));
+                }
+            }
+        }
+        for d in 0..self.discs.len() {
+            let list = &self.inc[self.inc_ptr[d]..self.inc_ptr[d + 1]];
+            if list.len() < 2 {
+                continue;
+            }
+            let minv = self.discs[d].inverse_mass();
+            for (x, &(c1, s1)) in list.iter().enumerate() {
+                let g1 = &self.jac[c1 as usize].sides[s1 as usize].1;
+                for &(c2, s2) in &list[x + 1..] {
+                    let g2 = &self.jac[c2 as usize].sides[s2 as usize].1;
+                    let (c1, c2) = (c1 as usize, c2 as usize);
+                    for p in 0..bs {
+                        for q in 0..bs {
+                            let v = coupling(g1, g2, &minv, p, q);
+                            self.triplets.push((bs * c1 + p, bs * c2 + q, v));
+                            self.triplets.push((bs * c2 + q, bs * c1 + p, v));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// `N` straight into the block storage (the block path), mirroring the 3-D
+    /// [`crate::assembly::Assembly::delassus_blocks`]: block row `c` holds the blocks
+    /// `N_{c,c2}`, `c2 >= c` a contact sharing a movable disc with `c` (the merge of the
+    /// tails of its discs' sorted incidence lists), row-major; the diagonal block and every
+    /// coupling entry are the same expressions as in [`PlanarSimulation::delassus_triplets`]
+    /// ([`diag_block`], [`coupling`]), so every entry equals the CSC path's bit for bit. Row
+    /// lengths are counted in parallel, a prefix sum places the rows, then every row writes
+    /// its own block columns and values (parallel over rows, deterministic). `recycle` is a
+    /// previous matrix whose storage is reused. Errors: [`GranularError::Problem`] with
+    /// [`cpbench_problems::ProblemError::SizeMismatch`] for more than `u32::MAX` contacts,
+    /// and those of [`BlockSymMatrix::from_upper_parts`] (a non-finite value).
+    fn delassus_blocks(
+        &self,
+        bs: usize,
+        recycle: Option<BlockSymMatrix>,
+    ) -> Result<BlockSymMatrix> {
+        use crate::assembly::{for_rows, set_len, GRAIN};
+        let nc = self.jac.len();
+        if nc > u32::MAX as usize {
+            return Err(cpbench_problems::ProblemError::SizeMismatch {
+                what: "contacts (u32 block indices)".into(),
+                expected: u32::MAX as usize,
+                found: nc,
+            }
+            .into());
+        }
+        let (mut row_ptr, mut col, mut vals) = match recycle {
+            Some(m) => m.into_upper_parts(),
+            None => (Vec::new(), Vec::new(), Vec::new()),
+        };
+        let (jac, inc_ptr, inc) = (&self.jac[..], &self.inc_ptr[..], &self.inc[..]);
+        set_len(&mut row_ptr, nc + 1, 0);
+        row_ptr[0] = 0;
+        row_ptr[1..]
+            .par_iter_mut()
+            .enumerate()
+            .with_min_len(GRAIN)
+            .for_each(|(c, len)| {
+                let mut k = 0;
+                upper_neighbours(jac, inc_ptr, inc, c, |_| k += 1);
+                *len = k;
+            });
+        for c in 0..nc {
+            row_ptr[c + 1] += row_ptr[c];
+        }
+        let blocks = row_ptr[nc];
+        set_len(&mut col, blocks, 0);
+        set_len(&mut vals, bs * bs * blocks, 0.0);
+        for_rows(
+            &mut col,
+            &row_ptr,
+            1,
+            0..nc,
+            &|rows: Range<usize>, out: &mut [u32]| {
+                let mut k = 0;
+                for c in rows {
+                    upper_neighbours(jac, inc_ptr, inc, c, |c2| {
+                        out[k] = c2;
+                        k += 1;
+                    });
+                }
+            },
+        );
+        let discs = &self.discs[..];
+        let (row_ptr_r, col_r) = (&row_ptr[..], &col[..]);
+        for_rows(
+            &mut vals,
+            row_ptr_r,
+            bs * bs,
+            0..nc,
+            &|rows: Range<usize>, out: &mut [f64]| {
+                block_rows(discs, jac, bs, rows, row_ptr_r, col_r, out)
+            },
+        );
+        Ok(BlockSymMatrix::from_upper_parts(
+            bs, nc, row_ptr, col, vals,
+        )?)
+    }
+
     /// The validated instance of the assembled problem, named
     /// `{label}_step{step:04}__{ccp|lcp}` (`None` when there are no contacts); returns the
     /// stored entries of `N`.
     fn build_problem(&mut self, step: u64) -> Result<usize> {
         let nc = self.contacts.len();
+        let n_block = self.n_block.take();
         if nc == 0 {
+            self.spare_block = n_block;
             self.state.instance = None;
             return Ok(0);
         }
         let p = &self.params;
         let bs = p.block_size();
-        let m = CscMatrix::from_triplets(bs * nc, bs * nc, &self.triplets)?;
-        let nnz = m.nnz();
+        /// The assembled `N` on either path.
+        enum NMat {
+            Csc(CscMatrix),
+            Block(BlockSymMatrix),
+        }
+        let (n_mat, nnz) = match n_block {
+            Some(b) => {
+                let nnz = b.full_nnz();
+                (NMat::Block(b), nnz)
+            }
+            None => {
+                let m = CscMatrix::from_triplets(bs * nc, bs * nc, &self.triplets)?;
+                let nnz = m.nnz();
+                (NMat::Csc(m), nnz)
+            }
+        };
         let (cls, constraints, derivation) = if p.frictionless {
             ("lcp", ConstraintSet::NonNegative, "frictionless-lcp")
         } else {
@@ -821,7 +1117,12 @@ impl PlanarSimulation {
         };
         let name = format!("{}_step{step:04}__{cls}", self.label);
         let r = std::mem::take(&mut self.r);
-        let inst = Instance::new(name, m, r, constraints, prov, ValidationOptions::default())?;
+        let inst = match n_mat {
+            NMat::Csc(m) => {
+                Instance::new(name, m, r, constraints, prov, ValidationOptions::default())?
+            }
+            NMat::Block(b) => Instance::on_operator(name, b, r, constraints, prov)?,
+        };
         self.state.instance = Some(match self.params.compliance {
             Some(c) => self.compliant(inst, c)?,
             None => inst,

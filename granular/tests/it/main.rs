@@ -7,6 +7,7 @@ mod detection;
 mod ellipsoid;
 mod penalty;
 mod planar;
+mod planar_blocks;
 mod restitution;
 mod scenes;
 mod snapshot;
