@@ -148,7 +148,8 @@ impl ReadArgs {
     }
 
     /// How global friction files are read: kept as `M` and `H` under `--operator matrix-free`
-    /// (with `--class ccp`), condensed to `W` otherwise (docs/cli.md, "Storage of N").
+    /// (with `--class ccp` or `coulomb`), condensed to `W` otherwise (docs/cli.md, "Storage
+    /// of N").
     pub fn global_form(&self) -> cpbench_problems::io::GlobalForm {
         match self.operator {
             OperatorArg::MatrixFree => cpbench_problems::io::GlobalForm::MatrixFree,

@@ -311,7 +311,7 @@ impl Instance {
             (OperatorKind::MatrixFree, _) => return Err(unavailable(
                 "the instance holds N, not its factors D and M (export them with the generator; \
                  a global fclib or Siconos file keeps H and M when read with --operator \
-                 matrix-free and --class ccp)",
+                 matrix-free and --class ccp or coulomb)",
             )),
             (OperatorKind::Block, _) if self.n_mat_t.is_some() => {
                 return Err(unavailable("block storage needs a symmetric N"))
@@ -872,6 +872,15 @@ impl Instance {
         self.provenance.derivation = "coulomb".into();
         self.hash = std::sync::OnceLock::new();
         Ok(self)
+    }
+
+    /// The same instance as the Coulomb problem (class [`ProblemClass::Coulomb`]), name and
+    /// provenance kept: a reader's Coulomb problem on a compact (symmetric) storage, whose
+    /// cones the caller checked.
+    pub(crate) fn with_coulomb_class(mut self) -> Instance {
+        self.class = ProblemClass::Coulomb;
+        self.hash = std::sync::OnceLock::new();
+        self
     }
 
     /// The CCP relaxation of a Coulomb instance (Anitescu): same `N`, `r`, cones, class

@@ -173,7 +173,7 @@ impl RawInstance {
 /// Read an instance file or bundle folder of any format `cpbench` reads (fclib HDF5, Siconos
 /// `.dat`, bundle, `.npz`), with `cls` as `--class`, `symmetrize` as `--symmetrize` and
 /// `operator` as `--operator` (`auto`, `csc`, `block` or `matrix-free`; `matrix-free` keeps a
-/// global file's `M` and `H` for the CCP, docs/cli.md "Storage of N").
+/// global file's `M` and `H` for the CCP and the Coulomb problem, docs/cli.md "Storage of N").
 /// Errors: the reader's, with the CLI's message (`CpbenchFileNotFoundError` for a missing path);
 /// an unknown `operator`, and a storage the instance cannot take (a stored `N` made
 /// matrix-free), as `CpbenchError`.

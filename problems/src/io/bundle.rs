@@ -887,13 +887,9 @@ pub(crate) fn assemble(
             .insert(DUPLICATES_KEY.into(), duplicates.to_string());
     }
     let inst = match (meta.class.as_str(), constraints, op) {
-        ("coulomb", _, Operand::MatrixFree(_)) => {
-            return Err(perr(
-                &jpath,
-                "class",
-                "a matrix-free instance (D and M) is a QP: class 'ccp' or 'lcp', not 'coulomb'"
-                    .to_string(),
-            ))
+        ("coulomb", k @ ConstraintSet::CoulombCones { .. }, Operand::MatrixFree(op)) => {
+            // the Coulomb problem on D and M: W = D^T M^-1 D, symmetric by construction
+            Instance::on_operator(name, *op, r, k, provenance).map(Instance::with_coulomb_class)
         }
         ("coulomb", k @ ConstraintSet::CoulombCones { .. }, Operand::Matrix(n_mat)) => {
             Instance::new_coulomb_set(name, n_mat, r, k, provenance, validation)

@@ -232,7 +232,8 @@ pub enum GlobalForm {
     Condensed,
     /// `N = H^T M^-1 H` applied from `H` and `M`
     /// ([`crate::operator::MatrixFree::with_sparse_mass`]), `W` never formed; for the CCP
-    /// (`--class ccp`, the default) only: any other class is read condensed.
+    /// (`--class ccp`, the default) and the Coulomb problem (`--class coulomb`: the same
+    /// storage, [`Instance::into_coulomb`]); the derived classes are read condensed.
     MatrixFree,
 }
 
@@ -530,8 +531,8 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Instance> {
 }
 
 /// [`load`], with global friction problems read in the form `global` asks
-/// ([`GlobalForm::MatrixFree`]: `M` and `H` kept, for `--class ccp`; other files and classes
-/// as [`load`]). Errors: those of [`load`]; for the matrix-free form of a global file,
+/// ([`GlobalForm::MatrixFree`]: `M` and `H` kept, for `--class ccp` and `coulomb`; other
+/// files and classes as [`load`]). Errors: those of [`load`]; for the matrix-free form of a global file,
 /// [`ProblemError::MassNotPositiveDefinite`] wrapped in [`ProblemError::InFile`].
 pub fn load_with(path: &Path, opts: &LoadOptions, global: GlobalForm) -> Result<Instance> {
     let meta = std::fs::metadata(path).map_err(|e| io_err(path, e))?;
@@ -643,12 +644,22 @@ fn load_impl(
         source: path.display().to_string(),
         ..Provenance::default()
     };
-    let keep_global = global == GlobalForm::MatrixFree && opts.class == ClassChoice::Ccp;
+    let keep_global = global == GlobalForm::MatrixFree
+        && matches!(opts.class, ClassChoice::Ccp | ClassChoice::Coulomb);
+    // the CCP on `M` and `H`, or the Coulomb problem on the same storage (its `W` is symmetric)
+    let kept = |g: GlobalProblem, prov: Provenance| {
+        let ccp = g.into_matrix_free(&stem, prov);
+        match opts.class {
+            ClassChoice::Coulomb => ccp.and_then(Instance::into_coulomb),
+            _ => ccp,
+        }
+        .map_err(|e| e.in_file(path))
+    };
     if keep_global && format == Format::FclibHdf5 {
         if let Some((g, notes)) = fclib::read_fclib_global(path, bytes)? {
             prov.format = FclibKind::Global.format_name().into();
             prov.parameters.extend(notes);
-            return g.into_matrix_free(&stem, prov).map_err(|e| e.in_file(path));
+            return kept(g, prov);
         }
     }
     if keep_global && format == Format::SiconosGlobal {
@@ -663,7 +674,7 @@ fn load_impl(
             mu: g.mu,
             spacedim: g.spacedim,
         };
-        return g.into_matrix_free(&stem, prov).map_err(|e| e.in_file(path));
+        return kept(g, prov);
     }
     match format {
         Format::Bundle => Err(ProblemError::UnknownFormat {
