@@ -204,6 +204,14 @@ def test_a_global_file_loads_matrix_free_and_solves_as_condensed():
         b = cpbench.solve(cond, solver, tol=1e-10, max_iter=100000)
         assert a.success and b.success, (solver, a.status, b.status)
         np.testing.assert_allclose(a.gamma, b.gamma, atol=1e-8, err_msg=solver)
+    # the Coulomb problem on the same storage: nsgs agrees with the condensed Coulomb reading
+    cf = cpbench.load(path, cls="coulomb", operator="matrix-free")
+    cc = cpbench.load(path, cls="coulomb")
+    assert (cf.operator, cf.cls, cc.cls) == ("matrix-free", "coulomb", "coulomb")
+    a = cpbench.solve(cf, "nsgs", tol=1e-10, max_iter=100000)
+    b = cpbench.solve(cc, "nsgs", tol=1e-10, max_iter=100000)
+    assert a.success and b.success, (a.status, b.status)
+    np.testing.assert_allclose(a.gamma, b.gamma, atol=1e-8)
     with pytest.raises(cpbench.CpbenchError, match="invalid operator 'sparse'"):
         cpbench.load(path, operator="sparse")
     # a stored N cannot be made matrix-free
