@@ -80,12 +80,12 @@ pub(super) struct CgOutcome {
 
 /// Relative pivot below which a 3x3 pivot block of the block IC(0) counts as a breakdown:
 /// each pivot of its Cholesky factorisation must exceed `IC_PIVOT_TOL` times the matching
-/// diagonal entry of `K` (rounding level of the elimination, a few hundred ulp).
+/// diagonal entry of `K` (some 4500 ulp: below it the pivot is lost to cancellation).
 pub(super) const IC_PIVOT_TOL: f64 = 1e-12;
 
 /// Manteuffel shifts `alpha` tried in turn after a breakdown of the block IC(0): the
-/// diagonals of `K`'s diagonal blocks are scaled by `1 + alpha` (Manteuffel 1980; Saad 2003,
-/// sec. 10.3.4). After the last one fails the iteration is preconditioned by block Jacobi.
+/// diagonals of `K`'s diagonal blocks are scaled by `1 + alpha` (Manteuffel 1980, Math. Comp.
+/// 34, 473-497). After the last one fails the iteration is preconditioned by block Jacobi.
 pub(super) const IC_SHIFTS: [f64; 4] = [1e-3, 1e-2, 1e-1, 1.0];
 
 /// The preconditioner actually applied (after the fallback rule of [`Pcg::new`]).
@@ -596,15 +596,17 @@ fn block_source(problem: &Problem, nb3: usize) -> Result<BlockSource, String> {
 
 /// Stored upper 3x3 blocks of the block copy of the symmetric CSC matrix `m` (`nb` block
 /// rows), as [`BlockSymMatrix::from_csc`] would store them (a block is stored when any of its
-/// entries is). `O(nnz)` time, `O(nb)` scratch.
+/// entries in the lower triangle is, read by block columns). `O(nnz)` time, `O(nb)` scratch.
 fn count_upper_blocks(m: &cpbench_problems::CscMatrix, nb: usize) -> u64 {
     let mut stamp = vec![usize::MAX; nb];
     let mut count = 0u64;
     for jb in 0..nb {
         for c in 3 * jb..3 * jb + 3 {
             for &k in m.col(c).0 {
+                // as `from_csc`: the block rows `I >= J` met in block column `J` (lower
+                // triangle), stored as block `(J, I)`
                 let ib = k / 3;
-                if ib <= jb && stamp[ib] != jb {
+                if ib >= jb && stamp[ib] != jb {
                     stamp[ib] = jb;
                     count += 1;
                 }
