@@ -42,8 +42,8 @@ pub enum PcgPreconditioner {
     /// pass, block Jacobi is used). The factorisation runs in double precision, the sweeps
     /// read single-precision copies (one in each sweep's order). Memory: `16` bytes per
     /// stored entry of `N`'s upper blocks (Saad 2003, sec. 10.3). The default: on the
-    /// 121,680-contact pyramid-40 CCP 2,031 CG iterations and 37 s where block Jacobi needs
-    /// 13,166 and 124 s (docs/solvers.md).
+    /// 121,680-contact pyramid-40 CCP 2,031 CG iterations and 31.6 s where block Jacobi
+    /// needs 13,166 and 123.8 s (medians of 3, docs/solvers.md).
     #[default]
     BlockIc0,
 }
