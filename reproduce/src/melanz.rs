@@ -96,6 +96,8 @@ pub fn solver_cases(quick: bool) -> Vec<SolverCase> {
             registry: "ipm",
             settings: json!({
                 "linear_solver": "pcg",
+                // Melanz et al.'s PDIP: block-Jacobi preconditioned CG (not the default IC(0))
+                "pcg_preconditioner": "block-jacobi",
                 "cg_rtol": cg_rtol,
                 "max_iter": CAP_PDIP,
             }),

@@ -42,8 +42,9 @@ fn pcg_reaches_the_cholesky_solution_on_a_pyramid() {
     let inst = pyramid(6);
     assert_eq!(inst.n(), 900);
     let chol = ipm(serde_json::json!({}), &inst, exec(1e-8));
+    // block Jacobi: the O(n) variant (the default block IC(0) holds about two copies of N)
     let pcg = ipm(
-        serde_json::json!({"linear_solver": "pcg"}),
+        serde_json::json!({"linear_solver": "pcg", "pcg_preconditioner": "block-jacobi"}),
         &inst,
         exec(1e-8),
     );

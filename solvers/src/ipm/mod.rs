@@ -33,11 +33,18 @@
 //!
 //! # Linear solvers (`linear_solver`)
 //! - `cholesky` (default): step 2 above; memory the factor `L` (`factor_nnz` entries).
-//! - `pcg` (module `pcg`): `K dx = rhs` by conjugate gradients preconditioned with the inverse
-//!   3x3 diagonal blocks of `K` (1x1 without cones); `K` is never assembled, each CG
-//!   iteration is one counted `N`-product ([`Problem::matvec`]), memory `O(n)`. CG stops at
-//!   `||rhs - K dx||_2 <= max(min(cg_rtol ||rhs||_2, 0.01 ||r_d||_2), 1e-14 ||rhs||_2)` or
-//!   after `cg_max_iter` iterations, warm started from the last direction.
+//! - `pcg` (module `pcg`): `K dx = rhs` by preconditioned conjugate gradients; `K` is never
+//!   assembled, each CG iteration is one counted `N`-product ([`Problem::matvec`]). CG stops
+//!   at `||rhs - K dx||_2 <= max(min(cg_rtol ||rhs||_2, 0.01 ||r_d||_2), 1e-14 ||rhs||_2)` or
+//!   after `cg_max_iter` iterations, warm started from the last direction. Preconditioner
+//!   (`pcg_preconditioner`, [`PcgPreconditioner`]): `block-jacobi`, the inverse 3x3 diagonal
+//!   blocks of `K` (1x1 without cones), memory `O(n)`; `block-sgs`, symmetric block
+//!   Gauss-Seidel on `K` (its off-diagonal blocks are `N`'s, read in place); `block-ic0`, block
+//!   incomplete Cholesky IC(0) of `K` on the 3x3-block pattern of `N` with Manteuffel shifts
+//!   on breakdown, refactorised per iteration, memory about one more copy of `N`'s blocks
+//!   (f64 for the factorisation, two f32 copies for the sweeps). The last two need `N` on 3x3
+//!   blocks (the block storage, or CSC converted at `init`) and use block Jacobi on the
+//!   matrix-free storage, a non-symmetric `N` or without cones (said in `message`).
 //!
 //! # Limits of the solve
 //! - Time (`ExecSettings::max_time_s`, [`Problem::time_left`]): before each numeric
@@ -46,7 +53,8 @@
 //!   `assumed_flop_rate` before the first) and stops with `max_time` when it would end after
 //!   the limit; likewise before the corrector's solve, and inside CG before an iteration that
 //!   would pass it. A run thus ends at most one CG iteration or one mispredicted
-//!   factorisation after its limit. The message says what was predicted.
+//!   factorisation after its limit (with `pcg_preconditioner = "block-ic0"` also at most one
+//!   IC(0) factorisation, which is not predicted: 0.1 s at 121,680 contacts). The message says what was predicted.
 //! - Memory (`ExecSettings::max_memory_bytes`, [`Problem::memory_limit`]): `init` estimates
 //!   the bytes of assembling `K` and its ordering, then, from the symbolic factorisation, of
 //!   the factor, faer's scratch, the assembled matrix and the iterates; over the budget it
@@ -78,7 +86,10 @@
 //! `pcg` `ipm_cg_iters` (CG iterations of the iteration). Further counters: `predicted_bytes`
 //! (memory prediction of `init`), `factor_flops` and `flop_rate` (measured, flop/s) with
 //! `cholesky`; `cg_iterations`, `cg_capped` (solves that hit `cg_max_iter`) and
-//! `cg_max_rel_res` (largest final relative CG residual) with `pcg`.
+//! `cg_max_rel_res` (largest final relative CG residual) with `pcg`; with `block-sgs` or
+//! `block-ic0` also `pc_setup_time_s` (time forming the preconditioner), `pc_ic_shift_max`
+//! (largest Manteuffel shift the IC(0) needed, 0 when none) and `pc_ic_fallbacks`
+//! (iterations where every shift broke down and block Jacobi was used).
 
 // Index loops over several parallel arrays (s, z, lambda, W) read clearer than zips.
 #![allow(clippy::needless_range_loop)]
@@ -90,7 +101,7 @@ mod pcg;
 mod settings;
 mod start;
 
-pub use settings::{IpmSettings, LinearSolver};
+pub use settings::{IpmSettings, LinearSolver, PcgPreconditioner};
 
 use crate::observer::IterInfo;
 use crate::problem::Problem;
@@ -165,6 +176,8 @@ pub struct Ipm {
     cg_max_rel_res: f64,
     cg_capped: u64,
     predicted_bytes: u64,
+    /// Why `pcg_preconditioner` fell back to block Jacobi (`message`), if it did.
+    pc_note: Option<String>,
     /// `cg_reg * mean diag N` (PCG's proximal shift).
     cg_shift: f64,
     info: IterInfo,
@@ -225,6 +238,7 @@ impl Ipm {
             cg_max_rel_res: 0.0,
             cg_capped: 0,
             predicted_bytes: 0,
+            pc_note: None,
             cg_shift: 0.0,
             info: IterInfo::new(),
             end_reason: None,
@@ -312,7 +326,7 @@ impl Ipm {
     /// factorisation predicted to end after the deadline (`end_reason` says so).
     fn factorize(&mut self, problem: &Problem) -> Result<bool, SolverError> {
         if let Some(pcg) = self.pcg.as_mut() {
-            pcg.update(&self.form, &self.wdiag, &self.wsoc, self.cg_shift);
+            pcg.update(problem, &self.form, &self.wdiag, &self.wsoc, self.cg_shift);
             return Ok(true);
         }
         let kkt = self.kkt.as_mut().expect("init ran");
@@ -575,6 +589,7 @@ impl Solver for Ipm {
         let limit = problem.memory_limit();
         let over = |bytes: u64| limit.is_some_and(|l| bytes > l);
         let limit_s = || fmt_bytes(limit.unwrap_or(0));
+        self.pc_note = None;
         let diag = match self.settings.linear_solver {
             LinearSolver::Cholesky => {
                 let nmat = inst.n_mat();
@@ -614,8 +629,22 @@ impl Solver for Ipm {
             LinearSolver::Pcg => {
                 let blocks = diag_blocks(problem);
                 let diag = blocks.diagonal();
-                let pcg = Pcg::new(blocks, layout.fixed.clone(), &self.form);
-                let total = pcg.bytes() + work;
+                let ncones = self.form.cones.len();
+                let mut want = self.settings.pcg_preconditioner;
+                let predict = |pc| Pcg::predict_bytes(problem, &blocks, n, ncones, pc) + work;
+                let mut total = predict(want);
+                if over(total) && want != PcgPreconditioner::BlockJacobi {
+                    // the block preconditioners' storage does not fit: block Jacobi (O(n))
+                    self.pc_note = Some(format!(
+                        "pcg_preconditioner = {}: predicted memory {} > memory limit {}; \
+                         block-jacobi used",
+                        want.name(),
+                        fmt_bytes(total),
+                        limit_s()
+                    ));
+                    want = PcgPreconditioner::BlockJacobi;
+                    total = predict(want);
+                }
                 self.predicted_bytes = total;
                 if over(total) {
                     return Err(SolverError::Refused(format!(
@@ -624,6 +653,15 @@ impl Solver for Ipm {
                         limit_s()
                     )));
                 }
+                let (pcg, note) = Pcg::new(blocks, layout.fixed.clone(), &self.form, want, problem);
+                if note.is_some() {
+                    self.pc_note = note;
+                }
+                debug_assert!(
+                    pcg.bytes() + work <= total,
+                    "pcg holds {} bytes, predicted {total}",
+                    pcg.bytes() + work
+                );
                 self.kkt = None;
                 self.pcg = Some(pcg);
                 diag
@@ -816,10 +854,15 @@ impl Solver for Ipm {
             c.push(("factor_flops", k.factor_flops()));
             c.push(("flop_rate", self.flop_rate.unwrap_or(0.0)));
         }
-        if self.pcg.is_some() {
+        if let Some(p) = &self.pcg {
             c.push(("cg_iterations", self.cg_iterations as f64));
             c.push(("cg_capped", self.cg_capped as f64));
             c.push(("cg_max_rel_res", self.cg_max_rel_res));
+            if p.is_block() {
+                c.push(("pc_setup_time_s", p.setup_time.as_secs_f64()));
+                c.push(("pc_ic_shift_max", p.ic_shift_max));
+                c.push(("pc_ic_fallbacks", p.ic_fallbacks as f64));
+            }
         }
         c
     }
@@ -827,6 +870,9 @@ impl Solver for Ipm {
     fn message(&self) -> Option<String> {
         let mut parts = Vec::new();
         if let Some(e) = &self.end_reason {
+            parts.push(e.clone());
+        }
+        if let Some(e) = &self.pc_note {
             parts.push(e.clone());
         }
         if self.warm_ignored {
