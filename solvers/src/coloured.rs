@@ -13,16 +13,18 @@
 //! its iterates differ from the sequential sweep's (the same fixed points, another path).
 //! Nothing is allocated per sweep (the buffer holds the largest colour).
 //!
-//! **Cost.** On the symmetric block storage every off-diagonal block `N_cd` is read by the
-//! update of `c` and by that of `d`. The sequential sweep reads it from memory once and finds
-//! it in cache the second time (`c` and `d` are neighbours in block order); the coloured sweep
-//! meets `c` and `d` in different colour passes and reads it from memory twice. Measured on
-//! the scale suite's pyramids (release build, 2-core machine, quiet (load below 1.2 with the
-//! runs), 12 colours, median [min, max] of 3): 121,680 contacts, 100 sweeps, 2.18 [2.13, 2.19] s
-//! sequential against 4.17 [3.89, 4.21] s coloured on 2 threads and 6.34 [6.30, 6.48] s on 1
-//! thread; 998,560 contacts, 20 sweeps, 4.54 [4.49, 4.59] s against 6.38 [6.32, 6.45] s. The
-//! sequential sweep is therefore the default ([`SweepOrder::Sequential`]); the coloured one
-//! pays only with more cores than the machine the suite was measured on has.
+//! **Cost.** On the symmetric block storage every off-diagonal block `N_cd` is needed by the
+//! update of `c` and by that of `d`. The sequential sweep reads it from memory once: in block
+//! order it accumulates each row's lower terms from the stored rows already visited
+//! ([`cpbench_problems::Instance::begin_ordered_sweep`]), so it streams the stored blocks in
+//! storage order. The coloured sweep meets `c` and `d` in different colour passes and reads
+//! the lower blocks through the transposed index, scattered in memory, so it reads each block
+//! from memory twice and half of them out of order. Measured on the scale suite's pyramids
+//! (release build, 2-core machine, quiet (load below 1.5 with the runs), 12 colours, medians
+//! of 3): 121,680 contacts, 100 sweeps, 0.83 s sequential against 5.86 s coloured on 2
+//! threads; 998,560 contacts, 20 sweeps, 1.67 s against 11.3 s. The sequential sweep is
+//! therefore the default ([`SweepOrder::Sequential`]); the coloured one could pay only with
+//! many more cores than the machine the suite was measured on has.
 //! [`SweepOrder::Auto`] sweeps sequentially below [`COLOURED_MIN_BLOCKS`] blocks and by
 //! colours from there on.
 
