@@ -399,19 +399,7 @@ impl Assembly {
             &l[l.partition_point(|e| (e.0 as usize) < c)..]
         };
         let sb = self.side_body[c];
-        let (l0, l1) = (tail(sb[0]), tail(sb[1]));
-        let (mut i0, mut i1) = (0, 0);
-        while i0 < l0.len() || i1 < l1.len() {
-            let c0 = l0.get(i0).map_or(u32::MAX, |e| e.0);
-            let c1 = l1.get(i1).map_or(u32::MAX, |e| e.0);
-            f(c0.min(c1));
-            if c0 <= c1 {
-                i0 += 1;
-            }
-            if c1 <= c0 {
-                i1 += 1;
-            }
-        }
+        merge_contacts(tail(sb[0]), tail(sb[1]), &mut f);
     }
 
     /// `N = D^T M^-1 D` on the block storage ([`BlockSymMatrix`], upper triangle by block
@@ -446,40 +434,10 @@ impl Assembly {
             Some(m) => m.into_upper_parts(),
             None => (Vec::new(), Vec::new(), Vec::new()),
         };
-        // structure: row lengths in parallel, prefix sum, rows filled in parallel
-        set_len(&mut row_ptr, nc + 1, 0);
-        row_ptr[0] = 0;
-        row_ptr[1..]
-            .par_iter_mut()
-            .enumerate()
-            .with_min_len(GRAIN)
-            .for_each(|(c, len)| {
-                let mut k = 0;
-                self.upper_neighbours(c, |_| k += 1);
-                *len = k;
-            });
-        for c in 0..nc {
-            row_ptr[c + 1] += row_ptr[c];
-        }
-        let blocks = row_ptr[nc];
-        set_len(&mut col, blocks, 0);
-        set_len(&mut vals, bs * bs * blocks, 0.0);
         let me = &*self;
-        for_rows(
-            &mut col,
-            &row_ptr,
-            1,
-            0..nc,
-            &|rows: Range<usize>, out: &mut [u32]| {
-                let mut k = 0;
-                for c in rows {
-                    me.upper_neighbours(c, |c2| {
-                        out[k] = c2;
-                        k += 1;
-                    });
-                }
-            },
-        );
+        upper_structure(nc, &mut row_ptr, &mut col, |c, f| me.upper_neighbours(c, f));
+        let blocks = row_ptr[nc];
+        set_len(&mut vals, bs * bs * blocks, 0.0);
         if bs == 3 {
             for_rows(&mut vals, &row_ptr, 9, 0..nc, &|rows, out| {
                 me.block_rows::<3>(rows, &row_ptr, &col, out)
@@ -858,5 +816,74 @@ impl Assembly {
     /// [`Assembly::delassus`]).
     pub fn nnz(&self, bs: usize) -> usize {
         bs * bs * self.nbr.len()
+    }
+}
+
+/// The block-row structure of the upper triangle of `N` over `nc` contacts into `row_ptr`
+/// (length `nc + 1`) and `col` (block columns, row by row): `neighbours(c, f)` calls `f` with
+/// the contacts `c2 >= c` coupled to `c`, in increasing order (`c` itself first). Row lengths
+/// are counted in parallel, a prefix sum places the rows, then the rows are filled in
+/// parallel (deterministic); the vectors' storage is reused. Shared by the 3-D and planar
+/// steppers' direct block assembly.
+pub(crate) fn upper_structure<F>(
+    nc: usize,
+    row_ptr: &mut Vec<usize>,
+    col: &mut Vec<u32>,
+    neighbours: F,
+) where
+    F: Fn(usize, &mut dyn FnMut(u32)) + Sync,
+{
+    set_len(row_ptr, nc + 1, 0);
+    row_ptr[0] = 0;
+    row_ptr[1..]
+        .par_iter_mut()
+        .enumerate()
+        .with_min_len(GRAIN)
+        .for_each(|(c, len)| {
+            let mut k = 0;
+            neighbours(c, &mut |_| k += 1);
+            *len = k;
+        });
+    for c in 0..nc {
+        row_ptr[c + 1] += row_ptr[c];
+    }
+    set_len(col, row_ptr[nc], 0);
+    for_rows(
+        col,
+        row_ptr,
+        1,
+        0..nc,
+        &|rows: Range<usize>, out: &mut [u32]| {
+            let mut k = 0;
+            for c in rows {
+                neighbours(c, &mut |c2| {
+                    out[k] = c2;
+                    k += 1;
+                });
+            }
+        },
+    );
+}
+
+/// The contacts of two incidence lists (`(contact, side)` pairs sorted by contact) in
+/// increasing order, each once (a contact in both lists is one reported): the merge behind
+/// the block rows of the 3-D and planar steppers' direct block assembly.
+#[inline]
+pub(crate) fn merge_contacts(
+    l0: &[(u32, u8)],
+    l1: &[(u32, u8)],
+    f: &mut (impl FnMut(u32) + ?Sized),
+) {
+    let (mut i0, mut i1) = (0, 0);
+    while i0 < l0.len() || i1 < l1.len() {
+        let c0 = l0.get(i0).map_or(u32::MAX, |e| e.0);
+        let c1 = l1.get(i1).map_or(u32::MAX, |e| e.0);
+        f(c0.min(c1));
+        if c0 <= c1 {
+            i0 += 1;
+        }
+        if c1 <= c0 {
+            i1 += 1;
+        }
     }
 }

@@ -5,9 +5,7 @@
 //! discs on a floor (the planar stepper's first step), the disc hopper of the generator after
 //! a few steps, and the fc2d fixture files read as CCP and as Coulomb problems.
 
-use cpbench_granular::nalgebra::Vector2;
-use cpbench_granular::planar::bonds::BondSet;
-use cpbench_granular::planar::{Disc, PlanarParams, PlanarSceneKind, PlanarSimulation, Wall};
+use cpbench_granular::planar::{PlanarParams, PlanarSceneKind};
 use cpbench_harness::generate::RegistrySolver;
 use cpbench_problems::io::{load, ClassChoice, LoadOptions};
 use cpbench_problems::operator::BLOCK_MIN_NNZ;
@@ -16,29 +14,11 @@ use cpbench_problems::{
 };
 use cpbench_solvers::{ExecSettings, SolveResult};
 use cpbench_test_support::{fixture, rel_l2_diff, solve_with};
-use std::collections::BTreeMap;
 
 /// The first-step CCP of a hexagonal stack of `base` touching unit discs (base row on a
 /// floor, `base - k` discs in row `k`): every disc touches its neighbours.
 fn disc_stack(base: usize) -> Instance {
-    let mut discs = Vec::new();
-    for k in 0..base {
-        for i in 0..base - k {
-            let x = i as f64 + 0.5 * k as f64;
-            let y = 0.5 + k as f64 * 3f64.sqrt() / 2.0;
-            discs.push(Disc::new(Vector2::new(x, y), 0.5, 1.0).unwrap());
-        }
-    }
-    let mut s = PlanarSimulation::new(
-        discs,
-        vec![Wall::floor(0.0)],
-        BondSet::default(),
-        PlanarParams::default(),
-        "disc-stack",
-        BTreeMap::new(),
-        None,
-    )
-    .unwrap();
+    let mut s = cpbench_granular::planar::disc_stack(base, PlanarParams::default()).unwrap();
     s.build_instance().unwrap().unwrap().clone()
 }
 

@@ -69,12 +69,11 @@ use cpbench_problems::instance::{Instance, Provenance, ValidationOptions};
 use cpbench_problems::linalg::CscMatrix;
 use cpbench_problems::operator::{BlockSymMatrix, OperatorKind, BLOCK_MIN_NNZ};
 use nalgebra::Vector2;
-use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::ops::Range;
 
 pub use bonds::{BendingSpring, Bond};
-pub use scenes::{BeamImpactParams, DiscHopperParams, PlanarScene, PlanarSceneKind};
+pub use scenes::{disc_stack, BeamImpactParams, DiscHopperParams, PlanarScene, PlanarSceneKind};
 
 /// `(r x d)_z = r_x d_y - r_y d_x`, the moment arm of direction `d` at lever `r`.
 #[inline]
@@ -130,19 +129,7 @@ fn upper_neighbours(
         let l = &inc[inc_ptr[d]..inc_ptr[d + 1]];
         &l[l.partition_point(|e| (e.0 as usize) < c)..]
     };
-    let (l0, l1) = (tail(0), tail(1));
-    let (mut i0, mut i1) = (0, 0);
-    while i0 < l0.len() || i1 < l1.len() {
-        let c0 = l0.get(i0).map_or(u32::MAX, |e| e.0);
-        let c1 = l1.get(i1).map_or(u32::MAX, |e| e.0);
-        f(c0.min(c1));
-        if c0 <= c1 {
-            i0 += 1;
-        }
-        if c1 <= c0 {
-            i1 += 1;
-        }
-    }
+    crate::assembly::merge_contacts(tail(0), tail(1), &mut f);
 }
 
 /// Values of block rows `rows` into `out` (their `bs x bs` blocks, row-major; `out` starts at
@@ -971,7 +958,7 @@ impl PlanarSimulation {
         bs: usize,
         recycle: Option<BlockSymMatrix>,
     ) -> Result<BlockSymMatrix> {
-        use crate::assembly::{for_rows, set_len, GRAIN};
+        use crate::assembly::{for_rows, set_len, upper_structure};
         let nc = self.jac.len();
         if nc > u32::MAX as usize {
             return Err(cpbench_problems::ProblemError::SizeMismatch {
@@ -986,38 +973,11 @@ impl PlanarSimulation {
             None => (Vec::new(), Vec::new(), Vec::new()),
         };
         let (jac, inc_ptr, inc) = (&self.jac[..], &self.inc_ptr[..], &self.inc[..]);
-        set_len(&mut row_ptr, nc + 1, 0);
-        row_ptr[0] = 0;
-        row_ptr[1..]
-            .par_iter_mut()
-            .enumerate()
-            .with_min_len(GRAIN)
-            .for_each(|(c, len)| {
-                let mut k = 0;
-                upper_neighbours(jac, inc_ptr, inc, c, |_| k += 1);
-                *len = k;
-            });
-        for c in 0..nc {
-            row_ptr[c + 1] += row_ptr[c];
-        }
+        upper_structure(nc, &mut row_ptr, &mut col, |c, f| {
+            upper_neighbours(jac, inc_ptr, inc, c, f)
+        });
         let blocks = row_ptr[nc];
-        set_len(&mut col, blocks, 0);
         set_len(&mut vals, bs * bs * blocks, 0.0);
-        for_rows(
-            &mut col,
-            &row_ptr,
-            1,
-            0..nc,
-            &|rows: Range<usize>, out: &mut [u32]| {
-                let mut k = 0;
-                for c in rows {
-                    upper_neighbours(jac, inc_ptr, inc, c, |c2| {
-                        out[k] = c2;
-                        k += 1;
-                    });
-                }
-            },
-        );
         let discs = &self.discs[..];
         let (row_ptr_r, col_r) = (&row_ptr[..], &col[..]);
         for_rows(

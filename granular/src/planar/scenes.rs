@@ -583,3 +583,29 @@ impl BeamImpactParams {
         ))
     }
 }
+
+/// A hexagonal stack of `base` touching discs of radius 0.5 and mass 1 on a floor at `y = 0`
+/// (`base - k` discs in row `k`, centres `(i + k/2, 0.5 + k sqrt(3)/2)`): every disc touches
+/// its neighbours, so the first step's CCP has `3 base (base - 1) / 2 + base` contacts,
+/// hyperstatic (impulses not unique). The dense planar case of the block-storage tests and
+/// measurements (docs/scale.md, "2-D problems"); `params` as [`PlanarSimulation::new`], name
+/// `disc-stack`. Errors: those of [`PlanarSimulation::new`] and [`Disc::new`].
+pub fn disc_stack(base: usize, params: PlanarParams) -> Result<PlanarSimulation> {
+    let mut discs = Vec::with_capacity(base * (base + 1) / 2);
+    for k in 0..base {
+        for i in 0..base - k {
+            let x = i as f64 + 0.5 * k as f64;
+            let y = 0.5 + k as f64 * 3f64.sqrt() / 2.0;
+            discs.push(Disc::new(Vector2::new(x, y), 0.5, 1.0)?);
+        }
+    }
+    PlanarSimulation::new(
+        discs,
+        vec![Wall::floor(0.0)],
+        BondSet::default(),
+        params,
+        "disc-stack",
+        BTreeMap::new(),
+        None,
+    )
+}

@@ -11,15 +11,12 @@
 //! that the CSC triplet assembly could add in another order (two contacts share at most one
 //! disc), so any difference would be a bug.
 
-use cpbench_granular::nalgebra::Vector2;
-use cpbench_granular::planar::bonds::BondSet;
-use cpbench_granular::planar::{Disc, PlanarParams, PlanarSceneKind, PlanarSimulation, Wall};
+use cpbench_granular::planar::{PlanarParams, PlanarSceneKind, PlanarSimulation};
 use cpbench_granular::{ContactSolution, GranularError};
 use cpbench_problems::instance::Instance;
 use cpbench_problems::operator::BLOCK_MIN_NNZ;
 use cpbench_problems::OperatorKind;
 use cpbench_test_support::{rel_l2_diff, solve};
-use std::collections::BTreeMap;
 
 fn bits(v: &[f64]) -> Vec<u64> {
     v.iter().map(|x| x.to_bits()).collect()
@@ -27,28 +24,11 @@ fn bits(v: &[f64]) -> Vec<u64> {
 
 /// A hexagonal stack of `base` touching unit discs on a floor (`base - k` discs in row `k`).
 fn disc_stack(base: usize, frictionless: bool) -> PlanarSimulation {
-    let mut discs = Vec::new();
-    for k in 0..base {
-        for i in 0..base - k {
-            let x = i as f64 + 0.5 * k as f64;
-            let y = 0.5 + k as f64 * 3f64.sqrt() / 2.0;
-            discs.push(Disc::new(Vector2::new(x, y), 0.5, 1.0).unwrap());
-        }
-    }
     let params = PlanarParams {
         frictionless,
         ..Default::default()
     };
-    PlanarSimulation::new(
-        discs,
-        vec![Wall::floor(0.0)],
-        BondSet::default(),
-        params,
-        "disc-stack",
-        BTreeMap::new(),
-        None,
-    )
-    .unwrap()
+    cpbench_granular::planar::disc_stack(base, params).unwrap()
 }
 
 /// APGD to 1e-6 (at most 500 iterations) as the solver in the loop.

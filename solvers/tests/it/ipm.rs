@@ -181,7 +181,11 @@ fn trace_records_barrier_and_step_lengths_and_warm_start_is_ignored() {
 
 /// `ipm` with `linear_solver = pcg` (and otherwise default settings).
 fn ipm_pcg(inst: &Instance, tol: f64) -> SolveResult {
-    let settings = serde_json::json!({"linear_solver": "pcg"});
+    ipm_settings(inst, serde_json::json!({"linear_solver": "pcg"}), tol)
+}
+
+/// `ipm` with `settings`, at `tol` within 100 iterations (residual: the default).
+fn ipm_settings(inst: &Instance, settings: serde_json::Value, tol: f64) -> SolveResult {
     let mut b = build("ipm", Some(&settings)).unwrap();
     let ex = Executor::new(ExecSettings {
         tol,
@@ -431,13 +435,7 @@ mod cone {
 /// `ipm` with `linear_solver = pcg`, preconditioner `pc`, at `tol` (residual: the default).
 fn ipm_pcg_with(inst: &Instance, pc: &str, tol: f64) -> SolveResult {
     let settings = serde_json::json!({"linear_solver": "pcg", "pcg_preconditioner": pc});
-    let mut b = build("ipm", Some(&settings)).unwrap();
-    let ex = Executor::new(ExecSettings {
-        tol,
-        max_iter: 100,
-        ..Default::default()
-    });
-    ex.run(b.solver.as_mut(), inst, None, &mut []).unwrap()
+    ipm_settings(inst, settings, tol)
 }
 
 /// fclib's Spheres-i099 (356 contacts, n = 1068) as a CCP, every fifth contact made
