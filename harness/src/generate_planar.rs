@@ -37,6 +37,11 @@ pub struct PlanarGenerateConfig {
     pub compliance: Option<cpbench_granular::ContactCompliance>,
     /// Steps, exports (fclib: 2-D fclib local problems), output folder and solver.
     pub run: RunSettings,
+    /// Storage of `N` in the instances ([`cpbench_granular::planar::PlanarSimulation::set_operator`]):
+    /// `None` automatic (CSC below [`cpbench_problems::operator::BLOCK_MIN_NNZ`] stored
+    /// entries, 2x2 blocks from there), `Some(Csc)`, `Some(Block)`; `Some(MatrixFree)` is
+    /// refused by the stepper (a typed error).
+    pub operator: Option<cpbench_problems::OperatorKind>,
 }
 
 /// Outcome of [`generate_planar`].
@@ -112,6 +117,7 @@ pub fn generate_planar(
     let mut scene = cfg.scene.build(cfg.size, cfg.seed, cfg.frictionless)?;
     scene.params.compliance = cfg.compliance;
     let mut sim = scene.into_simulation()?;
+    sim.set_operator(cfg.operator)?;
     let mut summary = PlanarGenerateSummary {
         bodies: sim.discs().len(),
         bonds: sim.bonds().bonds().len(),

@@ -90,6 +90,7 @@ pub fn generate_builtin(b: &BuiltinTrajectory, dir: &Path) -> Result<()> {
             frictionless: false,
             compliance: None,
             run,
+            operator: None,
         };
         crate::generate_planar::generate_planar(&cfg, |_| {}).map_err(fail)?;
     } else {

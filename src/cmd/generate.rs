@@ -210,10 +210,10 @@ pub struct ExportArgs {
     /// frictional scenes only) or `npz` (NumPy arrays, one `.npz` file per step; fast to load).
     #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(OutputFormat::NAMES))]
     pub format: Option<String>,
-    /// Storage of `N` in the instances (3-D scenes): `auto` (CSC below 2M stored entries,
-    /// else the block storage assembled directly), `csc`, `block`, or `matrix-free` (N never
-    /// formed: the instance holds D of the movable bodies and the diagonal of M; exported with
-    /// --format npz or bundle, not fclib).
+    /// Storage of `N` in the instances: `auto` (CSC below 2M stored entries, else the block
+    /// storage assembled directly; 2x2 blocks for the planar scenes), `csc`, `block`, or
+    /// `matrix-free` (3-D scenes: N never formed, the instance holds D of the movable bodies
+    /// and the diagonal of M; exported with --format npz or bundle, not fclib).
     #[arg(long, default_value = "auto", value_parser = ["auto", "csc", "block", "matrix-free"])]
     pub operator: String,
     /// Build and export the problem of the first step only, without solving it (3-D scenes;
@@ -244,16 +244,28 @@ impl ExportArgs {
         })
     }
 
-    /// The 3-D stepper's options given: `--no-solve`, `--operator` other than `auto`.
-    fn given_3d(&self) -> Vec<&'static str> {
+    /// The complementarity steppers' options given (3-D, and `--operator` also planar):
+    /// `--no-solve`, and `--operator` other than `auto` unless `planar`.
+    fn given_3d(&self, planar: bool) -> Vec<&'static str> {
         let mut v = Vec::new();
         if self.no_solve {
             v.push("--no-solve");
         }
-        if self.operator != "auto" {
+        if self.operator != "auto" && !planar {
             v.push("--operator");
         }
         v
+    }
+
+    /// `--operator` as a storage choice (`auto`: `None`). Errors: an unknown name.
+    fn operator_kind(&self) -> Result<Option<OperatorKind>, AnyError> {
+        Ok(match self.operator.as_str() {
+            "auto" => None,
+            "csc" => Some(OperatorKind::Csc),
+            "block" => Some(OperatorKind::Block),
+            "matrix-free" => Some(OperatorKind::MatrixFree),
+            o => return Err(format!("unknown --operator '{o}'").into()),
+        })
     }
 }
 
@@ -397,7 +409,7 @@ impl GenerateArgs {
                     v.push("--model penalty".into());
                 }
                 v.extend(self.views.given().into_iter().map(String::from));
-                v.extend(self.export.given_3d().into_iter().map(String::from));
+                v.extend(self.export.given_3d(true).into_iter().map(String::from));
                 if self.scene.aspect.is_some() {
                     v.push("--aspect".into());
                 }
@@ -415,7 +427,7 @@ impl GenerateArgs {
                 if self.export.fclib || self.export.format.is_some() {
                     v.push("--fclib / --format".into());
                 }
-                v.extend(self.export.given_3d().into_iter().map(String::from));
+                v.extend(self.export.given_3d(false).into_iter().map(String::from));
                 for f in self.laws.given() {
                     v.push(if f.starts_with("--restitution") {
                         format!("{f} (use --penalty-restitution)")
@@ -683,9 +695,10 @@ fn generate_penalty(a: &GenerateArgs, scene: &str, size: usize) -> Result<(), An
 
 /// `generate --scene disc-hopper|beam-impact`: the planar (2-D) stepper with the solver in the
 /// loop ([`cpbench_harness::generate_planar`]): fc2d instances of every `--export-every`-th
-/// step as bundles, `.npz` or 2-D fclib files, `trajectory.csv`, and a summary. Errors: options
-/// of the 3-D stepper only (penalty model, views, state, operator, restitution, --no-solve),
-/// bad settings, scene, solver and write failures.
+/// step as bundles, `.npz` or 2-D fclib files, `trajectory.csv`, and a summary, `N` on the
+/// storage `--operator` asks for (`auto`, `csc`, `block`; `matrix-free` is refused by the
+/// stepper). Errors: options of the 3-D stepper only (penalty model, views, state,
+/// restitution, --no-solve), bad settings, scene, solver and write failures.
 fn generate_planar(a: &GenerateArgs, scene: &str, size: usize) -> Result<(), AnyError> {
     use cpbench_granular::planar::PlanarSceneKind;
     use cpbench_harness::generate_planar::{generate_planar as run, PlanarGenerateConfig};
@@ -699,6 +712,7 @@ fn generate_planar(a: &GenerateArgs, scene: &str, size: usize) -> Result<(), Any
         frictionless: a.run.frictionless,
         compliance: a.laws.compliance,
         run: run_settings,
+        operator: a.export.operator_kind()?,
     };
     let _lock = cpbench_harness::lock::FolderLock::acquire(&a.run.out)?;
     let s = run(&cfg, |r| {
@@ -773,13 +787,7 @@ pub fn generate(a: GenerateArgs) -> Result<(), AnyError> {
     };
     let spec = a.scene_spec(scene, size)?;
     let export_format = run.export_format;
-    let operator = match a.export.operator.as_str() {
-        "auto" => None,
-        "csc" => Some(OperatorKind::Csc),
-        "block" => Some(OperatorKind::Block),
-        "matrix-free" => Some(OperatorKind::MatrixFree),
-        o => return Err(format!("unknown --operator '{o}'").into()),
-    };
+    let operator = a.export.operator_kind()?;
     let cfg = GenerateConfig {
         spec,
         run,
