@@ -181,6 +181,11 @@ struct Anderson {
     g_prev: Vec<f64>,
     df: Vec<f64>,
     dg: Vec<f64>,
+    /// `gram[i m + j] = df_i^T df_j` over the ring slots written so far (`m x m`): each pair
+    /// computed once, when the later of its two slots is written.
+    gram: Vec<f64>,
+    /// Ring slots written at least once (`0..written`).
+    written: usize,
     count: usize,
     head: usize,
     have_prev: bool,
@@ -468,6 +473,20 @@ impl Nsgs {
             for (d, (gi, gp)) in aa.dg[h].iter_mut().zip(g.iter().zip(&aa.g_prev)) {
                 *d = gi - gp;
             }
+            // the new slot's inner products with every written slot (the others are kept:
+            // their columns did not change), each as `df_lo^T df_hi`, lo <= hi, as before
+            let s = aa.head;
+            aa.written = aa.written.max(s + 1);
+            for j in 0..aa.written {
+                let (lo, hi) = (s.min(j), s.max(j));
+                let v: f64 = aa.df[lo * n..(lo + 1) * n]
+                    .iter()
+                    .zip(&aa.df[hi * n..(hi + 1) * n])
+                    .map(|(p, q)| p * q)
+                    .sum();
+                aa.gram[s * m + j] = v;
+                aa.gram[j * m + s] = v;
+            }
             aa.head = (aa.head + 1) % m;
             aa.count = (aa.count + 1).min(m);
         }
@@ -484,7 +503,8 @@ impl Nsgs {
         let mut tr = 0.0;
         for i in 0..k {
             for j in i..k {
-                let v: f64 = col(i).iter().zip(col(j)).map(|(p, q)| p * q).sum();
+                // slots 0..k were all written (k <= written), so their products are cached
+                let v = aa.gram[i * m + j];
                 a[i * k + j] = v;
                 a[j * k + i] = v;
             }
@@ -538,6 +558,7 @@ impl Solver for Nsgs {
             g_prev: vec![0.0; n],
             df: vec![0.0; n * m],
             dg: vec![0.0; n * m],
+            gram: vec![0.0; m * m],
             best_f: f64::INFINITY,
             ..Anderson::default()
         };
