@@ -218,3 +218,13 @@ unsafe impl std::alloc::GlobalAlloc for CountingAlloc {
         unsafe { std::alloc::System.realloc(ptr, layout, new_size) }
     }
 }
+
+/// `f()` run on a fresh rayon pool of `threads` threads (the determinism tests: the same bits
+/// on 1, 2 and 3 threads). Panics if the pool cannot be built (a test helper).
+pub fn on_threads<R: Send>(threads: usize, f: impl FnOnce() -> R + Send) -> R {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("a rayon pool")
+        .install(f)
+}

@@ -264,11 +264,9 @@ fn coloured_sweeps_reach_the_sequential_answers_and_do_not_depend_on_threads() {
         let runs: Vec<Vec<f64>> = [1, 2, 3]
             .iter()
             .map(|&t| {
-                let pool = rayon::ThreadPoolBuilder::new()
-                    .num_threads(t)
-                    .build()
-                    .unwrap();
-                pool.install(|| solve_set(name, col.clone(), inst, &fixed).gamma)
+                cpbench_test_support::on_threads(t, || {
+                    solve_set(name, col.clone(), inst, &fixed).gamma
+                })
             })
             .collect();
         assert_ne!(

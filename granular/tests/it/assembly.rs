@@ -129,11 +129,7 @@ fn block_and_matrix_free_assembly_equal_the_csc_assembly() {
 fn results_do_not_depend_on_the_number_of_threads() {
     let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
     let run = |threads: usize| {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
-        pool.install(|| {
+        cpbench_test_support::on_threads(threads, || {
             let mut sim = SceneSpec {
                 kind: SceneKind::Pyramid,
                 size: 20,

@@ -212,11 +212,7 @@ fn exports_of_the_direct_block_instance_equal_the_csc_paths() {
 #[test]
 fn planar_block_assembly_does_not_depend_on_the_number_of_threads() {
     let run = |threads: usize| {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
-        pool.install(|| {
+        cpbench_test_support::on_threads(threads, || {
             let mut s = disc_stack(60, false);
             let b = build(&mut s, Some(OperatorKind::Block));
             let m = b.block_matrix().unwrap();

@@ -78,11 +78,7 @@ fn run_in_pool(
         stall_window: None,
         ..Default::default()
     };
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .unwrap()
-        .install(|| traced(solver, settings, inst, None, exec))
+    cpbench_test_support::on_threads(threads, || traced(solver, settings, inst, None, exec))
 }
 
 /// `solver` with `settings` on `inst` (above the threshold, its last chunk partial), 40

@@ -15,11 +15,7 @@ fn triad_is_positive_and_finite() {
     let t = triad(0, 0);
     assert!(t.gbs.is_finite() && t.gbs > 0.0 && t.len == 1 && t.repeats == 1);
     // on a one-thread pool the record says so
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .build()
-        .unwrap();
-    let t = pool.install(|| triad(1 << 16, 2));
+    let t = cpbench_test_support::on_threads(1, || triad(1 << 16, 2));
     assert_eq!(t.threads, 1);
     assert!(t.gbs > 0.0);
 }

@@ -180,13 +180,8 @@ fn random_cones(nc: usize, seed: u64) -> (Instance, Vec<f64>) {
 fn the_parallel_residual_pass_is_deterministic_and_agrees_with_the_sequential_one() {
     let nc = RESIDUAL_PAR_MIN_BLOCKS + 7_000;
     let (full, gamma) = random_cones(nc, 7);
-    let on = |threads: usize| {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
-        pool.install(|| residuals(&full, &gamma))
-    };
+    let on =
+        |threads: usize| cpbench_test_support::on_threads(threads, || residuals(&full, &gamma));
     let (one, two) = (on(1), on(2));
     assert_eq!(
         one.values().map(f64::to_bits),
