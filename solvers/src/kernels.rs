@@ -325,6 +325,19 @@ impl<'a> RowSource<'a> {
     }
 }
 
+/// Debug builds: after a sequential sweep over the `nb` blocks of `inst` in block order, the
+/// ordered sweep on the block storage covered every row
+/// ([`Instance::begin_ordered_sweep`]; a row out of order would have fallen back to the
+/// transposed index silently: exact, but slower). Nothing in release builds.
+#[inline(always)]
+pub fn debug_assert_ordered(inst: &Instance, st: &cpbench_problems::RowState, nb: usize) {
+    debug_assert!(
+        inst.block_matrix().is_none() || st.ordered_next() == Some(nb),
+        "ordered sweep ended at {:?} of {nb} rows",
+        st.ordered_next()
+    );
+}
+
 /// `Ok` when `solver` supports `class`, else [`SolverError::WrongClass`] naming the classes it
 /// does support (of [`ProblemClass::ALL`]).
 pub fn check_class(solver: &dyn Solver, class: ProblemClass) -> Result<(), SolverError> {

@@ -591,10 +591,15 @@ impl Solver for Nsgs {
         let k = problem.constraints();
         if self.coloured.is_some() {
             self.sweep_coloured(&rows, k, mu, reaction);
-        } else if k.block_size() == 2 {
-            self.sweep::<2>(&rows, k, mu, reaction);
         } else {
-            self.sweep::<3>(&rows, k, mu, reaction);
+            if k.block_size() == 2 {
+                self.sweep::<2>(&rows, k, mu, reaction);
+            } else {
+                self.sweep::<3>(&rows, k, mu, reaction);
+            }
+            if !self.settings.shuffle {
+                crate::kernels::debug_assert_ordered(inst, &self.rows, self.order.len());
+            }
         }
         problem.add_matvecs(1);
         if m > 0 {

@@ -26,7 +26,9 @@
 //! per-contact update differs, chosen by the class.
 
 use crate::coloured::{ColouredSweep, SweepOrder};
-use crate::kernels::{free_block_step, joint_inverses, lambda_max, trace_mean, RowSource};
+use crate::kernels::{
+    debug_assert_ordered, free_block_step, joint_inverses, lambda_max, trace_mean, RowSource,
+};
 use crate::problem::Problem;
 use crate::settings::{SolverSettings, Validator};
 use crate::solver::{Solver, StepOutcome, StepResult};
@@ -217,6 +219,7 @@ impl Solver for Pgs {
             }
             rows.done(c, gamma, &mut self.rows);
         }
+        debug_assert_ordered(problem.instance(), &self.rows, self.d.len());
         problem.add_matvecs(1);
         Ok(StepOutcome::Continue)
     }
@@ -327,6 +330,7 @@ impl Pgs {
             relax_and_record(lambda, x, &mut old, &rows, c, &mut self.rows);
             rows.done(c, gamma, &mut self.rows);
         }
+        debug_assert_ordered(problem.instance(), &self.rows, self.blocks.len());
         problem.add_matvecs(1);
         Ok(StepOutcome::Continue)
     }

@@ -177,6 +177,7 @@ impl Solver for Psor {
             }
             rows.done(i, z, &mut self.rows);
         }
+        crate::kernels::debug_assert_ordered(inst, &self.rows, self.step.len());
         problem.add_matvecs(1);
         Ok(StepOutcome::Continue)
     }
