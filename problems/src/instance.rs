@@ -868,10 +868,8 @@ impl Instance {
         }
         let base = self.name.strip_suffix("__ccp").unwrap_or(&self.name);
         self.name = format!("{base}__coulomb");
-        self.class = ProblemClass::Coulomb;
         self.provenance.derivation = "coulomb".into();
-        self.hash = std::sync::OnceLock::new();
-        Ok(self)
+        Ok(self.with_coulomb_class())
     }
 
     /// The same instance as the Coulomb problem (class [`ProblemClass::Coulomb`]), name and
