@@ -30,10 +30,11 @@ pub const SCALE_TARGETS: [f64; 4] = [1e3, 1e4, 1e5, 1e6];
 /// Seed of the pyramid scenes (the pyramid has no randomness; recorded in the provenance).
 pub const SCALE_SEED: u64 = 1;
 
-/// Solvers run by default: the first-order methods APGD, PGS and SPG-QP at a fixed iteration
+/// Solvers run by default: the first-order methods APGD, PGS (plain, and with Anderson
+/// acceleration: the preset `pgs:anderson`) and SPG-QP at a fixed iteration
 /// budget ([`SCALE_MAX_ITER`]) and the interior point under a time limit
 /// ([`SCALE_TIME_LIMIT_S`]).
-pub const SCALE_SOLVERS: [&str; 4] = ["apgd", "pgs", "spgqp", "ipm"];
+pub const SCALE_SOLVERS: [&str; 5] = ["apgd", "pgs", "pgs:anderson", "spgqp", "ipm"];
 
 /// Iteration budget of every run (the suite measures the time per iteration and per product,
 /// not the time to a tolerance).

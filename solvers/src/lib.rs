@@ -49,6 +49,7 @@
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
 pub mod admm;
+mod anderson;
 pub mod apgd;
 pub mod bb;
 pub mod clarabel;

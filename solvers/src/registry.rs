@@ -370,8 +370,9 @@ fn intern(name: &str) -> &'static str {
 /// [`AdmmSettings::chrono`], [`AdmmSettings::pinocchio`]); `vi-eg:siconos` (Siconos'
 /// `SICONOS_FRICTION_3D_VI_EG`, whose corrector starts from the predictor:
 /// [`ViSettings::siconos`]); `nsgs-nsn:ppa` (NSGS, then the proximal point algorithm:
-/// [`HybridSettings::ppa`]).
-pub const PRESETS: [&str; 10] = [
+/// [`HybridSettings::ppa`]); `pgs:anderson` (PGS with Anderson acceleration of depth 5:
+/// [`PgsSettings::anderson`]).
+pub const PRESETS: [&str; 11] = [
     "mprgp:permon",
     "mprgp:permon-opt",
     "mprgp:permon-optapprox",
@@ -382,6 +383,7 @@ pub const PRESETS: [&str; 10] = [
     "admm:pinocchio",
     "vi-eg:siconos",
     "nsgs-nsn:ppa",
+    "pgs:anderson",
 ];
 
 /// The settings of a preset as JSON, or `None` for an unknown one.
@@ -400,6 +402,9 @@ fn preset(name: &str) -> Option<serde_json::Value> {
     }
     if name == "nsgs-nsn:ppa" {
         return serde_json::to_value(HybridSettings::ppa()).ok();
+    }
+    if name == "pgs:anderson" {
+        return serde_json::to_value(PgsSettings::anderson()).ok();
     }
     let exp = match name {
         "mprgp:permon" => Expansion::Std,

@@ -65,6 +65,7 @@
 //! `B`), the local De Saxce iteration above runs on the 2-vector instead. The sweep, the
 //! relaxation and the Anderson acceleration are the same as in 3-D.
 
+use crate::anderson::{Anderson, MAX_ANDERSON};
 use crate::coloured::{ColouredSweep, SweepOrder};
 use crate::kernels::{
     coulomb_mu, free_block_step, joint_inverses, lambda_max, local_blocks, take_local_step,
@@ -167,68 +168,6 @@ impl SolverSettings for NsgsSettings {
                 || "one of sequential, coloured, auto; not coloured with shuffle".into(),
             );
     }
-}
-
-/// Largest Anderson depth.
-const MAX_ANDERSON: usize = 20;
-
-/// Anderson acceleration memory (Walker & Ni 2011, SIAM J. Numer. Anal. 49, "Anderson
-/// acceleration for fixed-point iterations", type II with the differences formulation).
-#[derive(Clone, Debug, Default)]
-struct Anderson {
-    x: Vec<f64>,
-    f_prev: Vec<f64>,
-    g_prev: Vec<f64>,
-    df: Vec<f64>,
-    dg: Vec<f64>,
-    /// `gram[i m + j] = df_i^T df_j` over the ring slots written so far (`m x m`): each pair
-    /// computed once, when the later of its two slots is written.
-    gram: Vec<f64>,
-    /// Ring slots written at least once (`0..written`).
-    written: usize,
-    count: usize,
-    head: usize,
-    have_prev: bool,
-    best_f: f64,
-    restarts: u64,
-    /// `||f||` of the previous step and whether that step was extrapolated.
-    last_f: f64,
-    accelerated: bool,
-    rejections: u64,
-}
-
-/// Solve the `k x k` system `a z = b` (row-major `a`, in place) by Gaussian elimination with
-/// partial pivoting; `false` when singular.
-fn solve_small(a: &mut [f64], b: &mut [f64], k: usize) -> bool {
-    for col in 0..k {
-        let p = (col..k)
-            .max_by(|&i, &j| a[i * k + col].abs().total_cmp(&a[j * k + col].abs()))
-            .unwrap_or(col);
-        if a[p * k + col].abs() <= f64::MIN_POSITIVE {
-            return false;
-        }
-        if p != col {
-            for j in 0..k {
-                a.swap(p * k + j, col * k + j);
-            }
-            b.swap(p, col);
-        }
-        for i in col + 1..k {
-            let f = a[i * k + col] / a[col * k + col];
-            for j in col..k {
-                a[i * k + j] -= f * a[col * k + j];
-            }
-            b[i] -= f * b[col];
-        }
-    }
-    for i in (0..k).rev() {
-        let mut s = b[i];
-        for j in i + 1..k {
-            s -= a[i * k + j] * b[j];
-        }
-        b[i] = s / a[i * k + i];
-    }
-    true
 }
 
 /// NSGS for the Coulomb problem ([`cpbench_problems::ProblemClass::Coulomb`] only).
@@ -430,104 +369,6 @@ pub fn local_solve<const D: usize>(
     max_iter
 }
 
-impl Nsgs {
-    /// Anderson extrapolation of the sweep map `G`: on entry `aa.x` holds the sweep's start
-    /// `x` and `g` the sweep's result `G(x)`; `g` is replaced by
-    /// `P_K(G(x) - DG gamma)`, `gamma = argmin ||f - DF gamma||` (`f = G(x) - x`, `DF`, `DG`
-    /// the last `m` differences), solved by the normal equations with a `1e-12` relative
-    /// Tikhonov term. The history restarts when `||f||` exceeds `10^3` times its best value.
-    fn anderson_step(&mut self, set: &ConstraintSet, g: &mut [f64]) {
-        let m = self.settings.anderson_depth;
-        let aa = &mut self.aa;
-        let n = g.len();
-        // f = g - x, kept in aa.x
-        let mut fnorm2 = 0.0;
-        for (xi, gi) in aa.x.iter_mut().zip(g.iter()) {
-            *xi = gi - *xi;
-            fnorm2 += *xi * *xi;
-        }
-        let fnorm = fnorm2.sqrt();
-        if aa.accelerated && !(fnorm <= self.settings.anderson_safeguard * aa.last_f) {
-            // the extrapolated point did worse than the plain sweep promised: fall back to
-            // the plain sweep result G(x_prev) and restart the history
-            g.copy_from_slice(&aa.g_prev);
-            aa.count = 0;
-            aa.have_prev = false;
-            aa.accelerated = false;
-            aa.rejections += 1;
-            return;
-        }
-        aa.last_f = fnorm;
-        aa.accelerated = false;
-        if !fnorm.is_finite() || fnorm > 1e3 * aa.best_f {
-            aa.count = 0;
-            aa.have_prev = false;
-            aa.restarts += 1;
-        }
-        aa.best_f = aa.best_f.min(fnorm);
-        if aa.have_prev {
-            let h = aa.head * n..(aa.head + 1) * n;
-            for (d, (f, fp)) in aa.df[h.clone()].iter_mut().zip(aa.x.iter().zip(&aa.f_prev)) {
-                *d = f - fp;
-            }
-            for (d, (gi, gp)) in aa.dg[h].iter_mut().zip(g.iter().zip(&aa.g_prev)) {
-                *d = gi - gp;
-            }
-            // the new slot's inner products with every written slot (the others are kept:
-            // their columns did not change), each as `df_lo^T df_hi`, lo <= hi, as before
-            let s = aa.head;
-            aa.written = aa.written.max(s + 1);
-            for j in 0..aa.written {
-                let (lo, hi) = (s.min(j), s.max(j));
-                let v: f64 = aa.df[lo * n..(lo + 1) * n]
-                    .iter()
-                    .zip(&aa.df[hi * n..(hi + 1) * n])
-                    .map(|(p, q)| p * q)
-                    .sum();
-                aa.gram[s * m + j] = v;
-                aa.gram[j * m + s] = v;
-            }
-            aa.head = (aa.head + 1) % m;
-            aa.count = (aa.count + 1).min(m);
-        }
-        aa.f_prev.copy_from_slice(&aa.x);
-        aa.g_prev.copy_from_slice(g);
-        aa.have_prev = true;
-        let k = aa.count;
-        if k == 0 {
-            return;
-        }
-        let mut a = [0.0f64; MAX_ANDERSON * MAX_ANDERSON];
-        let mut b = [0.0f64; MAX_ANDERSON];
-        let col = |j: usize| &aa.df[j * n..(j + 1) * n];
-        let mut tr = 0.0;
-        for i in 0..k {
-            for j in i..k {
-                // slots 0..k were all written (k <= written), so their products are cached
-                let v = aa.gram[i * m + j];
-                a[i * k + j] = v;
-                a[j * k + i] = v;
-            }
-            tr += a[i * k + i];
-            b[i] = col(i).iter().zip(&aa.x).map(|(p, q)| p * q).sum();
-        }
-        for i in 0..k {
-            a[i * k + i] += 1e-12 * tr.max(f64::MIN_POSITIVE);
-        }
-        if !solve_small(&mut a[..k * k], &mut b[..k], k) {
-            return;
-        }
-        for (j, &gj) in b[..k].iter().enumerate() {
-            for (gi, d) in g.iter_mut().zip(&aa.dg[j * n..(j + 1) * n]) {
-                *gi -= gj * d;
-            }
-        }
-        // onto K: the cones, the identity on joint blocks
-        set.project(g);
-        aa.accelerated = true;
-    }
-}
-
 impl Solver for Nsgs {
     crate::solver::coulomb_solver!("nsgs");
 
@@ -551,17 +392,7 @@ impl Solver for Nsgs {
             (!s.shuffle && s.sweep.is_coloured(nc)).then(|| ColouredSweep::new(inst, bs));
         self.rng = SplitMix64::new(self.settings.seed);
         self.local_iters = 0;
-        let (n, m) = (problem.n(), self.settings.anderson_depth);
-        self.aa = Anderson {
-            x: vec![0.0; n],
-            f_prev: vec![0.0; n],
-            g_prev: vec![0.0; n],
-            df: vec![0.0; n * m],
-            dg: vec![0.0; n * m],
-            gram: vec![0.0; m * m],
-            best_f: f64::INFINITY,
-            ..Anderson::default()
-        };
+        self.aa = Anderson::new(problem.n(), s.anderson_depth, s.anderson_safeguard);
         Ok(())
     }
 
@@ -576,9 +407,8 @@ impl Solver for Nsgs {
                 self.order.swap(i, j);
             }
         }
-        let m = s.anderson_depth;
-        if m > 0 {
-            self.aa.x.copy_from_slice(&state.gamma);
+        if self.aa.is_on() {
+            self.aa.begin(&state.gamma);
         }
         let reaction = &mut state.gamma;
         if self.coloured.is_none() && !s.shuffle {
@@ -602,8 +432,8 @@ impl Solver for Nsgs {
             }
         }
         problem.add_matvecs(1);
-        if m > 0 {
-            self.anderson_step(k, &mut state.gamma);
+        if self.aa.is_on() {
+            self.aa.step(k, &mut state.gamma);
         }
         Ok(StepOutcome::Continue)
     }

@@ -157,6 +157,33 @@ fn apgd_spgqp_chunked_passes_are_bit_identical_across_thread_counts() {
     forty_iterations_same_on_1_2_3_threads(&[("apgd", None), ("spgqp", None)]);
 }
 
+/// PGS with Anderson acceleration (its sweep is sequential; the Anderson passes are chunked)
+/// on the same two instances, and NSGS (Anderson depth 10 by default) on the CCP's Coulomb
+/// problem: 40 sweeps the same bit for bit on 1, 2 and 3 threads, and the extrapolation taken
+/// (the iterates are not plain PGS's).
+#[test]
+fn anderson_passes_are_bit_identical_across_thread_counts() {
+    let aa = serde_json::json!({"anderson_depth": 5});
+    forty_iterations_same_on_1_2_3_threads(&[("pgs", Some(&aa))]);
+    let ccp = chain_ccp(22_000, 7);
+    let (plain, _) = run_in_pool("pgs", None, &ccp, 40, 1);
+    let (acc, _) = run_in_pool("pgs", Some(&aa), &ccp, 40, 1);
+    assert!(
+        acc.residuals.nat_map_rel_2 < 0.5 * plain.residuals.nat_map_rel_2,
+        "{:?} against plain {:?}",
+        acc.residuals,
+        plain.residuals
+    );
+    let coulomb = ccp.into_coulomb().unwrap();
+    let (r1, _) = same_on_1_2_3_threads(
+        "nsgs on the chain's Coulomb problem",
+        "nsgs",
+        None,
+        &coulomb,
+    );
+    assert_eq!(r1.iterations, 40);
+}
+
 /// Each of `cases` (solver, settings) on the 66,000-unknown CCP and the 66,049-unknown obstacle
 /// box QP: all 40 iterations made (the start and the 40 iterates traced), the same bit for bit
 /// on 1, 2 and 3 threads ([`same_on_1_2_3_threads`]).

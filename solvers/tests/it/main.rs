@@ -20,6 +20,7 @@ mod lcp_pivoting;
 mod mprgp;
 mod nsgs;
 mod nsn;
+mod pgs_anderson;
 mod registry;
 mod siconos_global;
 mod small_problems;
