@@ -61,6 +61,8 @@ pub(crate) struct Anderson {
     pub(crate) restarts: u64,
     /// Extrapolated points rejected by the safeguard.
     pub(crate) rejections: u64,
+    /// Vector reads and writes of the passes so far ([`crate::kernels::vector_bytes`]).
+    pub(crate) vec_passes: u64,
 }
 
 impl Anderson {
@@ -90,6 +92,7 @@ impl Anderson {
 
     /// Record the sweep's start `x` (length `n`).
     pub(crate) fn begin(&mut self, x: &[f64]) {
+        self.vec_passes += 2;
         self.x.copy_from_slice(x);
     }
 
@@ -125,11 +128,13 @@ impl Anderson {
                 .for_each(|(p, x, g)| p[0] = f_pass(x, g));
             sum_in_order(parts.iter().map(|p| p[0]))
         };
+        self.vec_passes += 3;
         let fnorm = fnorm2.sqrt();
         if self.accelerated && !(fnorm <= self.safeguard * self.last_f) {
             // the extrapolated point did worse than the plain sweep promised: fall back to
             // the plain sweep result G(x_prev) and restart the history
             g.copy_from_slice(&self.g_prev);
+            self.vec_passes += 2;
             self.count = 0;
             self.have_prev = false;
             self.accelerated = false;
@@ -148,6 +153,7 @@ impl Anderson {
             // no history (the first step, or a restart): nothing to extrapolate with
             self.f_prev.copy_from_slice(&self.x);
             self.g_prev.copy_from_slice(g);
+            self.vec_passes += 4;
             self.have_prev = true;
             return;
         }
@@ -160,6 +166,8 @@ impl Anderson {
         self.head = (self.head + 1) % m;
         self.count = (self.count + 1).min(m);
         let (w, k) = (self.written, self.count);
+        // (B): f, g, f_prev, g_prev read, df_s, dg_s, f_prev, g_prev written, w slots read
+        self.vec_passes += 8 + w as u64;
         {
             let (lo, rest) = self.df.split_at_mut(s);
             let (df_s, hi) = rest.split_first_mut().expect("slot s < m");
@@ -247,7 +255,8 @@ impl Anderson {
         if !solve_small(&mut a[..k * k], &mut b[..k], k) {
             return;
         }
-        // (C) g = P_K(g - DG z), chunk by chunk
+        // (C) g = P_K(g - DG z), chunk by chunk: g read and written, k slots read
+        self.vec_passes += 2 + k as u64;
         let bs = set.block_size();
         let dg = &self.dg;
         let combine = |o: usize, g: &mut [f64]| {

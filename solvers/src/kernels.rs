@@ -20,6 +20,17 @@ use crate::status::SolverError;
 use cpbench_problems::{CscMatrix, Definiteness, Instance, ProblemClass};
 use nalgebra::Matrix3;
 
+/// The counter `vector_bytes` of the first-order solvers (apgd, spgqp, pgs with its Anderson
+/// step): the bytes of length-`n` vectors their own passes stream, `8 n` per vector a pass
+/// reads and per vector it writes, each counted once per pass (the least traffic of the
+/// passes as written: a model, not a measurement). The operand and result of the counted
+/// `N`-products are not included (the scale report adds `16 n` bytes and the operator's bytes
+/// per product). `passes` is the number of such vector reads and writes.
+#[inline]
+pub fn vector_bytes(n: usize, passes: u64) -> f64 {
+    8.0 * n as f64 * passes as f64
+}
+
 /// Vectors shorter than this many unknowns are one chunk ([`vec_chunk`]): one sequential pass,
 /// in the order of a plain loop.
 pub const PAR_MIN_LEN: usize = 65_536;

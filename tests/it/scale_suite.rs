@@ -46,7 +46,7 @@ fn scale_suite_runs_caches_and_reports() {
         ["pyramid-4_seed1__ccp.npz", "pyramid-6_seed1__ccp.npz"]
     );
 
-    // summary: 2 sizes x 4 solvers, with the new columns
+    // summary: 2 sizes x 5 solvers, with the new columns
     let (h, rows) = summary(&out);
     let at = |name: &str| h.iter().position(|c| c == name).unwrap_or(usize::MAX);
     let n = h.len();
@@ -69,11 +69,11 @@ fn scale_suite_runs_caches_and_reports() {
             "cone_violation"
         ]
     );
-    assert_eq!(rows.len(), 8);
+    assert_eq!(rows.len(), 10);
     let mut solvers: Vec<&str> = rows.iter().map(|r| column(&h, r, "solver")).collect();
     solvers.sort();
     solvers.dedup();
-    assert_eq!(solvers, ["apgd", "ipm", "pgs", "spgqp"]);
+    assert_eq!(solvers, ["apgd", "ipm", "pgs", "pgs:anderson", "spgqp"]);
     for r in &rows {
         assert_eq!(column(&h, r, "operator"), "csc");
         assert_eq!(column(&h, r, "jobs"), "1");
@@ -117,7 +117,7 @@ fn scale_suite_runs_caches_and_reports() {
         err.contains("pyramid-4: 72 contacts, n = 216, read from the cache"),
         "{err}"
     );
-    assert!(text.contains("(0 run now, 8 already present)"), "{text}");
+    assert!(text.contains("(0 run now, 10 already present)"), "{text}");
     assert_eq!(
         std::fs::metadata(cache.join(&files[0]))
             .unwrap()
@@ -138,24 +138,28 @@ fn scale_suite_runs_caches_and_reports() {
         .lines()
         .filter(|l| l.starts_with("| 72 | 216 | csc |") || l.starts_with("| 300 | 900 | csc |"))
         .collect();
-    assert_eq!(table.len(), 8, "{md}");
+    assert_eq!(table.len(), 10, "{md}");
     // first-order rows carry a time per product, an achieved bandwidth and a peak; ipm no
     // time per product
     for l in &table {
         let cells: Vec<&str> = l.split('|').map(str::trim).collect();
-        // cells: "", contacts, n, operator, MB, solver, iterations, s/it, s/product, GB/s, %, RSS
+        // cells: "", contacts, n, operator, MB, solver, iterations, s/it, s/product, GB/s, %,
+        // MB/iteration, % per iteration, RSS
         let per_it: f64 = cells[7].parse().unwrap();
         assert!(per_it > 0.0, "{l}");
         if cells[5] == "ipm" {
             assert_eq!(cells[8], "-", "{l}");
+            assert_eq!(cells[11], "-", "{l}");
         } else {
             let per_product: f64 = cells[8].parse().unwrap();
             let gbs: f64 = cells[9].parse().unwrap();
             assert!(per_product > 0.0 && gbs > 0.0, "{l}");
-            assert!(cells[10].ends_with('%'), "{l}");
+            assert!(cells[10].ends_with('%') && cells[12].ends_with('%'), "{l}");
+            let mb_per_it: f64 = cells[11].parse().unwrap();
+            assert!(mb_per_it > 0.0, "{l}");
         }
         if cfg!(target_os = "linux") {
-            let rss: f64 = cells[11].parse().unwrap();
+            let rss: f64 = cells[13].parse().unwrap();
             assert!(rss > 0.0, "{l}");
         }
     }
@@ -187,10 +191,28 @@ fn scale_suite_runs_caches_and_reports() {
             (f("pct_of_triad").unwrap() / pct - 1.0).abs() < 1e-5,
             "{r:?}"
         );
+        // bytes per iteration: per product the operator and 16 n, plus the counted vector
+        // passes (at least the product's share), over the iterations; its % of the triad
+        let it = f("iterations").unwrap();
+        let products =
+            f("matvecs").unwrap() * (f("operator_bytes").unwrap() + 16.0 * f("n").unwrap());
+        let per_it = f("bytes_per_iteration").unwrap();
+        assert!(
+            per_it * it > products && per_it * it < 3.0 * products,
+            "{r:?}"
+        );
+        let pct_it = 100.0 * per_it
+            / (f("time_s").unwrap() / it)
+            / 1e9
+            / m["bandwidth_gbs"].as_f64().unwrap();
+        assert!(
+            (f("pct_of_triad_per_iteration").unwrap() / pct_it - 1.0).abs() < 1e-5,
+            "{r:?}"
+        );
     }
-    assert_eq!(first_order, 6);
+    assert_eq!(first_order, 8);
     let csv = std::fs::read_to_string(out.join("report/scale.csv")).unwrap();
-    assert_eq!(csv.lines().count(), 9);
+    assert_eq!(csv.lines().count(), 11);
     assert!(
         Path::new(&out.join("report/scale.png"))
             .metadata()

@@ -81,11 +81,23 @@ struct Point<'a> {
     per_iteration: Option<f64>,
     per_product: Option<f64>,
     achieved_gbs: Option<f64>,
+    /// Bytes one iteration streams, where the solver reports its vector passes (the counter
+    /// `vector_bytes`, [`cpbench_solvers::kernels::vector_bytes`]): per counted product the
+    /// operator's bytes and `16 n` (its operand read, its result written), plus the vector
+    /// passes, over the iterations.
+    bytes_per_iteration: Option<f64>,
     /// Per [`TOLERANCES`] entry: the relative natural map's reach, then `res4`'s.
     reach: [(Option<Reach>, Option<Reach>); 2],
 }
 
 impl Point<'_> {
+    /// Per cent of the triad `bw` (GB/s) that [`Point::bytes_per_iteration`] over the time
+    /// per iteration reaches.
+    fn pct_per_iteration(&self, bw: Option<f64>) -> Option<f64> {
+        let (b, t, g) = (self.bytes_per_iteration?, self.per_iteration?, bw?);
+        Some(100.0 * b / t / 1e9 / g)
+    }
+
     /// The bandwidth bound of reaching `TOLERANCES[k]` in the natural map (first-order
     /// solvers with a known bandwidth `bw`, GB/s): products needed x operator bytes / bw.
     fn bound(&self, k: usize, bw: Option<f64>) -> Option<f64> {
@@ -144,6 +156,12 @@ pub fn scale_section(
                 achieved_gbs: per_product
                     .zip(r.operator_bytes)
                     .map(|(t, b)| b as f64 / t / 1e9),
+                bytes_per_iteration: r.counters.get("vector_bytes").zip(r.operator_bytes).map(
+                    |(v, b)| {
+                        let per_product = b as f64 + 16.0 * r.n as f64;
+                        (r.matvecs as f64 * per_product + v) / r.iterations as f64
+                    },
+                ),
                 reach: [at(TOLERANCES[0]), at(TOLERANCES[1])],
             }
         })
@@ -181,7 +199,8 @@ fn write_csv(pts: &[Point], bw: Option<f64>, rdir: &Path) -> Result<()> {
         "instance,contacts,n,operator,operator_bytes,solver,iterations,matvecs,time_s,\
          s_per_iteration,s_per_product,achieved_gbs,triad_gbs,pct_of_triad,peak_rss_bytes,\
          iterations_to_1e-4,time_to_1e-4_s,bound_to_1e-4_s,iterations_to_1e-6,time_to_1e-6_s,\
-         bound_to_1e-6_s,res4_time_to_1e-4_s,res4_time_to_1e-6_s\n",
+         bound_to_1e-6_s,res4_time_to_1e-4_s,res4_time_to_1e-6_s,bytes_per_iteration,\
+         pct_of_triad_per_iteration\n",
     );
     for p in pts {
         let r = p.row;
@@ -219,6 +238,12 @@ fn write_csv(pts: &[Point], bw: Option<f64>, rdir: &Path) -> Result<()> {
         for k in 0..TOLERANCES.len() {
             let _ = write!(csv, ",{}", e(p.reach[k].1.map(|x| x.time_s)));
         }
+        let _ = write!(
+            csv,
+            ",{},{}",
+            e(p.bytes_per_iteration),
+            e(p.pct_per_iteration(bw))
+        );
         csv.push('\n');
     }
     write_atomic(&rdir.join("scale.csv"), csv.as_bytes())?;
@@ -374,7 +399,12 @@ fn write_text(
                 md,
                 "Memory bandwidth: {g:.2} GB/s (STREAM triad, best of several passes over 3 x \
                  64 MiB arrays, {} thread(s), 24 bytes per element, write-allocate not \
-                 counted). Achieved GB/s = operator bytes / time per product.\n",
+                 counted). Achieved GB/s = operator bytes / time per product. Per iteration, \
+                 for the solvers that count their vector passes (counter `vector_bytes`: \
+                 apgd, spgqp, pgs): MB per iteration = (products x (operator bytes + 16 n) + \
+                 vector bytes) / iterations, each vector a pass reads or writes counted once \
+                 (a model of the least traffic, not a measurement), and its % of the triad \
+                 over the time per iteration.\n",
                 bw_threads.map_or("?".to_string(), |t| t.to_string())
             );
         }
@@ -392,9 +422,9 @@ fn write_text(
     let _ = writeln!(
         md,
         "| contacts | n | operator | operator MB | solver | iterations | s/iteration | \
-         s/product | GB/s | % of triad | peak RSS MB | to 1e-4: it / s / bound s | to 1e-6: it \
-         / s / bound s | res4 to 1e-4 / 1e-6: s |\n\
-         |---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+         s/product | GB/s | % of triad | MB/iteration | % of triad per iteration | peak RSS MB | \
+         to 1e-4: it / s / bound s | to 1e-6: it / s / bound s | res4 to 1e-4 / 1e-6: s |\n\
+         |---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
     );
     for p in pts {
         let r = p.row;
@@ -403,7 +433,7 @@ fn write_text(
             .join(" / ");
         let _ = writeln!(
             md,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             p.contacts,
             r.n,
             match r.operator {
@@ -421,6 +451,10 @@ fn write_text(
             fmt_opt(p.achieved_gbs.zip(bw).map(|(a, b)| 100.0 * a / b), |v| {
                 format!("{v:.0}%")
             }),
+            fmt_opt(p.bytes_per_iteration.map(|b| b / 1e6), |v| format!(
+                "{v:.1}"
+            )),
+            fmt_opt(p.pct_per_iteration(bw), |v| format!("{v:.0}%")),
             fmt_opt(r.peak_rss_bytes.map(|b| b as f64 / 1e6), |v| format!(
                 "{v:.1}"
             )),

@@ -99,6 +99,8 @@ pub struct Apgd {
     sums: Vec<[f64; 3]>,
     backtracks: u64,
     restarts: u64,
+    /// Vector reads and writes of the passes so far ([`crate::kernels::vector_bytes`]).
+    vec_passes: u64,
 }
 
 impl Apgd {
@@ -117,6 +119,7 @@ impl Apgd {
             sums: Vec::new(),
             backtracks: 0,
             restarts: 0,
+            vec_passes: 0,
         })
     }
 }
@@ -141,6 +144,7 @@ impl Solver for Apgd {
         self.theta = 1.0;
         self.backtracks = 0;
         self.restarts = 0;
+        self.vec_passes = 0;
         self.l = match self.settings.l0 {
             Some(l) => l,
             None => {
@@ -175,6 +179,8 @@ impl Solver for Apgd {
         let bs = k.block_size();
         debug_assert_eq!(self.sums.len(), n.div_ceil(c).max(1));
         let gdx = loop {
+            // passes (1) and (2): y, N y, r read, x written; x, y, N x, N y, r, gamma_k read
+            self.vec_passes += 10;
             // (1) x = P_K(y - (N y + r) / L), chunk by chunk
             let t = 1.0 / self.l;
             let trial = |o: usize, x: &mut [f64], y: &[f64], ny: &[f64], r: &[f64]| {
@@ -248,6 +254,9 @@ impl Solver for Apgd {
         } else {
             self.theta = th_new;
         }
+        // pass (3): x, N x, gamma_k, N gamma_k, r read, y, N y, grad written (x, N x copied
+        // and N x, r read on a restart)
+        self.vec_passes += if restart { 7 } else { 8 };
         // (3) y = x + beta (x - gamma_k), N y = N x + beta (N x - N gamma_k) (y = x, N y = N x
         // on a restart), and the executor's gradient N x + r
         let extrapolate = |y: &mut [f64],
@@ -313,6 +322,10 @@ impl Solver for Apgd {
             ("backtracks", self.backtracks as f64),
             ("restarts", self.restarts as f64),
             ("lipschitz", self.l),
+            (
+                "vector_bytes",
+                crate::kernels::vector_bytes(self.x.len(), self.vec_passes),
+            ),
         ]
     }
 }

@@ -183,6 +183,10 @@ pub struct Pgs {
     joint_inv: Vec<Option<[f64; 9]>>,
     /// Anderson acceleration of the sweep map ([`PgsSettings::anderson_depth`]).
     aa: Anderson,
+    /// Sweeps made (for the counter `vector_bytes`).
+    sweeps: u64,
+    /// `n`.
+    n: usize,
 }
 
 impl Pgs {
@@ -198,6 +202,8 @@ impl Pgs {
             coloured: None,
             joint_inv: Vec::new(),
             aa: Anderson::default(),
+            sweeps: 0,
+            n: 0,
         })
     }
 }
@@ -217,6 +223,7 @@ impl Solver for Pgs {
 
     fn init(&mut self, problem: &Problem, _state: &mut IterState) -> Result<(), SolverError> {
         let depth = self.settings.anderson_depth;
+        (self.sweeps, self.n) = (0, problem.n());
         if let Some(mu) = blcp_mu(problem) {
             if depth > 0 {
                 return Err(SolverError::InvalidSetting {
@@ -255,6 +262,7 @@ impl Solver for Pgs {
     }
 
     fn step(&mut self, problem: &Problem, state: &mut IterState) -> StepResult {
+        self.sweeps += 1;
         if let Some(mu) = blcp_mu(problem) {
             return self.step_blcp(problem, state, mu);
         }
@@ -281,6 +289,10 @@ impl Solver for Pgs {
             c.push(("anderson_restarts", self.aa.restarts as f64));
             c.push(("anderson_rejections", self.aa.rejections as f64));
         }
+        // per sweep, beyond the product's read and write of gamma: r read, and the row
+        // state's accumulator cleared, read and written (block storage; a model for the others)
+        let passes = 4 * self.sweeps + self.aa.vec_passes;
+        c.push(("vector_bytes", crate::kernels::vector_bytes(self.n, passes)));
         c
     }
 }

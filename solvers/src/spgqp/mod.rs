@@ -115,6 +115,8 @@ pub struct SpgQp {
     /// Per-chunk partial sums of a pass (`||d||^2`; `d^T N d` and `g^T d`; the objective).
     sums: Vec<[f64; 2]>,
     iter: u64,
+    /// Vector reads and writes of the passes so far ([`crate::kernels::vector_bytes`]).
+    vec_passes: u64,
 }
 
 impl SpgQp {
@@ -132,6 +134,7 @@ impl SpgQp {
             nd: Vec::new(),
             sums: Vec::new(),
             iter: 0,
+            vec_passes: 0,
         })
     }
 }
@@ -153,6 +156,7 @@ impl Solver for SpgQp {
         self.nd = vec![0.0; n];
         self.sums = vec![[0.0; 2]; vec_chunks(n)];
         self.iter = 0;
+        self.vec_passes = 0;
         problem.gradient(&state.gamma, &mut self.g);
         self.f = objective_from_gradient(&state.gamma, &self.g, problem.instance().r());
         self.fs = vec![self.f; self.settings.gll_memory];
@@ -225,6 +229,8 @@ impl Solver for SpgQp {
                 .into_par_iter()
                 .for_each(|(s, d, nd, g)| *s = dots(d, nd, g));
         }
+        // the dots (d, N d, g read) and the update (x, g read and written, d, N d, r read)
+        self.vec_passes += 3 + 7;
         let dnd = sum_in_order(self.sums.iter().map(|s| s[0]));
         let gd = sum_in_order(self.sums.iter().map(|s| s[1]));
         let fmax = self.fs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
@@ -273,6 +279,8 @@ impl Solver for SpgQp {
             problem.gradient(x, &mut self.g);
             state.grad.copy_from_slice(&self.g);
             state.grad_fresh = true;
+            // r read and g written after the product, g copied, x, g, r read
+            self.vec_passes += 2 + 2 + 3;
             // the objective at the refreshed gradient, chunk by chunk
             if c >= n {
                 self.sums[0][0] = objective_terms(x, &self.g, r);
@@ -302,6 +310,12 @@ impl Solver for SpgQp {
     }
 
     fn counters(&self) -> Vec<(&'static str, f64)> {
-        vec![("alpha_bb", self.alpha)]
+        vec![
+            ("alpha_bb", self.alpha),
+            (
+                "vector_bytes",
+                crate::kernels::vector_bytes(self.d.len(), self.vec_passes),
+            ),
+        ]
     }
 }
