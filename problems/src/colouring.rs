@@ -75,6 +75,21 @@ impl Colouring {
         &self.order[self.ptr[k]..self.ptr[k + 1]]
     }
 
+    /// Every block, colour after colour (colour 0's members, then colour 1's, ...), each
+    /// colour in increasing block order: the concatenation of [`Colouring::members`], the row
+    /// order of a colour-contiguous copy of `N`
+    /// ([`crate::operator::BlockSymMatrix::whole_rows`]). Position `p` of colour `k` is
+    /// `offset(k) + i` for its `i`-th member.
+    pub fn order(&self) -> &[u32] {
+        &self.order
+    }
+
+    /// The position in [`Colouring::order`] of colour `k`'s first member (`k <= colours()`;
+    /// `blocks()` for `k = colours()`).
+    pub fn offset(&self, k: usize) -> usize {
+        self.ptr[k]
+    }
+
     /// Number of blocks coloured.
     pub fn blocks(&self) -> usize {
         self.order.len()

@@ -28,8 +28,13 @@
 //! [`SweepOrder::Auto`] sweeps sequentially below [`COLOURED_MIN_BLOCKS`] blocks and by
 //! colours from there on.
 
+use crate::kernels::RowSource;
 use cpbench_problems::colouring::Colouring;
-use cpbench_problems::Instance;
+use cpbench_problems::memory::human_bytes;
+#[cfg(doc)]
+use cpbench_problems::operator::BlockSymMatrix;
+use cpbench_problems::operator::WholeRows;
+use cpbench_problems::{Instance, RowState};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -67,21 +72,102 @@ pub const COLOURED_MIN_BLOCKS: usize = 50_000;
 /// Blocks per parallel task of a colour.
 pub const TASK_BLOCKS: usize = 256;
 
-/// The colouring of an instance and the buffer of one colour's new values.
+/// The colouring of an instance, the buffer of one colour's new values and, on the block
+/// storage, the whole-row copy of `N` in colour order (module docs).
 #[derive(Clone, Debug, Default)]
 pub struct ColouredSweep {
     colouring: Colouring,
     buf: Vec<f64>,
     bs: usize,
+    /// `N` by whole block rows in the colouring's order ([`BlockSymMatrix::whole_rows`]);
+    /// `None`: the rows come from the instance's storage ([`RowSource::gather`]).
+    layout: Option<WholeRows>,
+    /// Why the block storage's rows are read through its transposed index after all (the copy
+    /// would not fit the memory budget), for the solve's message.
+    note: Option<String>,
+}
+
+/// What the update of one block of a colour reads: the block, the current iterate and its
+/// row of `N gamma + r` ([`ColourRow::gather`]).
+pub struct ColourRow<'a> {
+    c: usize,
+    /// Position of the block in the colouring's order (its row in the whole-row copy).
+    pos: usize,
+    gamma: &'a [f64],
+    st: &'a RowState,
+    rows: &'a RowSource<'a>,
+    layout: Option<&'a WholeRows>,
+}
+
+impl ColourRow<'_> {
+    /// The block `c`.
+    #[inline(always)]
+    pub fn block(&self) -> usize {
+        self.c
+    }
+
+    /// The current iterate (length `n`): the colours before this one already updated.
+    #[inline(always)]
+    pub fn gamma(&self) -> &[f64] {
+        self.gamma
+    }
+
+    /// `out = (N gamma + r)_c` (length `bs`) at the current iterate: from the whole-row copy
+    /// on the block storage ([`RowSource::gather_whole`]), else from the instance's storage
+    /// ([`RowSource::gather`]); the same value bit for bit either way. Allocation free.
+    #[inline(always)]
+    pub fn gather(&self, out: &mut [f64]) {
+        match self.layout {
+            Some(w) => self.rows.gather_whole(w, self.pos, self.gamma, self.c, out),
+            None => self.rows.gather(self.st, self.gamma, self.c, out),
+        }
+    }
 }
 
 impl ColouredSweep {
-    /// The greedy colouring of `inst` ([`Colouring::greedy`]) and a buffer for its largest
-    /// colour (`bs` values per block).
-    pub fn new(inst: &Instance, bs: usize) -> Self {
+    /// The greedy colouring of `inst` ([`Colouring::greedy`]), a buffer for its largest
+    /// colour (`bs` values per block) and, when `inst` holds `N` in the block storage with
+    /// blocks of `bs` ([`Instance::block_matrix`]), its whole-row copy in colour order
+    /// ([`BlockSymMatrix::whole_rows`]) unless the copy and the storage together
+    /// ([`BlockSymMatrix::whole_rows_bytes`] plus [`BlockSymMatrix::bytes`], predicted before
+    /// allocating) exceed `memory_limit` (bytes, [`crate::Problem::memory_limit`]; `None`: no
+    /// budget), or the allocator refuses it: the rows are then read through the storage's
+    /// transposed index as before, and [`ColouredSweep::note`] says why.
+    pub fn new(inst: &Instance, bs: usize, memory_limit: Option<u64>) -> Self {
         let colouring = Colouring::greedy(inst);
         let buf = vec![0.0; colouring.largest() * bs];
-        Self { colouring, buf, bs }
+        let (mut layout, mut note) = (None, None);
+        if let Some(b) = inst.block_matrix().filter(|b| b.block_size() == bs) {
+            let (copy, held) = (b.whole_rows_bytes(), b.bytes());
+            match memory_limit {
+                Some(limit) if copy.saturating_add(held) > limit => {
+                    note = Some(format!(
+                        "sweep = coloured: the whole-row copy of N needs {} besides the block \
+                         storage's {}, over the memory limit {}; rows read through the \
+                         transposed index (slower)",
+                        human_bytes(copy),
+                        human_bytes(held),
+                        human_bytes(limit)
+                    ));
+                }
+                _ => match b.whole_rows(colouring.order()) {
+                    Ok(w) => layout = Some(w),
+                    Err(e) => {
+                        note = Some(format!(
+                            "sweep = coloured: no whole-row copy of N ({e}); rows read through \
+                             the transposed index (slower)"
+                        ))
+                    }
+                },
+            }
+        }
+        Self {
+            colouring,
+            buf,
+            bs,
+            layout,
+            note,
+        }
     }
 
     /// Number of colours.
@@ -89,36 +175,70 @@ impl ColouredSweep {
         self.colouring.colours()
     }
 
+    /// Bytes of the whole-row copy of `N` (0 without one).
+    pub fn layout_bytes(&self) -> u64 {
+        self.layout.as_ref().map_or(0, WholeRows::bytes)
+    }
+
+    /// Why the block storage is swept without its whole-row copy (the memory budget), `None`
+    /// otherwise (the copy is used, or the storage is CSC or matrix-free).
+    pub fn note(&self) -> Option<&str> {
+        self.note.as_deref()
+    }
+
+    /// The sweep's counters for a solver's trace: `colours`; `colour_layout`, 1 when the rows
+    /// come from the whole-row copy, 0 otherwise; `coloured_rows_bytes`, the copy's bytes.
+    pub fn counters(&self) -> [(&'static str, f64); 3] {
+        [
+            ("colours", self.colours() as f64),
+            ("colour_layout", f64::from(u8::from(self.layout.is_some()))),
+            ("coloured_rows_bytes", self.layout_bytes() as f64),
+        ]
+    }
+
     /// One sweep over `gamma` (length `bs` times the blocks): for each colour,
-    /// `update(c, gamma, state, out)` writes the new value of block `c` (length `bs`) from the
-    /// current `gamma` and returns a count (local iterations); the blocks of the colour run in
-    /// parallel. Then each block is written back in block order and
-    /// `changed(c, delta, state)` gets its change. Returns the sum of the counts.
-    pub fn sweep<S, U, C>(
+    /// `update(row, out)` writes the new value of block `row.block()` (length `bs`) from the
+    /// current iterate and its row ([`ColourRow::gather`]) and returns a count (local
+    /// iterations); the blocks of the colour run in parallel, in tasks of [`TASK_BLOCKS`]
+    /// blocks. Then each block is written back in block order and, where `rows` tracks
+    /// changes (the matrix-free storage), its change goes to the row state `st`
+    /// ([`RowSource::changed`]). Returns the sum of the counts. Allocation free.
+    pub fn sweep<U>(
         &mut self,
         gamma: &mut [f64],
-        state: &mut S,
+        rows: &RowSource<'_>,
+        st: &mut RowState,
         update: U,
-        mut changed: C,
     ) -> u64
     where
-        S: Sync,
-        U: Fn(usize, &[f64], &S, &mut [f64]) -> u64 + Sync,
-        C: FnMut(usize, &[f64], &mut S),
+        U: Fn(&ColourRow<'_>, &mut [f64]) -> u64 + Sync,
     {
         let bs = self.bs;
+        let layout = self.layout.as_ref();
+        let tracks = rows.tracks_changes();
         let mut total = 0;
         for k in 0..self.colouring.colours() {
             let members = self.colouring.members(k);
+            let first = self.colouring.offset(k);
             let buf = &mut self.buf[..members.len() * bs];
-            let (g, st) = (&*gamma, &*state);
+            let (g, s) = (&*gamma, &*st);
             total += buf
                 .par_chunks_mut(TASK_BLOCKS * bs)
                 .zip(members.par_chunks(TASK_BLOCKS))
-                .map(|(out, blocks)| {
+                .enumerate()
+                .map(|(t, (out, blocks))| {
                     let mut count = 0;
-                    for (o, &c) in out.chunks_exact_mut(bs).zip(blocks) {
-                        count += update(c as usize, g, st, o);
+                    let pos = first + t * TASK_BLOCKS;
+                    for (i, (o, &c)) in out.chunks_exact_mut(bs).zip(blocks).enumerate() {
+                        let row = ColourRow {
+                            c: c as usize,
+                            pos: pos + i,
+                            gamma: g,
+                            st: s,
+                            rows,
+                            layout,
+                        };
+                        count += update(&row, o);
                     }
                     count
                 })
@@ -131,7 +251,9 @@ impl ColouredSweep {
                     delta[i] = new[i] - x[i];
                     x[i] = new[i];
                 }
-                changed(c, &delta[..bs], state);
+                if tracks {
+                    rows.changed(c, &delta[..bs], st);
+                }
             }
         }
         total

@@ -309,6 +309,27 @@ impl<'a> RowSource<'a> {
         }
     }
 
+    /// `out = (N x + r)_c` from a whole-row copy of `N` ([`cpbench_problems::operator::WholeRows`],
+    /// block `c` at position `p` of its row order): the row's product, then `r_c` added, as
+    /// [`RowSource::gather`] does on the block storage, so the value is the same bit for bit.
+    /// Shapes: `x` of length `n`, `out` of length `bs`. Allocation free.
+    #[inline(always)]
+    pub fn gather_whole(
+        &self,
+        rows: &cpbench_problems::operator::WholeRows,
+        p: usize,
+        x: &[f64],
+        c: usize,
+        out: &mut [f64],
+    ) {
+        let bs = out.len();
+        let o = bs * c;
+        rows.row_product(p, x, out);
+        for (o, ri) in out.iter_mut().zip(&self.r[o..o + bs]) {
+            *o += ri;
+        }
+    }
+
     /// Whether block changes must be reported ([`RowSource::changed`]): only the matrix-free
     /// storage keeps a state (the velocity).
     #[inline(always)]

@@ -287,6 +287,97 @@ fn coloured_sweeps_reach_the_sequential_answers_and_do_not_depend_on_threads() {
     assert!(velocity_gap(&lcp, &a.gamma, &b.gamma) < 1e-6);
 }
 
+/// The coloured sweep on the block storage reads each row from the whole-row copy of `N` in
+/// colour order (counter `colour_layout` 1 and the copy's bytes in `coloured_rows_bytes`) and
+/// its iterates are those of the rows read through the transposed index bit for bit (the copy
+/// refused by a memory limit below it: `colour_layout` 0 and the reason in the message), for 1
+/// and 2 threads alike: pgs and nsgs on 3x3 blocks (the pyramid), pgs and nsgs on 2x2 blocks
+/// (a stack of discs), pgs and psor on 1x1 blocks (the pyramid's normal-block LCP).
+#[test]
+fn coloured_sweeps_on_whole_rows_equal_the_transposed_index_bit_for_bit() {
+    let (csc, _) = pyramid();
+    let block = |i: &Instance| i.clone().with_operator(OperatorKind::Block).unwrap();
+    let cou = |i: &Instance| i.clone().into_coulomb().unwrap();
+    let discs = {
+        let mut s = cpbench_granular::planar::disc_stack(
+            8,
+            cpbench_granular::planar::PlanarParams::default(),
+        )
+        .unwrap();
+        s.build_instance().unwrap().unwrap().clone()
+    };
+    let lcp = block(&csc.normal_block_lcp().unwrap());
+    let cases: [(&str, Instance, usize); 6] = [
+        ("pgs", block(&csc), 3),
+        ("nsgs", cou(&block(&csc)), 3),
+        ("pgs", block(&discs), 2),
+        ("nsgs", cou(&block(&discs)), 2),
+        ("pgs", lcp.clone(), 1),
+        ("psor", lcp, 1),
+    ];
+    let fixed = |limit: Option<u64>| ExecSettings {
+        tol: 1e-300,
+        max_iter: 25,
+        stall_window: None,
+        max_memory_bytes: limit,
+        ..Default::default()
+    };
+    let col = serde_json::json!({"sweep": "coloured"});
+    let counter = |r: &cpbench_solvers::SolveResult, name: &str| {
+        r.counters
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| *v)
+            .unwrap_or_else(|| panic!("no counter {name}: {:?}", r.counters))
+    };
+    for (name, inst, bs) in &cases {
+        let b = inst.block_matrix().expect("block storage");
+        assert_eq!(
+            (b.block_size(), inst.constraints().block_size()),
+            (*bs, *bs)
+        );
+        let what = format!("{name} on {bs}x{bs} blocks");
+        let runs: Vec<_> = [1, 2]
+            .iter()
+            .map(|&t| {
+                cpbench_test_support::on_threads(t, || {
+                    solve_set(name, col.clone(), inst, &fixed(None))
+                })
+            })
+            .collect();
+        for r in &runs {
+            assert_eq!(counter(r, "colour_layout"), 1.0, "{what}");
+            assert_eq!(
+                counter(r, "coloured_rows_bytes"),
+                b.whole_rows_bytes() as f64,
+                "{what}"
+            );
+            assert!(counter(r, "colours") >= 2.0, "{what}");
+            assert_eq!(r.message, None, "{what}");
+        }
+        assert_eq!(runs[0].gamma, runs[1].gamma, "{what}: thread counts differ");
+        // the storage alone fits the limit, the copy besides it does not
+        let limit = b.bytes() + b.whole_rows_bytes() / 2;
+        let old = solve_set(name, col.clone(), inst, &fixed(Some(limit)));
+        assert_eq!(counter(&old, "colour_layout"), 0.0, "{what}");
+        assert_eq!(counter(&old, "coloured_rows_bytes"), 0.0, "{what}");
+        let msg = old.message.clone().unwrap_or_default();
+        assert!(
+            msg.contains("whole-row copy") && msg.contains("memory limit"),
+            "{what}: {msg}"
+        );
+        assert_eq!(runs[0].iterations, 25, "{what}");
+        assert_eq!(
+            runs[0].gamma, old.gamma,
+            "{what}: whole rows differ from the index"
+        );
+        assert!(
+            runs[0].gamma.iter().any(|&v| v != 0.0),
+            "{what}: nothing moved"
+        );
+    }
+}
+
 #[test]
 fn a_coloured_sweep_is_refused_with_shuffle() {
     let e = cpbench_solvers::registry::build(

@@ -34,6 +34,13 @@
 //! are added in the same order as by [`BlockSymMatrix::block_row_product`], so both give the
 //! same value bit for bit ([`crate::Instance::begin_ordered_sweep`]).
 //!
+//! A sweep in another order (the colours of a coloured Gauss-Seidel sweep) cannot accumulate
+//! the lower terms that way. [`BlockSymMatrix::whole_rows`] copies `N` once by whole block rows
+//! (both triangles) in the sweep's row order ([`WholeRows`]), so each row is read from one
+//! place and a colour's rows lie one after the other; [`WholeRows::row_product`] sums in the
+//! order of [`BlockSymMatrix::block_row_product`] (the same value bit for bit). It costs about
+//! the storage's bytes again ([`BlockSymMatrix::whole_rows_bytes`]).
+//!
 //! # Exactness
 //! Built from a CSC matrix, each block remembers which of its entries were stored (a `bs^2`-bit
 //! mask), so [`BlockSymMatrix::to_csc`] gives back the same structure and values bit for bit,
@@ -682,9 +689,7 @@ impl BlockSymMatrix {
         out[..BS].copy_from_slice(&o);
     }
 
-    /// `o += sum_{J >= I} B_IJ x_J` over the stored row `I`: one running sum per entry
-    /// position `(r, k)` of the blocks, in storage order (`BS^2` independent chains, not `BS`:
-    /// the sweep's row is latency-bound otherwise), then `o_r += ((s_r0 + s_r1) + s_r2)`.
+    /// `o += sum_{J >= I} B_IJ x_J` over the stored row `I` ([`add_row_blocks`]).
     #[inline(always)]
     fn add_stored_row<const BS: usize>(
         &self,
@@ -694,22 +699,7 @@ impl BlockSymMatrix {
         o: &mut [f64; BS],
     ) {
         let (a, b) = (self.row_ptr[i], self.row_ptr[i + 1]);
-        let mut sums = [[0.0f64; BS]; BS];
-        for (blk, &j) in vb[a..b].iter().zip(&self.col[a..b]) {
-            let xj = &xb[j as usize];
-            for (sr, br) in sums.iter_mut().zip(blk) {
-                for k in 0..BS {
-                    sr[k] += br[k] * xj[k];
-                }
-            }
-        }
-        for (or, sr) in o.iter_mut().zip(&sums) {
-            let mut t = sr[0];
-            for v in &sr[1..] {
-                t += v;
-            }
-            *or += t;
-        }
+        add_row_blocks::<BS>(&vb[a..b], &self.col[a..b], xb, o);
     }
 
     /// [`BlockSymMatrix::scatter_row`] on fixed-size arrays.
@@ -735,6 +725,120 @@ impl BlockSymMatrix {
                 }
             }
         }
+    }
+
+    /// Number of stored diagonal blocks (`N_II` kept; at most `nb`).
+    fn stored_diagonal_blocks(&self) -> usize {
+        (0..self.nb)
+            .filter(|&i| {
+                let p = self.row_ptr[i];
+                p < self.row_ptr[i + 1] && self.col[p] as usize == i
+            })
+            .count()
+    }
+
+    /// Bytes [`BlockSymMatrix::whole_rows`] allocates, predicted before it allocates them: the
+    /// copy ([`WholeRows::bytes`]: `(2 stored - diagonal)` blocks of `8 bs^2 + 4` bytes, 16 bytes
+    /// per block row) and, when not built yet, the transposed index it reads (8 bytes per
+    /// stored off-diagonal block, 8 per block row; kept by the matrix afterwards, as the
+    /// transposed row access builds it too). For 3x3 blocks about twice [`BlockSymMatrix::bytes`].
+    pub fn whole_rows_bytes(&self) -> u64 {
+        let diag = self.stored_diagonal_blocks();
+        let off = self.col.len() - diag;
+        let blocks = (self.col.len() + off) as u64;
+        let copy = blocks * (8 * (self.bs * self.bs) as u64 + 4) + 16 * self.nb as u64 + 8;
+        let index = if self.lower.get().is_some() {
+            0
+        } else {
+            8 * off as u64 + 8 * (self.nb as u64 + 1)
+        };
+        copy + index
+    }
+
+    /// A copy of `N` by whole block rows taken in `order` (a permutation of the block rows,
+    /// e.g. a colouring's colour order, [`crate::colouring::Colouring::order`]): position `p`
+    /// holds every block `N_IJ` of row `I = order[p]`, the lower ones (`J < I`, read through
+    /// the transposed index and stored transposed, `N_IJ = B_JI^T`) in increasing `J`, then
+    /// the stored row (`J >= I`) in storage order, so [`WholeRows::row_product`] streams one
+    /// row from one place and sums its terms in the order of
+    /// [`BlockSymMatrix::block_row_product`]: the same value bit for bit. Memory:
+    /// [`BlockSymMatrix::whole_rows_bytes`]; the caller checks it against its budget first.
+    /// The rows are copied in parallel on the current rayon pool (plain copies: the result does
+    /// not depend on the threads). Errors: [`ProblemError::SizeMismatch`] when `order` is not
+    /// a permutation of `0..nb`, [`ProblemError::OverBudget`] when the allocator refuses the
+    /// copy's values.
+    pub fn whole_rows(&self, order: &[u32]) -> Result<WholeRows> {
+        let nb = self.nb;
+        let mut seen = vec![false; nb];
+        let perm = order.len() == nb
+            && order
+                .iter()
+                .all(|&i| (i as usize) < nb && !std::mem::replace(&mut seen[i as usize], true));
+        if !perm {
+            return Err(ProblemError::SizeMismatch {
+                what: "whole-row order (a permutation of the block rows)".into(),
+                expected: nb,
+                found: order.len(),
+            });
+        }
+        drop(seen);
+        let low = self.lower();
+        let (bs, bb) = (self.bs, self.bs * self.bs);
+        let mut row_ptr = Vec::with_capacity(nb + 1);
+        let mut split = Vec::with_capacity(nb);
+        row_ptr.push(0usize);
+        for &i in order {
+            let i = i as usize;
+            let lower = low.ptr[i + 1] - low.ptr[i];
+            let upper = self.row_ptr[i + 1] - self.row_ptr[i];
+            let start = row_ptr[row_ptr.len() - 1];
+            split.push(start + lower);
+            row_ptr.push(start + lower + upper);
+        }
+        let total = row_ptr[nb];
+        let mut vals: Vec<f64> = crate::memory::try_with_capacity(total * bb, "whole-row copy")?;
+        vals.resize(total * bb, 0.0);
+        let mut col: Vec<u32> = crate::memory::try_with_capacity(total, "whole-row columns")?;
+        col.resize(total, 0);
+        // cut the positions into pieces of WHOLE_ROWS_PIECE rows, each piece owning its slices
+        let mut pieces = Vec::with_capacity(nb.div_ceil(WHOLE_ROWS_PIECE));
+        let (mut vrest, mut crest) = (&mut vals[..], &mut col[..]);
+        for p0 in (0..nb).step_by(WHOLE_ROWS_PIECE) {
+            let p1 = (p0 + WHOLE_ROWS_PIECE).min(nb);
+            let len = row_ptr[p1] - row_ptr[p0];
+            let (v, vr) = std::mem::take(&mut vrest).split_at_mut(len * bb);
+            let (c, cr) = std::mem::take(&mut crest).split_at_mut(len);
+            (vrest, crest) = (vr, cr);
+            pieces.push((p0, p1, v, c));
+        }
+        pieces.into_par_iter().for_each(|(p0, p1, v, c)| {
+            let base = row_ptr[p0];
+            for (p, &i) in order.iter().enumerate().take(p1).skip(p0) {
+                let i = i as usize;
+                let mut q = row_ptr[p] - base;
+                for &(k, at) in &low.entries[low.ptr[i]..low.ptr[i + 1]] {
+                    let src = &self.vals[at as usize * bb..(at as usize + 1) * bb];
+                    let dst = &mut v[q * bb..(q + 1) * bb];
+                    for a in 0..bs {
+                        for b in 0..bs {
+                            dst[a * bs + b] = src[b * bs + a];
+                        }
+                    }
+                    c[q] = k;
+                    q += 1;
+                }
+                let (a, b) = (self.row_ptr[i], self.row_ptr[i + 1]);
+                v[q * bb..(q + b - a) * bb].copy_from_slice(&self.vals[a * bb..b * bb]);
+                c[q..q + b - a].copy_from_slice(&self.col[a..b]);
+            }
+        });
+        Ok(WholeRows {
+            bs,
+            row_ptr,
+            split,
+            col,
+            vals,
+        })
     }
 
     /// The full symmetric CSC matrix (both triangles), with exactly the entries it was built
@@ -778,6 +882,93 @@ impl BlockSymMatrix {
     }
 }
 
+/// Block rows per parallel piece of [`BlockSymMatrix::whole_rows`].
+const WHOLE_ROWS_PIECE: usize = 4096;
+
+/// `N` by whole block rows in a chosen row order ([`BlockSymMatrix::whole_rows`]): block-CSR
+/// over positions `p = 0..nb` (row `order[p]` of `N`), both triangles of every row, so a run
+/// of consecutive positions (a colour of a coloured Gauss-Seidel sweep) is contiguous in
+/// memory. About twice the bytes of the symmetric storage it is copied from
+/// ([`WholeRows::bytes`]).
+#[derive(Clone, Debug)]
+pub struct WholeRows {
+    bs: usize,
+    /// Blocks of position `p`: `row_ptr[p]..row_ptr[p + 1]` (length `nb + 1`).
+    row_ptr: Vec<usize>,
+    /// First block of the stored (upper, `J >= I`) part of position `p`; the blocks before it
+    /// are the lower ones (length `nb`).
+    split: Vec<usize>,
+    /// Block column `J` of every block.
+    col: Vec<u32>,
+    /// `bs^2` values per block, row-major: `N_IJ` itself (lower blocks transposed from the
+    /// stored `B_JI`).
+    vals: Vec<f64>,
+}
+
+impl WholeRows {
+    /// Block size (1, 2 or 3).
+    pub fn block_size(&self) -> usize {
+        self.bs
+    }
+
+    /// Number of block rows (positions).
+    pub fn n_block_rows(&self) -> usize {
+        self.split.len()
+    }
+
+    /// Number of blocks held: `2 stored - diagonal` of the symmetric storage.
+    pub fn n_blocks(&self) -> usize {
+        self.col.len()
+    }
+
+    /// Bytes held (values, block columns, row pointers and splits); one sweep over every row
+    /// reads them once (the iterate's blocks aside).
+    pub fn bytes(&self) -> u64 {
+        (self.vals.len() * 8 + self.col.len() * 4 + self.row_ptr.len() * 8 + self.split.len() * 8)
+            as u64
+    }
+
+    /// `out = (N x)_I` for the row `I = order[p]` at position `p`, the same value bit for bit
+    /// as [`BlockSymMatrix::block_row_product`]`(I, x, out)`: the lower blocks in increasing
+    /// column, each term added to `out` on its own, then the upper blocks in `BS^2` running
+    /// sums. Shapes: `x` of length `n`, `out` of length `bs`. Allocation free.
+    #[inline]
+    pub fn row_product(&self, p: usize, x: &[f64], out: &mut [f64]) {
+        match self.bs {
+            3 => self.row_product_n::<3>(p, x, out),
+            2 => self.row_product_n::<2>(p, x, out),
+            _ => self.row_product_n::<1>(p, x, out),
+        }
+    }
+
+    /// [`WholeRows::row_product`] on fixed-size arrays.
+    #[inline]
+    fn row_product_n<const BS: usize>(&self, p: usize, x: &[f64], out: &mut [f64])
+    where
+        [f64; BS]: Pod,
+        [[f64; BS]; BS]: Pod,
+    {
+        let xb = as_blocks::<BS>(x);
+        let (a, s, b) = (self.row_ptr[p], self.split[p], self.row_ptr[p + 1]);
+        let vb = as_matrices::<BS>(&self.vals[BS * BS * a..BS * BS * b]);
+        let cols = &self.col[a..b];
+        let (lo, up) = vb.split_at(s - a);
+        let (lc, uc) = cols.split_at(s - a);
+        let mut o = [0.0f64; BS];
+        // the transposed index's terms: `o_c += B_KI[r][c] x_K[r]`, here `N_IK[c][r]`
+        for (blk, &k) in lo.iter().zip(lc) {
+            let xk = &xb[k as usize];
+            for (oc, bc) in o.iter_mut().zip(blk) {
+                for r in 0..BS {
+                    *oc += bc[r] * xk[r];
+                }
+            }
+        }
+        add_row_blocks::<BS>(up, uc, xb, &mut o);
+        out[..BS].copy_from_slice(&o);
+    }
+}
+
 /// View a slice whose length is a multiple of `BS` as `BS`-vectors (panics otherwise: an
 /// internal invariant of the block layout).
 fn as_blocks<const BS: usize>(v: &[f64]) -> &[[f64; BS]]
@@ -801,6 +992,36 @@ where
     [[f64; BS]; BS]: Pod,
 {
     bytemuck::cast_slice(v)
+}
+
+/// `o += sum_q B_q x_{J_q}` over the blocks `blks` of one row and their block columns `cols`:
+/// one running sum per entry position `(r, k)` of the blocks, in the given order (`BS^2`
+/// independent chains, not `BS`: the sweep's row is latency-bound otherwise), then
+/// `o_r += ((s_r0 + s_r1) + s_r2)`. The stored row of [`BlockSymMatrix::block_row_product`]
+/// and the upper part of a [`WholeRows`] row, so both sum alike.
+#[inline(always)]
+fn add_row_blocks<const BS: usize>(
+    blks: &[[[f64; BS]; BS]],
+    cols: &[u32],
+    xb: &[[f64; BS]],
+    o: &mut [f64; BS],
+) {
+    let mut sums = [[0.0f64; BS]; BS];
+    for (blk, &j) in blks.iter().zip(cols) {
+        let xj = &xb[j as usize];
+        for (sr, br) in sums.iter_mut().zip(blk) {
+            for k in 0..BS {
+                sr[k] += br[k] * xj[k];
+            }
+        }
+    }
+    for (or, sr) in o.iter_mut().zip(&sums) {
+        let mut t = sr[0];
+        for v in &sr[1..] {
+            t += v;
+        }
+        *or += t;
+    }
 }
 
 /// The block sizes the storage takes: 1 (LCP, box QP), 2 (2-D Coulomb cones), 3 (3-D cones).

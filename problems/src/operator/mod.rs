@@ -55,6 +55,6 @@ impl fmt::Display for OperatorKind {
 }
 
 mod block;
-pub use block::{check_block_size, BlockSymMatrix, BLOCK_MIN_NNZ, BLOCK_SIZES};
+pub use block::{check_block_size, BlockSymMatrix, WholeRows, BLOCK_MIN_NNZ, BLOCK_SIZES};
 mod matfree;
 pub use matfree::{MassInverse, MatrixFree, MAX_MASS_BLOCK};

@@ -127,7 +127,9 @@ pub struct NsgsSettings {
     /// contacts on, unless `shuffle`). `sequential`: contact order (or shuffled). `coloured`:
     /// colour after colour of the contact graph, the contacts of a colour in parallel
     /// ([`crate::coloured`]): other iterates than `sequential`, the same for any number of
-    /// threads; not with `shuffle`.
+    /// threads; not with `shuffle`. On the block storage its rows come from a whole-row copy
+    /// of `N` in colour order, about the storage's memory again (counter `colour_layout`;
+    /// over the memory limit the copy is skipped and the solve's message says so).
     pub sweep: SweepOrder,
 }
 
@@ -388,8 +390,8 @@ impl Solver for Nsgs {
         let nc = self.blocks.len();
         self.order = (0..nc).collect();
         let s = &self.settings;
-        self.coloured =
-            (!s.shuffle && s.sweep.is_coloured(nc)).then(|| ColouredSweep::new(inst, bs));
+        self.coloured = (!s.shuffle && s.sweep.is_coloured(nc))
+            .then(|| ColouredSweep::new(inst, bs, problem.memory_limit()));
         self.rng = SplitMix64::new(self.settings.seed);
         self.local_iters = 0;
         self.aa = Anderson::new(problem.n(), s.anderson_depth, s.anderson_safeguard);
@@ -445,9 +447,16 @@ impl Solver for Nsgs {
             ("anderson_rejections", self.aa.rejections as f64),
         ];
         if let Some(col) = &self.coloured {
-            c.push(("colours", col.colours() as f64));
+            c.extend(col.counters());
         }
         c
+    }
+
+    fn message(&self) -> Option<String> {
+        self.coloured
+            .as_ref()
+            .and_then(|col| col.note())
+            .map(str::to_string)
     }
 }
 
@@ -511,20 +520,16 @@ impl Nsgs {
             return;
         };
         let bs = reaction.len() / blocks.len().max(1);
-        self.local_iters += col.sweep(
-            reaction,
-            &mut self.rows,
-            |c, reaction, st, rc| {
-                let o = bs * c;
-                rc.copy_from_slice(&reaction[o..o + bs]);
-                if rho[c] == 0.0 {
-                    return 0;
-                }
-                let mut u = [0.0; 3];
-                rows.gather(st, reaction, c, &mut u[..bs]);
-                update.apply(c, &u, rc).0
-            },
-            |c, delta, st| rows.changed(c, delta, st),
-        );
+        self.local_iters += col.sweep(reaction, rows, &mut self.rows, |row, rc| {
+            let c = row.block();
+            let o = bs * c;
+            rc.copy_from_slice(&row.gamma()[o..o + bs]);
+            if rho[c] == 0.0 {
+                return 0;
+            }
+            let mut u = [0.0; 3];
+            row.gather(&mut u[..bs]);
+            update.apply(c, &u, rc).0
+        });
     }
 }

@@ -76,8 +76,10 @@ pub struct PgsSettings {
     /// blocks on).
     /// `sequential`: block order. `coloured`: colour after colour of `N`'s block graph, the
     /// blocks of a colour in parallel ([`crate::coloured`]): other iterates than
-    /// `sequential`, the same for any number of threads. The boxed LCP is always swept in
-    /// block order.
+    /// `sequential`, the same for any number of threads; on the block storage its rows come
+    /// from a whole-row copy of `N` in colour order, about the storage's memory again
+    /// (counter `colour_layout`; over the memory limit the copy is skipped and the solve's
+    /// message says so). The boxed LCP is always swept in block order.
     pub sweep: SweepOrder,
     /// Depth `m` of the safeguarded Anderson acceleration of the sweep map (0, the default:
     /// plain PGS; at most 20; Walker & Ni 2011, as `nsgs`'s, [`crate::anderson`]): the next
@@ -248,7 +250,7 @@ impl Solver for Pgs {
             .settings
             .sweep
             .is_coloured(nb)
-            .then(|| ColouredSweep::new(problem.instance(), bs));
+            .then(|| ColouredSweep::new(problem.instance(), bs, problem.memory_limit()));
         self.d = block_scales(problem, self.settings.block_step);
         self.joint_inv = joint_inverses(problem.instance());
         if self.settings.block_step == BlockStep::Safeguarded
@@ -283,7 +285,7 @@ impl Solver for Pgs {
     fn counters(&self) -> Vec<(&'static str, f64)> {
         let mut c = vec![("guarded_blocks", self.guarded_blocks as f64)];
         if let Some(col) = &self.coloured {
-            c.push(("colours", col.colours() as f64));
+            c.extend(col.counters());
         }
         if self.aa.is_on() {
             c.push(("anderson_restarts", self.aa.restarts as f64));
@@ -294,6 +296,13 @@ impl Solver for Pgs {
         let passes = 4 * self.sweeps + self.aa.vec_passes;
         c.push(("vector_bytes", crate::kernels::vector_bytes(self.n, passes)));
         c
+    }
+
+    fn message(&self) -> Option<String> {
+        self.coloured
+            .as_ref()
+            .and_then(|col| col.note())
+            .map(str::to_string)
     }
 }
 
@@ -351,35 +360,26 @@ impl Pgs {
         let Some(col) = self.coloured.as_mut() else {
             return Ok(StepOutcome::Continue);
         };
-        let tracks = rows.tracks_changes();
-        col.sweep(
-            &mut state.gamma,
-            &mut self.rows,
-            |c, gamma, st, out| {
-                let o = c * bs;
-                let old = &gamma[o..o + bs];
-                let dc = d[c];
-                if dc <= 0.0 {
-                    out.copy_from_slice(old);
-                    return 0;
-                }
-                let mut g = [0.0f64; 3];
-                rows.gather(st, gamma, c, &mut g[..bs]);
+        col.sweep(&mut state.gamma, &rows, &mut self.rows, |row, out| {
+            let c = row.block();
+            let o = c * bs;
+            let old = &row.gamma()[o..o + bs];
+            let dc = d[c];
+            if dc <= 0.0 {
                 out.copy_from_slice(old);
-                local_step(k, c, joint_inv, omega / dc, omega, &g[..bs], out);
-                if lambda != 1.0 {
-                    for (xi, oi) in out.iter_mut().zip(old) {
-                        *xi = lambda * *xi + (1.0 - lambda) * oi;
-                    }
+                return 0;
+            }
+            let mut g = [0.0f64; 3];
+            row.gather(&mut g[..bs]);
+            out.copy_from_slice(old);
+            local_step(k, c, joint_inv, omega / dc, omega, &g[..bs], out);
+            if lambda != 1.0 {
+                for (xi, oi) in out.iter_mut().zip(old) {
+                    *xi = lambda * *xi + (1.0 - lambda) * oi;
                 }
-                0
-            },
-            |c, delta, st| {
-                if tracks {
-                    rows.changed(c, delta, st);
-                }
-            },
-        );
+            }
+            0
+        });
         problem.add_matvecs(1);
         Ok(StepOutcome::Continue)
     }

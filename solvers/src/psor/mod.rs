@@ -44,7 +44,10 @@ pub struct PsorSettings {
     /// rows on).
     /// `sequential`: row order. `coloured`: colour after colour of the graph of `M`'s
     /// pattern, the rows of a colour in parallel ([`crate::coloured`]): other iterates than
-    /// `sequential`, the same for any number of threads.
+    /// `sequential`, the same for any number of threads; on the block storage its rows come
+    /// from a whole-row copy of `M` in colour order, about the storage's memory again
+    /// (counter `colour_layout`; over the memory limit the copy is skipped and the solve's
+    /// message says so).
     pub sweep: SweepOrder,
 }
 
@@ -131,7 +134,7 @@ impl Solver for Psor {
             .settings
             .sweep
             .is_coloured(inst.n())
-            .then(|| ColouredSweep::new(inst, 1));
+            .then(|| ColouredSweep::new(inst, 1, problem.memory_limit()));
         Ok(())
     }
 
@@ -147,21 +150,13 @@ impl Solver for Psor {
         if let Some(col) = self.coloured.as_mut() {
             // the rows of a colour from the values of the colours before (the same arithmetic)
             let step = &self.step;
-            col.sweep(
-                z,
-                &mut self.rows,
-                |i, z, st, out| {
-                    let mut g = [0.0f64; 1];
-                    rows.gather(st, z, i, &mut g);
-                    out[0] = (z[i] - step[i] * g[0]).max(0.0);
-                    0
-                },
-                |i, delta, st| {
-                    if rows.tracks_changes() {
-                        rows.changed(i, delta, st);
-                    }
-                },
-            );
+            col.sweep(z, &rows, &mut self.rows, |row, out| {
+                let i = row.block();
+                let mut g = [0.0f64; 1];
+                row.gather(&mut g);
+                out[0] = (row.gamma()[i] - step[i] * g[0]).max(0.0);
+                0
+            });
             problem.add_matvecs(1);
             return Ok(StepOutcome::Continue);
         }
@@ -180,5 +175,18 @@ impl Solver for Psor {
         crate::kernels::debug_assert_ordered(inst, &self.rows, self.step.len());
         problem.add_matvecs(1);
         Ok(StepOutcome::Continue)
+    }
+
+    fn counters(&self) -> Vec<(&'static str, f64)> {
+        self.coloured
+            .as_ref()
+            .map_or_else(Vec::new, |col| col.counters().to_vec())
+    }
+
+    fn message(&self) -> Option<String> {
+        self.coloured
+            .as_ref()
+            .and_then(|col| col.note())
+            .map(str::to_string)
     }
 }

@@ -267,3 +267,43 @@ fn ordered_sweep_rows_equal_the_transposed_index_bit_for_bit() {
         }
     }
 }
+
+/// The whole-row copy (`BlockSymMatrix::whole_rows`) in a shuffled row order gives at every
+/// position the row of `block_row_product` bit for bit (block sizes 3, 2, 1, partly stored
+/// blocks); its bytes are the predicted ones (the transposed index counted until it is
+/// built); an order that is not a permutation is refused.
+#[test]
+fn whole_rows_equal_the_transposed_index_bit_for_bit() {
+    for (bs, seed) in [(3usize, 41u64), (2, 42), (1, 43)] {
+        let nb = 50;
+        let m = random_sym(nb, bs, seed, 0.2);
+        let b = BlockSymMatrix::from_csc(&m, bs).unwrap();
+        let before = b.whole_rows_bytes();
+        let mut rng = SplitMix64::new(seed + 7);
+        let mut order: Vec<u32> = (0..nb as u32).collect();
+        for i in (1..nb).rev() {
+            order.swap(i, rng.index_to(i));
+        }
+        let w = b.whole_rows(&order).unwrap();
+        assert_eq!(w.bytes(), b.whole_rows_bytes(), "bs {bs}");
+        assert_eq!(
+            before - w.bytes(),
+            8 * (w.n_blocks() as u64 - b.cols().len() as u64) + 8 * (nb as u64 + 1),
+            "bs {bs}: the index's bytes"
+        );
+        assert_eq!((w.block_size(), w.n_block_rows()), (bs, nb));
+        // every block of N once: 2 stored - diagonal (every diagonal block is stored here)
+        assert_eq!(w.n_blocks(), 2 * b.cols().len() - nb, "bs {bs}");
+        let x: Vec<f64> = (0..bs * nb).map(|i| (i as f64 * 0.37).cos()).collect();
+        let (mut a, mut e) = ([0.0; 3], [0.0; 3]);
+        for (p, &i) in order.iter().enumerate() {
+            w.row_product(p, &x, &mut a[..bs]);
+            b.block_row_product(i as usize, &x, &mut e[..bs]);
+            assert_eq!(a[..bs], e[..bs], "bs {bs}, row {i} at {p}");
+        }
+        let mut bad = order.clone();
+        bad[1] = bad[0];
+        assert!(b.whole_rows(&bad).is_err());
+        assert!(b.whole_rows(&order[1..]).is_err());
+    }
+}
