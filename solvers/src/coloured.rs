@@ -1,5 +1,5 @@
 //! Gauss-Seidel sweeps colour after colour, the blocks of one colour in parallel (issue 34,
-//! item 2), for `pgs` and `nsgs` at scale.
+//! item 2), for `pgs`, `psor` and `nsgs` at scale.
 //!
 //! The blocks are grouped by the greedy colouring of `N`'s block graph
 //! ([`cpbench_problems::colouring::Colouring`]): blocks of one colour are not coupled, so each
@@ -17,14 +17,52 @@
 //! update of `c` and by that of `d`. The sequential sweep reads it from memory once: in block
 //! order it accumulates each row's lower terms from the stored rows already visited
 //! ([`cpbench_problems::Instance::begin_ordered_sweep`]), so it streams the stored blocks in
-//! storage order. The coloured sweep meets `c` and `d` in different colour passes and reads
-//! the lower blocks through the transposed index, scattered in memory, so it reads each block
-//! from memory twice and half of them out of order. Measured on the scale suite's pyramids
-//! (release build, 2-core machine, quiet (load below 1.5 with the runs), 12 colours, medians
-//! of 3): 121,680 contacts, 100 sweeps, 0.83 s sequential against 5.86 s coloured on 2
-//! threads; 998,560 contacts, 20 sweeps, 1.67 s against 11.3 s. The sequential sweep is
-//! therefore the default ([`SweepOrder::Sequential`]); the coloured one could pay only with
-//! many more cores than the machine the suite was measured on has.
+//! storage order. The coloured sweep meets `c` and `d` in different colour passes, so it reads
+//! every off-diagonal block twice. Read through the storage's transposed index (until git
+//! 0712ed9), the lower blocks of a row lie scattered in memory. Instead, on the block storage,
+//! [`ColouredSweep::new`] copies `N` once by whole block rows in colour order
+//! ([`BlockSymMatrix::whole_rows`]: every block of a row, both triangles, colour 0's rows
+//! first, then colour 1's, ...), so each colour pass streams its rows in storage order; a
+//! row's terms are summed in the order of the transposed index's row, so the iterates are the
+//! same bit for bit. The copy holds `2 stored - diagonal` blocks, about twice the storage's
+//! bytes (203 MB beside the storage's 106 MB at 121,680 contacts, 1.72 GB beside 0.90 GB at
+//! 998,560), predicted ([`BlockSymMatrix::whole_rows_bytes`]) and checked with the storage
+//! against the memory limit before it is allocated; over the limit the rows are read
+//! through the transposed index as before, the solver's message says so, and its counter
+//! `colour_layout` is 0 (1 with the copy, whose bytes are `coloured_rows_bytes`). The CSC and
+//! matrix-free storages are read as before. Building the copy is one parallel pass at `init`.
+//!
+//! Measured with `pgs` on the scale suite's pyramids (release build, 12 colours, solver time
+//! including `init`; `cpbench run --instances FILE --operator block --solvers pgs --settings
+//! '{"pgs": {"sweep": "coloured"}}' --tol 1e-300 --max-iter K --check-every K --jobs J`,
+//! where `--jobs 2` gives the solve a pool of 2 threads and `--jobs 1`, the default, one).
+//! The 2-core machine was shared with another developer's builds (load average 1.6-3.1
+//! during the runs), which took one core away in most runs, so the table gives medians of 8
+//! runs at 121,680 contacts and, for 2 threads, the best run (the machine free); single runs
+//! at 998,560. The sequential sweep runs on one thread:
+//!
+//! | contacts | sweeps | threads | sequential | coloured, transposed index | coloured, whole rows |
+//! | --- | --- | --- | --- | --- | --- |
+//! | 121,680 | 100 | 1 | 0.89 s | 6.59 s | 1.71 s |
+//! | 121,680 | 100 | 2 (median) | | 6.54 s | 1.77 s |
+//! | 121,680 | 100 | 2 (best) | | 3.07 s | 0.92 s |
+//! | 998,560 | 20 | 1 | 1.91 s | 11.35 s | 4.69 s |
+//! | 998,560 | 20 | 2 (loaded) | | 12.51 s | 5.12 s |
+//!
+//! Per sweep (against runs of 10, resp. 2, sweeps), at 121,680 contacts: sequential 8.5 ms
+//! (106 MB, 12.5 GB/s); coloured through the transposed index 66 ms on one thread, 30 ms on
+//! two at best; on whole rows 15.1 ms on one thread (203 MB, 13.5 GB/s) and 7.5 ms on two at
+//! best (27 GB/s), whose `init` (colouring, transposed index, copy) takes 0.20-0.23 s. At
+//! 998,560 on one thread: sequential at most 95 ms (at least 9.4 GB/s), coloured 547 ms
+//! through the index and 146 ms on whole rows (1.72 GB, 11.7 GB/s), its `init` 1.77 s
+//! against 0.41 s without the copy (the copy: about 9 whole-row sweeps). The iterates (the
+//! residuals after 2, 10, 20 and 100 sweeps) are those of the transposed index to every
+//! digit. So the whole rows make the coloured sweep 4 to 4.4 times faster per sweep; it
+//! still reads twice the sequential sweep's bytes, and on this machine it matches the
+//! sequential sweep per sweep only with both cores free (7.5 against 8.5 ms), after an
+//! `init` worth some 25 sweeps. The sequential sweep therefore stays the default
+//! ([`SweepOrder::Sequential`]) and [`SweepOrder::Auto`] keeps its threshold; the coloured
+//! sweep can pay only where more cores bring more bandwidth than this machine has.
 //! [`SweepOrder::Auto`] sweeps sequentially below [`COLOURED_MIN_BLOCKS`] blocks and by
 //! colours from there on.
 
@@ -43,7 +81,8 @@ use serde::{Deserialize, Serialize};
 #[serde(rename_all = "snake_case")]
 pub enum SweepOrder {
     /// One block after the other, in block order (or the solver's shuffled order): the
-    /// default (module docs: the coloured sweep is slower on 2 cores).
+    /// default (module docs: on 2 cores the coloured sweep is at best as fast per sweep, after a
+    /// dearer `init`).
     #[default]
     Sequential,
     /// Colour after colour, the blocks of a colour in parallel (module docs of
