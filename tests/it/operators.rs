@@ -260,6 +260,16 @@ fn coloured_sweeps_reach_the_sequential_answers_and_do_not_depend_on_threads() {
             "{what}: {:?}",
             b.counters
         );
+        // the whole-row copy on the block storage only; CSC and matrix-free keep their rows
+        let whole = f64::from(u8::from(inst.operator_kind() == OperatorKind::Block));
+        assert!(
+            b.counters
+                .iter()
+                .any(|(k, v)| k == "colour_layout" && *v == whole),
+            "{what}: {:?}",
+            b.counters
+        );
+        assert_eq!(b.message, None, "{what}");
         // other iterates than the sequential sweep, the same for 1, 2 and 3 threads
         let runs: Vec<Vec<f64>> = [1, 2, 3]
             .iter()
