@@ -35,34 +35,34 @@
 //! Measured with `pgs` on the scale suite's pyramids (release build, 12 colours, solver time
 //! including `init`; `cpbench run --instances FILE --operator block --solvers pgs --settings
 //! '{"pgs": {"sweep": "coloured"}}' --tol 1e-300 --max-iter K --check-every K --jobs J`,
-//! where `--jobs 2` gives the solve a pool of 2 threads and `--jobs 1`, the default, one).
-//! The 2-core machine was shared with another developer's builds (load average 1.6-3.1
-//! during the runs), which took one core away in most runs, so the table gives medians of 8
-//! runs at 121,680 contacts and, for 2 threads, the best run (the machine free); single runs
-//! at 998,560. The sequential sweep runs on one thread:
+//! where `--jobs 2` gives the solve a pool of 2 threads and `--jobs 1`, the default, one;
+//! the sequential sweep runs on one thread either way). The 2-core machine is shared with
+//! another developer's builds; these runs were taken while it was quiet (load average 0.7-1.7
+//! with the runs, 2.0-2.3 for the sequential and transposed-index runs of 998,560 contacts on
+//! one thread; under a build the second thread brings nothing): medians of 3 at 121,680
+//! contacts, single runs at 998,560:
 //!
 //! | contacts | sweeps | threads | sequential | coloured, transposed index | coloured, whole rows |
 //! | --- | --- | --- | --- | --- | --- |
-//! | 121,680 | 100 | 1 | 0.89 s | 6.59 s | 1.71 s |
-//! | 121,680 | 100 | 2 (median) | | 6.54 s | 1.77 s |
-//! | 121,680 | 100 | 2 (best) | | 3.07 s | 0.92 s |
-//! | 998,560 | 20 | 1 | 1.91 s | 11.35 s | 4.69 s |
-//! | 998,560 | 20 | 2 (loaded) | | 12.51 s | 5.12 s |
+//! | 121,680 | 100 | 1 | 0.86 s | 6.44 s | 1.65 s |
+//! | 121,680 | 100 | 2 | | 3.18 s | 0.91 s |
+//! | 998,560 | 20 | 1 | 1.91 s | 11.35 s | 4.54 s |
+//! | 998,560 | 20 | 2 | | 6.44 s | 2.82 s |
 //!
-//! Per sweep (against runs of 10, resp. 2, sweeps), at 121,680 contacts: sequential 8.5 ms
-//! (106 MB, 12.5 GB/s); coloured through the transposed index 66 ms on one thread, 30 ms on
-//! two at best; on whole rows 15.1 ms on one thread (203 MB, 13.5 GB/s) and 7.5 ms on two at
-//! best (27 GB/s), whose `init` (colouring, transposed index, copy) takes 0.20-0.23 s. At
-//! 998,560 on one thread: sequential at most 95 ms (at least 9.4 GB/s), coloured 547 ms
-//! through the index and 146 ms on whole rows (1.72 GB, 11.7 GB/s), its `init` 1.77 s
-//! against 0.41 s without the copy (the copy: about 9 whole-row sweeps). The iterates (the
+//! Per sweep (against runs of 10, resp. 2, sweeps), at 121,680 contacts: sequential 8.1 ms
+//! (106 MB read, 13.1 GB/s); coloured through the transposed index 64 ms on one thread and
+//! 31 ms on two; on whole rows 14.6 ms on one thread (203 MB, 13.9 GB/s) and 7.8 ms on two
+//! (25.9 GB/s), after an `init` (colouring, transposed index, copy) of 0.20 s, resp. 0.13 s.
+//! At 998,560: sequential 83 ms (0.90 GB, 10.8 GB/s); through the index 550 ms on one
+//! thread; on whole rows 139 ms on one thread (1.72 GB, 12.3 GB/s) and 87 ms on two (19.7
+//! GB/s), `init` 1.75 s, resp. 1.08 s, against 0.36 s without the copy. The iterates (the
 //! residuals after 2, 10, 20 and 100 sweeps) are those of the transposed index to every
-//! digit. So the whole rows make the coloured sweep 4 to 4.4 times faster per sweep; it
-//! still reads twice the sequential sweep's bytes, and on this machine it matches the
-//! sequential sweep per sweep only with both cores free (7.5 against 8.5 ms), after an
-//! `init` worth some 25 sweeps. The sequential sweep therefore stays the default
-//! ([`SweepOrder::Sequential`]) and [`SweepOrder::Auto`] keeps its threshold; the coloured
-//! sweep can pay only where more cores bring more bandwidth than this machine has.
+//! digit. So the whole rows make the coloured sweep 4 to 4.4 times faster; it still reads
+//! twice the sequential sweep's bytes, and on this machine its two threads only match the
+//! sequential sweep per sweep (7.8 against 8.1 ms, 87 against 83 ms), after an `init` worth
+//! 13 to 16 sequential sweeps, and on other iterates. The sequential sweep therefore stays
+//! the default ([`SweepOrder::Sequential`]) and [`SweepOrder::Auto`] keeps its threshold; the
+//! coloured sweep can pay only where more cores bring more bandwidth than this machine has.
 //! [`SweepOrder::Auto`] sweeps sequentially below [`COLOURED_MIN_BLOCKS`] blocks and by
 //! colours from there on.
 
@@ -170,8 +170,8 @@ impl ColouredSweep {
     /// ([`BlockSymMatrix::whole_rows`]) unless the copy and the storage together
     /// ([`BlockSymMatrix::whole_rows_bytes`] plus [`BlockSymMatrix::bytes`], predicted before
     /// allocating) exceed `memory_limit` (bytes, [`crate::Problem::memory_limit`]; `None`: no
-    /// budget), or the allocator refuses it: the rows are then read through the storage's
-    /// transposed index as before, and [`ColouredSweep::note`] says why.
+    /// budget): the rows are then read through the storage's transposed index as before, and
+    /// [`ColouredSweep::note`] says why.
     pub fn new(inst: &Instance, bs: usize, memory_limit: Option<u64>) -> Self {
         let colouring = Colouring::greedy(inst);
         let buf = vec![0.0; colouring.largest() * bs];

@@ -765,8 +765,7 @@ impl BlockSymMatrix {
     /// [`BlockSymMatrix::whole_rows_bytes`]; the caller checks it against its budget first.
     /// The rows are copied in parallel on the current rayon pool (plain copies: the result does
     /// not depend on the threads). Errors: [`ProblemError::SizeMismatch`] when `order` is not
-    /// a permutation of `0..nb`, [`ProblemError::OverBudget`] when the allocator refuses the
-    /// copy's values.
+    /// a permutation of `0..nb`.
     pub fn whole_rows(&self, order: &[u32]) -> Result<WholeRows> {
         let nb = self.nb;
         let mut seen = vec![false; nb];
@@ -796,10 +795,10 @@ impl BlockSymMatrix {
             row_ptr.push(start + lower + upper);
         }
         let total = row_ptr[nb];
-        let mut vals: Vec<f64> = crate::memory::try_with_capacity(total * bb, "whole-row copy")?;
-        vals.resize(total * bb, 0.0);
-        let mut col: Vec<u32> = crate::memory::try_with_capacity(total, "whole-row columns")?;
-        col.resize(total, 0);
+        // zeroed by the allocator (fresh pages, no pass over them here): the parallel fill
+        // below is the first to touch them
+        let mut vals: Vec<f64> = vec![0.0; total * bb];
+        let mut col: Vec<u32> = vec![0; total];
         // cut the positions into pieces of WHOLE_ROWS_PIECE rows, each piece owning its slices
         let mut pieces = Vec::with_capacity(nb.div_ceil(WHOLE_ROWS_PIECE));
         let (mut vrest, mut crest) = (&mut vals[..], &mut col[..]);
