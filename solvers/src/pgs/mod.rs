@@ -28,7 +28,7 @@
 //! **Anderson acceleration** ([`PgsSettings::anderson_depth`], 0 by default; the preset
 //! `pgs:anderson` takes depth 5): the sweep is a fixed-point map `x -> G(x)` whose fixed points
 //! are the solutions, and PGS converges only linearly, slowly on stacks. The safeguarded
-//! Anderson step of [`crate::anderson`] (Walker & Ni 2011; the one `nsgs` has used since
+//! Anderson step of `solvers/src/anderson.rs` (Walker & Ni 2011; the one `nsgs` has used since
 //! issue 31) extrapolates from the last `m` sweeps and projects onto `K`. Measured on the scale
 //! suite's pyramids (release build, from zero, `--check-every 10`): 121,680 contacts to 1e-4
 //! in 250 sweeps against plain PGS's 2,328 (issue 34's run); 10,404 contacts to 1e-6 in 155 against
@@ -82,7 +82,7 @@ pub struct PgsSettings {
     /// message says so). The boxed LCP is always swept in block order.
     pub sweep: SweepOrder,
     /// Depth `m` of the safeguarded Anderson acceleration of the sweep map (0, the default:
-    /// plain PGS; at most 20; Walker & Ni 2011, as `nsgs`'s, [`crate::anderson`]): the next
+    /// plain PGS; at most 20; Walker & Ni 2011, as `nsgs`'s, `solvers/src/anderson.rs`): the next
     /// iterate is `P_K(G(x) - DG z)`, `z = argmin ||f - DF z||` over the last `m` sweeps'
     /// differences. Other iterates than plain PGS (the same fixed points); `16 m n` bytes more
     /// memory and about `3 m n` values read per sweep. Not on the boxed LCP (its friction
