@@ -36,8 +36,13 @@ fn section_numbers_and_files() {
         operator_bytes: Some(bytes),
         ..SummaryRow::default()
     };
+    // apgd at 72 contacts counts its vector passes: 99,308,800 bytes in 100 iterations
+    let counted = SummaryRow {
+        counters: cpbench_harness::results::Counters(vec![("vector_bytes".into(), 99_308_800.0)]),
+        ..row(4, 216, "apgd", 0.02, 1_000_000)
+    };
     let rows = vec![
-        row(4, 216, "apgd", 0.02, 1_000_000),
+        counted,
         row(4, 216, "ipm", 0.5, 1_000_000),
         row(6, 900, "apgd", 0.2, 10_000_000),
         row(6, 900, "ipm", 5.0, 10_000_000),
@@ -60,16 +65,24 @@ fn section_numbers_and_files() {
     for f in ["scale.png", "scale.svg", "scale.csv"] {
         assert!(dir.path().join(f).exists(), "{f}");
     }
-    // apgd at 72 contacts: 0.02 s / 200 products = 1e-4 s, 1e6 bytes -> 10 GB/s = 100%
+    // apgd at 72 contacts: 0.02 s / 200 products = 1e-4 s, 1e6 bytes -> 10 GB/s = 100%;
+    // per iteration (200 x (1e6 + 16 x 216) + 99,308,800) / 100 = 3e6 bytes in 2e-4 s:
+    // 15 GB/s, 150% of the triad
     assert!(
         md.contains(
-            "| 72 | 216 | csc | 1.0 | apgd | 100 | 2.000e-4 | 1.000e-4 | 10.00 | 100% | 50.0 |"
+            "| 72 | 216 | csc | 1.0 | apgd | 100 | 2.000e-4 | 1.000e-4 | 10.00 | 100% | 3.0 | 150% \
+             | 50.0 |"
         ),
+        "{md}"
+    );
+    // apgd at 300 contacts reports no vector passes: no bytes per iteration
+    assert!(
+        md.contains("| 300 | 900 | csc | 10.0 | apgd | 100 | 2.000e-3 | 1.000e-3 | 10.00 | 100% | - | - | 50.0 |"),
         "{md}"
     );
     // ipm: no time per product
     assert!(
-        md.contains("| 300 | 900 | csc | 10.0 | ipm | 100 | 5.000e-2 | - | - | - | 50.0 |"),
+        md.contains("| 300 | 900 | csc | 10.0 | ipm | 100 | 5.000e-2 | - | - | - | - | - | 50.0 |"),
         "{md}"
     );
     assert!(md.contains("10.00 GB/s (STREAM triad"), "{md}");
