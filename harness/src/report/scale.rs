@@ -26,10 +26,11 @@ use std::path::Path;
 /// Style index of the bandwidth-bound line (black, dotted, circles: see
 /// [`crate::plot::style_parts`]).
 const BOUND_STYLE: usize = 41;
-/// Style index of the operator-size line (bluish green, solid, crosses).
-const OPERATOR_STYLE: usize = 9;
+/// Style index of the operator-size line (black, solid, crosses: no solver's colour, since
+/// the solvers take the first colours in order and five of them are run by default).
+const OPERATOR_STYLE: usize = 69;
 /// Style offset of a solver's bandwidth bound in the time-to-tolerance panels: the solver's
-/// colour (7 colours) with another dash and marker (14: clear of the operator line, 9).
+/// colour (7 colours) with another dash and marker (14).
 const BOUND_SHIFT: usize = 14;
 
 /// Whether `name` is an instance of the `scale` suite: the first step of a pyramid,
