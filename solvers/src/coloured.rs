@@ -36,11 +36,10 @@
 //! including `init`; `cpbench run --instances FILE --operator block --solvers pgs --settings
 //! '{"pgs": {"sweep": "coloured"}}' --tol 1e-300 --max-iter K --check-every K --jobs J`,
 //! where `--jobs 2` gives the solve a pool of 2 threads and `--jobs 1`, the default, one;
-//! the sequential sweep runs on one thread either way). The 2-core machine is shared with
-//! another developer's builds; these runs were taken while it was quiet (load average 0.7-1.7
-//! with the runs, 2.0-2.3 for the sequential and transposed-index runs of 998,560 contacts on
-//! one thread; under a build the second thread brings nothing): medians of 3 at 121,680
-//! contacts, single runs at 998,560:
+//! the sequential sweep runs on one thread either way), on a 2-core machine, load average
+//! 0.7-1.7 with the runs (2.0-2.3 for the sequential and transposed-index runs of 998,560
+//! contacts on one thread: those two are indicative); medians of 3 at 121,680 contacts,
+//! single runs at 998,560:
 //!
 //! | contacts | sweeps | threads | sequential | coloured, transposed index | coloured, whole rows |
 //! | --- | --- | --- | --- | --- | --- |

@@ -31,7 +31,7 @@
 //! Anderson step of `solvers/src/anderson.rs` (Walker & Ni 2011; the one `nsgs` has used since
 //! issue 31) extrapolates from the last `m` sweeps and projects onto `K`. Measured on the scale
 //! suite's pyramids (release build, from zero, `--check-every 10`): 121,680 contacts to 1e-4
-//! in 250 sweeps against plain PGS's 2,328 (issue 34's run); 10,404 contacts to 1e-6 in 155 against
+//! in 250 sweeps against plain PGS's 2,330 (docs/scale.md); 10,404 contacts to 1e-6 in 155 against
 //! 1,193. Its vector passes run in fixed chunks ([`crate::kernels::vec_chunk`]): bit-identical
 //! for any number of threads.
 

@@ -15,8 +15,9 @@ use crate::support::{
 /// The CCP relaxations of three stacks at tolerance 1e-8: `pgs:anderson` converges within the
 /// sweeps measured (release build: Box_Stacks 29, Spheres 93, BoxesStack1 3,667) with
 /// margin, plain PGS needs at least 2.5 times as many sweeps (84, 986; BoxesStack1 is at
-/// 5e-6 after 100,000), and the velocities (relative to `max |r|`) and objectives agree with
-/// the interior point's.
+/// 5e-6 after 100,000), and the velocities (relative to `max |r|`: within 1e-7, measured
+/// 4.0e-9 / 7.8e-9 / 2.2e-8) and objectives (1e-10 relative, measured 1.5e-16 / 1.2e-15 /
+/// 3.5e-12) agree with the interior point's.
 #[test]
 fn pgs_anderson_reaches_the_interior_point_answer_in_far_fewer_sweeps() {
     for (file, cap) in [(BOX_STACKS, 60), (SPHERES, 200), (BOXES_STACK1, 6000)] {
@@ -33,10 +34,10 @@ fn pgs_anderson_reaches_the_interior_point_answer_in_far_fewer_sweeps() {
         // velocities relative to the free velocity's scale (a resting stack's are near 0)
         let scale = ccp.r().iter().fold(0.0f64, |m, v| m.max(v.abs()));
         let gap = max_abs_diff(&velocity(&ccp, &ipm.gamma), &velocity(&ccp, &aa.gamma)) / scale;
-        assert!(gap < 1e-5, "{file}: velocity gap {gap:e} to ipm");
+        assert!(gap < 1e-7, "{file}: velocity gap {gap:e} to ipm");
         let (fa, fi) = (ccp.objective(&aa.gamma), ccp.objective(&ipm.gamma));
         assert!(
-            (fa - fi).abs() <= 1e-8 * fi.abs(),
+            (fa - fi).abs() <= 1e-10 * fi.abs(),
             "{file}: objective {fa} against ipm's {fi}"
         );
         // the extrapolation was taken, not rejected at every sweep
